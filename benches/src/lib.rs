@@ -1,0 +1,1 @@
+//! Shared helpers for the PACES benchmarks (data loading, synthetic inputs).

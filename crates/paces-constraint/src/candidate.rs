@@ -1,0 +1,459 @@
+//! Candidate programs: one program of a [`Space`], and the transformations that lead to it.
+
+use std::fmt;
+
+use crate::{BlockId, Error, ErrorKind, Loc, SectionRole, Space};
+
+const NONE: u32 = u32::MAX;
+
+/// One block's order with one legal set of sections over it.
+type BlockOption = (Vec<Loc>, Vec<(Loc, Loc)>);
+
+/// An added atomic section: the items from `first` to `last` (inclusive) in the candidate's
+/// new order of `block`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Section {
+    /// The block holding the section.
+    pub block: BlockId,
+    /// The first item of the section in the new order.
+    pub first: Loc,
+    /// The last item of the section in the new order.
+    pub last: Loc,
+}
+
+/// One step from the original program towards a candidate (the paper's theta).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Transformation {
+    /// Swap two adjacent items: `first` immediately precedes `second` before the step and
+    /// immediately follows it afterwards (the paper's `first <-> second`).
+    Swap {
+        /// The item that stood first.
+        first: Loc,
+        /// The item that stood second.
+        second: Loc,
+    },
+    /// Add the atomic section `[first; last]` over consecutive items of one block.
+    Atomic {
+        /// The first item of the section.
+        first: Loc,
+        /// The last item of the section.
+        last: Loc,
+    },
+}
+
+impl Transformation {
+    /// Displays the transformation with the space's location names: `swap A <-> B`,
+    /// `atomic [A; B]`.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayTransformation { t: self, space }
+    }
+}
+
+struct DisplayTransformation<'a> {
+    t: &'a Transformation,
+    space: &'a Space,
+}
+
+impl fmt::Display for DisplayTransformation<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self.t {
+            Transformation::Swap { first, second } => {
+                write!(f, "swap {} <-> {}", self.space.name(first), self.space.name(second))
+            }
+            Transformation::Atomic { first, last } => {
+                write!(f, "atomic [{}; {}]", self.space.name(first), self.space.name(last))
+            }
+        }
+    }
+}
+
+/// The cost of a candidate, compared lexicographically: first the simple statements inside
+/// added atomic sections, then the item pairs inverted against the original order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cost {
+    /// Simple statements inside added atomic sections (a compound item counts all it holds).
+    pub atomic_weight: u64,
+    /// Item pairs whose order is inverted against the original program.
+    pub inversions: u64,
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(atomic {}, inversions {})", self.atomic_weight, self.inversions)
+    }
+}
+
+/// One program of a [`Space`]: a new order for every block (a linear extension of its fixed
+/// pairs) and a set of added atomic sections (runs of at least two consecutive items of the
+/// new order).
+///
+/// A candidate belongs to the space it was made from; using it with another space gives
+/// meaningless answers (never a panic).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Candidate {
+    orders: Vec<Vec<Loc>>,
+    sections: Vec<Section>,
+    /// Per location: position in its block's new order, or NONE.
+    pos: Vec<u32>,
+    /// Per location: index into `sections`, or NONE.
+    section_of: Vec<u32>,
+}
+
+impl Candidate {
+    /// The original program: original orders, no atomic section.
+    pub fn original(space: &Space) -> Candidate {
+        let orders = space.blocks().map(|b| space.items(b).to_vec()).collect();
+        Candidate::assemble(space, orders, Vec::new())
+    }
+
+    /// A candidate from new block orders (one list per block, in block id order) and sections
+    /// given as (first, last) items in the new order.
+    ///
+    /// # Errors
+    /// A list that is not a permutation of its block's items, a fixed pair out of order, or an
+    /// illegal section (overlapping, fewer than two items, in a closed block, or holding an
+    /// await anywhere but first).
+    pub fn new(space: &Space, orders: Vec<Vec<Loc>>, sections: &[(Loc, Loc)]) -> Result<Candidate, Error> {
+        if orders.len() != space.block_count() {
+            return Err(Error::new(
+                ErrorKind::NotAPermutation,
+                format!("expected {} block orders, got {}", space.block_count(), orders.len()),
+            ));
+        }
+        for (block, order) in space.blocks().zip(&orders) {
+            check_order(space, block, order)?;
+        }
+        let draft = Candidate::assemble(space, orders, Vec::new());
+        let mut secs = Vec::with_capacity(sections.len());
+        for &(first, last) in sections {
+            let block = space.common_block(first, last)?;
+            secs.push(Section { block, first, last });
+        }
+        secs.sort_by_key(|s| (s.block, draft.pos[s.first.index()]));
+        for (k, s) in secs.iter().enumerate() {
+            let (i, j) = (draft.pos[s.first.index()] as usize, draft.pos[s.last.index()] as usize);
+            if j <= i {
+                return Err(Error::new(
+                    ErrorKind::BadSection,
+                    format!(
+                        "atomic section [{}; {}] must hold at least two items in order",
+                        space.name(s.first),
+                        space.name(s.last)
+                    ),
+                ));
+            }
+            if k > 0 && secs[k - 1].block == s.block && draft.pos[secs[k - 1].last.index()] as usize >= i {
+                return Err(Error::new(ErrorKind::BadSection, "atomic sections overlap"));
+            }
+            check_section(space, s.block, &draft.orders[s.block.index()][i..=j])?;
+        }
+        Ok(Candidate::assemble(space, draft.orders, secs))
+    }
+
+    fn assemble(space: &Space, orders: Vec<Vec<Loc>>, sections: Vec<Section>) -> Candidate {
+        let mut pos = vec![NONE; space.loc_count()];
+        for order in &orders {
+            for (p, loc) in order.iter().enumerate() {
+                pos[loc.index()] = p as u32;
+            }
+        }
+        let mut section_of = vec![NONE; space.loc_count()];
+        for (k, s) in sections.iter().enumerate() {
+            let order = &orders[s.block.index()];
+            for loc in &order[pos[s.first.index()] as usize..=pos[s.last.index()] as usize] {
+                section_of[loc.index()] = k as u32;
+            }
+        }
+        Candidate { orders, sections, pos, section_of }
+    }
+
+    /// The new order of a block (empty for an unknown block).
+    pub fn order(&self, block: BlockId) -> &[Loc] {
+        self.orders.get(block.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The added atomic sections, by block and position.
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// The position of an item in its block's new order.
+    pub fn position(&self, loc: Loc) -> Option<usize> {
+        self.pos.get(loc.index()).filter(|&&p| p != NONE).map(|&p| p as usize)
+    }
+
+    /// The added atomic section holding an item, if any.
+    pub fn section_of(&self, loc: Loc) -> Option<&Section> {
+        self.section_of.get(loc.index()).filter(|&&s| s != NONE).map(|&s| &self.sections[s as usize])
+    }
+
+    /// Whether `a` and `b` lie in one added atomic section (`Atomic(a, b)`).
+    #[inline]
+    pub fn in_one_section(&self, a: Loc, b: Loc) -> bool {
+        match (self.section_of.get(a.index()), self.section_of.get(b.index())) {
+            (Some(&x), Some(&y)) => x != NONE && x == y,
+            _ => false,
+        }
+    }
+
+    /// Whether `a` comes before `b` in the new order of their block, or both lie in one
+    /// atomic section (`Order(a, b)`). `false` when they are not items of one block (the
+    /// block is not checked here: atoms are validated by [`Space::order`]).
+    #[inline]
+    pub fn holds_order(&self, a: Loc, b: Loc) -> bool {
+        if a == b {
+            return true;
+        }
+        match (self.pos.get(a.index()), self.pos.get(b.index())) {
+            (Some(&pa), Some(&pb)) if pa != NONE && pb != NONE => pa < pb || self.in_one_section(a, b),
+            _ => false,
+        }
+    }
+
+    /// Whether the candidate is the original program.
+    pub fn is_original(&self, space: &Space) -> bool {
+        self.sections.is_empty() && space.blocks().all(|b| space.items(b) == self.order(b))
+    }
+
+    /// The cost of this candidate.
+    pub fn cost(&self, space: &Space) -> Cost {
+        let mut cost = Cost::default();
+        for s in &self.sections {
+            let order = &self.orders[s.block.index()];
+            for loc in &order[self.pos[s.first.index()] as usize..=self.pos[s.last.index()] as usize] {
+                cost.atomic_weight += u64::from(space.item_info(*loc).map_or(1, |i| i.weight));
+            }
+        }
+        for block in space.blocks() {
+            let items = space.items(block);
+            for (i, a) in items.iter().enumerate() {
+                for b in &items[i + 1..] {
+                    if self.pos[b.index()] < self.pos[a.index()] {
+                        cost.inversions += 1;
+                    }
+                }
+            }
+        }
+        cost
+    }
+
+    /// The transformations that take the original program to this candidate: adjacent swaps
+    /// (bubbling each block into its new order), then the atomic sections. Applying them in
+    /// order with [`Candidate::apply`] gives this candidate back.
+    pub fn transformations(&self, space: &Space) -> Vec<Transformation> {
+        let mut out = Vec::new();
+        for block in space.blocks() {
+            let mut current: Vec<Loc> = space.items(block).to_vec();
+            let target = self.order(block);
+            // Selection by adjacent swaps: bring each target item to its place from the right.
+            for (p, want) in target.iter().enumerate() {
+                let mut at = current[p..].iter().position(|l| l == want).map_or(p, |k| k + p);
+                while at > p {
+                    out.push(Transformation::Swap { first: current[at - 1], second: current[at] });
+                    current.swap(at - 1, at);
+                    at -= 1;
+                }
+            }
+        }
+        out.extend(self.sections.iter().map(|s| Transformation::Atomic { first: s.first, last: s.last }));
+        out
+    }
+
+    /// Applies transformations in order, starting from the original program.
+    ///
+    /// # Errors
+    /// [`ErrorKind::BadTransformation`] when a swap names items that are not adjacent in that
+    /// order or that must keep their order; section errors as for [`Candidate::new`].
+    pub fn apply(space: &Space, steps: &[Transformation]) -> Result<Candidate, Error> {
+        let mut orders: Vec<Vec<Loc>> = space.blocks().map(|b| space.items(b).to_vec()).collect();
+        let mut sections = Vec::new();
+        for step in steps {
+            match *step {
+                Transformation::Swap { first, second } => {
+                    let block = space.common_block(first, second)?;
+                    let order = &mut orders[block.index()];
+                    let i = order.iter().position(|&l| l == first);
+                    let ok = i.is_some_and(|i| order.get(i + 1) == Some(&second));
+                    if !ok || space.is_fixed(first, second) {
+                        return Err(Error::new(
+                            ErrorKind::BadTransformation,
+                            format!("cannot swap `{}` and `{}`", space.name(first), space.name(second)),
+                        ));
+                    }
+                    let i = i.unwrap_or_default();
+                    order.swap(i, i + 1);
+                }
+                Transformation::Atomic { first, last } => sections.push((first, last)),
+            }
+        }
+        Candidate::new(space, orders, &sections)
+    }
+
+    /// Every candidate of a small space, in a deterministic order; for tests and brute-force
+    /// oracles (the count grows exponentially).
+    ///
+    /// # Errors
+    /// [`ErrorKind::TooMany`] when there are more than `limit` candidates.
+    pub fn enumerate(space: &Space, limit: usize) -> Result<Vec<Candidate>, Error> {
+        let too_many = || Error::new(ErrorKind::TooMany, format!("more than {limit} candidates"));
+        // Per block: every (order, sections) pair.
+        let mut per_block: Vec<Vec<BlockOption>> = Vec::new();
+        for block in space.blocks() {
+            let mut options = Vec::new();
+            for order in linear_extensions(space, block, limit).ok_or_else(too_many)? {
+                for secs in section_sets(space, block, &order) {
+                    options.push((order.clone(), secs));
+                    if options.len() > limit {
+                        return Err(too_many());
+                    }
+                }
+            }
+            per_block.push(options);
+        }
+        let total = per_block.iter().try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
+        if total.is_none_or(|t| t > limit) {
+            return Err(too_many());
+        }
+        let mut out = Vec::new();
+        let mut idx = vec![0usize; per_block.len()];
+        loop {
+            let orders = per_block.iter().zip(&idx).map(|(o, &i)| o[i].0.clone()).collect();
+            let secs: Vec<(Loc, Loc)> = per_block.iter().zip(&idx).flat_map(|(o, &i)| o[i].1.iter().copied()).collect();
+            out.push(Candidate::new(space, orders, &secs)?);
+            // Odometer increment.
+            let mut k = per_block.len();
+            loop {
+                if k == 0 {
+                    return Ok(out);
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < per_block[k].len() {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+}
+
+fn check_order(space: &Space, block: BlockId, order: &[Loc]) -> Result<(), Error> {
+    let items = space.items(block);
+    let mut seen = vec![false; items.len()];
+    let mut idx = Vec::with_capacity(order.len());
+    for &loc in order {
+        match space.item_position(loc) {
+            Some((b, i)) if b == block && !seen[i] => {
+                seen[i] = true;
+                idx.push(i);
+            }
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::NotAPermutation,
+                    format!("the order of block {block} is not a permutation of its items (at `{}`)", space.name(loc)),
+                ))
+            }
+        }
+    }
+    if idx.len() != items.len() {
+        return Err(Error::new(ErrorKind::NotAPermutation, format!("the order of block {block} misses items")));
+    }
+    for (p, &i) in idx.iter().enumerate() {
+        for &j in &idx[p + 1..] {
+            if space.must_precede_idx(block, j, i) {
+                return Err(Error::new(
+                    ErrorKind::FixedPairViolated,
+                    format!("`{}` must stay before `{}`", space.name(items[j]), space.name(items[i])),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_section(space: &Space, block: BlockId, run: &[Loc]) -> Result<(), Error> {
+    if space.is_closed(block) {
+        return Err(Error::new(
+            ErrorKind::BlockClosed,
+            format!("block {block} is inside an atomic block and takes no atomic section"),
+        ));
+    }
+    for (k, &loc) in run.iter().enumerate() {
+        let role = space.item_info(loc).map_or(SectionRole::Excluded, |i| i.role);
+        let ok = match role {
+            SectionRole::Free => true,
+            SectionRole::Opener => k == 0,
+            SectionRole::Excluded => false,
+        };
+        if !ok {
+            return Err(Error::new(
+                ErrorKind::AwaitInSection,
+                format!("`{}` holds an await and may not stand there in an atomic section", space.name(loc)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a run of items (in new order) may form an atomic section.
+pub(crate) fn section_allowed(space: &Space, block: BlockId, run: &[Loc]) -> bool {
+    run.len() >= 2 && check_section(space, block, run).is_ok()
+}
+
+/// All linear extensions of a block's fixed pairs, or `None` past `limit`.
+fn linear_extensions(space: &Space, block: BlockId, limit: usize) -> Option<Vec<Vec<Loc>>> {
+    let items = space.items(block);
+    let n = items.len();
+    let mut out = Vec::new();
+    let mut current: Vec<usize> = Vec::with_capacity(n);
+    let mut used = vec![false; n];
+    // Explicit stack of "next candidate index to try" per depth.
+    let mut next = vec![0usize; n + 1];
+    loop {
+        let depth = current.len();
+        if depth == n {
+            out.push(current.iter().map(|&i| items[i]).collect());
+            if out.len() > limit {
+                return None;
+            }
+        }
+        let start = next[depth];
+        let choice =
+            (start..n).find(|&i| !used[i] && (0..n).all(|j| used[j] || j == i || !space.must_precede_idx(block, j, i)));
+        match choice {
+            Some(i) if depth < n => {
+                next[depth] = i + 1;
+                used[i] = true;
+                current.push(i);
+                next[depth + 1] = 0;
+            }
+            _ => {
+                // Backtrack.
+                let Some(i) = current.pop() else { return Some(out) };
+                used[i] = false;
+            }
+        }
+    }
+}
+
+/// All legal sets of atomic sections over one order of a block.
+fn section_sets(space: &Space, block: BlockId, order: &[Loc]) -> Vec<Vec<(Loc, Loc)>> {
+    let n = order.len();
+    // sets[p] = all section sets over positions p.. (built from the right).
+    let mut sets: Vec<Vec<Vec<(Loc, Loc)>>> = vec![Vec::new(); n + 1];
+    sets[n].push(Vec::new());
+    for p in (0..n).rev() {
+        let mut here = sets[p + 1].clone();
+        for end in p + 1..n {
+            if section_allowed(space, block, &order[p..=end]) {
+                for rest in &sets[end + 1] {
+                    let mut s = vec![(order[p], order[end])];
+                    s.extend_from_slice(rest);
+                    here.push(s);
+                }
+            }
+        }
+        sets[p] = here;
+    }
+    std::mem::take(&mut sets[0])
+}

@@ -1,0 +1,398 @@
+//! The constraint algebra: atoms over locations and a hash-consed arena of formulas.
+
+use std::fmt::{self, Write as _};
+
+use rustc_hash::FxHashMap;
+
+use crate::{Candidate, Loc, NodeId, Space};
+
+/// Sub-formulas with more children than this are kept as one child when a parent of the same
+/// connective is built, instead of being spliced in: splicing large disjunctions into every
+/// parent would copy them again and again and lose the sharing that keeps LearnGoodUnder
+/// polynomial.
+pub const FLATTEN_LIMIT: usize = 16;
+
+/// An atomic program constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Atom {
+    /// `a <= b`: `a` comes before `b` in their block's new order, or both lie in one atomic
+    /// section.
+    Order(Loc, Loc),
+    /// `[a; b]`: `a` and `b` lie in one atomic section. Symmetric; stored with the smaller
+    /// location first (use [`Atom::atomic`]).
+    Atomic(Loc, Loc),
+}
+
+impl Atom {
+    /// The atom `Atomic(a, b)` in its normal form (smaller location first).
+    pub fn atomic(a: Loc, b: Loc) -> Atom {
+        Atom::Atomic(a.min(b), a.max(b))
+    }
+
+    /// Whether the atom holds in a candidate. `Order(a, a)` and `Atomic(a, a)` hold; atoms
+    /// over locations that are not items of one block do not (validate atoms with
+    /// [`Space::order`] and [`Space::atomic`]).
+    #[inline]
+    pub fn holds(&self, candidate: &Candidate) -> bool {
+        match *self {
+            Atom::Order(a, b) => candidate.holds_order(a, b),
+            Atom::Atomic(a, b) => a == b || candidate.in_one_section(a, b),
+        }
+    }
+
+    /// Displays the atom in the paper's notation (`A <= B`, `[A; B]`) with the space's names.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayAtom { atom: *self, names: space }
+    }
+}
+
+struct DisplayAtom<'a> {
+    atom: Atom,
+    names: &'a Space,
+}
+
+impl fmt::Display for DisplayAtom<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.atom {
+            Atom::Order(a, b) => write!(f, "{} <= {}", self.names.name(a), self.names.name(b)),
+            Atom::Atomic(a, b) => write!(f, "[{}; {}]", self.names.name(a), self.names.name(b)),
+        }
+    }
+}
+
+/// One node of an [`Arena`]. Children always have smaller ids than their parent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// The constant true.
+    True,
+    /// The constant false.
+    False,
+    /// An atom.
+    Atom(Atom),
+    /// Negation.
+    Not(NodeId),
+    /// Conjunction of at least two children, sorted by id, without duplicates.
+    And(Box<[NodeId]>),
+    /// Disjunction of at least two children, sorted by id, without duplicates.
+    Or(Box<[NodeId]>),
+}
+
+/// Size statistics of a constraint (see [`Arena::stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Distinct nodes reachable from the root (shared nodes counted once).
+    pub nodes: usize,
+    /// Distinct atoms among them.
+    pub atoms: usize,
+    /// Longest path from the root to a leaf, in edges.
+    pub depth: usize,
+}
+
+/// A hash-consed store of constraints: one node per distinct sub-formula, simplified on
+/// construction (constants, duplicates, flattening of small children, `x` with `!x`).
+///
+/// Every operation is iterative: arenas of millions of nodes and deep formulas never
+/// overflow the stack.
+///
+/// # Example
+/// ```
+/// use paces_constraint::{Arena, Atom, Loc};
+/// let (a, b) = (Loc::from_u32(0), Loc::from_u32(1));
+/// let mut arena = Arena::new();
+/// let x = arena.atom(Atom::Order(a, b));
+/// let y = arena.atom(Atom::atomic(a, b));
+/// let left = arena.and([x, y]);
+/// let right = arena.and([y, x]);
+/// assert_eq!(left, right); // the same node, whatever the order
+/// let nx = arena.not(x);
+/// assert_eq!(arena.and([x, nx]), arena.fals());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Arena {
+    nodes: Vec<Node>,
+    map: FxHashMap<Node, NodeId>,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const TRUE: NodeId = NodeId::from_u32(0);
+const FALSE: NodeId = NodeId::from_u32(1);
+
+impl Arena {
+    /// An arena holding only the constants.
+    pub fn new() -> Self {
+        let mut arena = Arena { nodes: Vec::new(), map: FxHashMap::default() };
+        arena.intern(Node::True);
+        arena.intern(Node::False);
+        arena
+    }
+
+    fn intern(&mut self, node: Node) -> NodeId {
+        if let Some(&id) = self.map.get(&node) {
+            return id;
+        }
+        let id = NodeId::new(self.nodes.len()).expect("arena holds fewer than 2^32 nodes");
+        self.nodes.push(node.clone());
+        self.map.insert(node, id);
+        id
+    }
+
+    /// The number of nodes in the arena (the two constants included).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the arena holds only the constants.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 2
+    }
+
+    /// The node behind an id.
+    ///
+    /// # Panics
+    /// When the id is not from this arena.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The constant true.
+    pub fn tru(&self) -> NodeId {
+        TRUE
+    }
+
+    /// The constant false.
+    pub fn fals(&self) -> NodeId {
+        FALSE
+    }
+
+    /// An atom. `Order(a, a)` and `Atomic(a, a)` are true.
+    pub fn atom(&mut self, atom: Atom) -> NodeId {
+        match atom {
+            Atom::Order(a, b) | Atom::Atomic(a, b) if a == b => TRUE,
+            Atom::Atomic(a, b) => self.intern(Node::Atom(Atom::atomic(a, b))),
+            Atom::Order(..) => self.intern(Node::Atom(atom)),
+        }
+    }
+
+    /// The atom `Order(a, b)`.
+    pub fn order(&mut self, a: Loc, b: Loc) -> NodeId {
+        self.atom(Atom::Order(a, b))
+    }
+
+    /// The atom `Atomic(a, b)`.
+    pub fn atomic(&mut self, a: Loc, b: Loc) -> NodeId {
+        self.atom(Atom::atomic(a, b))
+    }
+
+    /// Negation.
+    pub fn not(&mut self, x: NodeId) -> NodeId {
+        match self.nodes[x.index()] {
+            Node::True => FALSE,
+            Node::False => TRUE,
+            Node::Not(y) => y,
+            _ => self.intern(Node::Not(x)),
+        }
+    }
+
+    /// Conjunction of any number of constraints (true for none).
+    pub fn and(&mut self, children: impl IntoIterator<Item = NodeId>) -> NodeId {
+        self.nary(children, true)
+    }
+
+    /// Disjunction of any number of constraints (false for none).
+    pub fn or(&mut self, children: impl IntoIterator<Item = NodeId>) -> NodeId {
+        self.nary(children, false)
+    }
+
+    fn nary(&mut self, children: impl IntoIterator<Item = NodeId>, is_and: bool) -> NodeId {
+        // For `and`, true is neutral and false absorbs; for `or` the other way round.
+        let (neutral, absorbing) = if is_and { (TRUE, FALSE) } else { (FALSE, TRUE) };
+        let mut kids: Vec<NodeId> = Vec::new();
+        for c in children {
+            if c == neutral {
+                continue;
+            }
+            if c == absorbing {
+                return absorbing;
+            }
+            match &self.nodes[c.index()] {
+                Node::And(inner) if is_and && inner.len() <= FLATTEN_LIMIT => kids.extend_from_slice(inner),
+                Node::Or(inner) if !is_and && inner.len() <= FLATTEN_LIMIT => kids.extend_from_slice(inner),
+                _ => kids.push(c),
+            }
+        }
+        kids.sort_unstable();
+        kids.dedup();
+        // x together with !x.
+        for &k in &kids {
+            if let Node::Not(y) = self.nodes[k.index()] {
+                if kids.binary_search(&y).is_ok() {
+                    return absorbing;
+                }
+            }
+        }
+        match kids.len() {
+            0 => neutral,
+            1 => kids[0],
+            _ => {
+                let kids = kids.into_boxed_slice();
+                self.intern(if is_and { Node::And(kids) } else { Node::Or(kids) })
+            }
+        }
+    }
+
+    /// Marks the nodes reachable from `root`; returns the marks indexed by node id.
+    fn reachable(&self, root: NodeId) -> Vec<bool> {
+        let mut seen = vec![false; root.index() + 1];
+        let mut stack = vec![root];
+        seen[root.index()] = true;
+        while let Some(id) = stack.pop() {
+            let mut visit = |c: NodeId| {
+                if !seen[c.index()] {
+                    seen[c.index()] = true;
+                    stack.push(c);
+                }
+            };
+            match &self.nodes[id.index()] {
+                Node::Not(c) => visit(*c),
+                Node::And(cs) | Node::Or(cs) => cs.iter().copied().for_each(&mut visit),
+                Node::True | Node::False | Node::Atom(_) => {}
+            }
+        }
+        seen
+    }
+
+    /// `candidate |= root`: whether the candidate satisfies the constraint.
+    ///
+    /// Runs in time linear in the nodes reachable from `root` (shared nodes once), without
+    /// recursion: children have smaller ids, so one ascending pass evaluates everything.
+    pub fn eval(&self, root: NodeId, candidate: &Candidate) -> bool {
+        let seen = self.reachable(root);
+        let mut value = vec![false; root.index() + 1];
+        for (i, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
+            value[i] = match &self.nodes[i] {
+                Node::True => true,
+                Node::False => false,
+                Node::Atom(a) => a.holds(candidate),
+                Node::Not(c) => !value[c.index()],
+                Node::And(cs) => cs.iter().all(|c| value[c.index()]),
+                Node::Or(cs) => cs.iter().any(|c| value[c.index()]),
+            };
+        }
+        value[root.index()]
+    }
+
+    /// Size statistics of the constraint at `root`.
+    pub fn stats(&self, root: NodeId) -> Stats {
+        let seen = self.reachable(root);
+        let mut depth = vec![0usize; root.index() + 1];
+        let mut stats = Stats::default();
+        for (i, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
+            stats.nodes += 1;
+            depth[i] = match &self.nodes[i] {
+                Node::Atom(_) => {
+                    stats.atoms += 1;
+                    0
+                }
+                Node::True | Node::False => 0,
+                Node::Not(c) => depth[c.index()] + 1,
+                Node::And(cs) | Node::Or(cs) => cs.iter().map(|c| depth[c.index()]).max().unwrap_or(0) + 1,
+            };
+        }
+        stats.depth = depth[root.index()];
+        stats
+    }
+
+    /// The distinct atoms a constraint mentions, sorted.
+    pub fn atoms(&self, root: NodeId) -> Vec<Atom> {
+        let seen = self.reachable(root);
+        let mut out: Vec<Atom> = seen
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s)
+            .filter_map(|(i, _)| match self.nodes[i] {
+                Node::Atom(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Displays a constraint in the paper's notation (`C <= A /\ [B; C]`, `\/`, `!`) with the
+    /// space's names. Shared sub-formulas are printed at every use, so the text is cut after
+    /// `max_chars` characters (ending in `...`).
+    pub fn display<'a>(&'a self, root: NodeId, space: &'a Space, max_chars: usize) -> impl fmt::Display + 'a {
+        DisplayConstraint { arena: self, root, space, max_chars }
+    }
+
+    /// The text of [`Arena::display`] with an explicit naming function, for callers without a
+    /// [`Space`].
+    pub fn to_text(&self, root: NodeId, name: &dyn Fn(Loc) -> String, max_chars: usize) -> String {
+        enum Frame {
+            Node(NodeId, u8),
+            Text(&'static str),
+        }
+        // Precedence: 0 top, 1 inside or, 2 inside and, 3 inside not.
+        let mut out = String::new();
+        let mut stack = vec![Frame::Node(root, 0)];
+        while let Some(frame) = stack.pop() {
+            if out.len() > max_chars {
+                out.truncate(max_chars);
+                out.push_str("...");
+                break;
+            }
+            match frame {
+                Frame::Text(t) => out.push_str(t),
+                Frame::Node(id, prec) => match &self.nodes[id.index()] {
+                    Node::True => out.push_str("true"),
+                    Node::False => out.push_str("false"),
+                    Node::Atom(Atom::Order(a, b)) => {
+                        let _ = write!(out, "{} <= {}", name(*a), name(*b));
+                    }
+                    Node::Atom(Atom::Atomic(a, b)) => {
+                        let _ = write!(out, "[{}; {}]", name(*a), name(*b));
+                    }
+                    Node::Not(c) => {
+                        out.push('!');
+                        stack.push(Frame::Node(*c, 3));
+                    }
+                    Node::And(cs) | Node::Or(cs) => {
+                        let is_and = matches!(self.nodes[id.index()], Node::And(_));
+                        let my = if is_and { 2 } else { 1 };
+                        let paren = prec >= my;
+                        if paren {
+                            out.push('(');
+                            stack.push(Frame::Text(")"));
+                        }
+                        for (k, c) in cs.iter().enumerate().rev() {
+                            stack.push(Frame::Node(*c, my));
+                            if k > 0 {
+                                stack.push(Frame::Text(if is_and { " /\\ " } else { " \\/ " }));
+                            }
+                        }
+                    }
+                },
+            }
+        }
+        out
+    }
+}
+
+struct DisplayConstraint<'a> {
+    arena: &'a Arena,
+    root: NodeId,
+    space: &'a Space,
+    max_chars: usize,
+}
+
+impl fmt::Display for DisplayConstraint<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.arena.to_text(self.root, &|l| self.space.name(l).to_owned(), self.max_chars);
+        f.write_str(&text)
+    }
+}

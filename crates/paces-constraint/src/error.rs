@@ -1,0 +1,62 @@
+//! The error type of `paces-constraint`.
+
+use std::fmt;
+
+/// What went wrong; see [`Error::kind`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A location name was registered twice.
+    DuplicateLoc,
+    /// A location is unknown to the space.
+    UnknownLoc,
+    /// A location was added as an item of two blocks, or twice to one block.
+    DuplicateItem,
+    /// A block id is unknown to the space.
+    UnknownBlock,
+    /// Two locations that were expected in one block are not.
+    NotInOneBlock,
+    /// A fixed pair names an item twice.
+    BadFixedPair,
+    /// A block order is not a permutation of the block's items.
+    NotAPermutation,
+    /// A block order puts a fixed pair out of its original order.
+    FixedPairViolated,
+    /// An atomic section is malformed (empty, single item, overlapping, out of range).
+    BadSection,
+    /// An atomic section was placed in a block closed to atomic sections.
+    BlockClosed,
+    /// An atomic section holds an item that may not be inside it at that place
+    /// (an await that does not open the section, or an item holding an await anywhere else).
+    AwaitInSection,
+    /// A transformation does not apply (the swapped items are not adjacent, or fixed).
+    BadTransformation,
+    /// More ids than fit in 32 bits.
+    TooMany,
+}
+
+/// The error of every fallible operation of this crate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, message: message.into() }
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,357 @@
+//! The space of programs reachable by the allowed transformations.
+
+use rustc_hash::FxHashMap;
+
+use crate::{BlockId, Error, ErrorKind, Loc};
+
+/// Where an item may stand in an added atomic section.
+///
+/// Cwhile allows an `await` inside an atomic block only as its first step, so an item whose
+/// first step is an await may only open a section, and an item holding an await anywhere else
+/// may not be in a section at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SectionRole {
+    /// The item holds no await: it may stand anywhere in a section.
+    Free,
+    /// The item's only await is its very first step: it may only open a section.
+    Opener,
+    /// The item holds an await that is not its first step: never inside a section.
+    Excluded,
+}
+
+/// What the space knows of one item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ItemInfo {
+    /// The number of simple statements the item holds (1 for a simple statement; a compound
+    /// item counts everything in it, through calls). This is what an atomic section around
+    /// the item costs.
+    pub weight: u32,
+    /// Where the item may stand in an atomic section.
+    pub role: SectionRole,
+}
+
+impl ItemInfo {
+    /// A simple statement that is not an await: weight 1, free in sections.
+    pub const SIMPLE: ItemInfo = ItemInfo { weight: 1, role: SectionRole::Free };
+    /// A simple `await`: weight 1, may only open a section.
+    pub const AWAIT: ItemInfo = ItemInfo { weight: 1, role: SectionRole::Opener };
+
+    /// Whether the item is a preemption point (an await, or an item holding one).
+    pub fn is_preemption_point(&self) -> bool {
+        self.role != SectionRole::Free
+    }
+}
+
+#[derive(Clone, Debug)]
+struct BlockData {
+    items: Vec<Loc>,
+    info: Vec<ItemInfo>,
+    closed: bool,
+    /// Direct fixed pairs as (earlier, later) item indices, sorted, without duplicates.
+    fixed: Vec<(u32, u32)>,
+    /// Transitive closure of `fixed`: bit `j` of row `i` is set when item `i` must precede
+    /// item `j`. Rows have `words` u64 words each.
+    closure: Vec<u64>,
+    words: usize,
+}
+
+impl BlockData {
+    fn must_precede(&self, i: usize, j: usize) -> bool {
+        self.closure[i * self.words + j / 64] >> (j % 64) & 1 == 1
+    }
+}
+
+/// A block under construction: items, their infos, closed, direct fixed pairs.
+type DraftBlock = (Vec<Loc>, Vec<ItemInfo>, bool, Vec<(u32, u32)>);
+
+/// Builds a [`Space`]; every method validates its input.
+///
+/// # Example
+/// ```
+/// use paces_constraint::{ItemInfo, SpaceBuilder};
+/// let mut b = SpaceBuilder::new();
+/// let block = b.block(false);
+/// let x = b.loc("A")?;
+/// let y = b.loc("B")?;
+/// b.item(block, x, ItemInfo::SIMPLE)?;
+/// b.item(block, y, ItemInfo::SIMPLE)?;
+/// b.fix(x, y)?; // A and B do not commute
+/// let space = b.build()?;
+/// assert!(space.is_fixed(x, y));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SpaceBuilder {
+    names: Vec<String>,
+    by_name: FxHashMap<String, Loc>,
+    loc_item: Vec<Option<(BlockId, u32)>>,
+    blocks: Vec<DraftBlock>,
+}
+
+impl SpaceBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a location under a unique name.
+    ///
+    /// # Errors
+    /// [`ErrorKind::DuplicateLoc`] when the name is taken.
+    pub fn loc(&mut self, name: &str) -> Result<Loc, Error> {
+        if self.by_name.contains_key(name) {
+            return Err(Error::new(ErrorKind::DuplicateLoc, format!("location `{name}` is defined twice")));
+        }
+        let loc = Loc::new(self.names.len()).ok_or_else(|| Error::new(ErrorKind::TooMany, "too many locations"))?;
+        self.names.push(name.to_owned());
+        self.by_name.insert(name.to_owned(), loc);
+        self.loc_item.push(None);
+        Ok(loc)
+    }
+
+    /// Adds a new empty block; `closed` blocks never receive atomic sections (the body of a
+    /// user-written `atomic`).
+    pub fn block(&mut self, closed: bool) -> BlockId {
+        let id = BlockId::new(self.blocks.len()).expect("fewer than 2^32 blocks");
+        self.blocks.push((Vec::new(), Vec::new(), closed, Vec::new()));
+        id
+    }
+
+    /// Appends `loc` as the next item of `block`, in original order.
+    ///
+    /// # Errors
+    /// Unknown block or location, or a location that already is an item.
+    pub fn item(&mut self, block: BlockId, loc: Loc, info: ItemInfo) -> Result<(), Error> {
+        let name = self.name(loc)?.to_owned();
+        let data = self
+            .blocks
+            .get_mut(block.index())
+            .ok_or_else(|| Error::new(ErrorKind::UnknownBlock, format!("unknown block {block}")))?;
+        if self.loc_item[loc.index()].is_some() {
+            return Err(Error::new(ErrorKind::DuplicateItem, format!("`{name}` is already an item of a block")));
+        }
+        let index = u32::try_from(data.0.len()).map_err(|_| Error::new(ErrorKind::TooMany, "block too large"))?;
+        data.0.push(loc);
+        data.1.push(info);
+        self.loc_item[loc.index()] = Some((block, index));
+        Ok(())
+    }
+
+    /// Records that item `earlier` must stay before item `later` (they do not commute, or a
+    /// `noreorder` holds them). `earlier` must come first in the original order.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotInOneBlock`] or [`ErrorKind::BadFixedPair`].
+    pub fn fix(&mut self, earlier: Loc, later: Loc) -> Result<(), Error> {
+        let (b1, i) = self.item_of(earlier)?;
+        let (b2, j) = self.item_of(later)?;
+        if b1 != b2 {
+            return Err(Error::new(
+                ErrorKind::NotInOneBlock,
+                format!(
+                    "`{}` and `{}` are not items of one block",
+                    self.names[earlier.index()],
+                    self.names[later.index()]
+                ),
+            ));
+        }
+        if i >= j {
+            return Err(Error::new(
+                ErrorKind::BadFixedPair,
+                format!(
+                    "fixed pair `{}` before `{}` must follow the original order",
+                    self.names[earlier.index()],
+                    self.names[later.index()]
+                ),
+            ));
+        }
+        self.blocks[b1.index()].3.push((i, j));
+        Ok(())
+    }
+
+    fn name(&self, loc: Loc) -> Result<&str, Error> {
+        self.names
+            .get(loc.index())
+            .map(String::as_str)
+            .ok_or_else(|| Error::new(ErrorKind::UnknownLoc, format!("unknown location {loc}")))
+    }
+
+    fn item_of(&self, loc: Loc) -> Result<(BlockId, u32), Error> {
+        let name = self.name(loc)?;
+        self.loc_item[loc.index()]
+            .ok_or_else(|| Error::new(ErrorKind::NotInOneBlock, format!("`{name}` is not an item of a block")))
+    }
+
+    /// Finishes the space (computes the transitive closure of the fixed pairs).
+    ///
+    /// # Errors
+    /// None today; the `Result` keeps room for checks without an API break.
+    pub fn build(self) -> Result<Space, Error> {
+        let blocks = self
+            .blocks
+            .into_iter()
+            .map(|(items, info, closed, mut fixed)| {
+                fixed.sort_unstable();
+                fixed.dedup();
+                let n = items.len();
+                let words = n.div_ceil(64).max(1);
+                let mut closure = vec![0u64; n * words];
+                // Successor lists, then rows from the last item back: row(i) = union over
+                // direct successors j of {j} and row(j).
+                let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+                for &(i, j) in &fixed {
+                    succ[i as usize].push(j);
+                }
+                for i in (0..n).rev() {
+                    for &j in &succ[i] {
+                        let j = j as usize;
+                        closure[i * words + j / 64] |= 1 << (j % 64);
+                        for w in 0..words {
+                            let bits = closure[j * words + w];
+                            closure[i * words + w] |= bits;
+                        }
+                    }
+                }
+                BlockData { items, info, closed, fixed, closure, words }
+            })
+            .collect();
+        Ok(Space { names: self.names, by_name: self.by_name, loc_item: self.loc_item, blocks })
+    }
+}
+
+/// Every program reachable from the original by the allowed transformations: for each block
+/// its items in original order, the pairs that keep their order, the preemption points, and
+/// whether the block is closed to atomic sections.
+///
+/// Built with [`SpaceBuilder`]. Locations that are not items (steps inside a sugar, say) may
+/// be registered too, so that traces can name them.
+#[derive(Clone, Debug)]
+pub struct Space {
+    names: Vec<String>,
+    by_name: FxHashMap<String, Loc>,
+    loc_item: Vec<Option<(BlockId, u32)>>,
+    blocks: Vec<BlockData>,
+}
+
+impl Space {
+    /// The number of locations.
+    pub fn loc_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The name of a location (`?` for a location of another space).
+    pub fn name(&self, loc: Loc) -> &str {
+        self.names.get(loc.index()).map_or("?", String::as_str)
+    }
+
+    /// The location with this name.
+    pub fn loc(&self, name: &str) -> Option<Loc> {
+        self.by_name.get(name).copied()
+    }
+
+    /// All locations, in id order.
+    pub fn locs(&self) -> impl ExactSizeIterator<Item = Loc> + '_ {
+        (0..self.names.len()).map(|i| Loc::from_u32(i as u32))
+    }
+
+    /// The number of blocks.
+    pub fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// All blocks, in id order.
+    pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockId> + '_ {
+        (0..self.blocks.len()).map(|i| BlockId::from_u32(i as u32))
+    }
+
+    /// The items of a block in original order (empty for an unknown block).
+    pub fn items(&self, block: BlockId) -> &[Loc] {
+        self.blocks.get(block.index()).map_or(&[], |b| &b.items)
+    }
+
+    /// The direct fixed pairs of a block, as (earlier, later) locations.
+    pub fn fixed_pairs(&self, block: BlockId) -> impl Iterator<Item = (Loc, Loc)> + '_ {
+        let data = self.blocks.get(block.index());
+        data.into_iter().flat_map(|b| b.fixed.iter().map(|&(i, j)| (b.items[i as usize], b.items[j as usize])))
+    }
+
+    /// Whether a block is closed to atomic sections.
+    pub fn is_closed(&self, block: BlockId) -> bool {
+        self.blocks.get(block.index()).is_some_and(|b| b.closed)
+    }
+
+    /// The block of an item and its index in the original order.
+    pub fn item_position(&self, loc: Loc) -> Option<(BlockId, usize)> {
+        self.loc_item.get(loc.index()).copied().flatten().map(|(b, i)| (b, i as usize))
+    }
+
+    /// The block an item belongs to.
+    pub fn block_of(&self, loc: Loc) -> Option<BlockId> {
+        self.item_position(loc).map(|(b, _)| b)
+    }
+
+    /// What the space knows of an item.
+    pub fn item_info(&self, loc: Loc) -> Option<ItemInfo> {
+        let (b, i) = self.item_position(loc)?;
+        Some(self.blocks[b.index()].info[i])
+    }
+
+    /// Whether an item is a preemption point (an await, or an item holding one).
+    pub fn is_preemption_point(&self, loc: Loc) -> bool {
+        self.item_info(loc).is_some_and(|i| i.is_preemption_point())
+    }
+
+    /// Whether `a` must precede `b` in every candidate (directly or transitively fixed).
+    pub fn is_fixed(&self, a: Loc, b: Loc) -> bool {
+        match (self.item_position(a), self.item_position(b)) {
+            (Some((ba, i)), Some((bb, j))) if ba == bb => self.blocks[ba.index()].must_precede(i, j),
+            _ => false,
+        }
+    }
+
+    /// Whether two items of one block may appear in either order in some candidate.
+    pub fn may_change_order(&self, a: Loc, b: Loc) -> bool {
+        match (self.item_position(a), self.item_position(b)) {
+            (Some((ba, i)), Some((bb, j))) if ba == bb && i != j => {
+                let d = &self.blocks[ba.index()];
+                !d.must_precede(i, j) && !d.must_precede(j, i)
+            }
+            _ => false,
+        }
+    }
+
+    /// Index-level view used by [`Candidate`](crate::Candidate) and the solver.
+    pub(crate) fn must_precede_idx(&self, block: BlockId, i: usize, j: usize) -> bool {
+        self.blocks[block.index()].must_precede(i, j)
+    }
+
+    /// The block both items belong to.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotInOneBlock`] when they are not items of one block.
+    pub fn common_block(&self, a: Loc, b: Loc) -> Result<BlockId, Error> {
+        match (self.item_position(a), self.item_position(b)) {
+            (Some((ba, _)), Some((bb, _))) if ba == bb => Ok(ba),
+            _ => Err(Error::new(
+                ErrorKind::NotInOneBlock,
+                format!("`{}` and `{}` are not items of one block", self.name(a), self.name(b)),
+            )),
+        }
+    }
+
+    /// The atom `Order(a, b)`, checked against this space.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotInOneBlock`] when `a` and `b` are not items of one block.
+    pub fn order(&self, a: Loc, b: Loc) -> Result<crate::Atom, Error> {
+        self.common_block(a, b).map(|_| crate::Atom::Order(a, b))
+    }
+
+    /// The atom `Atomic(a, b)`, checked against this space.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotInOneBlock`] when `a` and `b` are not items of one block.
+    pub fn atomic(&self, a: Loc, b: Loc) -> Result<crate::Atom, Error> {
+        self.common_block(a, b).map(|_| crate::Atom::atomic(a, b))
+    }
+}

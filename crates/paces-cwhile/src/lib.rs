@@ -1,0 +1,1 @@
+//! paces-cwhile (under construction).

@@ -1,0 +1,1 @@
+//! paces-explore (under construction).

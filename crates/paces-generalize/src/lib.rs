@@ -1,0 +1,1 @@
+//! paces-generalize (under construction).

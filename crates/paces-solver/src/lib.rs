@@ -1,0 +1,1 @@
+//! paces-solver (under construction).

@@ -1,0 +1,498 @@
+//! The trace model: events with scopes, reads-from and written values, built and validated by
+//! [`TraceBuilder`].
+
+use std::fmt;
+
+use paces_constraint::{define_id, Atom, BlockId, Loc};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+define_id!(
+    /// A thread of the traced program.
+    ThreadId,
+    "t"
+);
+define_id!(
+    /// An event: a position in a trace.
+    EventId,
+    "e"
+);
+define_id!(
+    /// A variable. Thread-local variables must have one id per thread (each thread has its
+    /// own copy), so that reads-from never crosses threads through a local.
+    VarId,
+    "v"
+);
+
+/// One execution of a block: a loop iteration or a procedure call opens a new instance.
+/// Instance numbers are chosen by the trace producer and are unique within one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockInstance {
+    /// The block.
+    pub block: BlockId,
+    /// The instance number.
+    pub instance: u32,
+}
+
+/// One level of an event's scope: the block instance and the item of that block the event
+/// lies in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScopeEntry {
+    /// The block instance.
+    pub instance: BlockInstance,
+    /// The item of the block that holds the event (the event's own location at the innermost
+    /// level, unless the event is a step of a compound item such as a loop's exit test).
+    pub item: Loc,
+}
+
+/// What kind of step an event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// An assignment or `skip`.
+    Plain,
+    /// A condition: `assume` or `await` (the paper's conditionals).
+    Cond,
+    /// An assertion.
+    Assert,
+}
+
+/// A variable read by an event and the event it reads from (`None`: the initial state,
+/// the paper's bottom).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Read {
+    /// The variable.
+    pub var: VarId,
+    /// The writer read from.
+    pub from: Option<EventId>,
+}
+
+/// A variable written by an event and the value written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Write {
+    /// The variable.
+    pub var: VarId,
+    /// The value written.
+    pub value: i64,
+}
+
+/// One step of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The thread that took the step.
+    pub thread: ThreadId,
+    /// The statement.
+    pub loc: Loc,
+    /// The chain of (block instance, item) from the thread's top block down to the event.
+    pub scope: Vec<ScopeEntry>,
+    /// The kind of step.
+    pub kind: EventKind,
+    /// Whether the step failed (an assertion that did not hold, or a division by zero). A
+    /// trace with a failed event is bad.
+    pub failed: bool,
+    /// Variables read, with their writers.
+    pub reads: SmallVec<[Read; 2]>,
+    /// Variables written, with their values.
+    pub writes: SmallVec<[Write; 1]>,
+}
+
+impl Event {
+    /// Whether the event writes `var`.
+    pub fn writes_var(&self, var: VarId) -> bool {
+        self.writes.iter().any(|w| w.var == var)
+    }
+
+    /// Whether the event reads `var`.
+    pub fn reads_var(&self, var: VarId) -> bool {
+        self.reads.iter().any(|r| r.var == var)
+    }
+
+    /// The value the event writes to `var`.
+    pub fn written_value(&self, var: VarId) -> Option<i64> {
+        self.writes.iter().find(|w| w.var == var).map(|w| w.value)
+    }
+}
+
+/// Lifts an intra-thread pair of events (`x` before `y`) to a program constraint: the atom
+/// `Order(item_x, item_y)` over the items of the innermost block instance both lie in, when
+/// they lie in different items there; `None` when no transformation can change their order
+/// (they lie in one item at every level, or in different instances of a block: different
+/// loop iterations or calls). This generalises the paper's "same execution of a basic block".
+/// Events of different threads give `None` too: the rule is for pairs of one thread.
+///
+/// # Example
+/// ```
+/// use paces_constraint::{Atom, BlockId, Loc};
+/// use paces_trace::{lift, BlockInstance, Event, EventKind, ScopeEntry, ThreadId};
+/// let top = BlockInstance { block: BlockId::from_u32(0), instance: 0 };
+/// let ev = |item: u32| Event {
+///     thread: ThreadId::from_u32(0),
+///     loc: Loc::from_u32(item),
+///     scope: vec![ScopeEntry { instance: top, item: Loc::from_u32(item) }],
+///     kind: EventKind::Plain,
+///     failed: false,
+///     reads: Default::default(),
+///     writes: Default::default(),
+/// };
+/// assert_eq!(lift(&ev(1), &ev(2)), Some(Atom::Order(Loc::from_u32(1), Loc::from_u32(2))));
+/// ```
+pub fn lift(x: &Event, y: &Event) -> Option<Atom> {
+    if x.thread != y.thread {
+        return None;
+    }
+    for (sx, sy) in x.scope.iter().zip(&y.scope) {
+        if sx.instance != sy.instance {
+            return None;
+        }
+        if sx.item != sy.item {
+            return Some(Atom::Order(sx.item, sy.item));
+        }
+    }
+    None
+}
+
+/// What was wrong with an event given to a [`TraceBuilder`]; see [`TraceError::kind`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TraceErrorKind {
+    /// A read names a writer that is not an earlier event.
+    ReadsFromForward,
+    /// A read names a writer that does not write the variable.
+    ReadsFromNonWriter,
+    /// A read names a writer that is not the latest write of the variable before the event.
+    ReadsFromStale,
+    /// An event has an empty scope.
+    EmptyScope,
+    /// An event of a thread is out of scope order: a different top block, a block instance
+    /// that was already left, or an item of an instance that was already left.
+    ScopeOrder,
+    /// More events than fit in 32 bits.
+    TooManyEvents,
+}
+
+/// The error of [`TraceBuilder`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    kind: TraceErrorKind,
+    message: String,
+}
+
+impl TraceError {
+    fn new(kind: TraceErrorKind, message: String) -> Self {
+        TraceError { kind, message }
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> &TraceErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// A validated trace: a sequence of events from the initial state, and, for a trace that ends
+/// in a deadlock, the steps each blocked thread is waiting to take.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    events: Vec<Event>,
+    blocked: Vec<Event>,
+}
+
+impl Trace {
+    /// The events in trace order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// One event.
+    ///
+    /// # Panics
+    /// When the id is not an event of this trace.
+    pub fn event(&self, id: EventId) -> &Event {
+        &self.events[id.index()]
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether the trace has no event.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Event ids in trace order.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = EventId> {
+        (0..self.events.len() as u32).map(EventId::from_u32)
+    }
+
+    /// Whether some event failed.
+    pub fn is_bad(&self) -> bool {
+        self.events.iter().any(|e| e.failed)
+    }
+
+    /// The first failed event.
+    pub fn first_failure(&self) -> Option<EventId> {
+        self.events.iter().position(|e| e.failed).map(|i| EventId::from_u32(i as u32))
+    }
+
+    /// For a trace ending in a deadlock: the step each blocked thread waits to take (a
+    /// condition that does not hold), with reads-from as of the end of the trace. Empty
+    /// otherwise.
+    pub fn blocked(&self) -> &[Event] {
+        &self.blocked
+    }
+
+    /// The threads that take a step in the trace, sorted.
+    pub fn threads(&self) -> Vec<ThreadId> {
+        let mut t: Vec<ThreadId> = self.events.iter().map(|e| e.thread).collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+}
+
+#[derive(Default)]
+struct ThreadState {
+    top: Option<BlockInstance>,
+    last_scope: Vec<ScopeEntry>,
+    /// Instances this thread has entered (open or left).
+    entered: FxHashSet<BlockInstance>,
+    /// Items already left in each open instance.
+    done_items: FxHashMap<BlockInstance, FxHashSet<Loc>>,
+}
+
+/// Builds a [`Trace`] event by event, validating each.
+///
+/// # Example
+/// ```
+/// use paces_constraint::{BlockId, Loc};
+/// use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
+/// let x = VarId::from_u32(0);
+/// let mut b = TraceBuilder::new();
+/// let top = |t: u32| BlockInstance { block: BlockId::from_u32(t), instance: 0 };
+/// let at = |t: u32, l: u32| vec![ScopeEntry { instance: top(t), item: Loc::from_u32(l) }];
+/// let w = b.step(ThreadId::from_u32(0), Loc::from_u32(0), at(0, 0)).write(x, 1).push()?;
+/// let r = b.step(ThreadId::from_u32(1), Loc::from_u32(1), at(1, 1))
+///     .kind(EventKind::Assert).read(x).push()?;
+/// let trace = b.finish();
+/// assert_eq!(trace.event(r).reads[0].from, Some(w));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct TraceBuilder {
+    events: Vec<Event>,
+    blocked: Vec<Event>,
+    latest: FxHashMap<VarId, EventId>,
+    threads: FxHashMap<ThreadId, ThreadState>,
+}
+
+/// One event under construction; see [`TraceBuilder::step`].
+pub struct StepBuilder<'a> {
+    builder: &'a mut TraceBuilder,
+    event: Event,
+    /// Reads whose writer is to be resolved to the latest write.
+    auto: SmallVec<[usize; 2]>,
+}
+
+impl StepBuilder<'_> {
+    /// The kind of step. Default: [`EventKind::Plain`].
+    pub fn kind(mut self, kind: EventKind) -> Self {
+        self.event.kind = kind;
+        self
+    }
+
+    /// Marks the step as failed. Default: not failed.
+    pub fn failed(mut self, failed: bool) -> Self {
+        self.event.failed = failed;
+        self
+    }
+
+    /// Reads `var` from its latest write (or the initial state).
+    pub fn read(mut self, var: VarId) -> Self {
+        self.auto.push(self.event.reads.len());
+        self.event.reads.push(Read { var, from: None });
+        self
+    }
+
+    /// Reads `var` from an explicit writer, checked when pushed.
+    pub fn read_from(mut self, var: VarId, from: Option<EventId>) -> Self {
+        self.event.reads.push(Read { var, from });
+        self
+    }
+
+    /// Writes `value` to `var`.
+    pub fn write(mut self, var: VarId, value: i64) -> Self {
+        self.event.writes.push(Write { var, value });
+        self
+    }
+
+    /// Validates the event and appends it to the trace.
+    ///
+    /// # Errors
+    /// See [`TraceErrorKind`].
+    pub fn push(mut self) -> Result<EventId, TraceError> {
+        for &k in &self.auto {
+            let var = self.event.reads[k].var;
+            self.event.reads[k].from = self.builder.latest.get(&var).copied();
+        }
+        self.builder.push(self.event)
+    }
+
+    /// Validates the event and records it as a blocked step at the end of the trace (a
+    /// deadlock): it reads the latest writes but is not part of the sequence.
+    ///
+    /// # Errors
+    /// See [`TraceErrorKind`].
+    pub fn push_blocked(mut self) -> Result<(), TraceError> {
+        for &k in &self.auto {
+            let var = self.event.reads[k].var;
+            self.event.reads[k].from = self.builder.latest.get(&var).copied();
+        }
+        self.builder.validate_reads(&self.event, self.builder.events.len())?;
+        self.builder.blocked.push(self.event);
+        Ok(())
+    }
+}
+
+impl TraceBuilder {
+    /// An empty trace.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts the next event: thread, location and scope.
+    pub fn step(&mut self, thread: ThreadId, loc: Loc, scope: Vec<ScopeEntry>) -> StepBuilder<'_> {
+        StepBuilder {
+            builder: self,
+            event: Event {
+                thread,
+                loc,
+                scope,
+                kind: EventKind::Plain,
+                failed: false,
+                reads: SmallVec::new(),
+                writes: SmallVec::new(),
+            },
+            auto: SmallVec::new(),
+        }
+    }
+
+    /// The latest event that wrote `var`, if any.
+    pub fn latest_writer(&self, var: VarId) -> Option<EventId> {
+        self.latest.get(&var).copied()
+    }
+
+    /// The number of events so far.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether no event was pushed yet.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    fn validate_reads(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+        for read in &event.reads {
+            if let Some(from) = read.from {
+                if from.index() >= position {
+                    return Err(TraceError::new(
+                        TraceErrorKind::ReadsFromForward,
+                        format!("event {position} reads {} from {from}, which is not an earlier event", read.var),
+                    ));
+                }
+                if !self.events[from.index()].writes_var(read.var) {
+                    return Err(TraceError::new(
+                        TraceErrorKind::ReadsFromNonWriter,
+                        format!("event {position} reads {} from {from}, which does not write it", read.var),
+                    ));
+                }
+            }
+            if read.from != self.latest.get(&read.var).copied() {
+                return Err(TraceError::new(
+                    TraceErrorKind::ReadsFromStale,
+                    format!("event {position} reads {} from a write that is not the latest one", read.var),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates and appends a complete event.
+    ///
+    /// # Errors
+    /// See [`TraceErrorKind`].
+    pub fn push(&mut self, event: Event) -> Result<EventId, TraceError> {
+        let position = self.events.len();
+        let id = EventId::new(position)
+            .ok_or_else(|| TraceError::new(TraceErrorKind::TooManyEvents, "too many events".into()))?;
+        self.validate_reads(&event, position)?;
+        self.check_scope(&event, position)?;
+        for w in &event.writes {
+            self.latest.insert(w.var, id);
+        }
+        self.events.push(event);
+        Ok(id)
+    }
+
+    fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), TraceError> {
+        let bad = |what: &str| {
+            Err(TraceError::new(
+                TraceErrorKind::ScopeOrder,
+                format!("event {position} of thread {}: {what}", event.thread),
+            ))
+        };
+        let Some(first) = event.scope.first() else {
+            return Err(TraceError::new(TraceErrorKind::EmptyScope, format!("event {position} has an empty scope")));
+        };
+        let state = self.threads.entry(event.thread).or_default();
+        match state.top {
+            None => state.top = Some(first.instance),
+            Some(top) if top != first.instance => return bad("its top block instance differs from the thread's"),
+            Some(_) => {}
+        }
+        // Length of the common prefix (same instance and same item) with the previous event.
+        let prev = std::mem::take(&mut state.last_scope);
+        let mut k = 0;
+        while k < prev.len() && k < event.scope.len() && prev[k] == event.scope[k] {
+            k += 1;
+        }
+        // The previous event left every instance strictly below level k, and, at level k,
+        // the item it stood in (when the instance is the same).
+        let same_instance_at_k = k < prev.len() && k < event.scope.len() && prev[k].instance == event.scope[k].instance;
+        let first_left = if same_instance_at_k { k + 1 } else { k };
+        if same_instance_at_k {
+            state.done_items.entry(prev[k].instance).or_default().insert(prev[k].item);
+        }
+        for entry in prev.iter().skip(first_left) {
+            state.done_items.remove(&entry.instance);
+        }
+        if same_instance_at_k {
+            let done = state.done_items.get(&event.scope[k].instance);
+            if done.is_some_and(|d| d.contains(&event.scope[k].item)) {
+                return bad("it returns to an item of a block instance that it already left");
+            }
+        }
+        for entry in event.scope.iter().skip(first_left) {
+            // Below the level where the event parts from the previous one, every instance
+            // must be new: an instance already entered was left (or is above).
+            if !state.entered.insert(entry.instance) {
+                return bad("it re-enters a block instance that was already left");
+            }
+        }
+        state.last_scope = event.scope.clone();
+        Ok(())
+    }
+
+    /// Finishes the trace.
+    pub fn finish(self) -> Trace {
+        Trace { events: self.events, blocked: self.blocked }
+    }
+}

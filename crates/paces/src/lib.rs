@@ -1,0 +1,1 @@
+//! PACES umbrella (under construction).
