@@ -1,1 +1,3 @@
 //! paces-cwhile (under construction).
+
+pub mod ir;

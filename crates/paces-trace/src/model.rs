@@ -50,10 +50,20 @@ pub struct ScopeEntry {
 pub enum EventKind {
     /// An assignment or `skip`.
     Plain,
-    /// A condition: `assume` or `await` (the paper's conditionals).
-    Cond,
+    /// An `assume`: a condition that cuts the trace when false (a conditional of the paper).
+    Assume,
+    /// An `await`: a condition the thread waits for (a conditional of the paper, and a
+    /// preemption point).
+    Await,
     /// An assertion.
     Assert,
+}
+
+impl EventKind {
+    /// Whether the step is a conditional of the paper (`assume` or `await`).
+    pub fn is_cond(self) -> bool {
+        matches!(self, EventKind::Assume | EventKind::Await)
+    }
 }
 
 /// A variable read by an event and the event it reads from (`None`: the initial state,

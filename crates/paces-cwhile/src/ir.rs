@@ -1,0 +1,296 @@
+//! The IR: the form of a Cwhile program that the model checker, the space and the printer use.
+//!
+//! Statements and blocks live in arenas of the [`Program`] and are named by ids. Every
+//! statement has a label and a [`Loc`]; the steps that a sugar adds (the `assume` of
+//! `if (b)`, the `await` of `lock`) have derived labels and locations of their own (see
+//! `docs/language.md`). Blocks use the same [`BlockId`]s as the program's [`Space`](paces_constraint::Space).
+
+use paces_constraint::{BlockId, Loc};
+
+/// A byte range in the source text (`start..end`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+paces_constraint::define_id!(
+    /// A statement of the program (index into [`Program::stmts`]).
+    StmtId,
+    "s"
+);
+paces_constraint::define_id!(
+    /// A variable (index into [`Program::vars`]): a global, a thread's local or a procedure's
+    /// local (each thread has its own copy of a procedure's locals at run time).
+    VarIdx,
+    "v"
+);
+paces_constraint::define_id!(
+    /// A thread (index into [`Program::threads`]), in declaration order.
+    ThreadIdx,
+    "t"
+);
+paces_constraint::define_id!(
+    /// A procedure (index into [`Program::procs`]), in declaration order.
+    ProcIdx,
+    "p"
+);
+
+/// Where a variable is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarScope {
+    /// A shared variable.
+    Global,
+    /// A local of a thread.
+    Thread(ThreadIdx),
+    /// A local of a procedure (one copy per calling thread).
+    Proc(ProcIdx),
+}
+
+/// A declared variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Var {
+    /// Its name.
+    pub name: String,
+    /// Its initial value.
+    pub init: i64,
+    /// Where it is declared.
+    pub scope: VarScope,
+    /// Where it is declared in the source.
+    pub span: Span,
+}
+
+/// A binary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `||`
+    Or,
+    /// `&&`
+    And,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `+` (wrapping)
+    Add,
+    /// `-` (wrapping)
+    Sub,
+    /// `*` (wrapping)
+    Mul,
+    /// `/` (division by zero makes the trace bad)
+    Div,
+    /// `%` (remainder by zero makes the trace bad)
+    Rem,
+}
+
+/// A unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `!`
+    Not,
+    /// `-` (wrapping)
+    Neg,
+}
+
+/// An expression. `true` and `false` are the literals 1 and 0 (kept apart for printing).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// An integer literal.
+    Int(i64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// A variable.
+    Var(VarIdx),
+    /// A unary operation.
+    Unary(UnOp, Box<Expr>),
+    /// A binary operation.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// A simple step that a sugar adds, with its derived label and location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The derived label (see `docs/language.md`).
+    pub label: String,
+    /// Its location.
+    pub loc: Loc,
+    /// The condition (for a guard, `assume(cond)`; for an await, `await(cond)`) or the
+    /// assigned value, depending on the sugar.
+    pub expr: Expr,
+}
+
+/// The condition of an `if` or a `while`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// `*`: a nondeterministic choice, not a step.
+    Star,
+    /// `b`: sugar; `then_guard` is the `assume(b)` step that opens the first branch (or the
+    /// loop body), `else_guard` the `assume(!b)` step that opens the else branch (or follows
+    /// the loop). The guards' `expr` are `b` and `!b`.
+    Expr {
+        /// The condition as written.
+        cond: Expr,
+        /// `assume(b)`.
+        then_guard: Step,
+        /// `assume(!b)`.
+        else_guard: Step,
+    },
+}
+
+/// What a statement is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    /// `x := e;`
+    Assign {
+        /// The variable written.
+        var: VarIdx,
+        /// The value.
+        expr: Expr,
+    },
+    /// `assume(b);`
+    Assume(Expr),
+    /// `await(b);`
+    Await(Expr),
+    /// `assert(b);`
+    Assert(Expr),
+    /// `skip;`
+    Skip,
+    /// `if (c) { then } else { otherwise }`; `otherwise` is `None` when not written (for a
+    /// condition `b`, the else guard `assume(!b)` still runs when the branch is not taken).
+    If {
+        /// The condition.
+        cond: Cond,
+        /// The first branch.
+        then_block: BlockId,
+        /// The `else` branch, when written.
+        else_block: Option<BlockId>,
+    },
+    /// `while (c) { body }`.
+    While {
+        /// The condition.
+        cond: Cond,
+        /// The loop body.
+        body: BlockId,
+    },
+    /// `atomic { body }`.
+    Atomic(BlockId),
+    /// `noreorder { body }`.
+    NoReorder(BlockId),
+    /// `NAME();`
+    Call(ProcIdx),
+    /// `lock(m);` = `atomic { await(m == 0); m := 1; }`; the two steps as derived steps.
+    Lock {
+        /// The lock variable.
+        var: VarIdx,
+        /// `await(m == 0)`.
+        wait: Step,
+        /// `m := 1` (its `expr` is the value 1).
+        set: Step,
+    },
+    /// `unlock(m);` = `m := 0;` (one step: the statement itself).
+    Unlock(VarIdx),
+    /// `down(s);` = `atomic { await(s > 0); s := s - 1; }`.
+    Down {
+        /// The semaphore.
+        var: VarIdx,
+        /// `await(s > 0)`.
+        wait: Step,
+        /// `s := s - 1` (its `expr` is `s - 1`).
+        set: Step,
+    },
+    /// `up(s);` = `s := s + 1;` (one step: the statement itself).
+    Up(VarIdx),
+}
+
+/// A statement: an item of the block it stands in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stmt {
+    /// Its label (explicit, or generated `OWNER.N`).
+    pub label: String,
+    /// Whether the label was written in the source.
+    pub explicit_label: bool,
+    /// Its location.
+    pub loc: Loc,
+    /// What it is.
+    pub kind: StmtKind,
+    /// The block it is an item of.
+    pub block: BlockId,
+    /// Where it is in the source (for programs built by [`Program::apply`], the span of the
+    /// same statement in the original source).
+    pub span: Span,
+}
+
+/// Who owns a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Owner {
+    /// A thread.
+    Thread(ThreadIdx),
+    /// A procedure.
+    Proc(ProcIdx),
+}
+
+/// A block: statements between one pair of braces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Its items in program order.
+    pub items: Vec<StmtId>,
+    /// The thread or procedure it belongs to.
+    pub owner: Owner,
+    /// The compound statement whose body it is (`None` for a thread or procedure body).
+    pub parent: Option<StmtId>,
+    /// Whether it lies inside a user-written `atomic` (closed to atomic sections).
+    pub in_atomic: bool,
+}
+
+/// A thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    /// Its name.
+    pub name: String,
+    /// Its locals.
+    pub locals: Vec<VarIdx>,
+    /// Its body.
+    pub body: BlockId,
+    /// Where it is declared.
+    pub span: Span,
+}
+
+/// A procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proc {
+    /// Its name.
+    pub name: String,
+    /// Its locals.
+    pub locals: Vec<VarIdx>,
+    /// Its body.
+    pub body: BlockId,
+    /// Where it is declared.
+    pub span: Span,
+}
+
+/// A checked Cwhile program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// All variables: globals first (in declaration order), then locals.
+    pub vars: Vec<Var>,
+    /// Threads in declaration order.
+    pub threads: Vec<Thread>,
+    /// Procedures in declaration order.
+    pub procs: Vec<Proc>,
+    /// Every statement.
+    pub stmts: Vec<Stmt>,
+    /// Every block, indexed by [`BlockId`].
+    pub blocks: Vec<Block>,
+    /// Location names, indexed by [`Loc`] (statement labels and derived step labels).
+    pub loc_names: Vec<String>,
+}
