@@ -1,0 +1,299 @@
+//! `cargo xtask table`: the paper's Table 1, measured here, mixed (PACES) against bad-only
+//! (CEGIS), with the ablations of the learner.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::Value;
+
+/// What the paper (Table 1) reports for one benchmark.
+struct Paper {
+    loc: u32,
+    threads: u32,
+    mixed: &'static str,
+    bad_only: &'static str,
+    /// Mixed-mode wall time in seconds, when the paper gives one.
+    mixed_seconds: Option<f64>,
+}
+
+/// One expectation on the repaired program, from the manifest's known fix.
+enum Expect {
+    /// These labels stand in this relative order in one block.
+    Order(&'static [&'static str]),
+    /// These labels lie in one added atomic section.
+    Section(&'static [&'static str]),
+}
+
+struct Bench {
+    name: &'static str,
+    paper: Paper,
+    /// `None` where the known fix is not expressible in Cwhile (explained in the docs).
+    known: Option<&'static [Expect]>,
+}
+
+use Expect::{Order, Section};
+
+const BENCHES: &[Bench] = &[
+    Bench {
+        name: "ex1",
+        paper: Paper { loc: 60, threads: 3, mixed: "1", bad_only: "2 / 2", mixed_seconds: None },
+        known: Some(&[Order(&["32", "2", "1"])]),
+    },
+    Bench {
+        name: "ex2",
+        paper: Paper { loc: 37, threads: 2, mixed: "2", bad_only: "5 / 6", mixed_seconds: None },
+        known: Some(&[Order(&["25", "23", "24"])]),
+    },
+    Bench {
+        name: "ex3",
+        paper: Paper { loc: 35, threads: 3, mixed: "1", bad_only: "2 / 2", mixed_seconds: None },
+        known: Some(&[Order(&["10", "12", "13", "11"])]),
+    },
+    Bench {
+        name: "ex4",
+        paper: Paper { loc: 60, threads: 3, mixed: "1", bad_only: "2 / 2", mixed_seconds: None },
+        known: Some(&[Section(&["c1_4", "c1_6if"]), Section(&["c2_4", "c2_6if"])]),
+    },
+    Bench {
+        name: "ex5",
+        paper: Paper { loc: 43, threads: 4, mixed: "1", bad_only: "8 / 3", mixed_seconds: None },
+        known: Some(&[Section(&["15", "19"])]),
+    },
+    Bench {
+        name: "ex-regr",
+        paper: Paper { loc: 30, threads: 3, mixed: "2", bad_only: "2 / 2", mixed_seconds: None },
+        known: Some(&[Section(&["10", "11"])]),
+    },
+    Bench {
+        name: "paper1",
+        paper: Paper { loc: 28, threads: 3, mixed: "1", bad_only: "3 / 3", mixed_seconds: None },
+        known: Some(&[Order(&["B", "C", "A"])]),
+    },
+    Bench {
+        name: "dv1394",
+        paper: Paper { loc: 81, threads: 3, mixed: "1", bad_only: "51 / 5", mixed_seconds: Some(17.0) },
+        known: None,
+    },
+    Bench {
+        name: "iwl3945",
+        paper: Paper { loc: 66, threads: 3, mixed: "1", bad_only: "2 / 2", mixed_seconds: Some(5.0) },
+        known: Some(&[Order(&["A", "B", "H", "CDEFG"])]),
+    },
+    Bench {
+        name: "lc-rc",
+        paper: Paper { loc: 40, threads: 4, mixed: "10", bad_only: "179 / 203", mixed_seconds: Some(9.0) },
+        known: Some(&[Order(&["3", "4", "5", "6", "1", "2"])]),
+    },
+    Bench {
+        name: "rtl8169",
+        paper: Paper { loc: 405, threads: 7, mixed: "7", bad_only: ">100 / 8", mixed_seconds: Some(3300.0) },
+        known: Some(&[
+            Order(&["477", "476"]),
+            Order(&["605", "604"]),
+            Order(&["512", "510"]),
+            Order(&["363", "353"]),
+            Section(&["549", "550"]),
+        ]),
+    },
+    Bench {
+        name: "usb-serial",
+        paper: Paper { loc: 410, threads: 7, mixed: "4", bad_only: "6 / 6", mixed_seconds: Some(4560.0) },
+        known: Some(&[Order(&["178", "183", "184", "185", "190", "191", "199", "188", "187", "194", "195"])]),
+    },
+];
+
+/// One run of `paces repair --format json`, with the wall time seen from outside.
+struct Run {
+    json: Value,
+    seconds: f64,
+}
+
+fn run_repair(binary: &Path, file: &Path, extra: &[&str]) -> Result<Run, String> {
+    let start = Instant::now();
+    let output = Command::new(binary)
+        .arg("repair")
+        .arg(file)
+        .args(["--format", "json", "--quiet"])
+        .args(extra)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let json: Value = serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "`paces repair {} {}` printed no JSON ({e}); stderr: {}",
+            file.display(),
+            extra.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })?;
+    Ok(Run { json, seconds })
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// Whether the repaired candidate meets every expectation of the known fix.
+fn matches_known(json: &Value, expects: &[Expect]) -> bool {
+    let blocks: Vec<Vec<String>> = json["candidate"]["blocks"]
+        .as_array()
+        .map(|bs| {
+            bs.iter()
+                .map(|b| {
+                    b.as_array()
+                        .map(|xs| xs.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let sections: Vec<Vec<String>> = json["candidate"]["sections"]
+        .as_array()
+        .map(|ss| {
+            ss.iter()
+                .map(|s| {
+                    s["items"]
+                        .as_array()
+                        .map(|xs| xs.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    expects.iter().all(|e| match e {
+        Order(labels) => blocks.iter().any(|b| {
+            let positions: Option<Vec<usize>> = labels.iter().map(|l| b.iter().position(|x| x == l)).collect();
+            positions.is_some_and(|p| p.windows(2).all(|w| w[0] < w[1]))
+        }),
+        Section(labels) => sections.iter().any(|s| labels.iter().all(|l| s.iter().any(|x| x == l))),
+    })
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Runs the table and prints it; writes the JSON next to `out`.
+pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
+    crate::cargo(&["build", "--release", "--quiet", "-p", "paces-cli"])?;
+    let binary = root.join("target/release/paces");
+    let mut md = String::new();
+    let mut rows = Vec::new();
+    md.push_str(
+        "| benchmark | LOC | threads | states | good traces | iterations mixed | iterations bad-only | median time mixed | median time bad-only | fix found (mixed) | matches known fix | paper mixed / bad-only (ce1 / ce2) | paper time mixed | ratio |\n",
+    );
+    md.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut ablation = String::from(
+        "| benchmark | full+fallback: iterations | simplified: iterations | simplified: fix | no fallback: iterations | no fallback: fix |\n|---|---|---|---|---|---|\n",
+    );
+    let total = Instant::now();
+    for bench in BENCHES {
+        let file: PathBuf = root.join("examples").join(format!("{}.cw", bench.name));
+        let mut mixed = Vec::new();
+        let mut bad = Vec::new();
+        for _ in 0..runs {
+            mixed.push(run_repair(&binary, &file, &["--mode", "mixed"])?);
+            bad.push(run_repair(&binary, &file, &["--mode", "bad-only"])?);
+        }
+        let simplified = run_repair(&binary, &file, &["--mode", "mixed", "--learn", "simplified"])?;
+        let no_fallback = run_repair(&binary, &file, &["--mode", "mixed", "--no-fallback"])?;
+        let m = &mixed[0].json;
+        let b = &bad[0].json;
+        let t_mixed = median(mixed.iter().map(|r| r.seconds).collect());
+        let t_bad = median(bad.iter().map(|r| r.seconds).collect());
+        let stop_ok =
+            m["stop_reason"].as_str() == Some("repaired") || m["stop_reason"].as_str() == Some("already-correct");
+        let fix = m["transformations"]
+            .as_array()
+            .map(|ts| ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; "))
+            .unwrap_or_default();
+        let matches = match bench.known {
+            Some(expects) if stop_ok => {
+                if matches_known(m, expects) {
+                    "yes"
+                } else {
+                    "no"
+                }
+            }
+            Some(_) => "no (not repaired)",
+            None => "n/a (known fix not legal in Cwhile)",
+        };
+        let ratio = bench.paper.mixed_seconds.map_or("-".to_owned(), |p| format!("{:.0}x", p / t_mixed));
+        let iterations = |j: &Value| {
+            let it = text(&j["iterations"]);
+            match j["stop_reason"].as_str() {
+                Some("repaired") | Some("already-correct") => it,
+                Some(other) => format!("{it} ({other})"),
+                None => it,
+            }
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {:.3} s | {:.3} s | {} | {} | {} / {} | {} | {} |",
+            bench.name,
+            text(&m["program"]["lines"]),
+            text(&m["program"]["threads"]),
+            text(&m["states_explored"]),
+            text(&m["good_traces"]),
+            iterations(m),
+            iterations(b),
+            t_mixed,
+            t_bad,
+            if fix.is_empty() { "-".into() } else { fix.replace('|', "\\|") },
+            matches,
+            bench.paper.mixed,
+            bench.paper.bad_only,
+            bench.paper.mixed_seconds.map_or("-".to_owned(), |s| format!("{s} s")),
+            ratio,
+        );
+        let fix_of = |j: &Value| {
+            j["transformations"]
+                .as_array()
+                .map(|ts| ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; "))
+                .unwrap_or_default()
+                .replace('|', "\\|")
+        };
+        let _ = writeln!(
+            ablation,
+            "| {} | {} | {} | {} | {} | {} |",
+            bench.name,
+            iterations(m),
+            iterations(&simplified.json),
+            fix_of(&simplified.json),
+            iterations(&no_fallback.json),
+            fix_of(&no_fallback.json),
+        );
+        rows.push(serde_json::json!({
+            "benchmark": bench.name,
+            "paper": {"loc": bench.paper.loc, "threads": bench.paper.threads, "mixed_iterations": bench.paper.mixed,
+                      "bad_only_iterations": bench.paper.bad_only, "mixed_seconds": bench.paper.mixed_seconds},
+            "mixed": m, "bad_only": b,
+            "median_seconds": {"mixed": t_mixed, "bad_only": t_bad},
+            "runs": runs,
+            "matches_known_fix": matches,
+            "ablation": {"simplified": simplified.json, "no_fallback": no_fallback.json},
+        }));
+    }
+    let _ = writeln!(md, "\nWhole table: {:.1} s for {} runs per mode.", total.elapsed().as_secs_f64(), runs);
+    println!("{md}\n### Ablations (mixed mode)\n\n{ablation}");
+    let json = serde_json::json!({ "runs": runs, "rows": rows });
+    std::fs::write(out, serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?)
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!("xtask: wrote {}", out.display());
+    Ok(())
+}
