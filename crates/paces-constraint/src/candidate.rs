@@ -95,6 +95,8 @@ pub struct Candidate {
     sections: Vec<Section>,
     /// Per location: position in its block's new order, or NONE.
     pos: Vec<u32>,
+    /// Per location: index of its block, or NONE.
+    block_of: Vec<u32>,
     /// Per location: index into `sections`, or NONE.
     section_of: Vec<u32>,
 }
@@ -150,11 +152,14 @@ impl Candidate {
         Ok(Candidate::assemble(space, draft.orders, secs))
     }
 
+    /// Builds the lookup tables; `orders` and `sections` are already validated against `space`.
     fn assemble(space: &Space, orders: Vec<Vec<Loc>>, sections: Vec<Section>) -> Candidate {
         let mut pos = vec![NONE; space.loc_count()];
-        for order in &orders {
+        let mut block_of = vec![NONE; space.loc_count()];
+        for (b, order) in orders.iter().enumerate() {
             for (p, loc) in order.iter().enumerate() {
                 pos[loc.index()] = p as u32;
+                block_of[loc.index()] = b as u32;
             }
         }
         let mut section_of = vec![NONE; space.loc_count()];
@@ -164,7 +169,7 @@ impl Candidate {
                 section_of[loc.index()] = k as u32;
             }
         }
-        Candidate { orders, sections, pos, section_of }
+        Candidate { orders, sections, pos, block_of, section_of }
     }
 
     /// The new order of a block (empty for an unknown block).
@@ -197,17 +202,19 @@ impl Candidate {
     }
 
     /// Whether `a` comes before `b` in the new order of their block, or both lie in one
-    /// atomic section (`Order(a, b)`). `false` when they are not items of one block (the
-    /// block is not checked here: atoms are validated by [`Space::order`]).
+    /// atomic section (`Order(a, b)`). `Order(a, a)` holds for every `a`; for two different
+    /// locations that are not items of one block the answer is `false` (atoms are validated
+    /// against the space by [`Space::order`]).
     #[inline]
     pub fn holds_order(&self, a: Loc, b: Loc) -> bool {
         if a == b {
             return true;
         }
-        match (self.pos.get(a.index()), self.pos.get(b.index())) {
-            (Some(&pa), Some(&pb)) if pa != NONE && pb != NONE => pa < pb || self.in_one_section(a, b),
+        let same_block = match (self.block_of.get(a.index()), self.block_of.get(b.index())) {
+            (Some(&x), Some(&y)) => x != NONE && x == y,
             _ => false,
-        }
+        };
+        same_block && (self.pos[a.index()] < self.pos[b.index()] || self.in_one_section(a, b))
     }
 
     /// Whether the candidate is the original program.
@@ -215,12 +222,12 @@ impl Candidate {
         self.sections.is_empty() && space.blocks().all(|b| space.items(b) == self.order(b))
     }
 
-    /// The cost of this candidate.
+    /// The cost of this candidate: the weights of the items inside its sections, and the item
+    /// pairs it inverts against the original order.
     pub fn cost(&self, space: &Space) -> Cost {
         let mut cost = Cost::default();
         for s in &self.sections {
-            let order = &self.orders[s.block.index()];
-            for loc in &order[self.pos[s.first.index()] as usize..=self.pos[s.last.index()] as usize] {
+            for loc in self.section_items(s) {
                 cost.atomic_weight += u64::from(space.item_info(*loc).map_or(1, |i| i.weight));
             }
         }
@@ -228,13 +235,22 @@ impl Candidate {
             let items = space.items(block);
             for (i, a) in items.iter().enumerate() {
                 for b in &items[i + 1..] {
-                    if self.pos[b.index()] < self.pos[a.index()] {
+                    if self.position(*b) < self.position(*a) {
                         cost.inversions += 1;
                     }
                 }
             }
         }
         cost
+    }
+
+    /// The items of a section of this candidate, in the new order (empty for a section of
+    /// another candidate that does not fit this one).
+    pub fn section_items(&self, section: &Section) -> &[Loc] {
+        match (self.position(section.first), self.position(section.last)) {
+            (Some(i), Some(j)) if i <= j => self.order(section.block).get(i..=j).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The transformations that take the original program to this candidate: adjacent swaps
@@ -261,27 +277,48 @@ impl Candidate {
 
     /// Applies transformations in order, starting from the original program.
     ///
+    /// A section covers the items from `first` to `last` in the order at the end, so a swap
+    /// that moves an item of an already added section would silently change what the section
+    /// holds; such a swap is rejected. [`Candidate::transformations`] never produces one.
+    ///
     /// # Errors
     /// [`ErrorKind::BadTransformation`] when a swap names items that are not adjacent in that
-    /// order or that must keep their order; section errors as for [`Candidate::new`].
+    /// order, that must keep their order, or that lie in an added section;
+    /// [`ErrorKind::NotInOneBlock`] when the two locations of a step are not items of one
+    /// block; section errors as for [`Candidate::new`].
     pub fn apply(space: &Space, steps: &[Transformation]) -> Result<Candidate, Error> {
         let mut orders: Vec<Vec<Loc>> = space.blocks().map(|b| space.items(b).to_vec()).collect();
-        let mut sections = Vec::new();
+        let mut sections: Vec<(Loc, Loc)> = Vec::new();
         for step in steps {
             match *step {
                 Transformation::Swap { first, second } => {
                     let block = space.common_block(first, second)?;
-                    let order = &mut orders[block.index()];
-                    let i = order.iter().position(|&l| l == first);
-                    let ok = i.is_some_and(|i| order.get(i + 1) == Some(&second));
-                    if !ok || space.is_fixed(first, second) {
-                        return Err(Error::new(
+                    let order = &orders[block.index()];
+                    let bad = |why: &str| {
+                        Error::new(
                             ErrorKind::BadTransformation,
-                            format!("cannot swap `{}` and `{}`", space.name(first), space.name(second)),
-                        ));
+                            format!("cannot swap `{}` and `{}`: {why}", space.name(first), space.name(second)),
+                        )
+                    };
+                    let i = order
+                        .iter()
+                        .position(|&l| l == first)
+                        .filter(|&i| order.get(i + 1) == Some(&second))
+                        .ok_or_else(|| bad("they are not adjacent in this order"))?;
+                    if space.is_fixed(first, second) {
+                        return Err(bad("they must keep their order"));
                     }
-                    let i = i.unwrap_or_default();
-                    order.swap(i, i + 1);
+                    let in_section = sections.iter().any(|&(f, l)| {
+                        let at = |x: Loc| order.iter().position(|&y| y == x);
+                        match (at(f), at(l)) {
+                            (Some(p), Some(q)) => (p..=q).contains(&i) || (p..=q).contains(&(i + 1)),
+                            _ => false,
+                        }
+                    });
+                    if in_section {
+                        return Err(bad("an added atomic section holds one of them"));
+                    }
+                    orders[block.index()].swap(i, i + 1);
                 }
                 Transformation::Atomic { first, last } => sections.push((first, last)),
             }
@@ -296,23 +333,23 @@ impl Candidate {
     /// [`ErrorKind::TooMany`] when there are more than `limit` candidates.
     pub fn enumerate(space: &Space, limit: usize) -> Result<Vec<Candidate>, Error> {
         let too_many = || Error::new(ErrorKind::TooMany, format!("more than {limit} candidates"));
-        // Per block: every (order, sections) pair.
+        // Per block: every (order, sections) pair. Counting the section sets of an order before
+        // building them keeps a large block from filling memory before the limit is noticed.
         let mut per_block: Vec<Vec<BlockOption>> = Vec::new();
+        let mut total = 1usize;
         for block in space.blocks() {
             let mut options = Vec::new();
             for order in linear_extensions(space, block, limit).ok_or_else(too_many)? {
+                let count = section_set_count(space, block, &order);
+                if options.len().saturating_add(count) > limit {
+                    return Err(too_many());
+                }
                 for secs in section_sets(space, block, &order) {
                     options.push((order.clone(), secs));
-                    if options.len() > limit {
-                        return Err(too_many());
-                    }
                 }
             }
+            total = total.checked_mul(options.len()).filter(|&t| t <= limit).ok_or_else(too_many)?;
             per_block.push(options);
-        }
-        let total = per_block.iter().try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
-        if total.is_none_or(|t| t > limit) {
-            return Err(too_many());
         }
         let mut out = Vec::new();
         let mut idx = vec![0usize; per_block.len()];
@@ -436,6 +473,38 @@ fn linear_extensions(space: &Space, block: BlockId, limit: usize) -> Option<Vec<
     }
 }
 
+/// The last position `end` such that `order[p..=end]` may form an atomic section (legality
+/// only shrinks as a run grows, so every end from `p + 1` up to it is legal too); `None` when
+/// no section may start at `p`.
+fn last_section_end(space: &Space, block: BlockId, order: &[Loc], p: usize) -> Option<usize> {
+    let mut end = None;
+    for e in p + 1..order.len() {
+        if !section_allowed(space, block, &order[p..=e]) {
+            break;
+        }
+        end = Some(e);
+    }
+    end
+}
+
+/// The number of legal sets of atomic sections over one order of a block (saturating).
+fn section_set_count(space: &Space, block: BlockId, order: &[Loc]) -> usize {
+    let n = order.len();
+    // counts[p] = the number of section sets over positions p.. (built from the right).
+    let mut counts = vec![0usize; n + 1];
+    counts[n] = 1;
+    for p in (0..n).rev() {
+        let mut here = counts[p + 1];
+        if let Some(last) = last_section_end(space, block, order, p) {
+            for end in p + 1..=last {
+                here = here.saturating_add(counts[end + 1]);
+            }
+        }
+        counts[p] = here;
+    }
+    counts[0]
+}
+
 /// All legal sets of atomic sections over one order of a block.
 fn section_sets(space: &Space, block: BlockId, order: &[Loc]) -> Vec<Vec<(Loc, Loc)>> {
     let n = order.len();
@@ -444,8 +513,8 @@ fn section_sets(space: &Space, block: BlockId, order: &[Loc]) -> Vec<Vec<(Loc, L
     sets[n].push(Vec::new());
     for p in (0..n).rev() {
         let mut here = sets[p + 1].clone();
-        for end in p + 1..n {
-            if section_allowed(space, block, &order[p..=end]) {
+        if let Some(last) = last_section_end(space, block, order, p) {
+            for end in p + 1..=last {
                 for rest in &sets[end + 1] {
                     let mut s = vec![(order[p], order[end])];
                     s.extend_from_slice(rest);

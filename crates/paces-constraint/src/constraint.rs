@@ -13,6 +13,12 @@ use crate::{Candidate, Loc, NodeId, Space};
 pub const FLATTEN_LIMIT: usize = 16;
 
 /// An atomic program constraint.
+///
+/// Both atoms speak of two items of one block. [`Space::order`] and [`Space::atomic`] check
+/// that and return [`ErrorKind::NotInOneBlock`](crate::ErrorKind::NotInOneBlock) otherwise;
+/// an unchecked atom over two different locations that are not items of one block never
+/// holds (it is `false` on every candidate). An atom over one location (`a <= a`, `[a; a]`)
+/// always holds, and the [`Arena`] turns it into `true`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Atom {
     /// `a <= b`: `a` comes before `b` in their block's new order, or both lie in one atomic
@@ -92,7 +98,9 @@ pub struct Stats {
 /// construction (constants, duplicates, flattening of small children, `x` with `!x`).
 ///
 /// Every operation is iterative: arenas of millions of nodes and deep formulas never
-/// overflow the stack.
+/// overflow the stack. A [`NodeId`] means something only in the arena that returned it;
+/// handing an arena an id it never returned panics like an out-of-range slice index (and an
+/// arena panics when it would exceed 2^32 nodes).
 ///
 /// # Example
 /// ```
@@ -324,14 +332,15 @@ impl Arena {
     }
 
     /// Displays a constraint in the paper's notation (`C <= A /\ [B; C]`, `\/`, `!`) with the
-    /// space's names. Shared sub-formulas are printed at every use, so the text is cut after
-    /// `max_chars` characters (ending in `...`).
+    /// space's names. Shared sub-formulas are printed at every use, so the text may be
+    /// exponentially longer than the arena; it is cut after `max_chars` bytes (at a character
+    /// boundary) and then ends in `...`. Pass `usize::MAX` for the whole text.
     pub fn display<'a>(&'a self, root: NodeId, space: &'a Space, max_chars: usize) -> impl fmt::Display + 'a {
         DisplayConstraint { arena: self, root, space, max_chars }
     }
 
     /// The text of [`Arena::display`] with an explicit naming function, for callers without a
-    /// [`Space`].
+    /// [`Space`]. Iterative: formulas millions of levels deep print without recursion.
     pub fn to_text(&self, root: NodeId, name: &dyn Fn(Loc) -> String, max_chars: usize) -> String {
         enum Frame {
             Node(NodeId, u8),
@@ -342,8 +351,6 @@ impl Arena {
         let mut stack = vec![Frame::Node(root, 0)];
         while let Some(frame) = stack.pop() {
             if out.len() > max_chars {
-                out.truncate(max_chars);
-                out.push_str("...");
                 break;
             }
             match frame {
@@ -378,6 +385,15 @@ impl Arena {
                     }
                 },
             }
+        }
+        if out.len() > max_chars {
+            // Cut at a character boundary: names may hold any characters.
+            let mut cut = max_chars;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            out.push_str("...");
         }
         out
     }

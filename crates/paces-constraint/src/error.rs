@@ -14,11 +14,13 @@ pub enum ErrorKind {
     DuplicateItem,
     /// A block id is unknown to the space.
     UnknownBlock,
-    /// Two locations that were expected in one block are not.
+    /// Two locations that were expected to be items of one block are not (one of them may be
+    /// no item at all).
     NotInOneBlock,
-    /// A fixed pair names an item twice.
+    /// A fixed pair names one item twice, or puts the later item of the original order first.
     BadFixedPair,
-    /// A block order is not a permutation of the block's items.
+    /// A block order is not a permutation of the block's items, or the number of block orders
+    /// is not the number of blocks.
     NotAPermutation,
     /// A block order puts a fixed pair out of its original order.
     FixedPairViolated,
@@ -29,9 +31,10 @@ pub enum ErrorKind {
     /// An atomic section holds an item that may not be inside it at that place
     /// (an await that does not open the section, or an item holding an await anywhere else).
     AwaitInSection,
-    /// A transformation does not apply (the swapped items are not adjacent, or fixed).
+    /// A transformation does not apply (the swapped items are not adjacent, must keep their
+    /// order, or lie in an added atomic section).
     BadTransformation,
-    /// More ids than fit in 32 bits.
+    /// More ids than fit in 32 bits, or more candidates than the caller's limit.
     TooMany,
 }
 

@@ -15,52 +15,62 @@
 //!   paper's `candidate |= c`.
 //!
 //! # Example
-//! The space of the paper's Figure 7, the constraint `B <= C /\ n <= p` (learned from a good
-//! trace), and two candidates: swapping B and C violates it, moving A to the end does not.
+//! The space of the paper's Figure 7 (three threads, one block each, every pair of items free
+//! to change order), the constraint `B <= C /\ n <= p` learned from a good trace, and two
+//! candidates: swapping B and C violates it, moving A after C (the paper's repair) does not.
 //! ```
-//! use paces_constraint::{Arena, Candidate, ItemInfo, SpaceBuilder};
+//! use paces_constraint::{Arena, Candidate, ItemInfo, Loc, SpaceBuilder};
 //!
-//! let mut b = SpaceBuilder::new();
-//! let mut thread = |b: &mut SpaceBuilder, names: &[&str], info: ItemInfo| {
-//!     let block = b.block(false);
-//!     names.iter().map(|n| {
-//!         let loc = b.loc(n)?;
-//!         b.item(block, loc, info)?;
-//!         Ok(loc)
-//!     }).collect::<Result<Vec<_>, paces_constraint::Error>>()
+//! let threads: [&[(&str, ItemInfo)]; 3] = [
+//!     // 1: await(x==1)  2: await(y==1)  3: assert(z==1)
+//!     &[("1", ItemInfo::AWAIT), ("2", ItemInfo::AWAIT), ("3", ItemInfo::SIMPLE)],
+//!     // A: x:=1  B: y:=1  C: z:=1
+//!     &[("A", ItemInfo::SIMPLE), ("B", ItemInfo::SIMPLE), ("C", ItemInfo::SIMPLE)],
+//!     // n: await(z==1)  p: assert(y==1)
+//!     &[("n", ItemInfo::AWAIT), ("p", ItemInfo::SIMPLE)],
+//! ];
+//! let mut builder = SpaceBuilder::new();
+//! for items in threads {
+//!     let block = builder.block(false);
+//!     for &(name, info) in items {
+//!         let loc = builder.loc(name)?;
+//!         builder.item(block, loc, info)?;
+//!     }
+//! }
+//! let space = builder.build()?;
+//! let loc = |name: &str| space.loc(name).ok_or("unknown name");
+//! let orders = |names: [&[&str]; 3]| -> Result<Vec<Vec<Loc>>, &str> {
+//!     names.iter().map(|block| block.iter().map(|n| loc(n)).collect()).collect()
 //! };
-//! let t1 = thread(&mut b, &["1", "2"], ItemInfo::AWAIT)?;
-//! let assert3 = b.loc("3")?;
-//! b.item(paces_constraint::BlockId::from_u32(0), assert3, ItemInfo::SIMPLE)?;
-//! let t2 = thread(&mut b, &["A", "B", "C"], ItemInfo::SIMPLE)?;
-//! let n = b.loc("n")?;
-//! let p = b.loc("p")?;
-//! let t3 = b.block(false);
-//! b.item(t3, n, ItemInfo::AWAIT)?;
-//! b.item(t3, p, ItemInfo::SIMPLE)?;
-//! let space = b.build()?;
-//! let (a, bb, c) = (t2[0], t2[1], t2[2]);
-//! assert_eq!(t1.len(), 2);
 //!
+//! // The constraint, checked against the space: B <= C /\ n <= p.
 //! let mut arena = Arena::new();
-//! let b_before_c = arena.order(bb, c);
-//! let n_before_p = arena.order(n, p);
+//! let b_before_c = arena.atom(space.order(loc("B")?, loc("C")?)?);
+//! let n_before_p = arena.atom(space.order(loc("n")?, loc("p")?)?);
 //! let phi = arena.and([b_before_c, n_before_p]);
 //! assert_eq!(arena.display(phi, &space, 80).to_string(), "B <= C /\\ n <= p");
 //!
-//! // Swap B and C in thread 2: violates the constraint.
-//! let swap_bc = Candidate::new(&space, vec![
-//!     space.items(space.block_of(t1[0]).unwrap()).to_vec(), vec![a, c, bb], vec![n, p],
-//! ], &[])?;
+//! // Swapping B and C (thread 2 becomes A; C; B) violates it: that is the regression.
+//! let swap_bc = Candidate::new(&space, orders([&["1", "2", "3"], &["A", "C", "B"], &["n", "p"]])?, &[])?;
 //! assert!(!arena.eval(phi, &swap_bc));
-//! // Move A after C: satisfies it (the paper's repair).
-//! let a_last = Candidate::new(&space, vec![
-//!     space.items(space.block_of(t1[0]).unwrap()).to_vec(), vec![bb, c, a], vec![n, p],
-//! ], &[])?;
+//! // Moving A after C (thread 2 becomes B; C; A) satisfies it.
+//! let a_last = Candidate::new(&space, orders([&["1", "2", "3"], &["B", "C", "A"], &["n", "p"]])?, &[])?;
 //! assert!(arena.eval(phi, &a_last));
+//! // Its theta sequence: two adjacent swaps, which are also its cost.
+//! let theta: Vec<String> = a_last.transformations(&space).iter().map(|t| t.display(&space).to_string()).collect();
+//! assert_eq!(theta, ["swap A <-> B", "swap A <-> C"]);
 //! assert_eq!(a_last.cost(&space).inversions, 2);
+//! assert_eq!(Candidate::apply(&space, &a_last.transformations(&space))?, a_last);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Atoms over locations that are not items of one block are rejected by [`Space::order`] and
+//! [`Space::atomic`]; see [`Atom`] for what an unchecked one means.
+//!
+//! # Performance
+//! Evaluation is one ascending pass over the nodes reachable from the root (children always
+//! have smaller ids than their parent). Measured with `cargo bench -p paces-benches --bench
+//! constraint` (see `docs/ARCHITECTURE.md` for the numbers and the machine).
 //!
 //! # Errors
 //! Every constructor validates its input and returns an [`Error`] whose [`ErrorKind`] says

@@ -110,7 +110,10 @@ impl SpaceBuilder {
     }
 
     /// Adds a new empty block; `closed` blocks never receive atomic sections (the body of a
-    /// user-written `atomic`).
+    /// user-written `atomic`). Blocks are numbered from 0 in the order they are added.
+    ///
+    /// # Panics
+    /// When the builder already holds 2^32 blocks (memory runs out long before).
     pub fn block(&mut self, closed: bool) -> BlockId {
         let id = BlockId::new(self.blocks.len()).expect("fewer than 2^32 blocks");
         self.blocks.push((Vec::new(), Vec::new(), closed, Vec::new()));
