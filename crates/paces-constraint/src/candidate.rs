@@ -326,8 +326,10 @@ impl Candidate {
         Candidate::new(space, orders, &sections)
     }
 
-    /// Every candidate of a small space, in a deterministic order; for tests and brute-force
-    /// oracles (the count grows exponentially).
+    /// Every candidate of a small space, each once, in a deterministic order that starts with
+    /// the original program; for tests and brute-force oracles (the count grows exponentially:
+    /// per block, the linear extensions of its fixed pairs times the legal section sets of
+    /// each, multiplied over the blocks).
     ///
     /// # Errors
     /// [`ErrorKind::TooMany`] when there are more than `limit` candidates.

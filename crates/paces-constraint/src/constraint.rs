@@ -95,7 +95,11 @@ pub struct Stats {
 }
 
 /// A hash-consed store of constraints: one node per distinct sub-formula, simplified on
-/// construction (constants, duplicates, flattening of small children, `x` with `!x`).
+/// construction: constants (`x /\ true = x`, `x /\ false = false`, `!true = false`, ...),
+/// duplicates (`x /\ x = x`), double negation, flattening of small children of the same
+/// connective (`(x /\ y) /\ z = x /\ y /\ z`, up to [`FLATTEN_LIMIT`] children), and a child
+/// next to its negation (`x /\ !x = false`, `x \/ !x = true`, also when `x` was flattened).
+/// Children are kept sorted by id, so the order in which they are given does not matter.
 ///
 /// Every operation is iterative: arenas of millions of nodes and deep formulas never
 /// overflow the stack. A [`NodeId`] means something only in the arena that returned it;
@@ -235,10 +239,17 @@ impl Arena {
         }
         kids.sort_unstable();
         kids.dedup();
-        // x together with !x.
+        // x together with !x. A child x of the same connective may have been spliced in, so
+        // `!x` also meets its complement when every child of x is among the children.
         for &k in &kids {
             if let Node::Not(y) = self.nodes[k.index()] {
-                if kids.binary_search(&y).is_ok() {
+                let complement = kids.binary_search(&y).is_ok()
+                    || match &self.nodes[y.index()] {
+                        Node::And(inner) if is_and => inner.iter().all(|c| kids.binary_search(c).is_ok()),
+                        Node::Or(inner) if !is_and => inner.iter().all(|c| kids.binary_search(c).is_ok()),
+                        _ => false,
+                    };
+                if complement {
                     return absorbing;
                 }
             }
