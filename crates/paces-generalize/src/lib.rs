@@ -1,1 +1,124 @@
-//! paces-generalize (under construction).
+//! From a bad trace to the constraint that removes it and every trace like it: the trace is
+//! generalised into the partial order of the orderings its failure needs, and every cycle of
+//! its trace elimination graph is a fix.
+//!
+//! This is the bad-trace half of PACES (section 3.2 of the CAV 2014 paper, which reuses the
+//! CAV 2013 algorithm). It works on [`paces_trace`] traces and [`paces_constraint`] spaces
+//! only, so any checker that produces such traces can use it.
+//!
+//! # Overview
+//! * [`PartialOrder::from_bad_trace`] keeps the events the failure depends on (and the later
+//!   writes its reads must precede), ordered by program order and by the trace order of
+//!   conflicting cross-thread pairs; the rule and its soundness argument are on
+//!   [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
+//! * [`eliminate`] builds the *trace elimination graph* over the space and returns an
+//!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and cost),
+//!   the cheapest one, and the *error-eliminating constraint*, the disjunction of the fixes'
+//!   constraints in the [`Arena`](paces_constraint::Arena). [`Elimination::fix_dot`] draws a
+//!   fix's cycle. [`EliminateConfig`] holds the settings (K, bounds).
+//!
+//! # The trace elimination graph
+//! One node per event of the partial order. Edges, with their [`EdgeKind`] and weight (R and
+//! A are below):
+//! 1. **cross-thread ordering** of the partial order: weight 1, no constraint;
+//! 2. **forced program order**, from an event to a later one of its thread that every
+//!    candidate keeps after it (different block instances, one item, or items the space fixes
+//!    in order, lifted with [`paces_trace::lift`]): weight the span, no constraint;
+//! 3. **atomic section**, backwards from an event to an earlier one of its thread, when some
+//!    legal atomic section holds both items (the block is not closed, an await only opens the
+//!    section): constraint `[a; b]`, weight A times the simple statements of the items the
+//!    section spans;
+//! 4. **reorder**, backwards between items that may change order: constraint `b <= a`
+//!    ("put this one first"), weight R times the item pairs the move inverts at least (one
+//!    plus the items between); and **keep**, forwards between items that may change order:
+//!    constraint `a <= b`, weight the span (the program need not change).
+//!
+//! For a deadlock, the blocked steps stand at the end of their threads: each thread's events
+//! lead to its blocked step by forced edges, and the blocked steps are joined to each other by
+//! weight-0 edges (they all hold at once, at the end).
+//!
+//! R is larger than the weight of any cycle's no-constraint edges and A > R * n^2 (n the
+//! number of nodes), so a cycle with an atomic section is cheaper than one with reorders only
+//! when no reordering works.
+//!
+//! # Fixes
+//! A **fix** is a cycle holding a cross-thread ordering (so events of two threads) with at
+//! most K constraint edges (K = 2 by default). Its constraint is the conjunction of its
+//! atoms: a candidate satisfying it has no trace with the partial order's cross-thread
+//! orderings, because every edge of the cycle then says "not later than" (program order in
+//! the candidate, or one atomic section: the same point of the trace) and the cross-thread
+//! ordering says "strictly earlier". Fixes are deduplicated by their atoms and kept minimal
+//! (no fix's atoms contain another's); the error-eliminating constraint is their
+//! disjunction, and `false` when there is none: the caller reports "no repair in this space".
+//!
+//! The search: reachability over the no-constraint edges is precomputed as bitsets over the
+//! *interesting* events (the ends of cross-thread orderings and the blocked steps), once
+//! plain and once over paths holding a cross-thread ordering; constraint edges join
+//! interesting events only (a constraint edge ending inside a chain of forced program order
+//! is implied by the one ending where the chain meets another thread). Each backward
+//! constraint edge starts a depth-first search over at most K - 1 further constraint edges,
+//! each closed with one bitset test; a cycle is found from its first backward edge only.
+//! [`EliminateConfig::max_work`] bounds the search.
+//!
+//! When no linearisation of the partial order is preemption-free (threads switch only before
+//! an await, or at a thread's end or blocked step), fixes that act across preemption points
+//! are left out (the paper's FixBad (c)): no reorder moves a preemption point, and (always,
+//! by the section roles) no atomic section holds a preemption point anywhere but first.
+//!
+//! # Example
+//! The paper's Example 4: thread 1 is `A: x:=1; B: z:=1; C: y:=1`, thread 2 is
+//! `1: await(x==1); 2: assert(y==1)`, and the bad trace is `A;B;1;2;C`. The bug needs `A`
+//! before `1` and `2` before `C`; the cycle `C -> A -> 1 -> 2 -> C` gives the fix
+//! `C <= A /\ 1 <= 2`: move `C` ahead of `A`.
+//! ```
+//! use paces_constraint::{Arena, Atom, BlockId, ItemInfo, SpaceBuilder};
+//! use paces_generalize::{eliminate, EliminateConfig};
+//! use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
+//!
+//! // The space: one block per thread; the statements of each thread commute.
+//! let mut sb = SpaceBuilder::new();
+//! let (t1, t2) = (sb.block(false), sb.block(false));
+//! let [a, b, c, one, two] = ["A", "B", "C", "1", "2"].map(|n| sb.loc(n).unwrap());
+//! for l in [a, b, c] {
+//!     sb.item(t1, l, ItemInfo::SIMPLE)?;
+//! }
+//! sb.item(t2, one, ItemInfo::AWAIT)?;
+//! sb.item(t2, two, ItemInfo::SIMPLE)?;
+//! let space = sb.build()?;
+//!
+//! // The bad trace A;B;1;2;C.
+//! let (x, y, z) = (VarId::from_u32(0), VarId::from_u32(1), VarId::from_u32(2));
+//! let at = |block: BlockId, item| vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item }];
+//! let (th1, th2) = (ThreadId::from_u32(0), ThreadId::from_u32(1));
+//! let mut tb = TraceBuilder::new();
+//! tb.step(th1, a, at(t1, a)).write(x, 1).push()?;
+//! tb.step(th1, b, at(t1, b)).write(z, 1).push()?;
+//! tb.step(th2, one, at(t2, one)).kind(EventKind::Await).read(x).push()?;
+//! tb.step(th2, two, at(t2, two)).kind(EventKind::Assert).read(y).failed(true).push()?;
+//! tb.step(th1, c, at(t1, c)).write(y, 1).push()?;
+//! let trace = tb.finish();
+//!
+//! let mut arena = Arena::new();
+//! let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new())?;
+//! let best = &elim.fixes[elim.cheapest.unwrap()];
+//! assert_eq!(best.atoms, vec![Atom::Order(c, a), Atom::Order(one, two)]);
+//! assert_eq!(arena.display(best.constraint, &space, 80).to_string(), "C <= A /\\ 1 <= 2");
+//! assert!(!elim.preemption_free_possible);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Errors
+//! [`Error`] with an [`ErrorKind`]: a trace that is not bad, or a trace whose events do not
+//! match the space. Nothing here panics on bad input, and no search recurses.
+//!
+//! # Performance
+//! `cargo bench -p paces-benches --bench eliminate` generalises and eliminates synthetic bad
+//! traces of 10^2 to 10^4 events.
+
+mod eliminate;
+mod error;
+mod partial_order;
+
+pub use eliminate::{describe, eliminate, CycleEdge, EdgeKind, EliminateConfig, Elimination, Fix};
+pub use error::{Error, ErrorKind};
+pub use partial_order::{Failure, PartialOrder};

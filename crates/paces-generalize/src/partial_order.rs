@@ -1,0 +1,448 @@
+//! Generalising a bad trace into the partial order of the orderings its failure needs.
+
+use std::fmt::Write as _;
+
+use paces_trace::{Event, EventId, ThreadId, Trace, VarId};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::{Error, ErrorKind};
+
+const NONE: u32 = u32::MAX;
+
+/// What makes a trace bad.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// An event failed (the first failed event of the trace).
+    Event(EventId),
+    /// The trace ends in a deadlock: the blocked steps, as ids from `trace.len()` on (the
+    /// `k`-th blocked step of [`Trace::blocked`] has id `trace.len() + k`).
+    Deadlock(Vec<EventId>),
+}
+
+/// The generalisation of a bad trace: the events its failure depends on, ordered by their
+/// threads' program order and by the cross-thread orderings between conflicting events.
+///
+/// # The rule
+/// The *failure* is the first failed event ([`Trace::first_failure`]) or, for a trace ending
+/// in a deadlock, the blocked steps ([`Trace::blocked`]), which stand at the end of their
+/// threads. Two events *conflict* when they touch one variable and at least one writes it.
+///
+/// 1. *Dependencies*: the failure, and, closed transitively, the earlier events of each kept
+///    event's thread and the earlier events that conflict with a kept event.
+/// 2. *Overwrites*: for every read of a dependency, the first later write of that variable by
+///    each other thread (with its own dependencies, closed as in 1). The failure needs the
+///    read to happen before those writes; this is how a write that comes after the failure
+///    (`C` in the paper's Example 4, trace `A;B;1;2;C`) enters the picture. A trace that stops
+///    at its failure cannot show such writes, so a checker should run the trace on past the
+///    failure (the paper lets execution continue after an assertion fails).
+/// 3. *Orderings*: program order between successive kept events of a thread, and, between
+///    kept events of different threads, the trace order of each conflicting pair (kept as the
+///    *immediate* conflicts: a read after its writer; a write after the previous write of its
+///    variable and after the reads of that previous write; earlier conflicts follow by
+///    transitivity).
+///
+/// Every other event and ordering is dropped.
+///
+/// # Why it is sound
+/// The kept set is closed under program order and under conflicting predecessors, so every
+/// linearisation of the partial order is a trace of the program (each thread runs a prefix of
+/// its steps in order) and reaches the same failure: each read keeps its writer (the writer
+/// precedes the read), and every other write of that variable that is kept is ordered before
+/// the writer or after the read by the write/write and read/write orderings, so the values
+/// read, hence the control flow and the failing check, are the same (the paper's
+/// data-independence assumption covers steps whose values differ but whose locations do not).
+/// For a deadlock, every blocked step reads the same writers at the end, so it is still
+/// blocked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartialOrder {
+    trace_len: usize,
+    nodes: Vec<EventId>,
+    threads: Vec<ThreadId>,
+    /// Node index of an id (executed events first, then blocked steps), or NONE.
+    index: Vec<u32>,
+    cross: Vec<(EventId, EventId)>,
+    program: Vec<(EventId, EventId)>,
+    failure: Failure,
+}
+
+#[derive(Default)]
+struct VarIndex {
+    writes: Vec<u32>,
+    reads: Vec<u32>,
+    /// Writes of the variable per thread, threads sorted.
+    by_thread: Vec<(ThreadId, Vec<u32>)>,
+}
+
+/// The trace with blocked steps appended, and the indexes generalisation needs.
+struct Indexed<'t> {
+    trace: &'t Trace,
+    prev: Vec<u32>,
+    vars: FxHashMap<VarId, VarIndex>,
+}
+
+impl<'t> Indexed<'t> {
+    fn new(trace: &'t Trace) -> Indexed<'t> {
+        let len = trace.len();
+        let total = len + trace.blocked().len();
+        let mut prev = vec![NONE; total];
+        let mut last: FxHashMap<ThreadId, u32> = FxHashMap::default();
+        let mut vars: FxHashMap<VarId, VarIndex> = FxHashMap::default();
+        for (i, e) in trace.events().iter().enumerate() {
+            prev[i] = last.insert(e.thread, i as u32).unwrap_or(NONE);
+            for r in &e.reads {
+                vars.entry(r.var).or_default().reads.push(i as u32);
+            }
+            for w in &e.writes {
+                let v = vars.entry(w.var).or_default();
+                v.writes.push(i as u32);
+                match v.by_thread.binary_search_by_key(&e.thread, |(t, _)| *t) {
+                    Ok(k) => v.by_thread[k].1.push(i as u32),
+                    Err(k) => v.by_thread.insert(k, (e.thread, vec![i as u32])),
+                }
+            }
+        }
+        for (k, b) in trace.blocked().iter().enumerate() {
+            prev[len + k] = last.get(&b.thread).copied().unwrap_or(NONE);
+        }
+        // An event that reads a variable twice (or reads and writes it) is listed once.
+        for v in vars.values_mut() {
+            v.reads.dedup();
+            v.writes.dedup();
+            for (_, ws) in &mut v.by_thread {
+                ws.dedup();
+            }
+        }
+        Indexed { trace, prev, vars }
+    }
+
+    fn event(&self, i: u32) -> &'t Event {
+        node_event(self.trace, i as usize)
+    }
+
+    /// The immediate predecessors of event `i`: its thread's previous event and its
+    /// immediate conflicting predecessors (see [`PartialOrder`]).
+    fn preds(&self, i: u32) -> SmallVec<[u32; 4]> {
+        let mut out = SmallVec::new();
+        if self.prev[i as usize] != NONE {
+            out.push(self.prev[i as usize]);
+        }
+        let e = self.event(i);
+        for r in &e.reads {
+            if let Some(from) = r.from {
+                out.push(from.as_u32());
+            }
+        }
+        if (i as usize) < self.trace.len() {
+            for w in &e.writes {
+                let Some(v) = self.vars.get(&w.var) else { continue };
+                let k = v.writes.partition_point(|&p| p < i);
+                let last_write = if k > 0 { Some(v.writes[k - 1]) } else { None };
+                if let Some(lw) = last_write {
+                    out.push(lw);
+                }
+                let from = last_write.map_or(0, |lw| lw + 1);
+                let lo = v.reads.partition_point(|&p| p < from);
+                let hi = v.reads.partition_point(|&p| p < i);
+                out.extend_from_slice(&v.reads[lo..hi]);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Adds `seeds` and everything they depend on to `keep`.
+    fn close(&self, seeds: impl IntoIterator<Item = u32>, keep: &mut [bool]) {
+        let mut work: Vec<u32> = Vec::new();
+        for s in seeds {
+            if !keep[s as usize] {
+                keep[s as usize] = true;
+                work.push(s);
+            }
+        }
+        while let Some(i) = work.pop() {
+            for p in self.preds(i) {
+                if !keep[p as usize] {
+                    keep[p as usize] = true;
+                    work.push(p);
+                }
+            }
+        }
+    }
+}
+
+/// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
+pub(crate) fn node_event(trace: &Trace, i: usize) -> &Event {
+    let len = trace.len();
+    if i < len {
+        &trace.events()[i]
+    } else {
+        &trace.blocked()[i - len]
+    }
+}
+
+impl PartialOrder {
+    /// Generalises a bad trace (see the rule and its soundness argument on [`PartialOrder`]).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotBad`] when no event failed and no thread is blocked at the end.
+    pub fn from_bad_trace(trace: &Trace) -> Result<PartialOrder, Error> {
+        let len = trace.len();
+        let total = len + trace.blocked().len();
+        if u32::try_from(total).is_err() || total == u32::MAX as usize {
+            return Err(Error::new(ErrorKind::UnknownEvent, "too many events and blocked steps"));
+        }
+        let (seeds, failure): (Vec<u32>, Failure) = if let Some(f) = trace.first_failure() {
+            (vec![f.as_u32()], Failure::Event(f))
+        } else if !trace.blocked().is_empty() {
+            let ids: Vec<u32> = (len..total).map(|i| i as u32).collect();
+            let failure = Failure::Deadlock(ids.iter().map(|&i| EventId::from_u32(i)).collect());
+            (ids, failure)
+        } else {
+            return Err(Error::new(
+                ErrorKind::NotBad,
+                "the trace is not bad: no event failed and no thread is blocked",
+            ));
+        };
+        let ix = Indexed::new(trace);
+        let mut keep = vec![false; total];
+        ix.close(seeds, &mut keep);
+        // Overwrites: the first later write of each read variable by each other thread.
+        let mut later: Vec<u32> = Vec::new();
+        for (i, (e, &kept)) in trace.events().iter().zip(&keep).enumerate() {
+            if !kept {
+                continue;
+            }
+            for r in &e.reads {
+                let Some(v) = ix.vars.get(&r.var) else { continue };
+                for (t, ws) in &v.by_thread {
+                    if *t == e.thread {
+                        continue;
+                    }
+                    let k = ws.partition_point(|&p| p <= i as u32);
+                    if let Some(&w) = ws.get(k) {
+                        later.push(w);
+                    }
+                }
+            }
+        }
+        ix.close(later, &mut keep);
+
+        let mut nodes = Vec::new();
+        let mut threads = Vec::new();
+        let mut index = vec![NONE; total];
+        let mut cross = Vec::new();
+        let mut program = Vec::new();
+        for i in 0..total {
+            if !keep[i] {
+                continue;
+            }
+            index[i] = nodes.len() as u32;
+            let id = EventId::from_u32(i as u32);
+            let e = ix.event(i as u32);
+            nodes.push(id);
+            threads.push(e.thread);
+            if ix.prev[i] != NONE {
+                program.push((EventId::from_u32(ix.prev[i]), id));
+            }
+            for p in ix.preds(i as u32) {
+                if ix.event(p).thread != e.thread {
+                    cross.push((EventId::from_u32(p), id));
+                }
+            }
+        }
+        cross.sort_unstable();
+        cross.dedup();
+        Ok(PartialOrder { trace_len: len, nodes, threads, index, cross, program, failure })
+    }
+
+    /// What makes the trace bad.
+    pub fn failure(&self) -> &Failure {
+        &self.failure
+    }
+
+    /// The kept events in trace order, then the kept blocked steps (ids from the trace length
+    /// on, see [`Failure::Deadlock`]).
+    pub fn events(&self) -> &[EventId] {
+        &self.nodes
+    }
+
+    /// The number of kept events and blocked steps.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether nothing is kept (never the case for a partial order built from a bad trace).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Whether an event (or blocked step) is kept.
+    pub fn contains(&self, id: EventId) -> bool {
+        self.node_index(id).is_some()
+    }
+
+    /// Whether the id names a blocked step rather than an event of the trace.
+    pub fn is_blocked_step(&self, id: EventId) -> bool {
+        id.index() >= self.trace_len
+    }
+
+    /// The thread of a kept event.
+    pub fn thread(&self, id: EventId) -> Option<ThreadId> {
+        self.node_index(id).map(|i| self.threads[i])
+    }
+
+    /// The immediate cross-thread orderings (earlier, later) between conflicting kept events,
+    /// sorted.
+    pub fn cross_edges(&self) -> &[(EventId, EventId)] {
+        &self.cross
+    }
+
+    /// Program order: each kept event after the previous kept event of its thread, sorted by
+    /// the later event.
+    pub fn program_edges(&self) -> &[(EventId, EventId)] {
+        &self.program
+    }
+
+    /// The event or blocked step behind an id of this partial order.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnknownEvent`] when the id is not kept here or `trace` is not the trace
+    /// this partial order was built from.
+    pub fn event<'t>(&self, trace: &'t Trace, id: EventId) -> Result<&'t Event, Error> {
+        if self.node_index(id).is_none()
+            || trace.len() != self.trace_len
+            || id.index() >= trace.len() + trace.blocked().len()
+        {
+            return Err(Error::new(ErrorKind::UnknownEvent, format!("{id} is not an event of this partial order")));
+        }
+        Ok(node_event(trace, id.index()))
+    }
+
+    /// Whether `a` must come before `b` (a path of program and cross-thread orderings leads
+    /// from `a` to `b`). Linear in the size of the partial order.
+    pub fn precedes(&self, a: EventId, b: EventId) -> bool {
+        let (Some(ia), Some(ib)) = (self.node_index(a), self.node_index(b)) else { return false };
+        if ia >= ib {
+            return false;
+        }
+        let succ = self.successors();
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![ia];
+        while let Some(u) = stack.pop() {
+            for &v in &succ[u] {
+                let v = v as usize;
+                if v == ib {
+                    return true;
+                }
+                if v < ib && !seen[v] {
+                    seen[v] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether `order` lists every kept event and blocked step exactly once, each after all
+    /// that must precede it.
+    pub fn is_linearisation(&self, order: &[EventId]) -> bool {
+        if order.len() != self.nodes.len() {
+            return false;
+        }
+        let mut pos = vec![NONE; self.nodes.len()];
+        for (p, &id) in order.iter().enumerate() {
+            match self.node_index(id) {
+                Some(i) if pos[i] == NONE => pos[i] = p as u32,
+                _ => return false,
+            }
+        }
+        self.program.iter().chain(&self.cross).all(|&(a, b)| {
+            let (ia, ib) = (self.index[a.index()] as usize, self.index[b.index()] as usize);
+            pos[ia] < pos[ib]
+        })
+    }
+
+    pub(crate) fn node_index(&self, id: EventId) -> Option<usize> {
+        self.index.get(id.index()).filter(|&&i| i != NONE).map(|&i| i as usize)
+    }
+
+    /// Successor lists over node indices (program and cross edges).
+    pub(crate) fn successors(&self) -> Vec<Vec<u32>> {
+        let mut succ = vec![Vec::new(); self.nodes.len()];
+        for &(a, b) in self.program.iter().chain(&self.cross) {
+            succ[self.index[a.index()] as usize].push(self.index[b.index()]);
+        }
+        succ
+    }
+
+    /// Graphviz DOT text: one column (cluster) per thread with its events in program order,
+    /// cross-thread orderings between columns, the failing event drawn bold and blocked steps
+    /// dashed. `label` names an event (for example by its location's name). The output is
+    /// deterministic.
+    pub fn to_dot(&self, trace: &Trace, label: &dyn Fn(EventId) -> String) -> String {
+        self.dot(trace, label, &[], &[])
+    }
+
+    /// DOT with `highlight` nodes and extra `(from, to, attributes)` edges.
+    pub(crate) fn dot(
+        &self,
+        trace: &Trace,
+        label: &dyn Fn(EventId) -> String,
+        highlight: &[EventId],
+        extra: &[(EventId, EventId, String)],
+    ) -> String {
+        let mut out = String::from("digraph partial_order {\n  rankdir=TB;\n  node [shape=box];\n");
+        let mut threads: Vec<ThreadId> = self.threads.clone();
+        threads.sort_unstable();
+        threads.dedup();
+        let failing: Vec<EventId> = match &self.failure {
+            Failure::Event(f) => vec![*f],
+            Failure::Deadlock(b) => b.clone(),
+        };
+        for t in &threads {
+            let _ = writeln!(out, "  subgraph cluster_{} {{\n    label=\"{}\";", t.as_u32(), escape(&t.to_string()));
+            for (i, &id) in self.nodes.iter().enumerate() {
+                if self.threads[i] != *t {
+                    continue;
+                }
+                let mut attrs = format!("label=\"{}\"", escape(&label(id)));
+                if failing.contains(&id) {
+                    attrs.push_str(", penwidth=2");
+                }
+                if self.is_blocked_step(id) {
+                    attrs.push_str(", style=dashed");
+                }
+                if highlight.contains(&id) {
+                    attrs.push_str(", color=red");
+                }
+                if id.index() < trace.len() + trace.blocked().len() {
+                    let kind = node_event(trace, id.index()).kind;
+                    let _ = write!(attrs, ", tooltip=\"{kind:?}\"");
+                }
+                let _ = writeln!(out, "    e{} [{attrs}];", id.as_u32());
+            }
+            for &(a, b) in &self.program {
+                if self.thread(b) == Some(*t) {
+                    let _ = writeln!(out, "    e{} -> e{};", a.as_u32(), b.as_u32());
+                }
+            }
+            out.push_str("  }\n");
+        }
+        for &(a, b) in &self.cross {
+            let _ = writeln!(out, "  e{} -> e{} [color=blue];", a.as_u32(), b.as_u32());
+        }
+        for (a, b, attrs) in extra {
+            let _ = writeln!(out, "  e{} -> e{} [{attrs}];", a.as_u32(), b.as_u32());
+        }
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// Escapes a DOT string literal.
+pub(crate) fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}

@@ -1,0 +1,163 @@
+//! The paper's examples: Example 4, the atomic-section example, Figure 8, and a deadlock.
+
+mod support;
+
+use paces_constraint::{Arena, Atom, Candidate};
+use paces_generalize::{eliminate, EdgeKind, EliminateConfig, Elimination, ErrorKind, Failure, PartialOrder};
+use support::{program, Setup};
+
+fn run(setup: &Setup, steps: &[&str], blocked: &[&str]) -> (Elimination, Arena, paces_trace::Trace) {
+    let trace = setup.trace_named(steps, blocked);
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &setup.space, &mut arena, &EliminateConfig::new()).unwrap();
+    (elim, arena, trace)
+}
+
+fn texts(elim: &Elimination, arena: &Arena, setup: &Setup) -> Vec<String> {
+    elim.fixes.iter().map(|f| arena.display(f.constraint, &setup.space, 200).to_string()).collect()
+}
+
+/// A candidate from thread orders given by names (no sections).
+fn candidate(setup: &Setup, orders: &[&[&str]]) -> Candidate {
+    let orders = orders.iter().map(|o| o.iter().map(|n| setup.loc(n)).collect()).collect();
+    Candidate::new(&setup.space, orders, &[]).unwrap()
+}
+
+fn example4() -> Setup {
+    Setup::new(program(&[&["A: x := 1", "B: z := 1", "C: y := 1"], &["1: await(x == 1)", "2: assert(y == 1)"]]))
+}
+
+#[test]
+fn example4_fix_is_found_and_cheapest() {
+    let s = example4();
+    let (elim, arena, trace) = run(&s, &["A", "B", "1", "2", "C"], &[]);
+    let (a, c, one, two) = (s.loc("A"), s.loc("C"), s.loc("1"), s.loc("2"));
+    let best = &elim.fixes[elim.cheapest.unwrap()];
+    assert_eq!(best.atoms, vec![Atom::Order(c, a), Atom::Order(one, two)]);
+    assert_eq!(texts(&elim, &arena, &s)[0], "C <= A /\\ 1 <= 2");
+    assert!(elim.fixes.iter().all(|f| f.cost >= best.cost));
+    // The cycle C -> A -> 1 -> 2 -> C, with its edge kinds.
+    let names: Vec<String> = best.cycle.iter().map(|&e| s.space.name(trace.event(e).loc).to_owned()).collect();
+    assert_eq!(names, ["C", "A", "1", "2"]);
+    let kinds: Vec<EdgeKind> = best.edges.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            EdgeKind::Reorder(Atom::Order(c, a)),
+            EdgeKind::Ordering,
+            EdgeKind::Keep(Atom::Order(one, two)),
+            EdgeKind::Ordering
+        ]
+    );
+    // The bug needs a preemption inside thread 1, so no fix moves the await.
+    assert!(!elim.preemption_free_possible);
+    assert!(elim.complete);
+    // The error-eliminating constraint is the disjunction of the fixes.
+    let original = Candidate::original(&s.space);
+    assert!(!arena.eval(elim.constraint, &original));
+    let moved = candidate(&s, &[&["C", "A", "B"], &["1", "2"]]);
+    assert!(arena.eval(elim.constraint, &moved));
+}
+
+#[test]
+fn example4_partial_order() {
+    let s = example4();
+    let trace = s.trace_named(&["A", "B", "1", "2", "C"], &[]);
+    let po = PartialOrder::from_bad_trace(&trace).unwrap();
+    let id = |name: &str| trace.ids().find(|&e| s.space.name(trace.event(e).loc) == name).unwrap();
+    assert_eq!(po.failure(), &Failure::Event(id("2")));
+    assert_eq!(po.cross_edges(), &[(id("A"), id("1")), (id("2"), id("C"))]);
+    assert!(po.precedes(id("A"), id("C")));
+    assert!(po.precedes(id("A"), id("2")));
+    assert!(!po.precedes(id("B"), id("1")));
+    assert!(po.is_linearisation(&[id("A"), id("1"), id("B"), id("2"), id("C")]));
+    assert!(!po.is_linearisation(&[id("A"), id("B"), id("C"), id("1"), id("2")]));
+    let dot = po.to_dot(&trace, &|e| s.space.name(trace.event(e).loc).to_owned());
+    assert!(dot.starts_with("digraph partial_order {"));
+    assert!(dot.contains(&format!("e{} -> e{} [color=blue];", id("A").as_u32(), id("1").as_u32())));
+    assert_eq!(dot, po.to_dot(&trace, &|e| s.space.name(trace.event(e).loc).to_owned()));
+}
+
+#[test]
+fn conflicting_writes_need_an_atomic_section() {
+    let s = Setup::new(program(&[&["A: x := 0", "B: x := 1"], &["1: assert(x == 1)"]]));
+    let (elim, arena, _) = run(&s, &["A", "1", "B"], &[]);
+    assert_eq!(elim.fixes.len(), 1, "{:?}", texts(&elim, &arena, &s));
+    assert_eq!(elim.fixes[0].atoms, vec![Atom::atomic(s.loc("A"), s.loc("B"))]);
+    assert_eq!(texts(&elim, &arena, &s), ["[A; B]"]);
+}
+
+fn figure8() -> Setup {
+    Setup::new(program(&[
+        &["A: x := 1", "B: y := 1", "C: z := 1"],
+        &["1: await(x == 1)", "2: await(y == 1)", "3: assert(z == 1)"],
+        &["n: await(z == 1)", "p: assert(y == 1)"],
+    ]))
+}
+
+#[test]
+fn figure8_three_fixes_of_the_paper() {
+    let s = figure8();
+    // The paper's bad trace A B 1 2 3, run on past the failure so that C's write shows.
+    let (elim, arena, _) = run(&s, &["A", "B", "1", "2", "3", "C", "n", "p"], &[]);
+    let all = texts(&elim, &arena, &s);
+    let (a, b, c) = (s.loc("A"), s.loc("B"), s.loc("C"));
+    assert!(elim.fixes.iter().any(|f| f.atoms.contains(&Atom::Order(c, b))), "{all:?}");
+    assert!(elim.fixes.iter().any(|f| f.atoms.contains(&Atom::Order(c, a))), "{all:?}");
+    // Swap B and C; move C before A; move A after C: each program satisfies a fix.
+    for order in [["A", "C", "B"], ["C", "A", "B"], ["B", "C", "A"]] {
+        let cand = candidate(&s, &[&order, &["1", "2", "3"], &["n", "p"]]);
+        assert!(arena.eval(elim.constraint, &cand), "{order:?} satisfies none of {all:?}");
+    }
+    // Swapping B and C is the cheapest (one inversion).
+    assert!(elim.fixes[0].atoms.contains(&Atom::Order(c, b)), "{all:?}");
+    assert!(!arena.eval(elim.constraint, &Candidate::original(&s.space)));
+}
+
+#[test]
+fn a_trace_that_stops_at_its_failure_shows_no_later_write() {
+    let s = figure8();
+    let (elim, arena, _) = run(&s, &["A", "B", "1", "2", "3"], &[]);
+    // Nothing in the trace says who would write z: no cycle, no repair from this trace.
+    assert!(elim.fixes.is_empty());
+    assert_eq!(elim.constraint, arena.fals());
+    assert_eq!(elim.cheapest, None);
+}
+
+#[test]
+fn deadlock_is_eliminated_through_its_blocked_awaits() {
+    let s = Setup::new(program(&[&["A: f := 1", "1: await(g == 0)"], &["B: g := 1", "2: await(f == 0)"]]));
+    let (elim, arena, trace) = run(&s, &["A", "B"], &["1", "2"]);
+    assert!(matches!(elim.partial_order.failure(), Failure::Deadlock(b) if b.len() == 2));
+    assert!(elim.preemption_free_possible);
+    let all = texts(&elim, &arena, &s);
+    assert!(all.contains(&"1 <= A".to_owned()), "{all:?}");
+    assert!(all.contains(&"2 <= B".to_owned()), "{all:?}");
+    let candidates = Candidate::enumerate(&s.space, 10_000).unwrap();
+    for fix in &elim.fixes {
+        for c in candidates.iter().filter(|c| arena.eval(fix.constraint, c)) {
+            assert!(!s.candidate_shows(c, &elim.partial_order, &trace));
+        }
+    }
+    let dot = elim.fix_dot(0, &trace, &s.space, &|e| format!("{e}")).unwrap();
+    assert!(dot.contains("style=dashed, penwidth=2"));
+}
+
+#[test]
+fn good_trace_is_rejected() {
+    let s = example4();
+    let trace = s.trace_named(&["A", "B", "C", "1", "2"], &[]);
+    let err = eliminate(&trace, &s.space, &mut Arena::new(), &EliminateConfig::new()).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::NotBad);
+}
+
+#[test]
+fn k_bounds_the_constraint_edges() {
+    let s = example4();
+    let trace = s.trace_named(&["A", "B", "1", "2", "C"], &[]);
+    let mut arena = Arena::new();
+    let one = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new().max_constraint_edges(1)).unwrap();
+    assert!(one.fixes.is_empty());
+    let none = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new().max_constraint_edges(0)).unwrap();
+    assert_eq!(none.constraint, arena.fals());
+}

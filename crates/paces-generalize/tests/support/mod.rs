@@ -1,0 +1,390 @@
+//! A tiny straight-line concurrent language for the tests: a space per program, traces
+//! built from schedules, and an interpreter for candidates of the space.
+
+#![allow(dead_code)] // Each test file uses a different part of the support module.
+
+use paces_constraint::{BlockId, Candidate, ItemInfo, Loc, Space, SpaceBuilder};
+use paces_generalize::{Failure, PartialOrder};
+use paces_trace::{BlockInstance, EventId, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId};
+
+/// A step: (thread, statement index in the original program).
+pub type Step = (usize, usize);
+/// A run: its steps and the blocked threads' next statements.
+pub type Run = (Vec<Step>, Vec<Step>);
+/// A candidate's shape: statement orders per thread and sections (thread, first, last).
+pub type Shape = (Vec<Vec<usize>>, Vec<(usize, usize, usize)>);
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stmt {
+    /// `var := value`.
+    Set(u32, i64),
+    /// `var := other`.
+    Copy(u32, u32),
+    /// `assert(var == value)`.
+    Assert(u32, i64),
+    /// `await(var == value)`.
+    Await(u32, i64),
+}
+
+impl Stmt {
+    fn reads(&self) -> Vec<u32> {
+        match *self {
+            Stmt::Set(..) => vec![],
+            Stmt::Copy(_, y) => vec![y],
+            Stmt::Assert(x, _) | Stmt::Await(x, _) => vec![x],
+        }
+    }
+    fn writes(&self) -> Option<u32> {
+        match *self {
+            Stmt::Set(x, _) | Stmt::Copy(x, _) => Some(x),
+            _ => None,
+        }
+    }
+    fn conflicts(&self, other: &Stmt) -> bool {
+        let w = |a: &Stmt, b: &Stmt| a.writes().is_some_and(|x| b.writes() == Some(x) || b.reads().contains(&x));
+        w(self, other) || w(other, self)
+    }
+}
+
+/// A program: threads of named statements.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub threads: Vec<Vec<(String, Stmt)>>,
+    pub vars: usize,
+}
+
+/// A program with its space.
+pub struct Setup {
+    pub program: Program,
+    pub space: Space,
+    pub blocks: Vec<BlockId>,
+    /// Per thread, per statement: its location.
+    pub locs: Vec<Vec<Loc>>,
+}
+
+impl Setup {
+    /// One block per thread; statements that conflict are fixed in order; awaits open sections
+    /// only.
+    pub fn new(program: Program) -> Setup {
+        let mut b = SpaceBuilder::new();
+        let mut blocks = Vec::new();
+        let mut locs = Vec::new();
+        for thread in &program.threads {
+            let block = b.block(false);
+            let mut ls = Vec::new();
+            for (name, stmt) in thread {
+                let loc = b.loc(name).unwrap();
+                let info = if matches!(stmt, Stmt::Await(..)) { ItemInfo::AWAIT } else { ItemInfo::SIMPLE };
+                b.item(block, loc, info).unwrap();
+                ls.push(loc);
+            }
+            for i in 0..thread.len() {
+                for j in i + 1..thread.len() {
+                    if thread[i].1.conflicts(&thread[j].1) {
+                        b.fix(ls[i], ls[j]).unwrap();
+                    }
+                }
+            }
+            blocks.push(block);
+            locs.push(ls);
+        }
+        Setup { program, space: b.build().unwrap(), blocks, locs }
+    }
+
+    /// The (thread, statement) of a name.
+    pub fn find(&self, name: &str) -> (usize, usize) {
+        for (t, th) in self.program.threads.iter().enumerate() {
+            if let Some(i) = th.iter().position(|(n, _)| n == name) {
+                return (t, i);
+            }
+        }
+        panic!("no statement {name}");
+    }
+
+    pub fn loc(&self, name: &str) -> Loc {
+        let (t, i) = self.find(name);
+        self.locs[t][i]
+    }
+
+    /// The (thread, statement) of a location.
+    pub fn stmt_of(&self, loc: Loc) -> (usize, usize) {
+        for (t, ls) in self.locs.iter().enumerate() {
+            if let Some(i) = ls.iter().position(|&l| l == loc) {
+                return (t, i);
+            }
+        }
+        panic!("unknown location");
+    }
+
+    /// The trace of running `steps` (thread, statement) in order from the initial state in the
+    /// original program, then `blocked` as blocked steps. Failed assertions are marked.
+    pub fn trace(&self, steps: &[(usize, usize)], blocked: &[(usize, usize)]) -> Trace {
+        let mut vals = vec![0i64; self.program.vars];
+        let mut b = TraceBuilder::new();
+        for &(t, i) in steps {
+            self.push(&mut b, &mut vals, t, i, false);
+        }
+        for &(t, i) in blocked {
+            self.push(&mut b, &mut vals, t, i, true);
+        }
+        b.finish()
+    }
+
+    /// The trace of a schedule given by statement names.
+    pub fn trace_named(&self, steps: &[&str], blocked: &[&str]) -> Trace {
+        let s: Vec<_> = steps.iter().map(|n| self.find(n)).collect();
+        let bl: Vec<_> = blocked.iter().map(|n| self.find(n)).collect();
+        self.trace(&s, &bl)
+    }
+
+    fn push(&self, b: &mut TraceBuilder, vals: &mut [i64], t: usize, i: usize, blocked: bool) {
+        let loc = self.locs[t][i];
+        let scope = vec![ScopeEntry { instance: BlockInstance { block: self.blocks[t], instance: 0 }, item: loc }];
+        let stmt = &self.program.threads[t][i].1;
+        let mut step = b.step(ThreadId::from_u32(t as u32), loc, scope);
+        for r in stmt.reads() {
+            step = step.read(VarId::from_u32(r));
+        }
+        match *stmt {
+            Stmt::Set(x, v) => {
+                vals[x as usize] = v;
+                step = step.write(VarId::from_u32(x), v);
+            }
+            Stmt::Copy(x, y) => {
+                let v = vals[y as usize];
+                vals[x as usize] = v;
+                step = step.write(VarId::from_u32(x), v);
+            }
+            Stmt::Assert(x, v) => step = step.kind(EventKind::Assert).failed(vals[x as usize] != v),
+            Stmt::Await(..) => step = step.kind(EventKind::Await),
+        }
+        if blocked {
+            step.push_blocked().unwrap();
+        } else {
+            step.push().unwrap();
+        }
+    }
+
+    /// Every maximal run of the original program: (steps, blocked threads' statements).
+    /// Assertions that fail do not stop the run.
+    pub fn runs(&self) -> Vec<Run> {
+        let orders: Vec<Vec<usize>> = self.program.threads.iter().map(|t| (0..t.len()).collect()).collect();
+        let mut out = Vec::new();
+        explore(&self.program, &orders, &[], &mut |steps, blocked| {
+            out.push((steps.to_vec(), blocked.to_vec()));
+            true
+        });
+        out
+    }
+
+    /// The statement orders and atomic sections (as position ranges) of a candidate.
+    pub fn shape(&self, c: &Candidate) -> Shape {
+        let orders: Vec<Vec<usize>> =
+            self.blocks.iter().map(|&b| c.order(b).iter().map(|&l| self.stmt_of(l).1).collect()).collect();
+        let sections = c
+            .sections()
+            .iter()
+            .map(|s| {
+                let t = self.blocks.iter().position(|&b| b == s.block).unwrap();
+                (t, c.position(s.first).unwrap(), c.position(s.last).unwrap())
+            })
+            .collect();
+        (orders, sections)
+    }
+
+    /// Whether some run of the candidate shows the bug pattern of `po`: every kept event runs
+    /// (every blocked step is where its thread is blocked at the end of a deadlock) and every
+    /// cross-thread ordering of `po` is respected.
+    pub fn candidate_shows(&self, c: &Candidate, po: &PartialOrder, trace: &Trace) -> bool {
+        let (orders, sections) = self.shape(c);
+        let mut exec: Vec<(usize, usize)> = Vec::new();
+        let mut want_blocked: Vec<(usize, usize)> = Vec::new();
+        for &id in po.events() {
+            let e = po.event(trace, id).unwrap();
+            let ts = self.stmt_of(e.loc);
+            if po.is_blocked_step(id) {
+                want_blocked.push(ts);
+            } else {
+                exec.push(ts);
+            }
+        }
+        let key = |id: EventId| {
+            let e = po.event(trace, id).unwrap();
+            (self.stmt_of(e.loc), po.is_blocked_step(id))
+        };
+        let cross: Vec<(Step, Step, bool)> = po
+            .cross_edges()
+            .iter()
+            .map(|&(a, b)| {
+                let (ka, _) = key(a);
+                let (kb, bb) = key(b);
+                (ka, kb, bb)
+            })
+            .collect();
+        let mut shows = false;
+        explore(&self.program, &orders, &sections, &mut |steps, blocked| {
+            let pos = |s: (usize, usize)| steps.iter().position(|&x| x == s);
+            let ok = exec.iter().all(|&s| pos(s).is_some())
+                && want_blocked.iter().all(|s| blocked.contains(s))
+                && cross.iter().all(|&(a, b, bb)| bb || matches!((pos(a), pos(b)), (Some(x), Some(y)) if x < y));
+            if ok {
+                shows = true;
+                return false;
+            }
+            true
+        });
+        shows
+    }
+
+    /// Replays a linearisation of the partial order in the original program: whether it runs
+    /// and ends with the same failure.
+    pub fn replay_fails(&self, po: &PartialOrder, trace: &Trace, order: &[EventId]) -> bool {
+        let mut vals = vec![0i64; self.program.vars];
+        let mut pc = vec![0usize; self.program.threads.len()];
+        let mut failed_at = None;
+        for &id in order {
+            let e = po.event(trace, id).unwrap();
+            let (t, i) = self.stmt_of(e.loc);
+            if po.is_blocked_step(id) {
+                if pc[t] != i {
+                    return false;
+                }
+                continue;
+            }
+            if pc[t] != i {
+                return false;
+            }
+            pc[t] += 1;
+            match self.program.threads[t][i].1 {
+                Stmt::Set(x, v) => vals[x as usize] = v,
+                Stmt::Copy(x, y) => vals[x as usize] = vals[y as usize],
+                Stmt::Assert(x, v) => {
+                    if vals[x as usize] != v && failed_at.is_none() {
+                        failed_at = Some(id);
+                    }
+                }
+                Stmt::Await(x, v) => {
+                    if vals[x as usize] != v {
+                        return false;
+                    }
+                }
+            }
+        }
+        match po.failure() {
+            Failure::Event(f) => failed_at == Some(*f),
+            Failure::Deadlock(bs) => bs.iter().all(|&b| {
+                let e = po.event(trace, b).unwrap();
+                let (t, i) = self.stmt_of(e.loc);
+                matches!(self.program.threads[t][i].1, Stmt::Await(x, v) if vals[x as usize] != v)
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// Explores every maximal run of the program with the given statement orders and atomic
+/// sections (thread, first position, last position); `visit(steps, blocked)` is called per
+/// run and returns whether to go on. Depth-first with an explicit stack.
+pub fn explore(
+    program: &Program,
+    orders: &[Vec<usize>],
+    sections: &[(usize, usize, usize)],
+    visit: &mut dyn FnMut(&[Step], &[Step]) -> bool,
+) {
+    #[derive(Clone)]
+    struct State {
+        pc: Vec<usize>,
+        vals: Vec<i64>,
+        inside: Option<usize>,
+        steps: Vec<(usize, usize)>,
+    }
+    let n = orders.len();
+    let section_at = |t: usize, p: usize| sections.iter().find(|&&(st, i, j)| st == t && i <= p && p <= j).copied();
+    let mut stack = vec![State { pc: vec![0; n], vals: vec![0; program.vars], inside: None, steps: Vec::new() }];
+    while let Some(s) = stack.pop() {
+        let mut moved = false;
+        let threads: Vec<usize> = match s.inside {
+            Some(t) => vec![t],
+            None => (0..n).collect(),
+        };
+        for t in threads {
+            let p = s.pc[t];
+            if p >= orders[t].len() {
+                continue;
+            }
+            let i = orders[t][p];
+            let stmt = &program.threads[t][i].1;
+            if let Stmt::Await(x, v) = *stmt {
+                if s.vals[x as usize] != v {
+                    continue;
+                }
+            }
+            let mut ns = s.clone();
+            match *stmt {
+                Stmt::Set(x, v) => ns.vals[x as usize] = v,
+                Stmt::Copy(x, y) => ns.vals[x as usize] = ns.vals[y as usize],
+                _ => {}
+            }
+            ns.pc[t] += 1;
+            ns.steps.push((t, i));
+            ns.inside = match section_at(t, p) {
+                Some((_, _, j)) if p < j => Some(t),
+                _ => None,
+            };
+            moved = true;
+            stack.push(ns);
+        }
+        if !moved {
+            let blocked: Vec<(usize, usize)> =
+                (0..n).filter(|&t| s.pc[t] < orders[t].len()).map(|t| (t, orders[t][s.pc[t]])).collect();
+            if !visit(&s.steps, &blocked) {
+                return;
+            }
+        }
+    }
+}
+
+/// Parses `"A: x := 1"`-style statement lists: `name: x := 1`, `name: x := y`,
+/// `name: assert(x == 1)`, `name: await(x == 1)`; variables are single letters.
+pub fn program(threads: &[&[&str]]) -> Program {
+    fn var(names: &mut Vec<char>, text: &str) -> u32 {
+        let c = text.trim().chars().next().unwrap();
+        if let Some(i) = names.iter().position(|&n| n == c) {
+            i as u32
+        } else {
+            names.push(c);
+            (names.len() - 1) as u32
+        }
+    }
+    fn cond(names: &mut Vec<char>, inner: &str) -> (u32, i64) {
+        let (x, v) = inner.split_once("==").unwrap();
+        (var(names, x), v.trim().parse::<i64>().unwrap())
+    }
+    let mut names: Vec<char> = Vec::new();
+    let mut out = Vec::new();
+    for stmts in threads {
+        let mut thread = Vec::new();
+        for s in stmts.iter() {
+            let (name, body) = s.split_once(':').unwrap();
+            let body = body.trim();
+            let stmt = if let Some(inner) = body.strip_prefix("assert(").and_then(|b| b.strip_suffix(')')) {
+                let (x, v) = cond(&mut names, inner);
+                Stmt::Assert(x, v)
+            } else if let Some(inner) = body.strip_prefix("await(").and_then(|b| b.strip_suffix(')')) {
+                let (x, v) = cond(&mut names, inner);
+                Stmt::Await(x, v)
+            } else {
+                let (x, rhs) = body.split_once(":=").unwrap();
+                let x = var(&mut names, x);
+                match rhs.trim().parse::<i64>() {
+                    Ok(v) => Stmt::Set(x, v),
+                    Err(_) => Stmt::Copy(x, var(&mut names, rhs)),
+                }
+            };
+            thread.push((name.trim().to_owned(), stmt));
+        }
+        out.push(thread);
+    }
+    Program { threads: out, vars: names.len() }
+}
