@@ -1,7 +1,7 @@
 //! The conformance suite, run against every backend compiled in: the solver agrees with brute
 //! force over `Candidate::enumerate` on random small spaces and random constraints.
 
-use paces_constraint::{Arena, Candidate, Cost, ItemInfo, Loc, NodeId, SectionRole, Space, SpaceBuilder};
+use paces_constraint::{Arena, Atom, Candidate, Cost, ItemInfo, Loc, NodeId, SectionRole, Space, SpaceBuilder};
 use paces_solver::{BackendKind, Outcome, Solver, SolverConfig};
 use proptest::prelude::*;
 
@@ -216,6 +216,65 @@ macro_rules! conformance {
                     let again = solver.solve().unwrap().solution().map(|s| s.cost);
                     prop_assert_eq!(again, expected.first().copied());
                 }
+            }
+
+            /// Every combination of atom values over a small block: satisfiable exactly when
+            /// some candidate gives the atoms those values, at the cheapest such candidate's
+            /// cost. Three items: all `Order` and `Atomic` atoms, every role, with and without
+            /// a fixed pair, open and closed. Four items: the `Atomic` atoms (sections of up
+            /// to four items, contiguity and transitivity), every role.
+            #[test]
+            fn exhaustive_atom_combinations() {
+                let roles = |code: usize, n: usize| -> Vec<(u8, u32)> {
+                    (0..n).map(|i| ([0u8, 5, 7][code / 3usize.pow(i as u32) % 3], 1 + (i as u32 % 2))).collect()
+                };
+                let mut checked = 0;
+                for (n, with_order) in [(3usize, true), (4, false)] {
+                    for code in 0..3usize.pow(n as u32) {
+                        for (closed, fixed) in [(false, 0u32), (false, u32::MAX), (true, 0)] {
+                            if closed && code > 0 {
+                                continue;
+                            }
+                            let space = build_space(&[(roles(code, n), closed, fixed)]);
+                            let all = Candidate::enumerate(&space, 100_000).unwrap();
+                            let items = space.items(space.blocks().next().unwrap()).to_vec();
+                            let mut atoms = Vec::new();
+                            for i in 0..n {
+                                for j in 0..n {
+                                    if with_order && i != j {
+                                        atoms.push(Atom::Order(items[i], items[j]));
+                                    }
+                                    if i < j {
+                                        atoms.push(Atom::atomic(items[i], items[j]));
+                                    }
+                                }
+                            }
+                            for mask in 0..1u32 << atoms.len() {
+                                let mut arena = Arena::new();
+                                let lits: Vec<NodeId> = atoms
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(k, &a)| {
+                                        let x = arena.atom(a);
+                                        if mask >> k & 1 == 1 {
+                                            x
+                                        } else {
+                                            arena.not(x)
+                                        }
+                                    })
+                                    .collect();
+                                let root = arena.and(lits);
+                                let expected = optimum(&space, &arena, &[root], &all);
+                                let mut solver = solver(&space);
+                                solver.add(&arena, root, "pin").unwrap();
+                                let got = solver.solve().unwrap().solution().map(|s| s.cost);
+                                assert_eq!(got, expected, "space {space:?}, atoms {atoms:?}, mask {mask:b}");
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+                assert!(checked > 10_000);
             }
 
             /// Two contradicting constraints are both named; an innocent third is not.

@@ -1,0 +1,77 @@
+//! Bad input gets a clear error, never a panic.
+
+use paces_constraint::{Arena, ItemInfo, NodeId, Space, SpaceBuilder};
+use paces_solver::{BackendKind, ErrorKind, Solver, SolverConfig};
+
+fn space(n: usize) -> Space {
+    let mut b = SpaceBuilder::new();
+    let block = b.block(false);
+    for i in 0..n {
+        let loc = b.loc(&format!("s{i}")).unwrap();
+        b.item(block, loc, ItemInfo::SIMPLE).unwrap();
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn node_outside_the_arena() {
+    let space = space(2);
+    let arena = Arena::new();
+    let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
+    let err = solver.add(&arena, NodeId::from_u32(7), "ghost").unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::UnknownNode);
+    assert_eq!(err.to_string(), "constraint n7 is not a node of the arena (which holds 2 nodes)");
+}
+
+#[test]
+fn arena_that_shrank() {
+    let space = space(2);
+    let items = space.items(space.blocks().next().unwrap()).to_vec();
+    let mut big = Arena::new();
+    let x = big.order(items[1], items[0]);
+    let y = big.order(items[0], items[1]);
+    let both = big.or([x, y]);
+    let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
+    solver.add(&big, both, "big").unwrap();
+    let small = Arena::new();
+    let err = solver.add(&small, small.tru(), "small").unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::UnknownNode);
+}
+
+#[test]
+fn space_too_large() {
+    let space = space(60);
+    let err = Solver::new(&space, SolverConfig::new().max_clauses(1000)).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::SpaceTooLarge);
+    assert!(err.to_string().contains("more than the limit of 1000"), "{err}");
+}
+
+#[cfg(not(feature = "cadical"))]
+#[test]
+fn cadical_without_the_feature() {
+    let err = Solver::new(&space(2), SolverConfig::new().backend(BackendKind::Cadical)).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::BackendUnavailable);
+    assert!(err.to_string().contains("feature `cadical`"));
+    assert_eq!(BackendKind::available(), &[BackendKind::Batsat]);
+}
+
+#[cfg(feature = "cadical")]
+#[test]
+fn cadical_with_the_feature() {
+    assert!(Solver::new(&space(2), SolverConfig::new().backend(BackendKind::Cadical)).is_ok());
+    assert_eq!(BackendKind::available(), &[BackendKind::Batsat, BackendKind::Cadical]);
+}
+
+/// Constant constraints: true adds nothing, false conflicts on its own.
+#[test]
+fn constant_constraints() {
+    let space = space(3);
+    let arena = Arena::new();
+    let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
+    solver.add(&arena, arena.tru(), "always").unwrap();
+    let best = solver.solve().unwrap();
+    assert!(best.solution().unwrap().candidate.is_original(&space));
+    solver.add(&arena, arena.fals(), "never").unwrap();
+    let paces_solver::Outcome::Unsat(why) = solver.solve().unwrap() else { panic!("false is unsatisfiable") };
+    assert_eq!(why.explanation, "no candidate program satisfies this constraint:\n  c1 `never`: false");
+}
