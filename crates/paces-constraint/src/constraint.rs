@@ -2,7 +2,10 @@
 
 use std::fmt::{self, Write as _};
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher as _;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use crate::{Candidate, Loc, NodeId, Space};
 
@@ -122,7 +125,44 @@ pub struct Stats {
 #[derive(Clone, Debug)]
 pub struct Arena {
     nodes: Vec<Node>,
-    map: FxHashMap<Node, NodeId>,
+    /// Every node id with its 32-bit hash (see [`table_hash`]): each node is stored once, in
+    /// `nodes`, looked up by a borrowed key without building a node first, and growing the
+    /// table never has to visit the nodes again.
+    table: HashTable<(NodeId, u32)>,
+}
+
+/// A node seen by reference, for hashing and comparing without allocating.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Key<'a> {
+    Const(bool),
+    Atom(Atom),
+    Not(NodeId),
+    And(&'a [NodeId]),
+    Or(&'a [NodeId]),
+}
+
+impl Node {
+    fn key(&self) -> Key<'_> {
+        match self {
+            Node::True => Key::Const(true),
+            Node::False => Key::Const(false),
+            Node::Atom(a) => Key::Atom(*a),
+            Node::Not(c) => Key::Not(*c),
+            Node::And(cs) => Key::And(cs),
+            Node::Or(cs) => Key::Or(cs),
+        }
+    }
+}
+
+/// The 32-bit hash of a key.
+fn hash_key(key: &Key<'_>) -> u32 {
+    (FxBuildHasher.hash_one(key) >> 32) as u32
+}
+
+/// The 64-bit hash the table works with, spread from the stored 32 bits (an odd multiplier
+/// carries every bit into the high bits the table uses for its tags).
+fn table_hash(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 impl Default for Arena {
@@ -137,20 +177,35 @@ const FALSE: NodeId = NodeId::from_u32(1);
 impl Arena {
     /// An arena holding only the constants.
     pub fn new() -> Self {
-        let mut arena = Arena { nodes: Vec::new(), map: FxHashMap::default() };
+        let mut arena = Arena { nodes: Vec::new(), table: HashTable::new() };
         arena.intern(Node::True);
         arena.intern(Node::False);
         arena
     }
 
-    fn intern(&mut self, node: Node) -> NodeId {
-        if let Some(&id) = self.map.get(&node) {
-            return id;
-        }
+    /// The node with this key, if the arena holds it, and the key's hash.
+    fn find(&self, key: Key<'_>) -> (Option<NodeId>, u32) {
+        let hash = hash_key(&key);
+        let found = self
+            .table
+            .find(table_hash(hash), |&(id, h)| h == hash && self.nodes[id.index()].key() == key)
+            .map(|&(id, _)| id);
+        (found, hash)
+    }
+
+    /// Stores a node the arena does not hold yet, under the hash of its key.
+    fn insert_new(&mut self, hash: u32, node: Node) -> NodeId {
         let id = NodeId::new(self.nodes.len()).expect("arena holds fewer than 2^32 nodes");
-        self.nodes.push(node.clone());
-        self.map.insert(node, id);
+        self.nodes.push(node);
+        self.table.insert_unique(table_hash(hash), (id, hash), |&(_, h)| table_hash(h));
         id
+    }
+
+    fn intern(&mut self, node: Node) -> NodeId {
+        match self.find(node.key()) {
+            (Some(id), _) => id,
+            (None, hash) => self.insert_new(hash, node),
+        }
     }
 
     /// The number of nodes in the arena (the two constants included).
@@ -258,8 +313,13 @@ impl Arena {
             0 => neutral,
             1 => kids[0],
             _ => {
+                // Look the children up borrowed: only a new node pays for its allocation.
+                let (found, hash) = self.find(if is_and { Key::And(&kids) } else { Key::Or(&kids) });
+                if let Some(id) = found {
+                    return id;
+                }
                 let kids = kids.into_boxed_slice();
-                self.intern(if is_and { Node::And(kids) } else { Node::Or(kids) })
+                self.insert_new(hash, if is_and { Node::And(kids) } else { Node::Or(kids) })
             }
         }
     }
