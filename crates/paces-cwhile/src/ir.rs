@@ -7,6 +7,8 @@
 
 use paces_constraint::{BlockId, Loc};
 
+pub use crate::facts::Derived;
+
 /// A byte range in the source text (`start..end`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
@@ -293,4 +295,8 @@ pub struct Program {
     pub blocks: Vec<Block>,
     /// Location names, indexed by [`Loc`] (statement labels and derived step labels).
     pub loc_names: Vec<String>,
+    /// Facts derived from the fields above (read and write sets, weights, section roles,
+    /// lookup tables), computed on first use. A program built by hand starts with
+    /// `Derived::default()`; reset it the same way after changing any other field.
+    pub derived: Derived,
 }

@@ -1,0 +1,225 @@
+//! The syntax tree with byte spans. Private to the crate: the parser builds it, the lowering
+//! checks it and turns it into the IR, and [`Program::apply`](crate::Program::apply) builds one
+//! from an IR to lower it again.
+
+use crate::ir::{BinOp, Span, UnOp};
+
+/// The deepest nesting of statements the parser accepts. Everything that walks the tree
+/// recursively relies on this bound (and [`MAX_EXPR_DEPTH`]) to stay within the stack, even
+/// on a 2 MiB thread stack in a debug build.
+pub(crate) const MAX_DEPTH: u32 = 256;
+
+/// The deepest nesting of an expression the parser accepts.
+pub(crate) const MAX_EXPR_DEPTH: u32 = 512;
+
+/// A name with its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Name {
+    pub(crate) text: String,
+    pub(crate) span: Span,
+}
+
+/// A statement label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Label {
+    pub(crate) text: String,
+    pub(crate) span: Span,
+    /// Whether the label counts as written by the user (false only for trees that
+    /// `apply` builds from generated labels).
+    pub(crate) explicit: bool,
+}
+
+/// An initial value: `[-]NUM`, `true` or `false`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Init {
+    pub(crate) negative: bool,
+    pub(crate) value: Lit,
+    pub(crate) span: Span,
+}
+
+/// A literal as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lit {
+    /// A decimal number (saturated at `u128::MAX`, which is out of range anyway).
+    Num(u128),
+    /// `true` / `false`.
+    Bool(bool),
+}
+
+/// `name [= init]` in `var` or `local`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct VarDecl {
+    pub(crate) name: Name,
+    pub(crate) init: Option<Init>,
+}
+
+/// Thread or procedure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BodyKind {
+    Thread,
+    Proc,
+}
+
+/// A thread or a procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Body {
+    pub(crate) kind: BodyKind,
+    pub(crate) name: Name,
+    pub(crate) locals: Vec<VarDecl>,
+    pub(crate) stmts: Vec<Stmt>,
+    pub(crate) span: Span,
+}
+
+/// A top-level declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Decl {
+    Vars(Vec<VarDecl>),
+    Body(Body),
+    /// A declaration the parser recovered from.
+    Error,
+}
+
+/// A block `{ ... }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub(crate) stmts: Vec<Stmt>,
+    pub(crate) span: Span,
+}
+
+impl Block {
+    pub(crate) fn depth(&self) -> u32 {
+        self.stmts.iter().map(|s| s.depth).max().unwrap_or(0)
+    }
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stmt {
+    pub(crate) label: Option<Label>,
+    pub(crate) kind: StmtKind,
+    pub(crate) span: Span,
+    /// 1 for a simple statement, 1 + the deepest inner statement for a compound one.
+    pub(crate) depth: u32,
+}
+
+/// What a statement is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StmtKind {
+    Assign(Name, Expr),
+    Assume(Expr),
+    Await(Expr),
+    Assert(Expr),
+    Skip,
+    /// `cond` is `None` for `*`.
+    If(Option<Expr>, Block, Option<Block>),
+    While(Option<Expr>, Block),
+    Atomic(Block),
+    NoReorder(Block),
+    Call(Name),
+    Lock(Name),
+    Unlock(Name),
+    Down(Name),
+    Up(Name),
+    /// A statement the parser recovered from.
+    Error,
+}
+
+impl Stmt {
+    /// A statement; its depth is computed from its blocks.
+    pub(crate) fn new(kind: StmtKind, span: Span) -> Stmt {
+        let inner = match &kind {
+            StmtKind::If(_, t, e) => Some(t.depth().max(e.as_ref().map_or(0, Block::depth))),
+            StmtKind::While(_, b) | StmtKind::Atomic(b) | StmtKind::NoReorder(b) => Some(b.depth()),
+            _ => None,
+        };
+        let depth = inner.map_or(1, |d| d.saturating_add(1));
+        Stmt { label: None, kind, span, depth }
+    }
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Expr {
+    pub(crate) kind: ExprKind,
+    pub(crate) span: Span,
+    /// 1 for a leaf.
+    pub(crate) depth: u32,
+}
+
+/// What an expression is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ExprKind {
+    Lit(Lit),
+    Var(Name),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    pub(crate) fn leaf(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span, depth: 1 }
+    }
+
+    pub(crate) fn unary(op: UnOp, e: Expr, span: Span) -> Expr {
+        let depth = e.depth.saturating_add(1);
+        Expr { kind: ExprKind::Unary(op, Box::new(e)), span, depth }
+    }
+
+    pub(crate) fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+        let depth = a.depth.max(b.depth).saturating_add(1);
+        Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span, depth }
+    }
+}
+
+/// What the grammar's fallible actions report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum UserError {
+    /// Statements nested deeper than [`MAX_DEPTH`].
+    StmtTooDeep(Span),
+    /// An expression nested deeper than [`MAX_DEPTH`].
+    ExprTooDeep(Span),
+}
+
+/// A span from lalrpop's byte offsets (the input length was checked to fit in `u32`).
+pub(crate) fn span(l: usize, r: usize) -> Span {
+    Span { start: l as u32, end: r as u32 }
+}
+
+/// Parses a decimal literal, saturating.
+pub(crate) fn num(text: &str) -> Lit {
+    Lit::Num(text.parse::<u128>().unwrap_or(u128::MAX))
+}
+
+type ActionResult<'s, T> = Result<T, lalrpop_util::ParseError<usize, crate::lexer::Tok<'s>, UserError>>;
+
+/// A compound statement, unless it nests too deep.
+pub(crate) fn checked<'s>(s: Stmt) -> ActionResult<'s, Stmt> {
+    if s.depth > MAX_DEPTH {
+        Err(lalrpop_util::ParseError::User { error: UserError::StmtTooDeep(head(s.span)) })
+    } else {
+        Ok(s)
+    }
+}
+
+fn checked_expr<'s>(e: Expr) -> ActionResult<'s, Expr> {
+    if e.depth > MAX_EXPR_DEPTH {
+        Err(lalrpop_util::ParseError::User { error: UserError::ExprTooDeep(head(e.span)) })
+    } else {
+        Ok(e)
+    }
+}
+
+/// A binary expression, unless it nests too deep.
+pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> ActionResult<'s, Expr> {
+    checked_expr(Expr::binary(op, a, b, span(l, r)))
+}
+
+/// A unary expression, unless it nests too deep.
+pub(crate) fn un<'s>(op: UnOp, e: Expr, l: usize, r: usize) -> ActionResult<'s, Expr> {
+    checked_expr(Expr::unary(op, e, span(l, r)))
+}
+
+/// The first byte of a span: where a too-deep construct starts (the whole span may be huge).
+fn head(s: Span) -> Span {
+    Span { start: s.start, end: s.start.saturating_add(1).min(s.end.max(s.start)) }
+}

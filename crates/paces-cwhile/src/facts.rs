@@ -1,0 +1,267 @@
+//! Facts derived from a program's IR: read and write sets, weights and section roles of every
+//! statement (through calls), and lookup tables. Computed once, on first use, without
+//! recursion (programs built by hand may nest arbitrarily deep).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use paces_constraint::{BlockId, Loc, SectionRole};
+use rustc_hash::FxHashMap;
+
+use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, StmtId, StmtKind, VarIdx};
+
+/// A cache of facts derived from the other fields of a [`Program`], filled on first use.
+///
+/// It takes no part in comparisons (two programs with equal fields are equal whatever their
+/// caches hold) and a clone keeps what was computed.
+#[derive(Clone, Default)]
+pub struct Derived {
+    cell: OnceLock<Facts>,
+}
+
+impl PartialEq for Derived {
+    fn eq(&self, _: &Derived) -> bool {
+        true
+    }
+}
+
+impl Eq for Derived {}
+
+impl fmt::Debug for Derived {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.cell.get().is_some() { "Derived(computed)" } else { "Derived(empty)" })
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Summary {
+    pub(crate) reads: Vec<VarIdx>,
+    pub(crate) writes: Vec<VarIdx>,
+    pub(crate) weight: u32,
+    pub(crate) role: Option<SectionRole>,
+}
+
+impl Summary {
+    fn role(&self) -> SectionRole {
+        self.role.unwrap_or(SectionRole::Free)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Facts {
+    pub(crate) loc_by_name: FxHashMap<String, Loc>,
+    pub(crate) stmt_at: Vec<Option<StmtId>>,
+    pub(crate) stmts: Vec<Summary>,
+}
+
+impl Program {
+    pub(crate) fn facts(&self) -> &Facts {
+        self.derived.cell.get_or_init(|| Facts::compute(self))
+    }
+}
+
+/// The variables an expression reads, appended to `out`.
+pub(crate) fn expr_vars(e: &Expr, out: &mut Vec<VarIdx>) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Int(_) | Expr::Bool(_) => {}
+            Expr::Var(v) => out.push(*v),
+            Expr::Unary(_, a) => stack.push(a),
+            Expr::Binary(_, a, b) => {
+                stack.push(b);
+                stack.push(a);
+            }
+        }
+    }
+}
+
+fn sorted(mut v: Vec<VarIdx>) -> Vec<VarIdx> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn child_blocks(kind: &StmtKind) -> [Option<BlockId>; 2] {
+    match kind {
+        StmtKind::If { then_block, else_block, .. } => [Some(*then_block), *else_block],
+        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => [Some(*body), None],
+        _ => [None, None],
+    }
+}
+
+impl Facts {
+    fn compute(p: &Program) -> Facts {
+        let mut loc_by_name = FxHashMap::default();
+        for (i, name) in p.loc_names.iter().enumerate() {
+            if let Some(loc) = Loc::new(i) {
+                loc_by_name.entry(name.clone()).or_insert(loc);
+            }
+        }
+        let mut stmt_at = vec![None; p.loc_names.len()];
+        for (i, s) in p.stmts.iter().enumerate() {
+            if let Some(slot) = stmt_at.get_mut(s.loc.index()) {
+                *slot = StmtId::new(i);
+            }
+        }
+        let mut facts = Facts { loc_by_name, stmt_at, stmts: vec![Summary::default(); p.stmts.len()] };
+        let mut proc_summary: Vec<Option<Summary>> = vec![None; p.procs.len()];
+        let mut done = vec![false; p.stmts.len()];
+        for owner in owner_order(p) {
+            let body = match owner {
+                Owner::Thread(t) => p.threads[t.index()].body,
+                Owner::Proc(q) => p.procs[q.index()].body,
+            };
+            facts.summarise_body(p, body, &proc_summary, &mut done);
+            if let Owner::Proc(q) = owner {
+                proc_summary[q.index()] = Some(facts.block_summary(p, body));
+            }
+        }
+        facts
+    }
+
+    /// Summarises every statement under `body` in post-order, with an explicit stack.
+    fn summarise_body(&mut self, p: &Program, body: BlockId, procs: &[Option<Summary>], done: &mut [bool]) {
+        let mut stack: Vec<(StmtId, bool)> = Vec::new();
+        let push_block = |stack: &mut Vec<(StmtId, bool)>, b: BlockId| {
+            if let Some(block) = p.blocks.get(b.index()) {
+                stack.extend(block.items.iter().rev().map(|&s| (s, false)));
+            }
+        };
+        push_block(&mut stack, body);
+        while let Some((s, expanded)) = stack.pop() {
+            let Some(stmt) = p.stmts.get(s.index()) else { continue };
+            if done[s.index()] {
+                continue;
+            }
+            if !expanded {
+                stack.push((s, true));
+                for b in child_blocks(&stmt.kind).into_iter().flatten().rev() {
+                    push_block(&mut stack, b);
+                }
+                continue;
+            }
+            done[s.index()] = true;
+            let sum = self.stmt_summary(p, s, procs);
+            self.stmts[s.index()] = sum;
+        }
+    }
+
+    fn stmt_summary(&self, p: &Program, s: StmtId, procs: &[Option<Summary>]) -> Summary {
+        let stmt = &p.stmts[s.index()];
+        let mut reads = Vec::new();
+        let simple = |reads: Vec<VarIdx>, writes: Vec<VarIdx>, weight: u32, role: SectionRole| Summary {
+            reads: sorted(reads),
+            writes: sorted(writes),
+            weight,
+            role: Some(role),
+        };
+        match &stmt.kind {
+            StmtKind::Assign { var, expr } => {
+                expr_vars(expr, &mut reads);
+                simple(reads, vec![*var], 1, SectionRole::Free)
+            }
+            StmtKind::Assume(e) | StmtKind::Assert(e) => {
+                expr_vars(e, &mut reads);
+                simple(reads, Vec::new(), 1, SectionRole::Free)
+            }
+            StmtKind::Await(e) => {
+                expr_vars(e, &mut reads);
+                simple(reads, Vec::new(), 1, SectionRole::Opener)
+            }
+            StmtKind::Skip => simple(Vec::new(), Vec::new(), 1, SectionRole::Free),
+            StmtKind::Lock { var, .. } | StmtKind::Down { var, .. } => {
+                simple(vec![*var], vec![*var], 2, SectionRole::Opener)
+            }
+            StmtKind::Unlock(v) => simple(Vec::new(), vec![*v], 1, SectionRole::Free),
+            StmtKind::Up(v) => simple(vec![*v], vec![*v], 1, SectionRole::Free),
+            StmtKind::Atomic(b) | StmtKind::NoReorder(b) => self.block_summary(p, *b),
+            StmtKind::Call(q) => procs.get(q.index()).cloned().flatten().unwrap_or_default(),
+            StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => {
+                let mut writes = Vec::new();
+                let mut weight = 0u32;
+                if let Cond::Expr { cond, .. } = cond {
+                    expr_vars(cond, &mut reads);
+                    weight = 2;
+                }
+                let mut role = SectionRole::Free;
+                for b in child_blocks(&stmt.kind).into_iter().flatten() {
+                    let sum = self.block_summary(p, b);
+                    let branch_role = sum.role();
+                    reads.extend(sum.reads);
+                    writes.extend(sum.writes);
+                    weight = weight.saturating_add(sum.weight);
+                    if branch_role != SectionRole::Free {
+                        // A branch or a loop body never starts the item for sure (a guard,
+                        // another branch or a repetition may come first).
+                        role = SectionRole::Excluded;
+                    }
+                }
+                simple(reads, writes, weight, role)
+            }
+        }
+    }
+
+    /// The summary of a block from the summaries of its items.
+    pub(crate) fn block_summary(&self, p: &Program, b: BlockId) -> Summary {
+        let Some(block) = p.blocks.get(b.index()) else { return Summary::default() };
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        let mut weight = 0u32;
+        let mut role: Option<SectionRole> = None;
+        for &item in &block.items {
+            let Some(sum) = self.stmts.get(item.index()) else { continue };
+            reads.extend_from_slice(&sum.reads);
+            writes.extend_from_slice(&sum.writes);
+            weight = weight.saturating_add(sum.weight);
+            if sum.weight == 0 {
+                continue;
+            }
+            role = Some(match role {
+                None => sum.role(),
+                Some(_) if sum.role() != SectionRole::Free => SectionRole::Excluded,
+                Some(r) => r,
+            });
+        }
+        Summary { reads: sorted(reads), writes: sorted(writes), weight, role: Some(role.unwrap_or(SectionRole::Free)) }
+    }
+}
+
+/// Procedures callees first, then threads.
+fn owner_order(p: &Program) -> Vec<Owner> {
+    let n = p.procs.len();
+    let mut callees: Vec<Vec<ProcIdx>> = vec![Vec::new(); n];
+    for s in &p.stmts {
+        if let StmtKind::Call(q) = s.kind {
+            if let Some(Owner::Proc(caller)) = p.blocks.get(s.block.index()).map(|b| b.owner) {
+                if caller.index() < n && q.index() < n {
+                    callees[caller.index()].push(q);
+                }
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(n + p.threads.len());
+    let mut state = vec![0u8; n];
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        state[root] = 1;
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&c) = callees[node].get(*next) {
+                *next += 1;
+                if state[c.index()] == 0 {
+                    state[c.index()] = 1;
+                    stack.push((c.index(), 0));
+                }
+            } else {
+                state[node] = 2;
+                order.push(Owner::Proc(ProcIdx::from_u32(node as u32)));
+                stack.pop();
+            }
+        }
+    }
+    order.extend((0..p.threads.len()).map(|t| Owner::Thread(crate::ir::ThreadIdx::from_u32(t as u32))));
+    order
+}

@@ -1,0 +1,157 @@
+//! Queries on a [`Program`]: lookups, effects, the commute relation and the space.
+
+use paces_constraint::{BlockId, ItemInfo, Loc, SectionRole, Space, SpaceBuilder};
+
+use crate::ir::VarIdx;
+use crate::ir::{Block, Program, Stmt, StmtId, StmtKind, VarScope};
+
+fn intersects(a: &[VarIdx], b: &[VarIdx]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
+impl Program {
+    /// The number of global variables: they are `vars[..global_count()]`.
+    pub fn global_count(&self) -> usize {
+        self.vars.iter().take_while(|v| v.scope == VarScope::Global).count()
+    }
+
+    /// The location with this label (statement labels and derived step labels).
+    pub fn loc(&self, label: &str) -> Option<Loc> {
+        self.facts().loc_by_name.get(label).copied()
+    }
+
+    /// The name of a location (`?` for a location of another program).
+    pub fn loc_name(&self, loc: Loc) -> &str {
+        self.loc_names.get(loc.index()).map_or("?", String::as_str)
+    }
+
+    /// The statement whose own label is `loc`; `None` for a derived step (the guard of an
+    /// `if (b)`, the await of a `lock`) and for an unknown location.
+    pub fn stmt_at(&self, loc: Loc) -> Option<StmtId> {
+        self.facts().stmt_at.get(loc.index()).copied().flatten()
+    }
+
+    /// A statement.
+    ///
+    /// # Panics
+    /// When `id` is not a statement of this program.
+    pub fn stmt(&self, id: StmtId) -> &Stmt {
+        &self.stmts[id.index()]
+    }
+
+    /// A block.
+    ///
+    /// # Panics
+    /// When `id` is not a block of this program.
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.index()]
+    }
+
+    /// The variables a statement may read, sorted: for a compound statement everything inside
+    /// it (through calls, guards included); `lock`/`down` read their variable. Empty for an
+    /// unknown id.
+    pub fn reads(&self, id: StmtId) -> &[VarIdx] {
+        self.facts().stmts.get(id.index()).map_or(&[], |s| &s.reads)
+    }
+
+    /// The variables a statement may write, sorted (as [`Program::reads`]).
+    pub fn writes(&self, id: StmtId) -> &[VarIdx] {
+        self.facts().stmts.get(id.index()).map_or(&[], |s| &s.writes)
+    }
+
+    /// The number of simple steps a statement holds (through calls; `lock`/`down` count 2,
+    /// the two guards of `if (b)`/`while (b)` count 1 each): what an atomic section around it
+    /// costs.
+    pub fn weight(&self, id: StmtId) -> u32 {
+        self.facts().stmts.get(id.index()).map_or(0, |s| s.weight)
+    }
+
+    /// Where the statement may stand in an added atomic section: `Opener` when its very first
+    /// step is an await and it holds no other, `Excluded` when it holds an await elsewhere
+    /// (through calls), `Free` otherwise.
+    pub fn role(&self, id: StmtId) -> SectionRole {
+        self.facts().stmts.get(id.index()).and_then(|s| s.role).unwrap_or(SectionRole::Free)
+    }
+
+    /// [`Program::weight`] and [`Program::role`] together, as the space needs them.
+    pub fn item_info(&self, id: StmtId) -> ItemInfo {
+        ItemInfo { weight: self.weight(id), role: self.role(id) }
+    }
+
+    /// Whether a block is the body of a `noreorder`.
+    fn is_noreorder_body(&self, b: BlockId) -> bool {
+        self.blocks
+            .get(b.index())
+            .and_then(|b| b.parent)
+            .and_then(|s| self.stmts.get(s.index()))
+            .is_some_and(|s| matches!(s.kind, StmtKind::NoReorder(_)))
+    }
+
+    /// Whether a block is closed to atomic sections (inside a user `atomic`).
+    pub fn is_closed(&self, b: BlockId) -> bool {
+        self.blocks.get(b.index()).is_some_and(|block| {
+            block.in_atomic
+                || block
+                    .parent
+                    .and_then(|s| self.stmts.get(s.index()))
+                    .is_some_and(|s| matches!(s.kind, StmtKind::Atomic(_)))
+        })
+    }
+
+    /// Whether two statements are sequentially equivalent in either order (the spec's rule):
+    /// neither writes a variable that the other reads or writes, and they are not both
+    /// members of one `noreorder` body. A statement does not commute with itself.
+    pub fn commutes(&self, a: StmtId, b: StmtId) -> bool {
+        if a == b {
+            return false;
+        }
+        let (Some(sa), Some(sb)) = (self.stmts.get(a.index()), self.stmts.get(b.index())) else { return false };
+        if sa.block == sb.block && self.is_noreorder_body(sa.block) {
+            return false;
+        }
+        let (ra, wa, rb, wb) = (self.reads(a), self.writes(a), self.reads(b), self.writes(b));
+        !(intersects(wa, rb) || intersects(wa, wb) || intersects(wb, ra))
+    }
+
+    /// The space of programs reachable by the allowed transformations, in
+    /// `paces-constraint`'s vocabulary. Its locations are registered in [`Loc`] order, so the
+    /// space's `Loc`s are this program's; its blocks are this program's blocks in [`BlockId`]
+    /// order. Every pair of items of a block that does not commute, and every pair inside a
+    /// `noreorder` body, is fixed.
+    pub fn space(&self) -> Space {
+        let mut b = SpaceBuilder::new();
+        for (i, name) in self.loc_names.iter().enumerate() {
+            // Names are unique in a checked program; a hand-built one with duplicates still
+            // gets one location per index (ids must coincide).
+            if b.loc(name).is_err() {
+                let _ = b.loc(&format!("{name}#{i}"));
+            }
+        }
+        for (i, block) in self.blocks.iter().enumerate() {
+            let id = b.block(self.is_closed(BlockId::from_u32(i as u32)));
+            for &item in &block.items {
+                if let Some(s) = self.stmts.get(item.index()) {
+                    let _ = b.item(id, s.loc, self.item_info(item));
+                }
+            }
+            for (k, &x) in block.items.iter().enumerate() {
+                for &y in &block.items[k + 1..] {
+                    if !self.commutes(x, y) {
+                        if let (Some(sx), Some(sy)) = (self.stmts.get(x.index()), self.stmts.get(y.index())) {
+                            let _ = b.fix(sx.loc, sy.loc);
+                        }
+                    }
+                }
+            }
+        }
+        b.build().expect("SpaceBuilder::build has no failure case")
+    }
+}

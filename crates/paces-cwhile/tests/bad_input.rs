@@ -1,0 +1,218 @@
+//! Every bad input gets a diagnostic with a stable code at the right line:column, and no
+//! input makes the parser panic or overflow the stack.
+
+use paces_cwhile::{parse, parse_bytes};
+
+/// Asserts that `source` fails with `code` as its first diagnostic, at `line:col`.
+#[track_caller]
+fn check(source: &str, code: &str, line: usize, col: usize) {
+    let diags = parse(source).expect_err("the program must be rejected");
+    let first = &diags.as_slice()[0];
+    assert_eq!(first.code, code, "diagnostics: {diags}");
+    assert_eq!(first.line_col(source), (line, col), "diagnostics: {diags}");
+}
+
+#[test]
+fn unknown_variable() {
+    check("var x;\nthread t {\n  assert(y == 1);\n}\n", "E0101", 3, 10);
+}
+
+#[test]
+fn assignment_to_unknown_variable() {
+    check("var x;\nthread t {\n  A: y := 1;\n}\n", "E0102", 3, 6);
+}
+
+#[test]
+fn duplicate_label() {
+    check("var x;\nthread t {\n  A: x := 1;\n  A: x := 2;\n}\n", "E0103", 4, 3);
+}
+
+#[test]
+fn explicit_label_colliding_with_a_generated_one() {
+    // The second statement's generated label is `t.1`.
+    check("var x;\nthread t {\n  t.1: x := 1;\n  x := 2;\n}\n", "E0103", 4, 3);
+}
+
+#[test]
+fn duplicate_thread() {
+    check("thread t { skip; }\nthread t { skip; }\n", "E0104", 2, 8);
+}
+
+#[test]
+fn duplicate_proc() {
+    check("proc p { skip; }\nproc p { skip; }\nthread t { p(); }\n", "E0105", 2, 6);
+}
+
+#[test]
+fn proc_named_like_a_thread() {
+    check("thread t { skip; }\nproc t { skip; }\n", "E0105", 2, 6);
+}
+
+#[test]
+fn duplicate_variable() {
+    check("var x = 1;\nvar y, x;\nthread t { skip; }\n", "E0106", 2, 8);
+    check("thread t {\n  local a, a;\n  skip;\n}\n", "E0106", 2, 12);
+}
+
+#[test]
+fn local_named_like_a_global() {
+    check("var x;\nthread t {\n  local x = 2;\n  skip;\n}\n", "E0107", 3, 9);
+    check("var x;\nproc p {\n  local x;\n  skip;\n}\nthread t { p(); }\n", "E0107", 3, 9);
+}
+
+#[test]
+fn await_not_first_in_atomic() {
+    check("var x;\nthread t {\n  atomic {\n    x := 1;\n    await(x == 1);\n  }\n}\n", "E0108", 5, 5);
+}
+
+#[test]
+fn await_nested_in_if_inside_atomic() {
+    check("var x;\nthread t {\n  atomic {\n    if (x == 0) {\n      await(x == 1);\n    }\n  }\n}\n", "E0108", 5, 7);
+}
+
+#[test]
+fn lock_after_first_step_of_atomic() {
+    check("var m, x;\nthread t {\n  atomic {\n    x := 1;\n    lock(m);\n  }\n}\n", "E0108", 5, 5);
+}
+
+#[test]
+fn await_through_call_inside_atomic() {
+    check("var x;\nproc w { await(x == 1); }\nthread t {\n  atomic {\n    x := 1;\n    w();\n  }\n}\n", "E0108", 6, 5);
+}
+
+#[test]
+fn await_first_in_atomic_is_fine() {
+    let ok = [
+        "var x;\nthread t { atomic { await(x == 1); x := 2; } }",
+        "var m, x;\nthread t { atomic { lock(m); x := 2; } }",
+        "var m, x;\nthread t { atomic { atomic { await(m == 0); m := 1; } x := 2; } }",
+        "var x;\nproc w { await(x == 1); }\nthread t { atomic { w(); x := 2; } }",
+    ];
+    for src in ok {
+        if let Err(d) = parse(src) {
+            panic!("{src}: {d}");
+        }
+    }
+}
+
+#[test]
+fn call_to_unknown_procedure() {
+    check("thread t {\n  f();\n}\n", "E0109", 2, 3);
+}
+
+#[test]
+fn direct_recursion() {
+    check("proc p {\n  p();\n}\nthread t { p(); }\n", "E0110", 2, 3);
+}
+
+#[test]
+fn indirect_recursion_names_the_cycle() {
+    let src = "proc p { q(); }\nproc q { r(); }\nproc r { p(); }\nthread t { p(); }\n";
+    check(src, "E0110", 3, 10);
+    let d = parse(src).unwrap_err();
+    assert!(d.as_slice()[0].message.contains("`p` -> `q` -> `r` -> `p`"), "{d}");
+}
+
+#[test]
+fn integer_literal_out_of_range() {
+    check("var x;\nthread t {\n  x := 9223372036854775808;\n}\n", "E0111", 3, 8);
+    check("var x = 99999999999999999999999999999999999999999999;\nthread t { skip; }\n", "E0111", 1, 9);
+    // The most negative value is fine.
+    assert!(parse("var x = -9223372036854775808;\nthread t { x := -9223372036854775808; }").is_ok());
+}
+
+#[test]
+fn no_thread() {
+    check("var x;\nproc p { skip; }\n", "E0112", 1, 1);
+}
+
+#[test]
+fn sync_on_a_local() {
+    check("thread t {\n  local m;\n  lock(m);\n}\n", "E0113", 3, 8);
+}
+
+#[test]
+fn empty_file() {
+    check("", "E0112", 1, 1);
+    check("  // only a comment\n", "E0112", 1, 1);
+}
+
+#[test]
+fn lone_block_comment() {
+    check("/*", "E0003", 1, 1);
+    check("var x;\nthread t { skip; }\n/* never closed", "E0003", 3, 1);
+}
+
+#[test]
+fn invalid_character() {
+    check("var x;\nthread t { x := 1 @ 2; }\n", "E0002", 2, 19);
+}
+
+#[test]
+fn non_utf8() {
+    let d = parse_bytes(b"var x;\nthread t { \xff }").unwrap_err();
+    assert_eq!(d.codes(), ["E0001"]);
+    assert_eq!(d.as_slice()[0].primary.start, 18);
+}
+
+#[test]
+fn syntax_errors_are_recovered() {
+    let src = "var x;\nthread t {\n  x := ;\n  skip;\n  assert(x ==);\n  x := 1\n}\n";
+    let d = parse(src).unwrap_err();
+    let at: Vec<_> = d.iter().map(|d| (d.code, d.line_col(src))).collect();
+    assert_eq!(at, [("E0004", (3, 8)), ("E0004", (5, 14)), ("E0004", (7, 1))], "{d}");
+}
+
+#[test]
+fn unexpected_end_of_file() {
+    check("var x;\nthread t {\n  skip;\n", "E0005", 3, 8);
+}
+
+fn nested_ifs(n: usize) -> String {
+    format!("var x;\nthread t {{\n{}skip;{}\n}}\n", "if (x == 1) {".repeat(n), "}".repeat(n))
+}
+
+#[test]
+fn ten_thousand_nested_ifs() {
+    let src = nested_ifs(10_000);
+    let d = parse(&src).unwrap_err();
+    assert_eq!(d.codes(), ["E0006"]);
+    assert!(d.as_slice()[0].message.contains("nested deeper than 256 levels"), "{d}");
+}
+
+#[test]
+fn deep_expression() {
+    let src = format!("var x;\nthread t {{ x := {}1; }}\n", "-".repeat(100_000));
+    assert_eq!(parse(&src).unwrap_err().codes(), ["E0006"]);
+    let src = format!("var x;\nthread t {{ x := {}1{}; }}\n", "(".repeat(100_000), ")".repeat(100_000));
+    assert!(parse(&src).is_ok(), "parentheses add no depth");
+}
+
+#[test]
+fn nesting_at_the_limit_is_fine() {
+    // 256 levels of statements with a 511-deep expression at the bottom (on the 2 MiB stack
+    // of a test thread, in a debug build).
+    let src = format!(
+        "var x;\nthread t {{\n{}x := x{};{}\n}}\n",
+        "if (x == 1) {".repeat(255),
+        " + -x".repeat(255),
+        "}".repeat(255)
+    );
+    let p = parse(&src).expect("within the limits");
+    assert_eq!(p.stmts.len(), 256);
+    let too_deep = format!("var x;\nthread t {{\n{}skip;{}\n}}\n", "if (x == 1) {".repeat(257), "}".repeat(257));
+    assert_eq!(parse(&too_deep).unwrap_err().codes(), ["E0006"]);
+}
+
+#[test]
+fn five_megabytes() {
+    let mut src = String::from("var x, y;\nthread t {\n");
+    let mut i = 0;
+    while src.len() < 5_000_000 {
+        src.push_str(&format!("  L{i}: x := (y + {i}) * x - 1;\n"));
+        i += 1;
+    }
+    src.push_str("}\n");
+    let p = parse(&src).expect("a large flat program parses");
+    assert_eq!(p.stmts.len(), i);
+}
