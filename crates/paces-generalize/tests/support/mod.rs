@@ -238,11 +238,12 @@ impl Setup {
     }
 
     /// Replays a linearisation of the partial order in the original program: whether it runs
-    /// and ends with the same failure.
+    /// and the failing event fails again (other assertions may fail too), or every blocked
+    /// step is blocked at the end.
     pub fn replay_fails(&self, po: &PartialOrder, trace: &Trace, order: &[EventId]) -> bool {
         let mut vals = vec![0i64; self.program.vars];
         let mut pc = vec![0usize; self.program.threads.len()];
-        let mut failed_at = None;
+        let mut failed = Vec::new();
         for &id in order {
             let e = po.event(trace, id).unwrap();
             let (t, i) = self.stmt_of(e.loc);
@@ -260,8 +261,8 @@ impl Setup {
                 Stmt::Set(x, v) => vals[x as usize] = v,
                 Stmt::Copy(x, y) => vals[x as usize] = vals[y as usize],
                 Stmt::Assert(x, v) => {
-                    if vals[x as usize] != v && failed_at.is_none() {
-                        failed_at = Some(id);
+                    if vals[x as usize] != v {
+                        failed.push(id);
                     }
                 }
                 Stmt::Await(x, v) => {
@@ -272,7 +273,7 @@ impl Setup {
             }
         }
         match po.failure() {
-            Failure::Event(f) => failed_at == Some(*f),
+            Failure::Event(f) => failed.contains(f),
             Failure::Deadlock(bs) => bs.iter().all(|&b| {
                 let e = po.event(trace, b).unwrap();
                 let (t, i) = self.stmt_of(e.loc);
