@@ -263,7 +263,9 @@ impl Candidate {
             let target = self.order(block);
             // Selection by adjacent swaps: bring each target item to its place from the right.
             for (p, want) in target.iter().enumerate() {
-                let mut at = current[p..].iter().position(|l| l == want).map_or(p, |k| k + p);
+                // `get` only fails for a candidate of another space; it then gets no more swaps.
+                let Some(rest) = current.get(p..) else { break };
+                let mut at = rest.iter().position(|l| l == want).map_or(p, |k| k + p);
                 while at > p {
                     out.push(Transformation::Swap { first: current[at - 1], second: current[at] });
                     current.swap(at - 1, at);

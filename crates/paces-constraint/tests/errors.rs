@@ -149,3 +149,25 @@ fn error_is_a_std_error() {
     assert_eq!(boxed.to_string(), err.to_string());
     assert!(boxed.source().is_none());
 }
+
+#[test]
+fn a_candidate_of_another_space_gives_answers_not_panics() {
+    let (big, [a, b, c, d, e, f, _]) = space();
+    let candidate = Candidate::new(&big, vec![vec![a, c, b, d], vec![f, e]], &[(c, b)]).unwrap();
+    let mut builder = SpaceBuilder::new();
+    let block = builder.block(false);
+    let x = builder.loc("x").unwrap();
+    builder.item(block, x, ItemInfo::SIMPLE).unwrap();
+    let small = builder.build().unwrap();
+    // Meaningless, but answers.
+    let _ = candidate.transformations(&small);
+    let _ = candidate.cost(&small);
+    let _ = candidate.is_original(&small);
+    let small_candidate = Candidate::original(&small);
+    let _ = small_candidate.transformations(&big);
+    let _ = small_candidate.cost(&big);
+    assert!(!small_candidate.holds_order(a, b));
+    assert!(!small_candidate.in_one_section(c, b));
+    assert!(candidate.in_one_section(c, b));
+    assert_eq!(small_candidate.section_items(&candidate.sections()[0]), &[] as &[Loc]);
+}
