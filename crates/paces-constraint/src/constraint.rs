@@ -325,20 +325,19 @@ impl Arena {
     }
 
     /// Marks the nodes reachable from `root`; returns the marks indexed by node id.
+    ///
+    /// Children have smaller ids than their parents, so one descending pass over the ids marks
+    /// everything: sequential, no stack, and a node is marked before it is visited.
     fn reachable(&self, root: NodeId) -> Vec<bool> {
         let mut seen = vec![false; root.index() + 1];
-        let mut stack = vec![root];
         seen[root.index()] = true;
-        while let Some(id) = stack.pop() {
-            let mut visit = |c: NodeId| {
-                if !seen[c.index()] {
-                    seen[c.index()] = true;
-                    stack.push(c);
-                }
-            };
-            match &self.nodes[id.index()] {
-                Node::Not(c) => visit(*c),
-                Node::And(cs) | Node::Or(cs) => cs.iter().copied().for_each(&mut visit),
+        for i in (0..=root.index()).rev() {
+            if !seen[i] {
+                continue;
+            }
+            match &self.nodes[i] {
+                Node::Not(c) => seen[c.index()] = true,
+                Node::And(cs) | Node::Or(cs) => cs.iter().for_each(|c| seen[c.index()] = true),
                 Node::True | Node::False | Node::Atom(_) => {}
             }
         }
@@ -347,8 +346,9 @@ impl Arena {
 
     /// `candidate |= root`: whether the candidate satisfies the constraint.
     ///
-    /// Runs in time linear in the nodes reachable from `root` (shared nodes once), without
-    /// recursion: children have smaller ids, so one ascending pass evaluates everything.
+    /// Runs without recursion in two sequential passes over the ids up to `root` (children
+    /// have smaller ids): one down to mark what `root` reaches, one up to evaluate what was
+    /// marked, each shared node once.
     pub fn eval(&self, root: NodeId, candidate: &Candidate) -> bool {
         let seen = self.reachable(root);
         let mut value = vec![false; root.index() + 1];
