@@ -58,6 +58,20 @@ fn check_arena_invariants(arena: &Arena) {
     }
 }
 
+/// The depth of every node reachable from `id` (edges to the farthest leaf), by recursion.
+fn naive_depth(arena: &Arena, id: NodeId, memo: &mut std::collections::HashMap<NodeId, usize>) -> usize {
+    if let Some(&d) = memo.get(&id) {
+        return d;
+    }
+    let d = match arena.node(id) {
+        Node::True | Node::False | Node::Atom(_) => 0,
+        Node::Not(c) => 1 + naive_depth(arena, *c, memo),
+        Node::And(cs) | Node::Or(cs) => 1 + cs.iter().map(|&c| naive_depth(arena, c, memo)).max().unwrap_or(0),
+    };
+    memo.insert(id, d);
+    d
+}
+
 /// Splits a list of formulas into a random nesting of the same connective.
 fn regroup(mut xs: Vec<F>, is_and: bool, rng: &mut Rng) -> F {
     let wrap = |v: Vec<F>| if is_and { F::And(v) } else { F::Or(v) };
@@ -97,10 +111,21 @@ proptest! {
             let before = arena.len();
             prop_assert_eq!(f.build(&mut arena), root);
             prop_assert_eq!(arena.len(), before);
-            // Statistics are consistent with the atoms listed.
+            // Statistics, against a recursive walk of the (small) DAG.
             let stats = arena.stats(root);
-            prop_assert_eq!(stats.atoms, arena.atoms(root).len());
-            prop_assert!(stats.nodes >= stats.atoms && stats.nodes >= 1);
+            let mut depth = std::collections::HashMap::new();
+            let d = naive_depth(&arena, root, &mut depth);
+            prop_assert_eq!(stats.depth, d);
+            prop_assert_eq!(stats.nodes, depth.len());
+            let atoms: std::collections::BTreeSet<Atom> = depth
+                .keys()
+                .filter_map(|&id| match arena.node(id) {
+                    Node::Atom(a) => Some(*a),
+                    _ => None,
+                })
+                .collect();
+            prop_assert_eq!(stats.atoms, atoms.len());
+            prop_assert_eq!(arena.atoms(root), atoms.into_iter().collect::<Vec<_>>());
         }
         check_arena_invariants(&arena);
     }
