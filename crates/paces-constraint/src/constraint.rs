@@ -6,6 +6,7 @@ use std::hash::BuildHasher as _;
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
+use smallvec::SmallVec;
 
 use crate::{Candidate, Loc, NodeId, Space};
 
@@ -278,7 +279,9 @@ impl Arena {
     fn nary(&mut self, children: impl IntoIterator<Item = NodeId>, is_and: bool) -> NodeId {
         // For `and`, true is neutral and false absorbs; for `or` the other way round.
         let (neutral, absorbing) = if is_and { (TRUE, FALSE) } else { (FALSE, TRUE) };
-        let mut kids: Vec<NodeId> = Vec::new();
+        // Most connectives are small: their children are gathered without a heap allocation,
+        // so a node the arena already holds costs none.
+        let mut kids: SmallVec<[NodeId; 8]> = SmallVec::new();
         for c in children {
             if c == neutral {
                 continue;
@@ -318,7 +321,7 @@ impl Arena {
                 if let Some(id) = found {
                     return id;
                 }
-                let kids = kids.into_boxed_slice();
+                let kids: Box<[NodeId]> = Box::from(kids.as_slice());
                 self.insert_new(hash, if is_and { Node::And(kids) } else { Node::Or(kids) })
             }
         }
