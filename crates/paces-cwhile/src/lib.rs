@@ -27,17 +27,25 @@
 //! Parsing never panics: every problem of the input, including non-UTF-8 bytes, an
 //! unterminated comment, or statements nested deeper than 256 levels, is a [`Diagnostic`].
 
+mod apply;
 mod ast;
 mod diag;
+mod dump;
+mod error;
 mod facts;
 pub mod ir;
 mod lexer;
 mod lower;
+mod print;
 mod program;
+mod promela;
 mod syntax;
 
 pub use diag::{render, Diagnostic, Diagnostics};
+pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};
+pub use print::print;
+pub use promela::to_promela;
 
 /// Parses and checks a Cwhile program.
 ///

@@ -89,16 +89,7 @@ impl<'a> Lowerer<'a> {
             if let Decl::Vars(vs) = d {
                 for v in vs {
                     if let Some(&prev) = self.globals.get(&v.name.text) {
-                        let first = self.vars[prev.index()].span;
-                        self.diags.push(
-                            Diagnostic::new(
-                                "E0106",
-                                format!("variable `{}` is declared twice", v.name.text),
-                                v.name.span,
-                                "declared again here",
-                            )
-                            .note(format!("first declared at {}", pos(self.source, first))),
-                        );
+                        self.duplicate_var(&v.name, prev);
                         continue;
                     }
                     let init = self.init(v.init.as_ref());
@@ -191,6 +182,19 @@ impl<'a> Lowerer<'a> {
         self.check_recursion();
     }
 
+    fn duplicate_var(&mut self, name: &ast::Name, prev: VarIdx) {
+        let first = self.vars[prev.index()].span;
+        self.diags.push(
+            Diagnostic::new(
+                "E0106",
+                format!("variable `{}` is declared twice", name.text),
+                name.span,
+                "declared again here",
+            )
+            .note(format!("first declared at {}", pos(self.source, first))),
+        );
+    }
+
     fn init(&mut self, init: Option<&ast::Init>) -> i64 {
         let Some(init) = init else { return 0 };
         match init.value {
@@ -255,16 +259,7 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if let Some(&prev) = mine.iter().find(|&&i| self.vars[i.index()].name == v.name.text) {
-                let first = self.vars[prev.index()].span;
-                self.diags.push(
-                    Diagnostic::new(
-                        "E0106",
-                        format!("variable `{}` is declared twice", v.name.text),
-                        v.name.span,
-                        "declared again here",
-                    )
-                    .note(format!("first declared at {}", pos(self.source, first))),
-                );
+                self.duplicate_var(&v.name, prev);
                 continue;
             }
             let init = self.init(v.init.as_ref());

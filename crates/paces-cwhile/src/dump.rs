@@ -1,0 +1,100 @@
+//! A deterministic text dump of the IR, for snapshot tests and debugging.
+
+use std::fmt::Write as _;
+
+use paces_constraint::{BlockId, SectionRole};
+
+use crate::ir::{Cond, Owner, Program, StmtId, StmtKind, VarScope};
+use crate::print::{expr, head, var_name};
+
+impl Program {
+    /// A deterministic, line-oriented description of the IR: variables, threads and
+    /// procedures, blocks with their items, every statement with its label, location, kind,
+    /// read and write sets, weight and section role (and its derived steps), the
+    /// non-commuting pairs of each block, and the space's closed blocks and fixed pairs.
+    pub fn dump(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "vars:");
+        for (i, v) in self.vars.iter().enumerate() {
+            let scope = match v.scope {
+                VarScope::Global => "global".to_owned(),
+                VarScope::Thread(t) => format!("local of thread {}", self.threads[t.index()].name),
+                VarScope::Proc(q) => format!("local of proc {}", self.procs[q.index()].name),
+            };
+            let _ = writeln!(out, "  v{i} {} = {} ({scope})", v.name, v.init);
+        }
+        let _ = writeln!(out, "threads:");
+        for (i, t) in self.threads.iter().enumerate() {
+            let _ = writeln!(out, "  t{i} {} body {}", t.name, t.body);
+        }
+        let _ = writeln!(out, "procs:");
+        for (i, q) in self.procs.iter().enumerate() {
+            let _ = writeln!(out, "  p{i} {} body {}", q.name, q.body);
+        }
+        let _ = writeln!(out, "blocks:");
+        for (i, b) in self.blocks.iter().enumerate() {
+            let owner = match b.owner {
+                Owner::Thread(t) => format!("thread {}", self.threads[t.index()].name),
+                Owner::Proc(q) => format!("proc {}", self.procs[q.index()].name),
+            };
+            let parent = b.parent.map_or("-".to_owned(), |s| self.stmts[s.index()].label.clone());
+            let items: Vec<&str> = b.items.iter().map(|s| self.stmts[s.index()].label.as_str()).collect();
+            let closed = if self.is_closed(BlockId::from_u32(i as u32)) { " closed" } else { "" };
+            let _ = writeln!(out, "  b{i} {owner} parent {parent}{closed}: [{}]", items.join(", "));
+        }
+        let _ = writeln!(out, "stmts:");
+        for (i, s) in self.stmts.iter().enumerate() {
+            let id = StmtId::from_u32(i as u32);
+            let names = |vs: &[crate::ir::VarIdx]| vs.iter().map(|&v| var_name(self, v)).collect::<Vec<_>>().join(", ");
+            let role = match self.role(id) {
+                SectionRole::Free => "free",
+                SectionRole::Opener => "opener",
+                SectionRole::Excluded => "excluded",
+            };
+            let _ = writeln!(
+                out,
+                "  {} {}{} [{}] {} | reads {{{}}} writes {{{}}} weight {} {role}",
+                s.loc,
+                s.label,
+                if s.explicit_label { "" } else { " (generated)" },
+                s.block,
+                head(self, &s.kind),
+                names(self.reads(id)),
+                names(self.writes(id)),
+                self.weight(id),
+            );
+            let steps: Vec<(&crate::ir::Step, &str)> = match &s.kind {
+                StmtKind::If { cond: Cond::Expr { then_guard, else_guard, .. }, .. }
+                | StmtKind::While { cond: Cond::Expr { then_guard, else_guard, .. }, .. } => {
+                    vec![(then_guard, "assume"), (else_guard, "assume")]
+                }
+                StmtKind::Lock { wait, set, .. } | StmtKind::Down { wait, set, .. } => {
+                    vec![(wait, "await"), (set, "set")]
+                }
+                _ => Vec::new(),
+            };
+            for (step, what) in steps {
+                let _ = writeln!(out, "    {} {}: {what} {}", step.loc, step.label, expr(self, &step.expr));
+            }
+        }
+        let _ = writeln!(out, "non-commuting pairs:");
+        for b in &self.blocks {
+            for (k, &x) in b.items.iter().enumerate() {
+                for &y in &b.items[k + 1..] {
+                    if !self.commutes(x, y) {
+                        let _ = writeln!(out, "  {} / {}", self.stmts[x.index()].label, self.stmts[y.index()].label);
+                    }
+                }
+            }
+        }
+        let space = self.space();
+        let _ = writeln!(out, "space: {} locations, {} blocks", space.loc_count(), space.block_count());
+        for b in space.blocks() {
+            let fixed: Vec<String> =
+                space.fixed_pairs(b).map(|(x, y)| format!("{} < {}", space.name(x), space.name(y))).collect();
+            let _ =
+                writeln!(out, "  {b}{}: fixed [{}]", if space.is_closed(b) { " closed" } else { "" }, fixed.join(", "));
+        }
+        out
+    }
+}

@@ -1,0 +1,233 @@
+//! The canonical printer: every label explicit, sugar as written, minimal parentheses.
+
+use std::fmt::Write as _;
+
+use paces_constraint::BlockId;
+
+use crate::ir::{BinOp, Cond, Expr, Owner, ProcIdx, Program, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx};
+
+/// Line width at which the `var` line wraps.
+const WIDTH: usize = 100;
+
+/// Prints a program in canonical Cwhile text: globals first (one `var` declaration), then
+/// threads and procedures in their source order, every statement with its label (generated
+/// ones too), two spaces of indentation. `print(parse(print(p))) == print(p)`.
+pub fn print(p: &Program) -> String {
+    let mut out = String::new();
+    let globals: Vec<String> = p.vars[..p.global_count()].iter().map(|v| format!("{} = {}", v.name, v.init)).collect();
+    if !globals.is_empty() {
+        let mut line = String::from("var ");
+        for (i, g) in globals.iter().enumerate() {
+            let piece = if i + 1 == globals.len() { format!("{g};") } else { format!("{g},") };
+            if line.len() > 4 && line.len() + 1 + piece.len() > WIDTH {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = String::from("    ");
+            }
+            line.push_str(&piece);
+            line.push(' ');
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for owner in decl_order(p) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let (kw, name, locals, body) = match owner {
+            Owner::Thread(t) => {
+                let t = &p.threads[t.index()];
+                ("thread", &t.name, &t.locals, t.body)
+            }
+            Owner::Proc(q) => {
+                let q = &p.procs[q.index()];
+                ("proc", &q.name, &q.locals, q.body)
+            }
+        };
+        let _ = writeln!(out, "{kw} {name} {{");
+        if !locals.is_empty() {
+            let list: Vec<String> = locals.iter().map(|&v| format!("{} = {}", var_name(p, v), init(p, v))).collect();
+            let _ = writeln!(out, "  local {};", list.join(", "));
+        }
+        print_items(p, body, 1, &mut out);
+        out.push_str("}\n");
+    }
+    out
+}
+
+/// Threads and procedures in source order (by declaration span; threads before procedures
+/// on ties, as in programs built by hand).
+pub(crate) fn decl_order(p: &Program) -> Vec<Owner> {
+    let mut v: Vec<(u32, Owner)> = p
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.span.start, Owner::Thread(ThreadIdx::from_u32(i as u32))))
+        .chain(p.procs.iter().enumerate().map(|(i, q)| (q.span.start, Owner::Proc(ProcIdx::from_u32(i as u32)))))
+        .collect();
+    v.sort_by_key(|&(start, _)| start);
+    v.into_iter().map(|(_, o)| o).collect()
+}
+
+fn init(p: &Program, v: VarIdx) -> i64 {
+    p.vars.get(v.index()).map_or(0, |v| v.init)
+}
+
+pub(crate) fn var_name(p: &Program, v: VarIdx) -> &str {
+    p.vars.get(v.index()).map_or("?", |v| v.name.as_str())
+}
+
+fn indent(out: &mut String, level: usize) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+fn print_items(p: &Program, block: BlockId, level: usize, out: &mut String) {
+    let Some(b) = p.blocks.get(block.index()) else { return };
+    for &s in &b.items {
+        print_stmt(p, s, level, out);
+    }
+}
+
+/// `{ ... }` after a statement head: `{ }` when empty.
+fn print_block(p: &Program, block: BlockId, level: usize, out: &mut String) {
+    if p.blocks.get(block.index()).is_none_or(|b| b.items.is_empty()) {
+        out.push_str("{ }");
+        return;
+    }
+    out.push_str("{\n");
+    print_items(p, block, level + 1, out);
+    indent(out, level);
+    out.push('}');
+}
+
+fn print_stmt(p: &Program, id: StmtId, level: usize, out: &mut String) {
+    let Some(s) = p.stmts.get(id.index()) else { return };
+    indent(out, level);
+    let _ = write!(out, "{}: ", s.label);
+    out.push_str(&head(p, &s.kind));
+    match &s.kind {
+        StmtKind::If { then_block, else_block, .. } => {
+            out.push(' ');
+            print_block(p, *then_block, level, out);
+            if let Some(e) = else_block {
+                out.push_str(" else ");
+                print_block(p, *e, level, out);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
+            out.push(' ');
+            print_block(p, *body, level, out);
+        }
+        _ => out.push(';'),
+    }
+    out.push('\n');
+}
+
+/// The statement as written up to its first block (`if (b)`, `x := e`, `lock(m)`).
+pub(crate) fn head(p: &Program, kind: &StmtKind) -> String {
+    let cond = |c: &Cond| match c {
+        Cond::Star => "*".to_owned(),
+        Cond::Expr { cond, .. } => expr(p, cond),
+    };
+    match kind {
+        StmtKind::Assign { var, expr: e } => format!("{} := {}", var_name(p, *var), expr(p, e)),
+        StmtKind::Assume(e) => format!("assume({})", expr(p, e)),
+        StmtKind::Await(e) => format!("await({})", expr(p, e)),
+        StmtKind::Assert(e) => format!("assert({})", expr(p, e)),
+        StmtKind::Skip => "skip".to_owned(),
+        StmtKind::If { cond: c, .. } => format!("if ({})", cond(c)),
+        StmtKind::While { cond: c, .. } => format!("while ({})", cond(c)),
+        StmtKind::Atomic(_) => "atomic".to_owned(),
+        StmtKind::NoReorder(_) => "noreorder".to_owned(),
+        StmtKind::Call(q) => format!("{}()", p.procs.get(q.index()).map_or("?", |q| q.name.as_str())),
+        StmtKind::Lock { var, .. } => format!("lock({})", var_name(p, *var)),
+        StmtKind::Unlock(v) => format!("unlock({})", var_name(p, *v)),
+        StmtKind::Down { var, .. } => format!("down({})", var_name(p, *var)),
+        StmtKind::Up(v) => format!("up({})", var_name(p, *v)),
+    }
+}
+
+fn prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::Or => 1,
+        BinOp::And => 2,
+        BinOp::Eq | BinOp::Ne => 3,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
+        BinOp::Add | BinOp::Sub => 5,
+        BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
+    }
+}
+
+/// How a binary operator is written.
+pub(crate) fn op_str(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Or => "||",
+        BinOp::And => "&&",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+    }
+}
+
+const UNARY: u8 = 7;
+const ATOM: u8 = 8;
+
+/// An expression in Cwhile syntax with minimal parentheses (all binary operators are
+/// left-associative).
+pub(crate) fn expr(p: &Program, e: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(p, e, 0, &mut out);
+    out
+}
+
+fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
+    let own = match e {
+        Expr::Int(v) if *v < 0 => UNARY,
+        Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => ATOM,
+        Expr::Unary(..) => UNARY,
+        Expr::Binary(op, ..) => prec(*op),
+    };
+    let paren = own < min;
+    if paren {
+        out.push('(');
+    }
+    match e {
+        Expr::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Expr::Var(v) => out.push_str(var_name(p, *v)),
+        Expr::Unary(op, a) => {
+            out.push(match op {
+                UnOp::Not => '!',
+                UnOp::Neg => '-',
+            });
+            // `-(-5)` rather than `--5`, which reads like a decrement.
+            let min = if matches!(**a, Expr::Int(v) if v < 0) || matches!(**a, Expr::Unary(UnOp::Neg, _)) {
+                ATOM
+            } else {
+                UNARY
+            };
+            write_expr(p, a, min, out);
+        }
+        Expr::Binary(op, a, b) => {
+            let q = prec(*op);
+            write_expr(p, a, q, out);
+            let _ = write!(out, " {} ", op_str(*op));
+            write_expr(p, b, q + 1, out);
+        }
+    }
+    if paren {
+        out.push(')');
+    }
+}

@@ -1,0 +1,336 @@
+//! Export to Promela, for differential testing against SPIN.
+
+use std::fmt::Write as _;
+
+use paces_constraint::BlockId;
+
+use crate::ir::{BinOp, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
+use crate::print::op_str;
+
+/// Translates a program to Promela (see `docs/language.md`, "Promela export").
+///
+/// Each thread becomes an `active proctype`; procedures are inlined at every call (each
+/// inlined copy gets its own labels); `atomic` stays `atomic`, `await(b)` is the blocking
+/// guard `(b)`, `assume(b)` is a guard whose failing branch blocks forever behind an
+/// `end`-prefixed label (a trace cut by an assume is not a deadlock), `assert` stays
+/// `assert`, and a division or remainder by zero is an assertion failure. `if (*)` and
+/// `while (*)` become nondeterministic `if`/`do` whose options start with the branch's first
+/// step; an empty branch is `skip`. Loop heads carry `end` labels so that an idle worker loop
+/// is a valid end state. Names are prefixed (`g_` globals, `l_` thread locals, `pN_`
+/// procedure locals, `Lk_` statement labels with `k` the location id) so they never clash
+/// with Promela keywords. Promela's `int` has 32 bits where Cwhile has 64.
+pub fn to_promela(p: &Program) -> String {
+    let mut out = String::from("/* Generated from Cwhile by paces. */\n\n");
+    for v in &p.vars[..p.global_count()] {
+        let _ = writeln!(out, "int g_{} = {};", v.name, v.init);
+    }
+    if p.global_count() > 0 {
+        out.push('\n');
+    }
+    for thread in &p.threads {
+        let _ = writeln!(out, "active proctype t_{}() {{", thread.name);
+        for &v in &thread.locals {
+            if let Some(var) = p.vars.get(v.index()) {
+                let _ = writeln!(out, "  int {} = {};", var_ref(p, v), var.init);
+            }
+        }
+        // One copy of each reachable procedure's locals per thread.
+        for q in reachable_procs(p, thread.body) {
+            for &v in &p.procs[q.index()].locals {
+                if let Some(var) = p.vars.get(v.index()) {
+                    let _ = writeln!(out, "  int {} = {};", var_ref(p, v), var.init);
+                }
+            }
+        }
+        let mut e = Emitter { p, out: String::new(), counter: 0 };
+        e.body(thread.body);
+        out.push_str(&e.out);
+        out.push_str("}\n\n");
+    }
+    out
+}
+
+/// Procedures reachable through calls from a block, each once, in first-call order.
+fn reachable_procs(p: &Program, body: BlockId) -> Vec<ProcIdx> {
+    let mut seen = vec![false; p.procs.len()];
+    let mut order = Vec::new();
+    let mut blocks = vec![body];
+    while let Some(b) = blocks.pop() {
+        let Some(block) = p.blocks.get(b.index()) else { continue };
+        for &s in block.items.iter().rev() {
+            let Some(stmt) = p.stmts.get(s.index()) else { continue };
+            match &stmt.kind {
+                StmtKind::Call(q) => {
+                    if let Some(flag) = seen.get_mut(q.index()) {
+                        if !*flag {
+                            *flag = true;
+                            order.push(*q);
+                            blocks.push(p.procs[q.index()].body);
+                        }
+                    }
+                }
+                kind => blocks.extend(crate::lower::child_blocks(kind)),
+            }
+        }
+    }
+    order
+}
+
+fn var_ref(p: &Program, v: VarIdx) -> String {
+    match p.vars.get(v.index()) {
+        Some(var) => match var.scope {
+            VarScope::Global => format!("g_{}", var.name),
+            VarScope::Thread(_) => format!("l_{}", var.name),
+            VarScope::Proc(q) => format!("p{}_{}", q.index(), var.name),
+        },
+        None => "g_undefined".to_owned(),
+    }
+}
+
+fn promela_expr(p: &Program, e: &Expr) -> String {
+    fn go(p: &Program, e: &Expr, out: &mut String) {
+        match e {
+            Expr::Int(v) => {
+                let _ = write!(out, "({v})");
+            }
+            Expr::Bool(b) => out.push_str(if *b { "1" } else { "0" }),
+            Expr::Var(v) => out.push_str(&var_ref(p, *v)),
+            Expr::Unary(op, a) => {
+                out.push_str(match op {
+                    UnOp::Not => "(!",
+                    UnOp::Neg => "(-",
+                });
+                go(p, a, out);
+                out.push(')');
+            }
+            Expr::Binary(op, a, b) => {
+                out.push('(');
+                go(p, a, out);
+                let _ = write!(out, " {} ", op_str(*op));
+                go(p, b, out);
+                out.push(')');
+            }
+        }
+    }
+    let mut out = String::new();
+    go(p, e, &mut out);
+    out
+}
+
+/// The condition under which evaluating `e` divides by zero nowhere (respecting the
+/// short-circuit of `&&` and `||`); `None` when `e` divides nowhere.
+fn defined(p: &Program, e: &Expr) -> Option<String> {
+    match e {
+        Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => None,
+        Expr::Unary(_, a) => defined(p, a),
+        Expr::Binary(op, a, b) => {
+            let da = defined(p, a);
+            let db = defined(p, b);
+            let db = match (op, db) {
+                (BinOp::And, Some(d)) => Some(format!("(!{} || {d})", promela_expr(p, a))),
+                (BinOp::Or, Some(d)) => Some(format!("({} || {d})", promela_expr(p, a))),
+                (_, d) => d,
+            };
+            let nonzero = matches!(op, BinOp::Div | BinOp::Rem).then(|| format!("({} != 0)", promela_expr(p, b)));
+            let parts: Vec<String> = [da, db, nonzero].into_iter().flatten().collect();
+            (!parts.is_empty()).then(|| format!("({})", parts.join(" && ")))
+        }
+    }
+}
+
+/// Work for the iterative emitter.
+enum Work {
+    /// A statement; `bare` when it may not carry a label (SPIN forbids labels on the first
+    /// statement of an option or an atomic sequence).
+    Stmt {
+        id: StmtId,
+        level: usize,
+        copy: u32,
+        bare: bool,
+    },
+    Line(String),
+    /// The items of a block as one sequence (`skip` when empty); `bare` for its first item.
+    Seq {
+        block: BlockId,
+        level: usize,
+        copy: u32,
+        bare: bool,
+    },
+}
+
+struct Emitter<'a> {
+    p: &'a Program,
+    out: String,
+    /// Numbers `end` labels and inlined copies, unique within the proctype.
+    counter: u32,
+}
+
+fn pad(level: usize) -> String {
+    "  ".repeat(level)
+}
+
+impl Emitter<'_> {
+    fn next(&mut self) -> u32 {
+        self.counter += 1;
+        self.counter
+    }
+
+    fn label(&self, id: StmtId, copy: u32) -> String {
+        let s = &self.p.stmts[id.index()];
+        let clean: String = s.label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        if copy == 0 {
+            format!("L{}_{clean}", s.loc.index())
+        } else {
+            format!("L{}_{clean}_c{copy}", s.loc.index())
+        }
+    }
+
+    fn body(&mut self, block: BlockId) {
+        let mut stack = vec![Work::Seq { block, level: 1, copy: 0, bare: false }];
+        while let Some(w) = stack.pop() {
+            match w {
+                Work::Line(l) => {
+                    self.out.push_str(&l);
+                    self.out.push('\n');
+                }
+                Work::Seq { block, level, copy, bare } => {
+                    let items = self.p.blocks.get(block.index()).map_or(&[][..], |b| &b.items[..]);
+                    if items.is_empty() {
+                        stack.push(Work::Line(format!("{}skip;", pad(level))));
+                    }
+                    stack.extend(items.iter().enumerate().rev().map(|(k, &id)| Work::Stmt {
+                        id,
+                        level,
+                        copy,
+                        bare: bare && k == 0,
+                    }));
+                }
+                Work::Stmt { id, level, copy, bare } => self.stmt(id, level, copy, bare, &mut stack),
+            }
+        }
+    }
+
+    /// A blocking guard `(b)`; with a division in `b`, a guard that also fires when a
+    /// divisor is zero and then fails an assertion, in one atomic step.
+    fn guard(&self, x: &Expr, text: String) -> String {
+        match defined(self.p, x) {
+            None => text,
+            Some(d) => format!("atomic {{ (!{d} || {text}); assert({d}) }}"),
+        }
+    }
+
+    /// A simple statement with its division check, as one line.
+    fn guarded(&self, checks: &[&Expr], text: String) -> String {
+        let conds: Vec<String> = checks.iter().filter_map(|e| defined(self.p, e)).collect();
+        if conds.is_empty() {
+            text
+        } else {
+            format!("atomic {{ assert({}); {} }}", conds.join(" && "), text.trim_end_matches(';'))
+        }
+    }
+
+    fn stmt(&mut self, id: StmtId, level: usize, copy: u32, bare: bool, stack: &mut Vec<Work>) {
+        let p = self.p;
+        let Some(s) = p.stmts.get(id.index()) else { return };
+        let ind = pad(level);
+        let label = if bare { String::new() } else { format!("{}: ", self.label(id, copy)) };
+        let e = |x: &Expr| promela_expr(p, x);
+        let simple = match &s.kind {
+            StmtKind::Assign { var, expr } => {
+                Some(self.guarded(&[expr], format!("{} = {};", var_ref(p, *var), e(expr))))
+            }
+            StmtKind::Await(x) => Some(format!("{};", self.guard(x, e(x)))),
+            StmtKind::Assert(x) => Some(self.guarded(&[x], format!("assert({});", e(x)))),
+            StmtKind::Skip => Some("skip;".to_owned()),
+            StmtKind::Unlock(v) => Some(format!("{} = 0;", var_ref(p, *v))),
+            StmtKind::Up(v) => Some(format!("{0} = {0} + 1;", var_ref(p, *v))),
+            StmtKind::Lock { var, .. } => Some(format!("atomic {{ ({0} == 0); {0} = 1 }};", var_ref(p, *var))),
+            StmtKind::Down { var, .. } => Some(format!("atomic {{ ({0} > 0); {0} = {0} - 1 }};", var_ref(p, *var))),
+            StmtKind::Assume(x) => {
+                let n = self.next();
+                let guard = self.guard(x, e(x));
+                Some(format!("if :: {guard} :: else -> end_cut{n}: false fi;"))
+            }
+            _ => None,
+        };
+        if let Some(text) = simple {
+            stack.push(Work::Line(format!("{ind}{label}{text}")));
+            return;
+        }
+        // Compound statements: push in reverse order of output.
+        match &s.kind {
+            StmtKind::If { cond, then_block, else_block } => {
+                stack.push(Work::Line(format!("{ind}fi;")));
+                let (then_guard, else_guard) = self.guards(cond);
+                match else_block {
+                    Some(b) => self.option(stack, else_guard.as_deref(), *b, level, copy),
+                    None => stack.push(Work::Line(format!("{ind}:: {}", else_guard.as_deref().unwrap_or("skip")))),
+                }
+                self.option(stack, then_guard.as_deref(), *then_block, level, copy);
+                stack.push(Work::Line(format!("{ind}{label}if")));
+            }
+            StmtKind::While { cond, body } => {
+                stack.push(Work::Line(format!("{ind}od;")));
+                let (body_guard, exit_guard) = self.guards(cond);
+                match exit_guard {
+                    Some(g) => stack.push(Work::Line(format!("{ind}:: {g} -> break"))),
+                    None => stack.push(Work::Line(format!("{ind}:: break"))),
+                }
+                self.option(stack, body_guard.as_deref(), *body, level, copy);
+                let n = self.next();
+                let end = if bare { String::new() } else { format!("end_loop{n}: ") };
+                stack.push(Work::Line(format!("{ind}{label}{end}do")));
+            }
+            StmtKind::Atomic(b) => {
+                stack.push(Work::Line(format!("{ind}}};")));
+                stack.push(Work::Seq { block: *b, level: level + 1, copy, bare: true });
+                stack.push(Work::Line(format!("{ind}{label}atomic {{")));
+            }
+            StmtKind::NoReorder(b) => {
+                stack.push(Work::Seq { block: *b, level, copy, bare });
+                stack.push(Work::Line(format!("{ind}/* {}: noreorder */", s.label)));
+            }
+            StmtKind::Call(q) => {
+                let copy = self.next();
+                let name = p.procs.get(q.index()).map_or("?", |q| q.name.as_str());
+                stack.push(Work::Line(format!("{ind}/* end of {name}() */")));
+                if let Some(proc_) = p.procs.get(q.index()) {
+                    stack.push(Work::Seq { block: proc_.body, level, copy, bare });
+                }
+                stack.push(Work::Line(format!("{ind}/* {}: {name}() */", s.label)));
+            }
+            _ => {}
+        }
+    }
+
+    /// The guards of a condition: `None` for `*`.
+    fn guards(&self, cond: &Cond) -> (Option<String>, Option<String>) {
+        match cond {
+            Cond::Star => (None, None),
+            Cond::Expr { cond, .. } => {
+                let c = promela_expr(self.p, cond);
+                let then_g = self.guard(cond, c.clone());
+                let else_g = self.guard(cond, format!("(!{c})"));
+                (Some(then_g), Some(else_g))
+            }
+        }
+    }
+
+    /// One option `:: guard -> body` (or the body's own first step when there is no guard).
+    fn option(&mut self, stack: &mut Vec<Work>, guard: Option<&str>, block: BlockId, level: usize, copy: u32) {
+        let ind = pad(level);
+        let empty = self.p.blocks.get(block.index()).is_none_or(|b| b.items.is_empty());
+        match (guard, empty) {
+            (Some(g), true) => stack.push(Work::Line(format!("{ind}:: {g}"))),
+            (None, true) => stack.push(Work::Line(format!("{ind}:: skip"))),
+            (Some(g), false) => {
+                stack.push(Work::Seq { block, level: level + 1, copy, bare: false });
+                stack.push(Work::Line(format!("{ind}:: {g} ->")));
+            }
+            (None, false) => {
+                stack.push(Work::Seq { block, level: level + 1, copy, bare: true });
+                stack.push(Work::Line(format!("{ind}::")));
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The IR of known programs: labels, effects, commute pairs, the space, applying candidates,
+//! and the held-in benchmarks.
+
+use expect_test::expect;
+use paces_constraint::{Candidate, SectionRole};
+use paces_cwhile::{parse, print, Program};
+
+fn heldin(name: &str) -> String {
+    let path = format!("{}/test_data/heldin/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[track_caller]
+fn program(src: &str) -> Program {
+    parse(src).unwrap_or_else(|d| panic!("{}", paces_cwhile::render(&d, "test.cw", src, false)))
+}
+
+fn names(p: &Program, vs: &[paces_cwhile::ir::VarIdx]) -> Vec<String> {
+    vs.iter().map(|v| p.vars[v.index()].name.clone()).collect()
+}
+
+#[test]
+fn figure7_labels_effects_and_commute_pairs() {
+    let p = program(&heldin("paper1.cw"));
+    // Every location in pre-order; no sugar, so no derived steps.
+    assert_eq!(p.loc_names, ["A", "B", "C", "1", "2", "3", "n", "p"]);
+    assert_eq!(p.global_count(), 3);
+    let expected: [(&str, &[&str], &[&str]); 8] = [
+        ("A", &[], &["x"]),
+        ("B", &[], &["y"]),
+        ("C", &[], &["z"]),
+        ("1", &["x"], &[]),
+        ("2", &["y"], &[]),
+        ("3", &["z"], &[]),
+        ("n", &["z"], &[]),
+        ("p", &["y"], &[]),
+    ];
+    for (label, reads, writes) in expected {
+        let loc = p.loc(label).unwrap();
+        assert_eq!(loc.index(), p.loc_names.iter().position(|n| n == label).unwrap());
+        let s = p.stmt_at(loc).unwrap();
+        assert_eq!(p.stmt(s).label, label);
+        assert!(p.stmt(s).explicit_label);
+        assert_eq!(names(&p, p.reads(s)), reads, "reads of {label}");
+        assert_eq!(names(&p, p.writes(s)), writes, "writes of {label}");
+        assert_eq!(p.weight(s), 1);
+    }
+    let id = |l: &str| p.stmt_at(p.loc(l).unwrap()).unwrap();
+    // Thread 1 writes disjoint variables: every pair commutes.
+    assert!(p.commutes(id("A"), id("B")) && p.commutes(id("B"), id("C")) && p.commutes(id("A"), id("C")));
+    // Awaits and asserts only read: they commute with each other.
+    assert!(p.commutes(id("1"), id("2")) && p.commutes(id("2"), id("3")) && p.commutes(id("n"), id("p")));
+    // Across threads, the conflicts are the shared variables.
+    assert!(!p.commutes(id("A"), id("1")));
+    assert!(!p.commutes(id("C"), id("n")));
+    assert!(p.commutes(id("A"), id("n")));
+    // Roles: awaits open sections, the rest is free.
+    assert_eq!(p.role(id("1")), SectionRole::Opener);
+    assert_eq!(p.role(id("3")), SectionRole::Free);
+    // The space: ids coincide, nothing is fixed.
+    let space = p.space();
+    assert_eq!(space.loc_count(), 8);
+    for (i, name) in p.loc_names.iter().enumerate() {
+        assert_eq!(space.name(paces_constraint::Loc::from_u32(i as u32)), name);
+    }
+    assert_eq!(space.block_count(), 3);
+    assert!(space.blocks().all(|b| space.fixed_pairs(b).count() == 0));
+    assert!(space.is_preemption_point(p.loc("n").unwrap()));
+}
+
+#[test]
+fn generated_and_derived_labels() {
+    let src = "var x, m;\nproc f {\n  x := 2;\n}\nthread t {\n  if (x == 0) {\n    x := 1;\n  }\n  while (*) {\n    lock(m);\n    f();\n    unlock(m);\n  }\n  L: down(m);\n  up(m);\n}\n";
+    let p = program(src);
+    expect![[r#"
+        [
+            "f.0",
+            "t.0",
+            "t.0.then",
+            "t.0.else",
+            "t.1",
+            "t.2",
+            "t.3",
+            "t.3.wait",
+            "t.3.set",
+            "t.4",
+            "t.5",
+            "L",
+            "L.wait",
+            "L.set",
+            "t.7",
+        ]
+    "#]]
+    .assert_debug_eq(&p.loc_names);
+    let loc = |l: &str| p.loc(l).unwrap();
+    // Derived steps are locations but not statements.
+    assert!(p.stmt_at(loc("t.0.then")).is_none());
+    assert!(p.stmt_at(loc("t.3.wait")).is_none());
+    let t0 = p.stmt_at(loc("t.0")).unwrap();
+    assert!(!p.stmt(t0).explicit_label);
+    // `if (x == 0)`: reads x (guard), writes x; weight = 2 guards + 1.
+    assert_eq!(names(&p, p.reads(t0)), ["x"]);
+    assert_eq!(p.weight(t0), 3);
+    // The loop holds lock (weight 2), the call (1), unlock (1); its await is not first.
+    // Pre-order: the statement inside the `if` is `t.1`, the loop after it `t.2`.
+    assert_eq!(p.block(p.stmt(p.stmt_at(loc("t.1")).unwrap()).block).parent, Some(t0));
+    let w = p.stmt_at(loc("t.2")).unwrap();
+    assert_eq!(p.weight(w), 4);
+    assert_eq!(names(&p, p.reads(w)), ["m"]);
+    assert_eq!(names(&p, p.writes(w)), ["x", "m"]);
+    assert_eq!(p.role(w), SectionRole::Excluded);
+    let l = p.stmt_at(loc("L")).unwrap();
+    assert_eq!(p.role(l), SectionRole::Opener);
+    assert_eq!(p.weight(l), 2);
+    assert!(!p.commutes(w, l));
+    // The printed form names every label and round-trips.
+    let printed = print(&p);
+    expect![[r#"
+        var x = 0, m = 0;
+
+        proc f {
+          f.0: x := 2;
+        }
+
+        thread t {
+          t.0: if (x == 0) {
+            t.1: x := 1;
+          }
+          t.2: while (*) {
+            t.3: lock(m);
+            t.4: f();
+            t.5: unlock(m);
+          }
+          L: down(m);
+          t.7: up(m);
+        }
+    "#]]
+    .assert_eq(&printed);
+    assert_eq!(print(&program(&printed)), printed);
+}
+
+#[test]
+fn noreorder_fixes_every_pair() {
+    let p = program("var x, y;\nthread t {\n  N: noreorder {\n    a: x := 1;\n    b: y := 1;\n  }\n  c: skip;\n}\n");
+    let space = p.space();
+    let id = |l: &str| p.stmt_at(p.loc(l).unwrap()).unwrap();
+    assert!(!p.commutes(id("a"), id("b")));
+    assert!(space.is_fixed(p.loc("a").unwrap(), p.loc("b").unwrap()));
+    assert!(p.commutes(id("N"), id("c")));
+}
+
+#[test]
+fn heldin_programs_parse_print_and_round_trip() {
+    let dir = format!("{}/test_data/heldin", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.retain(|f| f.extension().is_some_and(|e| e == "cw"));
+    files.sort();
+    assert_eq!(files.len(), 12);
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let p = program(&src);
+        let printed = print(&p);
+        let again = program(&printed);
+        assert_eq!(print(&again), printed, "{}", f.display());
+        // Labels, locations and effects survive printing.
+        assert_eq!(again.loc_names, p.loc_names, "{}", f.display());
+        assert_eq!(again.stmts.len(), p.stmts.len());
+        for i in 0..p.stmts.len() {
+            let s = paces_cwhile::ir::StmtId::from_u32(i as u32);
+            assert_eq!(again.reads(s), p.reads(s));
+            assert_eq!(again.writes(s), p.writes(s));
+        }
+        // The original candidate gives back the same program.
+        let space = p.space();
+        let same = p.apply(&Candidate::original(&space)).unwrap();
+        assert_eq!(print(&same), printed, "{}", f.display());
+        assert!(!paces_cwhile::to_promela(&p).is_empty());
+    }
+}
+
+#[test]
+fn apply_reorder_and_atomic_section() {
+    let p = program(&heldin("paper1.cw"));
+    let space = p.space();
+    let l = |n: &str| p.loc(n).unwrap();
+    // The paper's fix: B; C; A. Plus an atomic section [n; p] in thread3.
+    let orders = vec![vec![l("B"), l("C"), l("A")], vec![l("1"), l("2"), l("3")], vec![l("n"), l("p")]];
+    let c = Candidate::new(&space, orders, &[(l("n"), l("p"))]).unwrap();
+    let q = p.apply(&c).unwrap();
+    expect![[r#"
+        var x = 0, y = 0, z = 0;
+
+        thread thread1 {
+          B: y := 1;
+          C: z := 1;
+          A: x := 1;
+        }
+
+        thread thread2 {
+          1: await(x == 1);
+          2: await(y == 1);
+          3: assert(z == 1);
+        }
+
+        thread thread3 {
+          atomic_n: atomic {
+            n: await(z == 1);
+            p: assert(y == 1);
+          }
+        }
+    "#]]
+    .assert_eq(&print(&q));
+    let a = q.stmt_at(q.loc("atomic_n").unwrap()).unwrap();
+    assert!(!q.stmt(a).explicit_label);
+    // The new program's space closes the new atomic body.
+    let body = q.stmt(q.stmt_at(q.loc("n").unwrap()).unwrap()).block;
+    assert!(q.is_closed(body));
+    assert_eq!(print(&program(&print(&q))), print(&q));
+}
+
+#[test]
+fn apply_names_sections_uniquely() {
+    let p = program("var x, y;\nthread t {\n  a: x := 1;\n  b: y := 1;\n  atomic_a: skip;\n}\n");
+    let space = p.space();
+    let l = |n: &str| p.loc(n).unwrap();
+    let c = Candidate::new(&space, vec![vec![l("a"), l("b"), l("atomic_a")]], &[(l("a"), l("b"))]).unwrap();
+    let q = p.apply(&c).unwrap();
+    assert!(q.loc("atomic_a_2").is_some(), "{}", print(&q));
+}
+
+#[test]
+fn apply_rejects_a_foreign_candidate() {
+    let p = program(&heldin("paper1.cw"));
+    let other = program("thread t { a: skip; b: skip; }");
+    let c = Candidate::original(&other.space());
+    let e = p.apply(&c).unwrap_err();
+    assert_eq!(e.kind(), &paces_cwhile::ErrorKind::InvalidCandidate);
+}
+
+#[test]
+fn section_roles() {
+    let p = program(
+        "var m, x;\nproc w { await(x == 1); x := 0; }\nproc late { x := 1; await(x == 1); }\nthread t {\n  a: w();\n  b: late();\n  c: atomic { await(x == 1); x := 2; }\n  d: if (*) { await(x == 1); }\n  e: noreorder { skip; lock(m); }\n  f: noreorder { }\n}\n",
+    );
+    let role = |l: &str| p.role(p.stmt_at(p.loc(l).unwrap()).unwrap());
+    assert_eq!(role("a"), SectionRole::Opener);
+    assert_eq!(role("b"), SectionRole::Excluded);
+    assert_eq!(role("c"), SectionRole::Opener);
+    assert_eq!(role("d"), SectionRole::Excluded);
+    assert_eq!(role("e"), SectionRole::Excluded);
+    assert_eq!(role("f"), SectionRole::Free);
+    assert_eq!(p.weight(p.stmt_at(p.loc("f").unwrap()).unwrap()), 0);
+}
