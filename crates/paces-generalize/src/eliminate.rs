@@ -1,6 +1,7 @@
 //! The trace elimination graph of a generalised bad trace, its cycles (the fixes) and the
 //! error-eliminating constraint.
 
+use std::collections::BinaryHeap;
 use std::fmt::Write as _;
 
 use paces_constraint::{Arena, Atom, Loc, NodeId, SectionRole, Space};
@@ -216,9 +217,14 @@ struct Graph<'a> {
     reach: Vec<u64>,
     /// Row u: the same, over paths holding a cross-thread ordering.
     reachx: Vec<u64>,
+    /// Row i (an interesting node): the interesting nodes that reach it (the transpose of
+    /// `reach` on interesting nodes).
+    coreach: Vec<u64>,
     r: u64,
     a: u64,
     preemption_free: bool,
+    /// Per block of the space, the positions of its items that are not `Free`.
+    non_free: Vec<Vec<usize>>,
 }
 
 #[inline]
@@ -291,9 +297,19 @@ impl<'a> Graph<'a> {
             words,
             reach: Vec::new(),
             reachx: Vec::new(),
+            coreach: Vec::new(),
             r: 1,
             a: 1,
             preemption_free: false,
+            non_free: space
+                .blocks()
+                .map(|b| {
+                    let items = space.items(b);
+                    (0..items.len())
+                        .filter(|&i| space.item_info(items[i]).is_some_and(|info| info.role != SectionRole::Free))
+                        .collect()
+                })
+                .collect(),
         }
     }
 
@@ -384,6 +400,19 @@ impl<'a> Graph<'a> {
                     self.reach[u * w + j] |= bits;
                     let bits = self.reachx[v * w + j];
                     self.reachx[u * w + j] |= bits;
+                }
+            }
+        }
+        let m = self.inodes.len();
+        self.coreach = vec![0u64; m * w];
+        for (i, &u) in self.inodes.iter().enumerate() {
+            let row = u as usize * w;
+            for word in 0..w {
+                let mut bits = self.reach[row + word];
+                while bits != 0 {
+                    let j = word * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    self.coreach[j * w + i / 64] |= 1 << (i % 64);
                 }
             }
         }
@@ -483,9 +512,12 @@ impl<'a> Graph<'a> {
                 return false;
             }
             let (lo, hi) = (pa.min(pb), pa.max(pb));
-            items[lo + 1..hi]
-                .iter()
-                .all(|&k| !(space.is_fixed(first, k) && space.is_fixed(k, last)) || role(k) == SectionRole::Free)
+            let non_free = &self.non_free[block.index()];
+            let from = non_free.partition_point(|&p| p <= lo);
+            non_free[from..].iter().take_while(|&&p| p < hi).all(|&p| {
+                let k = items[p];
+                !(space.is_fixed(first, k) && space.is_fixed(k, last))
+            })
         };
         let (first, last) = if pa < pb { (a, b) } else { (b, a) };
         legal(first, last) || (may_change && legal(last, first))
@@ -539,16 +571,25 @@ struct Raw {
     weight: u64,
 }
 
+/// A backward constraint edge with its rank key: cycles are found from their heaviest
+/// backward edge, in increasing order of (weight, tail, head, option).
+type Rank = (u64, u32, u32, usize);
+
 struct Search<'g, 'a> {
     g: &'g Graph<'a>,
     k: usize,
+    max_fixes: usize,
     max_work: u64,
     work: u64,
     cut: bool,
     found: FxHashMap<Vec<Atom>, Raw>,
     /// Insertion order of `found`'s keys, for deterministic tie-breaking.
     order: Vec<Vec<Atom>>,
+    /// The weights of the cheapest `max_fixes` cycles found (a max-heap).
+    best: BinaryHeap<u64>,
     cache: FxHashMap<(u32, u32), SmallVec<[Opt; 2]>>,
+    /// Per thread, its heads (events with an outgoing cross-thread ordering).
+    heads: &'g [Vec<u32>],
 }
 
 impl Search<'_, '_> {
@@ -560,6 +601,15 @@ impl Search<'_, '_> {
         self.g.options(from, to, &mut out)?;
         self.cache.insert((from, to), out.clone());
         Ok(out)
+    }
+
+    /// The weight no new cycle may exceed to be among the cheapest `max_fixes`.
+    fn bound(&self) -> u64 {
+        if self.best.len() >= self.max_fixes {
+            self.best.peek().copied().unwrap_or(0)
+        } else {
+            u64::MAX
+        }
     }
 
     fn record(&mut self, edges: SmallVec<[(u32, u32, Opt); 2]>) {
@@ -576,6 +626,10 @@ impl Search<'_, '_> {
             None => {
                 self.order.push(atoms.clone());
                 self.found.insert(atoms, Raw { edges, weight });
+                self.best.push(weight);
+                if self.best.len() > self.max_fixes {
+                    self.best.pop();
+                }
             }
         }
     }
@@ -589,62 +643,100 @@ impl Search<'_, '_> {
     }
 
     fn run(&mut self) -> Result<(), Error> {
-        let g = self.g;
-        if self.k == 0 {
+        let (g, heads) = (self.g, self.heads);
+        if self.k == 0 || self.max_fixes == 0 {
             return Ok(());
         }
-        let heads: Vec<Vec<u32>> =
-            g.thread_nodes.iter().map(|ns| ns.iter().copied().filter(|&v| g.is_head[v as usize]).collect()).collect();
-        for t in 0..g.thread_nodes.len() {
-            for &x in &g.thread_nodes[t] {
+        // Every backward constraint edge, cheapest first.
+        let mut firsts: Vec<(Rank, Opt)> = Vec::new();
+        let mut opts = SmallVec::new();
+        for (nodes, hs) in g.thread_nodes.iter().zip(heads) {
+            for &x in nodes {
                 if !g.is_tail[x as usize] {
                     continue;
                 }
-                for &y in &heads[t] {
+                for &y in hs {
                     if g.tpos[y as usize] >= g.tpos[x as usize] {
                         break;
                     }
-                    let opts = self.options(x, y)?;
+                    g.options(x, y, &mut opts)?;
                     for (oi, &o) in opts.iter().enumerate() {
-                        if self.tick() {
-                            return Ok(());
-                        }
-                        if g.reaches_x(y, x) {
-                            self.record(SmallVec::from_slice(&[(x, y, o)]));
-                            continue;
-                        }
-                        if self.k >= 2 {
-                            self.extend((x, y, oi), o, &heads)?;
-                            if self.cut {
-                                return Ok(());
-                            }
-                        }
+                        firsts.push(((o.weight, x, y, oi), o));
                     }
                 }
+            }
+        }
+        firsts.sort_by_key(|f| f.0);
+        // The backward edges processed so far that do not close a cycle alone: the only
+        // backward edges a cycle may use besides its heaviest.
+        let mut lighter: Vec<(Rank, Opt)> = Vec::new();
+        for (rank, opt) in firsts {
+            if rank.0 > self.bound() {
+                // Every cycle left weighs at least this edge: none is among the cheapest.
+                self.cut = true;
+                return Ok(());
+            }
+            if self.tick() {
+                return Ok(());
+            }
+            let (_, x, y, _) = rank;
+            if g.reaches_x(y, x) {
+                self.record(SmallVec::from_slice(&[(x, y, opt)]));
+            } else {
+                if self.k >= 2 {
+                    self.extend((rank, opt), &lighter)?;
+                    if self.cut {
+                        return Ok(());
+                    }
+                }
+                lighter.push((rank, opt));
             }
         }
         Ok(())
     }
 
-    /// Depth-first extension of the cycle started by the backward edge `first`: every further
-    /// backward edge must come after it in (tail, head, option) order, so each cycle is found
-    /// from its first backward edge only.
-    fn extend(&mut self, first: (u32, u32, usize), first_opt: Opt, heads: &[Vec<u32>]) -> Result<(), Error> {
-        let g = self.g;
-        let x0 = first.0;
+    /// Depth-first extension of the cycle started by the backward edge `first`, its
+    /// heaviest: the other backward edges come from `lighter` (ranked below it and not
+    /// closing a cycle alone), so each cycle is found once. Kept orders (forward edges) are
+    /// tried in order of span while the cycle stays under the bound. The last edge must end
+    /// at a head that reaches the first edge's tail.
+    fn extend(&mut self, first: (Rank, Opt), lighter: &[(Rank, Opt)]) -> Result<(), Error> {
+        let (g, heads) = (self.g, self.heads);
+        let ((_, x0, y0, _), first_opt) = first;
+        let co = g.iidx[x0 as usize] as usize;
+        let closes = |d: u32| bit(&g.coreach, g.words, co, g.iidx[d as usize] as usize);
+        // Per thread, the heads that reach x0, in program order.
+        let closing: Vec<Vec<u32>> =
+            heads.iter().map(|hs| hs.iter().copied().filter(|&d| closes(d)).collect()).collect();
         struct Frame {
             edges: SmallVec<[(u32, u32, Opt); 2]>,
-            keys: SmallVec<[(u32, u32, usize); 2]>,
             head: u32,
             x: bool,
+            weight: u64,
         }
         let mut stack = vec![Frame {
-            edges: SmallVec::from_slice(&[(first.0, first.1, first_opt)]),
-            keys: SmallVec::from_slice(&[first]),
-            head: first.1,
+            edges: SmallVec::from_slice(&[(x0, y0, first_opt)]),
+            head: y0,
             x: false,
+            weight: first_opt.weight,
         }];
         while let Some(f) = stack.pop() {
+            let last = f.edges.len() + 1 == self.k;
+            // Candidate next edges: (tail, head, option).
+            let mut next: Vec<(u32, u32, Opt)> = Vec::new();
+            // Backward edges ranked below the first.
+            for &((w, c, d, _), o) in lighter {
+                if f.weight.saturating_add(w) > self.bound() {
+                    break;
+                }
+                if self.tick() {
+                    return Ok(());
+                }
+                if g.reaches(f.head, c) && (!last || closes(d)) {
+                    next.push((c, d, o));
+                }
+            }
+            // Kept orders: forward from a reached tail to a later head of its thread.
             let row = f.head as usize * g.words;
             for word in 0..g.words {
                 let mut bits = g.reach[row + word];
@@ -655,32 +747,36 @@ impl Search<'_, '_> {
                     if !g.is_tail[c as usize] {
                         continue;
                     }
-                    let seg_x = f.x || g.reaches_x(f.head, c);
-                    for &d in &heads[g.thread[c as usize] as usize] {
-                        if d == c {
-                            continue;
+                    let s = g.thread[c as usize] as usize;
+                    let list = if last { &closing[s] } else { &heads[s] };
+                    let tc = g.tpos[c as usize];
+                    let start = list.partition_point(|&d| g.tpos[d as usize] <= tc);
+                    for &d in &list[start..] {
+                        let span = u64::from(g.tpos[d as usize] - tc);
+                        if f.weight.saturating_add(span) > self.bound() {
+                            break;
                         }
-                        let opts = self.options(c, d)?;
-                        let backward = g.tpos[d as usize] < g.tpos[c as usize];
-                        for (oi, &o) in opts.iter().enumerate() {
-                            if self.tick() {
-                                return Ok(());
-                            }
-                            let key = (c, d, oi);
-                            if (backward && key <= first) || f.keys.contains(&key) {
-                                continue;
-                            }
-                            let mut edges = f.edges.clone();
-                            edges.push((c, d, o));
-                            if g.reaches(d, x0) && (seg_x || g.reaches_x(d, x0)) {
-                                self.record(edges);
-                            } else if edges.len() < self.k {
-                                let mut keys = f.keys.clone();
-                                keys.push(key);
-                                stack.push(Frame { edges, keys, head: d, x: seg_x });
-                            }
+                        if self.tick() {
+                            return Ok(());
+                        }
+                        for o in self.options(c, d)? {
+                            next.push((c, d, o));
                         }
                     }
+                }
+            }
+            for (c, d, o) in next {
+                let weight = f.weight.saturating_add(o.weight);
+                if weight > self.bound() || f.edges.iter().any(|e| (e.0, e.1) == (c, d)) {
+                    continue;
+                }
+                let seg_x = f.x || g.reaches_x(f.head, c);
+                let mut edges = f.edges.clone();
+                edges.push((c, d, o));
+                if closes(d) && (seg_x || g.reaches_x(d, x0)) {
+                    self.record(edges);
+                } else if !last {
+                    stack.push(Frame { edges, head: d, x: seg_x, weight });
                 }
             }
         }
@@ -790,10 +886,15 @@ pub fn eliminate(
     g.compute_reach()?;
     g.preemption_free = g.preemption_free(trace, config.preemption_search_budget);
 
+    let heads: Vec<Vec<u32>> =
+        g.thread_nodes.iter().map(|ns| ns.iter().copied().filter(|&v| g.is_head[v as usize]).collect()).collect();
     let mut search = Search {
         g: &g,
         k: config.max_constraint_edges,
+        max_fixes: config.max_fixes,
         max_work: config.max_work,
+        best: BinaryHeap::new(),
+        heads: &heads,
         work: 0,
         cut: false,
         found: FxHashMap::default(),

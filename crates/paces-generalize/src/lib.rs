@@ -53,12 +53,16 @@
 //!
 //! The search: reachability over the no-constraint edges is precomputed as bitsets over the
 //! *interesting* events (the ends of cross-thread orderings and the blocked steps), once
-//! plain and once over paths holding a cross-thread ordering; constraint edges join
-//! interesting events only (a constraint edge ending inside a chain of forced program order
-//! is implied by the one ending where the chain meets another thread). Each backward
-//! constraint edge starts a depth-first search over at most K - 1 further constraint edges,
-//! each closed with one bitset test; a cycle is found from its first backward edge only.
-//! [`EliminateConfig::max_work`] bounds the search.
+//! plain, once over paths holding a cross-thread ordering, and once transposed; constraint
+//! edges join interesting events only (a constraint edge ending inside a chain of forced
+//! program order is implied by the one ending where the chain meets another thread). The
+//! backward constraint edges are taken cheapest first; each closes a cycle alone (one bitset
+//! test) or starts a depth-first search for at most K - 1 further constraint edges: lighter
+//! backward edges that do not close a cycle alone, and kept orders in order of their span.
+//! A cycle is found from its heaviest backward edge only, and since every cycle weighs at
+//! least that edge, the search stops as soon as the next backward edge is heavier than the
+//! [`EliminateConfig::max_fixes`] cheapest cycles found (then [`Elimination::complete`] is
+//! false). [`EliminateConfig::max_work`] bounds the search in any case.
 //!
 //! When no linearisation of the partial order is preemption-free (threads switch only before
 //! an await, or at a thread's end or blocked step), fixes that act across preemption points
