@@ -42,10 +42,18 @@ struct Lowerer<'a> {
     stmts: Vec<Stmt>,
     blocks: Vec<Block>,
     loc_names: Vec<String>,
-    /// Every location name: its span and whether it was generated.
-    labels: FxHashMap<String, (Span, bool)>,
+    /// Every location name: its span and how it was made.
+    labels: FxHashMap<String, (Span, LabelKind)>,
     /// Call edges between procedures: (caller, callee, call span).
     proc_calls: Vec<(ProcIdx, ProcIdx, Span)>,
+}
+
+/// How a location name came about.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LabelKind {
+    Written,
+    Generated,
+    Derived,
 }
 
 /// What the statements of one thread or procedure see.
@@ -279,19 +287,25 @@ impl<'a> Lowerer<'a> {
         id
     }
 
-    fn new_loc(&mut self, name: String, span: Span, generated: bool) -> Loc {
-        if let Some(&(first, first_generated)) = self.labels.get(&name) {
+    fn new_loc(&mut self, name: String, span: Span, kind: LabelKind) -> Loc {
+        if let Some(&(first, first_kind)) = self.labels.get(&name) {
             let mut d = Diagnostic::new("E0103", format!("label `{name}` is used twice"), span, "used again here")
                 .note(format!("first used at {}", pos(self.source, first)));
-            if generated || first_generated {
+            if kind == LabelKind::Generated || first_kind == LabelKind::Generated {
                 d = d.note(format!(
                     "`{name}` is also the label generated for an unlabelled statement; \
                      give that statement a label or pick another name"
                 ));
             }
+            if kind == LabelKind::Derived || first_kind == LabelKind::Derived {
+                d = d.note(format!(
+                    "`{name}` names a step that a sugar (`if (b)`, `while (b)`, `lock`, `down`) adds; \
+                     pick another name"
+                ));
+            }
             self.diags.push(d);
         } else {
-            self.labels.insert(name.clone(), (span, generated));
+            self.labels.insert(name.clone(), (span, kind));
         }
         let loc = Loc::new(self.loc_names.len()).expect("fewer than 2^32 locations");
         self.loc_names.push(name);
@@ -327,13 +341,13 @@ impl<'a> Lowerer<'a> {
 
     fn lower_stmt(&mut self, s: &ast::Stmt, block: BlockId, ctx: &mut Ctx, depth: u32) -> StmtId {
         let id = StmtId::new(self.stmts.len()).expect("fewer than 2^32 statements");
-        let (label, explicit, generated) = match &s.label {
-            Some(l) => (l.text.clone(), l.explicit, false),
-            None => (format!("{}.{}", ctx.owner_name, ctx.counter), false, true),
+        let (label, explicit, kind) = match &s.label {
+            Some(l) => (l.text.clone(), l.explicit, LabelKind::Written),
+            None => (format!("{}.{}", ctx.owner_name, ctx.counter), false, LabelKind::Generated),
         };
         ctx.counter += 1;
         let label_span = s.label.as_ref().map_or(s.span, |l| l.span);
-        let loc = self.new_loc(label.clone(), label_span, generated);
+        let loc = self.new_loc(label.clone(), label_span, kind);
         // Reserve the id so that statements are numbered in pre-order.
         self.stmts.push(Stmt {
             label: label.clone(),
@@ -416,13 +430,16 @@ impl<'a> Lowerer<'a> {
                 };
                 let wait_label = format!("{label}.wait");
                 let wait = Step {
-                    loc: self.new_loc(wait_label.clone(), label_span, true),
+                    loc: self.new_loc(wait_label.clone(), label_span, LabelKind::Derived),
                     label: wait_label,
                     expr: wait_expr,
                 };
                 let set_label = format!("{label}.set");
-                let set =
-                    Step { loc: self.new_loc(set_label.clone(), label_span, true), label: set_label, expr: set_expr };
+                let set = Step {
+                    loc: self.new_loc(set_label.clone(), label_span, LabelKind::Derived),
+                    label: set_label,
+                    expr: set_expr,
+                };
                 if is_lock {
                     StmtKind::Lock { var, wait, set }
                 } else {
@@ -440,11 +457,14 @@ impl<'a> Lowerer<'a> {
         let Some(c) = c else { return Cond::Star };
         let cond = self.expr(c, ctx);
         let then_label = format!("{label}.{}", names[0]);
-        let then_guard =
-            Step { loc: self.new_loc(then_label.clone(), span, true), label: then_label, expr: cond.clone() };
+        let then_guard = Step {
+            loc: self.new_loc(then_label.clone(), span, LabelKind::Derived),
+            label: then_label,
+            expr: cond.clone(),
+        };
         let else_label = format!("{label}.{}", names[1]);
         let else_guard = Step {
-            loc: self.new_loc(else_label.clone(), span, true),
+            loc: self.new_loc(else_label.clone(), span, LabelKind::Derived),
             label: else_label,
             expr: Expr::Unary(UnOp::Not, Box::new(cond.clone())),
         };
@@ -511,9 +531,10 @@ impl<'a> Lowerer<'a> {
             ExprKind::Lit(Lit::Bool(b)) => Expr::Bool(*b),
             ExprKind::Lit(Lit::Num(n)) => Expr::Int(self.literal(*n, false, e.span)),
             ExprKind::Var(name) => Expr::Var(self.resolve(name, ctx, false)),
-            ExprKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, ExprKind::Lit(Lit::Num(_))) => {
-                let ExprKind::Lit(Lit::Num(n)) = inner.kind else { unreachable!("matched above") };
-                Expr::Int(self.literal(n, true, e.span))
+            // `-9223372036854775808` is the one literal that only exists negated; every other
+            // negation stays an operator, so that printing and parsing again gives the same IR.
+            ExprKind::Unary(UnOp::Neg, inner) if inner.kind == ExprKind::Lit(Lit::Num(1 << 63)) => {
+                Expr::Int(self.literal(1 << 63, true, e.span))
             }
             ExprKind::Unary(op, inner) => Expr::Unary(*op, Box::new(self.expr(inner, ctx))),
             ExprKind::Binary(op, a, b) => Expr::Binary(*op, Box::new(self.expr(a, ctx)), Box::new(self.expr(b, ctx))),

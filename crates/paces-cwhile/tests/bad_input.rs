@@ -200,6 +200,13 @@ fn nesting_at_the_limit_is_fine() {
     );
     let p = parse(&src).expect("within the limits");
     assert_eq!(p.stmts.len(), 256);
+    // Every recursive pass copes with the deepest accepted program.
+    let printed = paces_cwhile::print(&p);
+    assert_eq!(paces_cwhile::print(&parse(&printed).unwrap()), printed);
+    let same = p.apply(&paces_constraint::Candidate::original(&p.space())).unwrap();
+    assert_eq!(paces_cwhile::print(&same), printed);
+    assert!(paces_cwhile::to_promela(&p).contains("active proctype t_t()"));
+    assert!(p.dump().contains("weight"));
     let too_deep = format!("var x;\nthread t {{\n{}skip;{}\n}}\n", "if (x == 1) {".repeat(257), "}".repeat(257));
     assert_eq!(parse(&too_deep).unwrap_err().codes(), ["E0006"]);
 }

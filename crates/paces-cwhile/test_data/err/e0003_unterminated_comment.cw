@@ -1,0 +1,5 @@
+var x = 0;
+thread t {
+  x := 1;
+}
+/* this comment never ends

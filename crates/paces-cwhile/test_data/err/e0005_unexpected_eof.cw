@@ -1,0 +1,3 @@
+var x = 0;
+thread t {
+  x := 1;

@@ -1,0 +1,4 @@
+var x = 0;
+thread t {
+  counter := x + 1;
+}

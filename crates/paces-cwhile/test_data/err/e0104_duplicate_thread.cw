@@ -1,0 +1,2 @@
+thread worker { skip; }
+thread worker { skip; }

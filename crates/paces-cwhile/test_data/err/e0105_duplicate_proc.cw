@@ -1,0 +1,3 @@
+proc f { skip; }
+proc f { skip; }
+thread t { f(); }

@@ -1,0 +1,5 @@
+var x = 0;
+thread t {
+  local x = 1;
+  skip;
+}

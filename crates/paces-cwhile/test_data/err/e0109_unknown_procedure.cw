@@ -1,0 +1,5 @@
+thread t {
+  helper();
+  u();
+}
+thread u { skip; }

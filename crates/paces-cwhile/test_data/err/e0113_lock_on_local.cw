@@ -1,0 +1,5 @@
+thread t {
+  local m;
+  lock(m);
+  unlock(m);
+}
