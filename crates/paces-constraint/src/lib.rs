@@ -72,12 +72,12 @@
 //! [`Space::atomic`]; see [`Atom`] for what an unchecked one means.
 //!
 //! # Performance
-//! Evaluation is one ascending pass over the nodes reachable from the root (children always
-//! have smaller ids than their parent), so it is linear in them and never recurses. The
-//! baseline, `cargo bench -p paces-benches --bench constraint` on a shared 2-core VM: about
-//! 150 M nodes per second on a million-deep chain, about 20 M nodes per second on a shared
-//! LearnGoodUnder-shaped DAG of a million nodes, and about 3 M new nodes per second to build
-//! (hash-consing); `docs/ARCHITECTURE.md` has the table.
+//! Evaluation is two sequential passes over the ids up to the root (children always have
+//! smaller ids than their parent): down to mark what the root reaches, up to compute it. It is
+//! linear and never recurses. The baseline, `cargo bench -p paces-benches --bench constraint`
+//! on a shared 2-core VM: about 100 M nodes per second on a million-deep chain, 50 to 80 M
+//! nodes per second on a LearnGoodUnder-shaped DAG of a million shared nodes, and about 3 M
+//! new nodes per second to build (hash-consing); `docs/ARCHITECTURE.md` has the table.
 //!
 //! # Errors
 //! Every constructor validates its input and returns an [`Error`] whose [`ErrorKind`] says
