@@ -52,11 +52,12 @@ pub struct SolverConfig {
     backend: BackendKind,
     minimize_core: bool,
     max_clauses: u64,
+    lazy_above: usize,
 }
 
 impl Default for SolverConfig {
     fn default() -> Self {
-        SolverConfig { backend: BackendKind::Batsat, minimize_core: true, max_clauses: 50_000_000 }
+        SolverConfig { backend: BackendKind::Batsat, minimize_core: true, max_clauses: 50_000_000, lazy_above: 64 }
     }
 }
 
@@ -80,11 +81,26 @@ impl SolverConfig {
         self
     }
 
-    /// The most clauses the encoding of the space may take (estimated before encoding: the
-    /// order and section clauses grow with the cube of a block's size). Default: 50 000 000.
+    /// The most clauses the up-front encoding of the space may take (estimated before
+    /// encoding: the order and section clauses grow with the cube of a block's size, for
+    /// blocks up to [`SolverConfig::lazy_above`] items). Default: 50 000 000.
     pub fn max_clauses(mut self, limit: u64) -> Self {
         self.max_clauses = limit;
         self
+    }
+
+    /// Blocks with more items than this get their per-triple clauses (total order, section
+    /// contiguity; about eleven per triple of items) on demand: each model is checked and the
+    /// clauses it violates are added before solving again. Smaller blocks get all of them up
+    /// front. The answers are the same; only the time and memory differ. Default: 64.
+    pub fn lazy_above(mut self, items: usize) -> Self {
+        self.lazy_above = items;
+        self
+    }
+
+    /// The block size above which per-triple clauses are added on demand.
+    pub fn get_lazy_above(&self) -> usize {
+        self.lazy_above
     }
 
     /// The configured backend.

@@ -25,16 +25,20 @@
 //! So every model is exactly one candidate, and every candidate is a model: sections are the
 //! classes, and the triple clauses say nothing more than "total order" and "contiguous".
 //!
+//! Blocks with more items than `SolverConfig::lazy_above` get no per-triple clauses up
+//! front: [`Encoder::refine`] checks each model and adds the clauses it violates.
+//!
 //! # Constraints
 //! Atoms are literals (`Order(a, b)` is `before(a, b) \/ sec(a, b)`, with an auxiliary
 //! variable when neither part is constant). Compound nodes get Tseitin variables, each node
 //! once, with only the implication directions their polarity needs (Plaisted-Greenbaum);
 //! a node first needed one way and later the other way gets the missing clauses then.
+//! Auxiliary variables are signed so that false is the node's value in the original program.
 
 use std::collections::BinaryHeap;
 use std::ops::Not;
 
-use paces_constraint::{Arena, Atom, BlockId, Loc, Node, NodeId, SectionRole, Space};
+use paces_constraint::{Arena, Atom, BlockId, Candidate, Loc, Node, NodeId, SectionRole, Space};
 use rustc_hash::FxHashMap;
 use rustsat::instances::{BasicVarManager, ManageVars};
 use rustsat::types::{Lit, Var};
@@ -72,6 +76,8 @@ fn flip(dirs: u8) -> u8 {
 struct Memo {
     val: Option<Val>,
     done: u8,
+    /// Whether the node holds in the original program.
+    orig: bool,
 }
 
 /// The variables of one block.
@@ -83,6 +89,8 @@ pub(crate) struct BlockEnc {
     inv: Vec<Val>,
     /// `sec(i, j)` at `i * n + j` for `i < j`.
     sec: Vec<Val>,
+    /// Whether the per-triple clauses are added on demand (see [`Encoder::refine`]).
+    lazy: bool,
 }
 
 impl BlockEnc {
@@ -107,13 +115,14 @@ impl BlockEnc {
     }
 }
 
-/// Clause counts of the space encoding, before it is built (an upper bound).
-pub(crate) fn estimate_clauses(space: &Space) -> u64 {
+/// Clause counts of the space encoding, before it is built (an upper bound); lazy blocks
+/// count their per-pair clauses only.
+pub(crate) fn estimate_clauses(space: &Space, lazy_above: usize) -> u64 {
     space
         .blocks()
         .map(|b| {
             let n = space.items(b).len() as u64;
-            let triples = n * n.saturating_sub(1) * n.saturating_sub(2) / 6;
+            let triples = if n > lazy_above as u64 { 0 } else { n * n.saturating_sub(1) * n.saturating_sub(2) / 6 };
             let pairs = n * n.saturating_sub(1) / 2;
             if space.is_closed(b) {
                 2 * triples
@@ -137,6 +146,8 @@ pub(crate) struct Encoder {
     /// Atom values, for lookups only (never iterated into the encoding).
     atoms: FxHashMap<Atom, Val>,
     memo: Vec<Memo>,
+    /// The original program, for the signs of fresh variables.
+    original: Candidate,
     /// Nodes encoded with at least one direction (for statistics).
     pub(crate) encoded_nodes: usize,
     buf: Vec<Lit>,
@@ -144,7 +155,7 @@ pub(crate) struct Encoder {
 
 impl Encoder {
     /// Encodes the space: order and section variables and their clauses.
-    pub(crate) fn new(space: &Space, backend: Box<dyn Backend>) -> Result<Encoder, Error> {
+    pub(crate) fn new(space: &Space, backend: Box<dyn Backend>, lazy_above: usize) -> Result<Encoder, Error> {
         let mut enc = Encoder {
             backend,
             vars: BasicVarManager::default(),
@@ -154,11 +165,12 @@ impl Encoder {
             inversion_lits: Vec::new(),
             atoms: FxHashMap::default(),
             memo: Vec::new(),
+            original: Candidate::original(space),
             encoded_nodes: 0,
             buf: Vec::new(),
         };
         for block in space.blocks() {
-            let b = enc.encode_block(space, block)?;
+            let b = enc.encode_block(space, block, lazy_above)?;
             enc.blocks.push(b);
         }
         Ok(enc)
@@ -166,6 +178,15 @@ impl Encoder {
 
     pub(crate) fn new_lit(&mut self) -> Lit {
         self.vars.new_var().pos_lit()
+    }
+
+    /// A fresh variable standing for a value that is `orig` in the original program, signed
+    /// so that the variable is false there: the backends decide false first, so their first
+    /// models stay near the original program (total orders, few sections, few inversions),
+    /// which saves refinement rounds and optimisation steps.
+    fn fresh(&mut self, orig: bool) -> Val {
+        let l = self.new_lit();
+        Val::Lit(if orig { !l } else { l })
     }
 
     pub(crate) fn max_var(&self) -> Option<Var> {
@@ -192,7 +213,7 @@ impl Encoder {
         self.backend.add_clause(lits)
     }
 
-    fn encode_block(&mut self, space: &Space, block: BlockId) -> Result<BlockEnc, Error> {
+    fn encode_block(&mut self, space: &Space, block: BlockId, lazy_above: usize) -> Result<BlockEnc, Error> {
         let items = space.items(block).to_vec();
         let n = items.len();
         let open = !space.is_closed(block);
@@ -221,11 +242,14 @@ impl Encoder {
                 }
             }
         }
-        let b = BlockEnc { items, n, inv, sec };
-        for i in 0..n {
-            for j in i + 1..n {
-                for k in j + 1..n {
-                    self.triple(&b, i, j, k)?;
+        let b = BlockEnc { items, n, inv, sec, lazy: n > lazy_above };
+        if !b.lazy {
+            let mut emit = |clause: &[Val]| self.clause(clause);
+            for i in 0..n {
+                for j in i + 1..n {
+                    for k in j + 1..n {
+                        triple(&b, &|x, y| b.before(x, y), &|x, y| b.sec(x, y), [i, j, k], &mut emit)?;
+                    }
                 }
             }
         }
@@ -254,30 +278,93 @@ impl Encoder {
         Ok(b)
     }
 
-    fn triple(&mut self, b: &BlockEnc, i: usize, j: usize, k: usize) -> Result<(), Error> {
-        // No directed 3-cycle i -> j -> k -> i, nor i -> k -> j -> i.
-        let (ij, jk, ik) = (b.before(i, j), b.before(j, k), b.before(i, k));
-        self.clause(&[!ij, !jk, ik])?;
-        self.clause(&[ij, jk, !ik])?;
-        let (sij, sjk, sik) = (b.sec(i, j), b.sec(j, k), b.sec(i, k));
-        if sij == Val::Const(false) && sjk == Val::Const(false) && sik == Val::Const(false) {
-            return Ok(());
-        }
-        // Transitivity of sec, three rotations.
-        self.clause(&[!sij, !sjk, sik])?;
-        self.clause(&[!sjk, !sik, sij])?;
-        self.clause(&[!sij, !sik, sjk])?;
-        // Contiguity: for ends (a, c) and middle m, sec(a, c) and m between them gives sec(a, m).
-        for (a, m, c) in [(i, j, k), (j, i, k), (i, k, j)] {
-            let sac = b.sec(a, c);
-            if sac == Val::Const(false) {
+    /// Adds the per-triple clauses of lazy blocks that the backend's current model violates;
+    /// returns how many it added (none: the model is a candidate).
+    ///
+    /// The check is quadratic when the model is a candidate: the order is total exactly when
+    /// the items' numbers of predecessors are `0..n`, and the sections are right exactly when
+    /// `sec` relates the items of the runs that neighbours in one section form. Only a wrong
+    /// model is searched for the violated clauses: the order clauses over all triples when the
+    /// order is not total, else the section clauses, each of which needs two items that the
+    /// model puts in some section.
+    pub(crate) fn refine(&mut self) -> Result<usize, Error> {
+        let mut pending: Vec<Vec<Val>> = Vec::new();
+        for b in self.blocks.iter().filter(|b| b.lazy) {
+            let n = b.n;
+            let value = |v: Val| match v {
+                Val::Const(c) => Ok(c),
+                Val::Lit(l) => self.backend.value(l),
+            };
+            // The model as matrices, read from the backend once.
+            let mut before = vec![false; n * n];
+            let mut sec = vec![false; n * n];
+            let mut predecessors = vec![0usize; n];
+            for (i, j, inv, s) in b.pairs() {
+                let inverted = value(inv)?;
+                before[i * n + j] = !inverted;
+                before[j * n + i] = inverted;
+                predecessors[if inverted { i } else { j }] += 1;
+                let same = value(s)?;
+                sec[i * n + j] = same;
+                sec[j * n + i] = same;
+            }
+            let mut order: Vec<Option<usize>> = vec![None; n];
+            let total = predecessors.iter().enumerate().all(|(i, &p)| order[p].replace(i).is_none());
+            if !total {
+                for i in 0..n {
+                    for j in i + 1..n {
+                        for k in j + 1..n {
+                            let (ij, jk, ik) = (before[i * n + j], before[j * n + k], before[i * n + k]);
+                            let (vij, vjk, vik) = (b.before(i, j), b.before(j, k), b.before(i, k));
+                            if ij && jk && !ik {
+                                pending.push(vec![!vij, !vjk, vik]);
+                            }
+                            if !ij && !jk && ik {
+                                pending.push(vec![vij, vjk, !vik]);
+                            }
+                        }
+                    }
+                }
                 continue;
             }
-            let sam = b.sec(a, m);
-            self.clause(&[!sac, !b.before(a, m), !b.before(m, c), sam])?;
-            self.clause(&[!sac, !b.before(c, m), !b.before(m, a), sam])?;
+            let order: Vec<usize> = order.into_iter().flatten().collect();
+            let mut run = vec![0usize; n];
+            for p in 1..n {
+                let joined = sec[order[p - 1] * n + order[p]];
+                run[order[p]] = if joined { run[order[p - 1]] } else { p };
+            }
+            let right = b.pairs().all(|(i, j, _, _)| sec[i * n + j] == (run[i] == run[j]));
+            if right {
+                continue;
+            }
+            let model_before = |x: usize, y: usize| Modeled { holds: before[x * n + y], val: b.before(x, y) };
+            let model_sec = |x: usize, y: usize| Modeled { holds: sec[x * n + y], val: b.sec(x, y) };
+            let mut emit = |clause: &[Modeled]| {
+                if clause.iter().all(|m| !m.holds) {
+                    pending.push(clause.iter().map(|m| m.val).collect());
+                }
+                Ok(())
+            };
+            // Every triple with at least two items that the model puts in sections, once.
+            let in_some: Vec<bool> = (0..n).map(|i| (0..n).any(|j| sec[i * n + j])).collect();
+            let members: Vec<usize> = (0..n).filter(|&i| in_some[i]).collect();
+            for (x, &i) in members.iter().enumerate() {
+                for &j in &members[x + 1..] {
+                    for (m, &member) in in_some.iter().enumerate() {
+                        if member && m <= j {
+                            continue; // three members: visited with its two smallest
+                        }
+                        let mut t = [i, j, m];
+                        t.sort_unstable();
+                        triple(b, &model_before, &model_sec, t, &mut emit)?;
+                    }
+                }
+            }
         }
-        Ok(())
+        for clause in &pending {
+            self.clause(clause)?;
+        }
+        Ok(pending.len())
     }
 
     /// The value of an atom (both implication directions encoded).
@@ -301,7 +388,7 @@ impl Encoder {
                             (Val::Const(true), _) | (_, Val::Const(true)) => Val::Const(true),
                             (Val::Const(false), x) | (x, Val::Const(false)) => x,
                             (Val::Lit(_), Val::Lit(_)) => {
-                                let t = Val::Lit(self.new_lit());
+                                let t = self.fresh(atom.holds(&self.original));
                                 self.clause(&[!t, before, s])?;
                                 self.clause(&[t, !before])?;
                                 self.clause(&[t, !s])?;
@@ -383,12 +470,13 @@ impl Encoder {
             let nd = need[&id];
             let before = self.memo[id.index()];
             let memo = match arena.node(id) {
-                Node::True => Memo { val: Some(Val::Const(true)), done: BOTH },
-                Node::False => Memo { val: Some(Val::Const(false)), done: BOTH },
-                Node::Atom(a) => Memo { val: Some(self.atom(space, *a)?), done: BOTH },
+                Node::True => Memo { val: Some(Val::Const(true)), done: BOTH, orig: true },
+                Node::False => Memo { val: Some(Val::Const(false)), done: BOTH, orig: false },
+                Node::Atom(a) => Memo { val: Some(self.atom(space, *a)?), done: BOTH, orig: a.holds(&self.original) },
                 Node::Not(c) => {
-                    let v = self.memo[c.index()].val.ok_or_else(|| unencoded(*c))?;
-                    Memo { val: Some(!v), done: before.done | nd }
+                    let child = self.memo[c.index()];
+                    let v = child.val.ok_or_else(|| unencoded(*c))?;
+                    Memo { val: Some(!v), done: before.done | nd, orig: !child.orig }
                 }
                 node @ (Node::And(cs) | Node::Or(cs)) => {
                     let is_and = matches!(node, Node::And(_));
@@ -396,6 +484,11 @@ impl Encoder {
                     let (absorbing, neutral) = (Val::Const(!is_and), Val::Const(is_and));
                     kids.clear();
                     let mut absorbed = false;
+                    let orig = if is_and {
+                        cs.iter().all(|c| self.memo[c.index()].orig)
+                    } else {
+                        cs.iter().any(|c| self.memo[c.index()].orig)
+                    };
                     for c in cs.iter() {
                         let v = self.memo[c.index()].val.ok_or_else(|| unencoded(*c))?;
                         if v == absorbing {
@@ -407,22 +500,20 @@ impl Encoder {
                         }
                     }
                     if absorbed {
-                        Memo { val: Some(absorbing), done: BOTH }
+                        Memo { val: Some(absorbing), done: BOTH, orig }
                     } else if kids.is_empty() {
-                        Memo { val: Some(neutral), done: BOTH }
+                        Memo { val: Some(neutral), done: BOTH, orig }
                     } else if kids.len() == 1 {
-                        Memo { val: Some(kids[0]), done: before.done | nd }
+                        Memo { val: Some(kids[0]), done: before.done | nd, orig }
                     } else {
                         let t = match before.val {
                             Some(v) => v,
-                            None => Val::Lit(self.new_lit()),
+                            None => self.fresh(orig),
                         };
-                        let kids = std::mem::take(&mut kids);
-                        self.gate(t, &kids, is_and, nd)?;
-                        let memo = Memo { val: Some(t), done: before.done | nd };
-                        let mut kids = kids;
-                        kids.clear();
-                        memo
+                        let buffer = std::mem::take(&mut kids);
+                        self.gate(t, &buffer, is_and, nd)?;
+                        kids = buffer;
+                        Memo { val: Some(t), done: before.done | nd, orig }
                     }
                 }
             };
@@ -452,6 +543,55 @@ impl Encoder {
         }
         Ok(())
     }
+}
+
+/// A value in the current model, with the encoded value it came from.
+#[derive(Clone, Copy)]
+struct Modeled {
+    holds: bool,
+    val: Val,
+}
+
+impl Not for Modeled {
+    type Output = Modeled;
+    fn not(self) -> Modeled {
+        Modeled { holds: !self.holds, val: !self.val }
+    }
+}
+
+/// The clauses of one triple `i < j < k` of a block, over any kind of value: the encoding
+/// itself (`T = Val`) or a check of a model ([`Modeled`]). Which clauses exist depends on the
+/// block's constants only, so both uses see the same clauses.
+fn triple<T: Copy + Not<Output = T>>(
+    b: &BlockEnc,
+    before: &dyn Fn(usize, usize) -> T,
+    sec: &dyn Fn(usize, usize) -> T,
+    [i, j, k]: [usize; 3],
+    emit: &mut dyn FnMut(&[T]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    // No directed 3-cycle i -> j -> k -> i, nor i -> k -> j -> i.
+    let (ij, jk, ik) = (before(i, j), before(j, k), before(i, k));
+    emit(&[!ij, !jk, ik])?;
+    emit(&[ij, jk, !ik])?;
+    let never = |x: usize, y: usize| b.sec(x, y) == Val::Const(false);
+    if never(i, j) && never(j, k) && never(i, k) {
+        return Ok(());
+    }
+    let (sij, sjk, sik) = (sec(i, j), sec(j, k), sec(i, k));
+    // Transitivity of sec, three rotations.
+    emit(&[!sij, !sjk, sik])?;
+    emit(&[!sjk, !sik, sij])?;
+    emit(&[!sij, !sik, sjk])?;
+    // Contiguity: for ends (a, c) and middle m, sec(a, c) and m between them gives sec(a, m).
+    for (a, m, c) in [(i, j, k), (j, i, k), (i, k, j)] {
+        if never(a, c) {
+            continue;
+        }
+        let (sac, sam) = (sec(a, c), sec(a, m));
+        emit(&[!sac, !before(a, m), !before(m, c), sam])?;
+        emit(&[!sac, !before(c, m), !before(m, a), sam])?;
+    }
+    Ok(())
 }
 
 fn unencoded(id: NodeId) -> Error {

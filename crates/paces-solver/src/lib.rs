@@ -13,12 +13,13 @@
 //!
 //! Cost is lexicographic, as [`Cost`](paces_constraint::Cost) orders it: first the simple
 //! statements inside added atomic sections, then the item pairs inverted against the original
-//! order. The solver minimises it by binary search on each component with cardinality bounds
-//! (a generalised totalizer for the weights, a totalizer for the inversions) passed as
-//! assumptions, never as clauses: the loop only ever adds clauses, and one backend instance
-//! serves every call. Each constraint is guarded by an activation literal, so an
-//! unsatisfiable answer names the constraints in its final core (shrunk to a minimal
-//! conflict by default).
+//! order. The solver minimises each component in turn, probing bounds from below (0, 1, 3,
+//! 7, ... until one is satisfiable, then bisecting), with cardinality bounds (a generalised
+//! totalizer for the weights, a totalizer for the inversions, both from rustsat, encoded only
+//! as far as the bounds reached) passed as assumptions, never as clauses: the loop only ever
+//! adds clauses, and one backend instance serves every call. Each constraint is guarded by an
+//! activation literal, so an unsatisfiable answer names the constraints in its final core
+//! (shrunk to a minimal conflict by default).
 //!
 //! The encoding (see the `encode` module's source for the full account): per block one
 //! "inverted" variable per pair of items that may change order (fixed pairs are constants)
@@ -26,8 +27,10 @@
 //! of items that may share a section, made an equivalence whose classes are contiguous in the
 //! new order (nine clauses per triple), with awaits only opening a section and closed blocks
 //! without sections; constraint nodes by Tseitin, each node once and only in the directions
-//! its polarity needs. A model is decoded through
-//! [`Candidate::new`](paces_constraint::Candidate::new), which re-checks it.
+//! its polarity needs. Blocks larger than [`SolverConfig::lazy_above`] items get their
+//! per-triple clauses on demand, when a model violates them. Fresh variables are signed so
+//! that "false" is the original program, which the backends try first. A model is decoded
+//! through [`Candidate::new`](paces_constraint::Candidate::new), which re-checks it.
 //!
 //! # Example
 //! The space of the paper's Figure 7 (thread 1 is `1: await; 2: await; 3: assert`, thread 2

@@ -174,7 +174,7 @@ impl Solver {
     /// [`ErrorKind::SpaceTooLarge`] when the encoding would exceed
     /// [`SolverConfig::max_clauses`].
     pub fn new(space: &Space, config: SolverConfig) -> Result<Solver, Error> {
-        let estimate = estimate_clauses(space);
+        let estimate = estimate_clauses(space, config.get_lazy_above());
         if estimate > config.get_max_clauses() {
             return Err(Error::new(
                 ErrorKind::SpaceTooLarge,
@@ -185,7 +185,7 @@ impl Solver {
             ));
         }
         let backend = backend::make(config.get_backend())?;
-        let enc = Encoder::new(space, backend)?;
+        let enc = Encoder::new(space, backend, config.get_lazy_above())?;
         let weight = enc.weight_lits.iter().copied().collect();
         let inversions = enc.inversion_lits.iter().copied().collect();
         Ok(Solver { space: space.clone(), config, enc, constraints: Vec::new(), weight, inversions, sat_calls: 0 })
@@ -296,8 +296,18 @@ impl Solver {
         if let Some(max) = self.enc.max_var() {
             self.enc.backend.reserve(max)?;
         }
-        self.sat_calls += 1;
-        self.enc.backend.solve(assumptions)
+        // Blocks too large for all their per-triple clauses up front get the ones a model
+        // violates, until a model violates none (counter-example guided refinement). Every
+        // added clause holds for all candidates, so an unsatisfiable answer stays final.
+        loop {
+            self.sat_calls += 1;
+            if !self.enc.backend.solve(assumptions)? {
+                return Ok(false);
+            }
+            if self.enc.refine()? == 0 {
+                return Ok(true);
+            }
+        }
     }
 
     /// Lexicographic minimisation under `base`: the atomic weight, then (with the weight
@@ -308,25 +318,33 @@ impl Solver {
         }
         let mut best = self.decode()?;
         for component in [Component::Weight, Component::Inversions] {
-            // Binary search on the bound; every satisfiable call moves the upper end down to
-            // the cost of the model it found.
+            // Galloping from below, then bisection: probe the bounds lo, lo + 1, lo + 3, ...
+            // until one is satisfiable (or reaches the cost of the best model), then bisect.
+            // Repairs are small, so the optimum is usually near zero while the first model
+            // may be far from it; probing from below keeps the cardinality encodings (which
+            // grow with the bound) small. Every satisfiable call moves `hi` down to the cost
+            // of the model it found.
             let mut lo = 0u64;
             let mut hi = component.of(best.cost);
+            let mut step = 1u64;
+            let mut galloping = true;
             while lo < hi {
-                let mid = lo + (hi - lo) / 2;
+                let probe = if galloping { lo.saturating_add(step - 1).min(hi - 1) } else { lo + (hi - lo) / 2 };
                 let mut assumptions = base.clone();
-                assumptions.extend(self.bound(component, mid)?);
+                assumptions.extend(self.bound(component, probe)?);
                 if self.sat(&assumptions)? {
                     best = self.decode()?;
                     hi = component.of(best.cost);
-                    if hi > mid {
+                    if hi > probe {
                         return Err(Error::new(
                             ErrorKind::Internal,
                             "a model exceeds the cost bound it was found under",
                         ));
                     }
+                    galloping = false;
                 } else {
-                    lo = mid + 1;
+                    lo = probe + 1;
+                    step = step.saturating_mul(2);
                 }
             }
             base.extend(self.bound(component, hi)?);

@@ -1,4 +1,4 @@
-//! The conformance suite, run against every backend compiled in: the solver agrees with brute
+//! The conformance suite, run against every backend compiled in (eager and lazy encodings): the solver agrees with brute
 //! force over `Candidate::enumerate` on random small spaces and random constraints.
 
 use paces_constraint::{Arena, Atom, Candidate, Cost, ItemInfo, Loc, NodeId, SectionRole, Space, SpaceBuilder};
@@ -109,12 +109,12 @@ fn optimum(space: &Space, arena: &Arena, roots: &[NodeId], all: &[Candidate]) ->
 }
 
 macro_rules! conformance {
-    ($name:ident, $backend:expr) => {
+    ($name:ident, $config:expr) => {
         mod $name {
             use super::*;
 
             fn solver(space: &Space) -> Solver {
-                Solver::new(space, SolverConfig::new().backend($backend)).unwrap()
+                Solver::new(space, $config).unwrap()
             }
 
             proptest! {
@@ -319,6 +319,10 @@ macro_rules! conformance {
     };
 }
 
-conformance!(batsat, BackendKind::Batsat);
+conformance!(batsat, SolverConfig::new().backend(BackendKind::Batsat));
+// Every block lazy: per-triple clauses only when a model violates them.
+conformance!(batsat_lazy, SolverConfig::new().backend(BackendKind::Batsat).lazy_above(0));
 #[cfg(feature = "cadical")]
-conformance!(cadical, BackendKind::Cadical);
+conformance!(cadical, SolverConfig::new().backend(BackendKind::Cadical));
+#[cfg(feature = "cadical")]
+conformance!(cadical_lazy, SolverConfig::new().backend(BackendKind::Cadical).lazy_above(0));
