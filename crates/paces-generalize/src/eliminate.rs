@@ -130,7 +130,8 @@ pub struct Fix {
     pub atoms: Vec<Atom>,
     /// The cycle's weight: the sum of its edges' weights.
     pub cost: u64,
-    /// The events of the cycle in order; the last one leads back to the first.
+    /// The events of the cycle in order; the last one leads back to the first. Ids from the
+    /// trace's length on are blocked steps (see [`Failure::Deadlock`](crate::Failure)).
     pub cycle: Vec<EventId>,
     /// The edges of the cycle, `edges[i]` from `cycle[i]` to `cycle[(i + 1) % len]`.
     pub edges: Vec<CycleEdge>,

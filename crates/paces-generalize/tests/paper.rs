@@ -49,6 +49,9 @@ fn example4_fix_is_found_and_cheapest() {
             EdgeKind::Ordering
         ]
     );
+    // The atomic alternative [A; C] /\ 1 <= 2 is there too, but costs more than any reorder.
+    assert_eq!(texts(&elim, &arena, &s), ["C <= A /\\ 1 <= 2", "1 <= 2 /\\ [A; C]"]);
+    assert!(elim.fixes[1].cost > 10 * elim.fixes[0].cost);
     // The bug needs a preemption inside thread 1, so no fix moves the await.
     assert!(!elim.preemption_free_possible);
     assert!(elim.complete);
@@ -160,4 +163,21 @@ fn k_bounds_the_constraint_edges() {
     assert!(one.fixes.is_empty());
     let none = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new().max_constraint_edges(0)).unwrap();
     assert_eq!(none.constraint, arena.fals());
+}
+
+#[test]
+fn a_space_that_does_not_match_the_trace_is_an_error() {
+    let s = example4();
+    let trace = s.trace_named(&["A", "B", "1", "2", "C"], &[]);
+    // The same location names, each in a block of its own.
+    let mut b = paces_constraint::SpaceBuilder::new();
+    for name in ["A", "B", "C", "1", "2"] {
+        let block = b.block(false);
+        let loc = b.loc(name).unwrap();
+        b.item(block, loc, paces_constraint::ItemInfo::SIMPLE).unwrap();
+    }
+    let other = b.build().unwrap();
+    let err = eliminate(&trace, &other, &mut Arena::new(), &EliminateConfig::new()).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::SpaceMismatch);
+    assert!(err.to_string().contains("not items of one block"), "{err}");
 }
