@@ -1,5 +1,38 @@
-//! The `paces` command line.
-fn main() {
-    eprintln!("paces: no subcommand implemented yet");
-    std::process::exit(2);
+//! The `paces` command line: formats, exports and (in later versions) repairs Cwhile
+//! programs.
+//!
+//! Each subcommand lives in its own module under `cmd/` and returns a [`cmd::Outcome`];
+//! this file only parses arguments, dispatches and turns the outcome into an exit code:
+//! 0 success, 1 a negative answer (`fmt --check` on a file that is not canonical), 2 bad
+//! input or usage.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Regression-free repair of concurrent programs.
+#[derive(Debug, Parser)]
+#[command(name = "paces", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print a Cwhile program in canonical form (every label explicit).
+    Fmt(cmd::fmt::Args),
+    /// Translate a Cwhile program to another language.
+    Export(cmd::export::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Fmt(args) => cmd::fmt::run(&args),
+        Command::Export(args) => cmd::export::run(&args),
+    };
+    outcome.exit_code()
 }

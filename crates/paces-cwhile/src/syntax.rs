@@ -114,6 +114,17 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
             },
         }
     }
+    // Where the token after each invalid character starts: the parser never saw the
+    // character, so a syntax error right there is a consequence, not news.
+    let after_invalid: Vec<u32> = diags
+        .iter()
+        .filter(|d: &&Diagnostic| d.code == "E0002")
+        .map(|d| {
+            let end = d.primary.end as usize;
+            let rest = &source[end.min(source.len())..];
+            (end + (rest.len() - rest.trim_start().len())) as u32
+        })
+        .collect();
     let mut recovered = Vec::new();
     let result = grammar::ProgramParser::new().parse(&mut recovered, tokens);
     for r in recovered {
@@ -134,6 +145,7 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
             }
         }
     }
+    diags.retain(|d| !(d.code == "E0004" && after_invalid.contains(&d.primary.start)));
     diags.sort_by_key(|d| d.primary.start);
     diags.dedup();
     Err(diags)

@@ -1,0 +1,96 @@
+//! Subcommands, one module each, and what they share: reading input, reporting
+//! diagnostics, writing output.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use paces_cwhile::Program;
+
+pub mod export;
+pub mod fmt;
+
+/// How a subcommand ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Done (exit code 0).
+    Success,
+    /// The answer is "no" (exit code 1), e.g. a file that is not canonical under `--check`.
+    No,
+    /// Bad input or usage; the reason was already written to stderr (exit code 2).
+    Failure,
+}
+
+impl Outcome {
+    /// The process exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Outcome::Success => ExitCode::SUCCESS,
+            Outcome::No => ExitCode::from(1),
+            Outcome::Failure => ExitCode::from(2),
+        }
+    }
+}
+
+/// An input file: `-` means standard input.
+#[derive(Debug)]
+pub struct Input {
+    /// The name shown in messages (`<stdin>` for standard input).
+    pub name: String,
+    /// The raw bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Reads a file, or standard input for `-`; reports a failure on stderr.
+pub fn read_input(path: &Path) -> Result<Input, Outcome> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        return match std::io::stdin().lock().read_to_end(&mut bytes) {
+            Ok(_) => Ok(Input { name: "<stdin>".to_owned(), bytes }),
+            Err(e) => Err(fail(&format!("cannot read standard input: {e}"))),
+        };
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Input { name: path.display().to_string(), bytes }),
+        Err(e) => Err(fail(&format!("cannot read `{}`: {e}", path.display()))),
+    }
+}
+
+/// Parses an input; on errors, renders them with source snippets on stderr.
+pub fn parse(input: &Input) -> Result<Program, Outcome> {
+    paces_cwhile::parse_bytes(&input.bytes).map_err(|diags| {
+        let source = String::from_utf8_lossy(&input.bytes);
+        let text = paces_cwhile::render(&diags, &input.name, &source, use_color());
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+        let n = diags.len();
+        let _ = writeln!(err, "paces: {}: {n} error{}", input.name, if n == 1 { "" } else { "s" });
+        Outcome::Failure
+    })
+}
+
+/// Whether to colour stderr: only on a terminal, and never when `NO_COLOR` is set to a
+/// non-empty value (<https://no-color.org>).
+pub fn use_color() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
+}
+
+/// Writes a one-line error to stderr and returns [`Outcome::Failure`].
+pub fn fail(message: &str) -> Outcome {
+    let _ = writeln!(std::io::stderr().lock(), "paces: error: {message}");
+    Outcome::Failure
+}
+
+/// Writes text to stdout; a closed pipe (`paces fmt f | head`) is not an error.
+pub fn write_stdout(text: &str) -> Outcome {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Outcome::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Success,
+        Err(e) => fail(&format!("cannot write to standard output: {e}")),
+    }
+}
+
+/// The path argument every file-reading subcommand takes.
+pub type FileArg = PathBuf;
