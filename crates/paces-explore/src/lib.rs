@@ -1,1 +1,101 @@
-//! paces-explore (under construction).
+//! An explicit-state model checker for Cwhile that finds bad traces, deadlocks and atomic
+//! livelocks, and produces the good traces PACES learns from.
+//!
+//! # Overview
+//! * [`check`] explores every reachable state ([`Config`] sets the bounds) and returns a
+//!   [`CheckResult`] with a [`Verdict`]: correct, a bad trace, a deadlock
+//!   ([`DeadlockId`]), an atomic livelock ([`LivelockId`]) or a reached [`Bound`].
+//!   Counterexamples ([`Counterexample`]) come both as a readable [`Schedule`] and as a
+//!   validated [`paces_trace::Trace`].
+//! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
+//! * [`good_traces`] produces good traces for learning (design section 7).
+//! * [`sequential_final_states`] gives the final global states of the complete sequential
+//!   traces (to check that a repair kept the sequential meaning).
+//! * [`render_columns`] draws a trace with one column per thread.
+//! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
+//!
+//! # Semantics
+//! Exactly the language spec's "Steps, traces and the error flag". Each simple statement and
+//! each step a sugar adds is one atomic step. An `atomic` block (also `lock` and `down`) runs
+//! without interleaving; a block whose first step is an `await` waits to enter. An `await`
+//! whose condition is false is a disabled step. An `assume` whose condition is false is also
+//! a disabled step (the path is not a trace beyond that point); a state where no thread can
+//! step but some thread could only go on through a false `assume` (or past the loop bound) is
+//! therefore *cut*, not deadlocked. A failed assertion or a division (or remainder) by zero
+//! makes the trace bad and execution goes on (a division by zero yields 0). `&&` and `||`
+//! evaluate their right operand only when needed. The choice of `if (*)`/`while (*)` is made
+//! with the first step of the branch taken; a thread is at its end when it can reach its end
+//! without a step. A deadlock is a state where no thread can step, not every thread is at
+//! its end and no thread is cut. An atomic livelock is a cycle of steps inside one execution
+//! of an atomic block. Integers are 64-bit and wrap.
+//!
+//! # How it explores
+//! A state holds every thread's control point, the globals and every thread's locals (and,
+//! under [`Config::unwind`], loop counters); a thread never rests inside an atomic block: the
+//! step that enters one starts a transition that runs the block to its end, so no state needs
+//! an atomic owner. States are interned in one arena with a hash table of indices.
+//! Exploration is breadth first by levels; each level is expanded in parallel (rayon) in
+//! fixed-size batches that are merged in order, so results do not depend on the number of
+//! worker threads.
+//!
+//! ## Partial-order reduction and why it is sound
+//! At a state, the checker picks a set `S` of threads: start from one thread that can step
+//! and close under the rules (1) for every step `o` a thread of `S` could take next and that is
+//! enabled, add every other thread whose *future* (the statements it can still reach, from
+//! the control graph) writes a global `o` reads or reads or writes a global `o` writes; (2)
+//! for every next step `o` that is disabled (a false `await`/`assume`), add every thread whose
+//! future writes a global `o` reads. For a step entering an atomic block, `o`'s globals are
+//! those of the whole block. Only the successors of `S` are kept (the smallest such `S` over
+//! all seeds), and the state is fully expanded when a kept successor was already visited at
+//! the current or an earlier level (the cycle proviso for breadth-first search).
+//!
+//! `S` is a persistent set: take any path `w` from the state. If some thread of `S` steps in
+//! `w`, its first such step `a` was one of its next steps here, all earlier steps of `w` are
+//! by threads outside `S`, which by (1) do not conflict with `a` and by (2) cannot have
+//! enabled it; so `a` can move to the front with the same effect and the same outcome
+//! (failing or not). If no thread of `S` steps in `w`, any kept step `b` commutes with all of
+//! `w` and stays enabled along it. Hence every deadlock state stays reachable (it cannot have
+//! `b` enabled, so the second case never applies to it), and every failing step stays
+//! reachable: the second case moves to a successor at the next level, which must be new by
+//! the proviso, so it cannot repeat forever before the first case applies. The same argument
+//! covers a transition whose atomic block loops (a livelock is an outcome of the block, a
+//! function of what it reads). Locals are private and never conflict.
+//!
+//! # Example
+//! ```
+//! use paces_explore::{check, replay, Config, Verdict};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let program = paces_cwhile::parse(
+//!     "var x = 0, y = 0, z = 0;
+//!      thread t1 { 1: await(x == 1); 2: await(y == 1); 3: assert(z == 1); }
+//!      thread t2 { A: x := 1; B: y := 1; C: z := 1; }
+//!      thread t3 { n: await(z == 1); p: assert(y == 1); }",
+//! )?;
+//! let result = check(&program, &Config::new())?;
+//! let Verdict::Bad(cex) = &result.verdict else { panic!("expected a bad trace") };
+//! // The schedule replays to the same bad trace.
+//! assert_eq!(replay(&program, &cex.schedule)?, cex.trace);
+//! # Ok(()) }
+//! ```
+//!
+//! # Errors
+//! Programs that cannot be explored (recursion, an `await` inside an atomic block that does
+//! not open it, malformed IR) give an [`Error`] whose [`ErrorKind`] says why.
+
+mod bits;
+mod check;
+mod compile;
+mod engine;
+mod error;
+mod good;
+mod render;
+mod replay;
+mod seq;
+mod store;
+
+pub use check::{check, Bound, CheckResult, Config, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
+pub use error::{Error, ErrorKind, ReplayStop};
+pub use good::{good_traces, GoodConfig};
+pub use render::{render_columns, Steps};
+pub use replay::{replay, Schedule, ScheduleStep};
+pub use seq::{sequential_final_states, var_id, var_name};

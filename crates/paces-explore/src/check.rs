@@ -1,0 +1,607 @@
+//! The checker: breadth-first exploration by levels (in parallel), with partial-order
+//! reduction, bounds, and counterexamples.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use paces_cwhile::ir::Program;
+use paces_trace::Trace;
+use rayon::prelude::*;
+
+use crate::compile::{compile, Compiled};
+use crate::engine::{Engine, Expansion, Found, Stand};
+use crate::error::Error;
+use crate::replay::{build_trace, to_schedule, transitions_to_steps, Schedule};
+use crate::store::Store;
+
+/// States expanded per batch; batches are merged in order, so results do not depend on the
+/// number of worker threads.
+const CHUNK: usize = 2048;
+/// Below this many states in a batch, expansion stays on the calling thread.
+const PAR_MIN: usize = 64;
+
+/// Bounds and switches of [`check`]. Every setter consumes and returns the config.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub(crate) max_states: usize,
+    pub(crate) max_depth: Option<usize>,
+    pub(crate) max_time: Option<Duration>,
+    pub(crate) max_memory: usize,
+    pub(crate) max_atomic_states: usize,
+    pub(crate) por: bool,
+    pub(crate) parallel: bool,
+    pub(crate) threads: Option<usize>,
+    pub(crate) stop_at_first_failure: bool,
+    pub(crate) unwind: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_states: 100_000_000,
+            max_depth: None,
+            max_time: None,
+            max_memory: 8 << 30,
+            max_atomic_states: 1_000_000,
+            por: true,
+            parallel: true,
+            threads: None,
+            stop_at_first_failure: true,
+            unwind: None,
+        }
+    }
+}
+
+impl Config {
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The most states to store. Default: 100,000,000.
+    pub fn max_states(mut self, n: usize) -> Self {
+        self.max_states = n;
+        self
+    }
+
+    /// The most breadth-first levels (transitions from the initial state) to explore.
+    /// Default: `None` (no bound).
+    pub fn max_depth(mut self, n: Option<usize>) -> Self {
+        self.max_depth = n;
+        self
+    }
+
+    /// The longest time to explore. Default: `None` (no bound).
+    pub fn max_time(mut self, t: Option<Duration>) -> Self {
+        self.max_time = t;
+        self
+    }
+
+    /// The most bytes the state store may use; the state bound is lowered to fit. Default:
+    /// 8 GiB.
+    pub fn max_memory(mut self, bytes: usize) -> Self {
+        self.max_memory = bytes;
+        self
+    }
+
+    /// The most states one run of an atomic block may visit. Default: 1,000,000.
+    pub fn max_atomic_states(mut self, n: usize) -> Self {
+        self.max_atomic_states = n;
+        self
+    }
+
+    /// Partial-order reduction. Default: `true`.
+    pub fn por(mut self, on: bool) -> Self {
+        self.por = on;
+        self
+    }
+
+    /// Parallel expansion (rayon) of large levels. Default: `true`.
+    pub fn parallel(mut self, on: bool) -> Self {
+        self.parallel = on;
+        self
+    }
+
+    /// The number of worker threads (a private pool); `None` uses rayon's global pool.
+    /// Default: `None`.
+    pub fn threads(mut self, n: Option<usize>) -> Self {
+        self.threads = n;
+        self
+    }
+
+    /// Stop at the first failure (bad trace, deadlock or atomic livelock). With `false` the
+    /// whole state space is explored and every reachable deadlock, livelock and failing
+    /// assertion is collected. Default: `true`.
+    pub fn stop_at_first_failure(mut self, on: bool) -> Self {
+        self.stop_at_first_failure = on;
+        self
+    }
+
+    /// Bound every loop to at most `n` iterations per entry (like CBMC's `--unwind n`;
+    /// paths past the bound are cut). The bound is reported in every verdict. Default:
+    /// `None` (exact).
+    pub fn unwind(mut self, n: Option<u32>) -> Self {
+        self.unwind = n;
+        self
+    }
+}
+
+/// A witness: the steps of a trace as a readable schedule and as a validated trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// The steps by thread and label.
+    pub schedule: Schedule,
+    /// The trace (for a deadlock its [`Trace::blocked`] holds the blocked awaits).
+    pub trace: Trace,
+    /// The failing step (an index into the schedule and the trace), for a bad trace.
+    pub failing_step: Option<usize>,
+    /// For an atomic livelock: the schedule index where the cycle starts (the cycle runs
+    /// from there to the end and returns to the state before that step).
+    pub cycle_start: Option<usize>,
+}
+
+/// Where a thread stands in a deadlock.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ThreadStand {
+    /// At its end (or able to reach it without a step).
+    Done,
+    /// Waiting at these awaits (labels, in program order of the choice).
+    Blocked(Vec<String>),
+}
+
+/// A deadlock, identified by where every thread stands (in thread order). Labels survive
+/// reordering, so deadlocks of two programs of one space compare.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeadlockId {
+    /// Thread names and where they stand.
+    pub threads: Vec<(String, ThreadStand)>,
+}
+
+impl fmt::Display for DeadlockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (name, stand)) in self.threads.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match stand {
+                ThreadStand::Done => write!(f, "{name} done")?,
+                ThreadStand::Blocked(l) => write!(f, "{name} at {}", l.join("|"))?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An atomic livelock: a thread that can step forever inside an atomic block.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LivelockId {
+    /// The thread's name.
+    pub thread: String,
+    /// The label of the (outermost) atomic block, `lock` or `down`.
+    pub block: String,
+}
+
+impl fmt::Display for LivelockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} loops inside atomic block {}", self.thread, self.block)
+    }
+}
+
+/// Which bound was reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Bound {
+    /// [`Config::max_states`] (or the memory bound).
+    States,
+    /// [`Config::max_depth`].
+    Depth,
+    /// [`Config::max_time`].
+    Time,
+    /// [`Config::max_atomic_states`].
+    AtomicStates,
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Bound::States => "state bound",
+            Bound::Depth => "depth bound",
+            Bound::Time => "time bound",
+            Bound::AtomicStates => "atomic-block state bound",
+        })
+    }
+}
+
+/// The answer of [`check`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// No assertion can fail, no deadlock and no atomic livelock is reachable (within the
+    /// loop bound when [`Config::unwind`] is set).
+    Correct,
+    /// A bad trace.
+    Bad(Box<Counterexample>),
+    /// A deadlock and a trace into it.
+    Deadlock(DeadlockId, Box<Counterexample>),
+    /// An atomic livelock and a trace into its cycle.
+    Livelock(LivelockId, Box<Counterexample>),
+    /// A bound was reached before anything was found.
+    BoundReached {
+        /// The bound.
+        what: Bound,
+        /// States stored when it was reached.
+        states: usize,
+    },
+}
+
+impl Verdict {
+    /// A short name: `correct`, `bad`, `deadlock`, `livelock` or `bound reached`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Correct => "correct",
+            Verdict::Bad(_) => "bad",
+            Verdict::Deadlock(..) => "deadlock",
+            Verdict::Livelock(..) => "livelock",
+            Verdict::BoundReached { .. } => "bound reached",
+        }
+    }
+
+    /// The counterexample, when there is one.
+    pub fn counterexample(&self) -> Option<&Counterexample> {
+        match self {
+            Verdict::Bad(c) | Verdict::Deadlock(_, c) | Verdict::Livelock(_, c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// What [`check`] found and what it did.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CheckResult {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// States stored.
+    pub states: usize,
+    /// Transitions executed (including those the reduction then dropped).
+    pub transitions: u64,
+    /// Breadth-first levels explored.
+    pub depth: usize,
+    /// States whose expansion the partial-order reduction reduced.
+    pub reduced_states: usize,
+    /// Wall time.
+    pub time: Duration,
+    /// The loop bound used ([`Config::unwind`]); `None`: exact.
+    pub unwind: Option<u32>,
+    /// Whether some path was cut by the loop bound (the verdict may then miss behaviours).
+    pub unwind_reached: bool,
+    /// Every reachable deadlock with one shortest witness (all of them only when
+    /// [`Config::stop_at_first_failure`] is off).
+    pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
+    /// Every reachable atomic livelock with a witness (likewise).
+    pub livelocks: BTreeMap<LivelockId, Counterexample>,
+    /// For every assertion (or step with a division) found failing: its label and a
+    /// shortest bad trace (likewise).
+    pub failures: BTreeMap<String, Counterexample>,
+}
+
+impl fmt::Display for CheckResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.verdict {
+            Verdict::Correct => f.write_str("correct")?,
+            Verdict::Bad(c) => {
+                let label = c.failing_step.and_then(|i| c.schedule.steps.get(i)).map_or("?", |s| s.label.as_str());
+                write!(f, "bad: {label} fails")?
+            }
+            Verdict::Deadlock(id, _) => write!(f, "deadlock: {id}")?,
+            Verdict::Livelock(id, _) => write!(f, "atomic livelock: {id}")?,
+            Verdict::BoundReached { what, states } => write!(f, "{what} reached after {states} states")?,
+        }
+        if let Some(n) = self.unwind {
+            write!(f, " (loops unwound to {n}{})", if self.unwind_reached { ", bound hit" } else { "" })?;
+        }
+        write!(f, "; {} states, {} transitions, {:.3}s", self.states, self.transitions, self.time.as_secs_f64())
+    }
+}
+
+/// A transition: thread, option, internal path of an atomic block.
+type Tr = (usize, u16, Vec<u16>);
+
+#[derive(Clone, Copy)]
+struct Parent {
+    parent: u32,
+    thread: u16,
+    opt: u16,
+    exit: u32,
+}
+
+struct Search<'c> {
+    e: Engine<'c>,
+    store: Store,
+    parents: Vec<Parent>,
+}
+
+impl Search<'_> {
+    /// Transitions from the initial state to state `i`, with internal paths.
+    fn path_to(&self, mut i: u32) -> Vec<(usize, u16, Vec<u16>)> {
+        let mut rev = Vec::new();
+        while i != 0 {
+            let p = self.parents[i as usize];
+            rev.push((p.parent, p.thread, p.opt, p.exit));
+            i = p.parent;
+        }
+        rev.reverse();
+        let mut out = Vec::new();
+        for (parent, t, opt, exit) in rev {
+            let s = self.store.get(parent);
+            let t = t as usize;
+            let code = &self.e.c.threads[t];
+            let o = &code.points[self.e.pc(&s, t)].options[opt as usize];
+            let mut next = s.to_vec();
+            self.e.apply(&mut next, t, o);
+            let internal = if self.e.in_region(&next, t) {
+                let m = self.e.run_macro(t, next.into_boxed_slice());
+                m.exits.get(exit as usize).map(|x| x.1.clone()).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            out.push((t, opt, internal));
+        }
+        out
+    }
+
+    fn witness(
+        &self,
+        state: u32,
+        last: Option<(usize, u16, Vec<u16>)>,
+        blocked: Option<&[Stand]>,
+    ) -> Result<Counterexample, Error> {
+        let mut trans = self.path_to(state);
+        let before = transitions_to_steps(&self.e, &trans).len();
+        if let Some(l) = last {
+            trans.push(l);
+        }
+        let xs = transitions_to_steps(&self.e, &trans);
+        let trace = build_trace(&self.e, &xs, blocked)?;
+        let failing_step = trace.first_failure().map(|e| e.index());
+        let _ = before;
+        Ok(Counterexample { schedule: to_schedule(self.e.c, &xs), trace, failing_step, cycle_start: None })
+    }
+}
+
+/// Explores every reachable state of the program and reports whether an assertion can fail,
+/// a deadlock or an atomic livelock is reachable.
+///
+/// Exploration is breadth first, so the first bad trace found is among the shortest (in
+/// transitions of the reduced state graph; an atomic block counts as one transition). The
+/// verdict and counterexample do not depend on [`Config::threads`].
+///
+/// # Errors
+/// When the program cannot be compiled (see [`ErrorKind`](crate::ErrorKind)).
+///
+/// # Example
+/// ```
+/// use paces_explore::{check, Config, Verdict};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse(
+///     "var x = 0; thread a { A: x := 1; B: x := 0; } thread b { C: assert(x == 0); }",
+/// )?;
+/// let result = check(&program, &Config::new())?;
+/// let Verdict::Bad(cex) = &result.verdict else { panic!("expected a bad trace") };
+/// assert_eq!(cex.schedule.len(), 2); // A, then C fails
+/// # Ok(()) }
+/// ```
+pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
+    let c = compile(program)?;
+    check_compiled(&c, config)
+}
+
+pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
+    let start = Instant::now();
+    let mut e = Engine::new(c, config.unwind, config.max_atomic_states);
+    e.reset_dead = true;
+    let stride = e.lay.stride;
+    let max_states = config.max_states.max(1);
+    let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };
+    let mut init = search.e.initial().to_vec();
+    search.e.canon(&mut init);
+    search.store.insert(&init);
+    search.parents.push(Parent { parent: 0, thread: 0, opt: 0, exit: 0 });
+    let pool = match (config.parallel, config.threads) {
+        (true, Some(n)) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build().ok(),
+        _ => None,
+    };
+    let mut transitions = 0u64;
+    let mut reduced_states = 0usize;
+    let mut depth = 0usize;
+    let mut unwind_reached = false;
+    let mut bound: Option<Bound> = None;
+    let mut first_bad: Option<(u32, Tr)> = None;
+    let mut deadlocks: BTreeMap<DeadlockId, (u32, Vec<Stand>)> = BTreeMap::new();
+    let mut livelocks: BTreeMap<LivelockId, (u32, Tr, usize)> = BTreeMap::new();
+    let mut failures: BTreeMap<String, (u32, Tr)> = BTreeMap::new();
+    let mut first_kind: Option<u8> = None;
+    let (mut lo, mut hi) = (0usize, 1usize);
+    'levels: while lo < hi {
+        if config.max_depth.is_some_and(|d| depth >= d) {
+            bound = Some(Bound::Depth);
+            break;
+        }
+        let mut a = lo;
+        while a < hi {
+            let b = (a + CHUNK).min(hi);
+            let exps: Vec<Expansion> = {
+                let s = &search;
+                let hi32 = hi as u32;
+                let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
+                let expand = |i: usize| s.e.expand(&s.store.get(i as u32), config.por, &is_old);
+                if config.parallel && b - a >= PAR_MIN {
+                    match &pool {
+                        Some(p) => p.install(|| (a..b).into_par_iter().map(expand).collect()),
+                        None => (a..b).into_par_iter().map(expand).collect(),
+                    }
+                } else {
+                    (a..b).map(expand).collect()
+                }
+            };
+            for (k, exp) in exps.into_iter().enumerate() {
+                let i = (a + k) as u32;
+                transitions += exp.transitions;
+                reduced_states += usize::from(exp.reduced);
+                unwind_reached |= exp.unwound;
+                if exp.bound && bound.is_none() {
+                    bound = Some(Bound::AtomicStates);
+                }
+                for f in exp.found {
+                    match f {
+                        Found::Fail { thread, opt, internal } => {
+                            let last = (thread as usize, opt, internal);
+                            let label = fail_label(&search.e, &search.store.get(i), &last);
+                            if first_bad.is_none() {
+                                first_bad = Some((i, last.clone()));
+                                first_kind.get_or_insert(0);
+                            }
+                            failures.entry(label).or_insert((i, last));
+                        }
+                        Found::Livelock { thread, opt, path, cycle_start } => {
+                            let t = thread as usize;
+                            let code = &search.e.c.threads[t];
+                            let o = &code.points[search.e.pc(&search.store.get(i), t)].options[opt as usize];
+                            let reg = code.steps[o.step as usize].region.unwrap_or(0);
+                            let id = LivelockId {
+                                thread: code.name.clone(),
+                                block: c.loc_names[code.regions[reg as usize].loc.index()].clone(),
+                            };
+                            first_kind.get_or_insert(2);
+                            livelocks.entry(id).or_insert((i, (t, opt, path), cycle_start));
+                        }
+                    }
+                }
+                if let Some(stands) = exp.deadlock {
+                    let id = deadlock_id(&search.e, &search.store.get(i), &stands);
+                    first_kind.get_or_insert(1);
+                    deadlocks.entry(id).or_insert((i, stands));
+                }
+                for tr in exp.succs {
+                    let (_, new) = search.store.insert(&tr.state);
+                    if new {
+                        search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
+                    }
+                }
+            }
+            if config.stop_at_first_failure && first_kind.is_some() {
+                break 'levels;
+            }
+            if bound.is_some() {
+                break 'levels;
+            }
+            if search.store.len() > max_states
+                || search.store.bytes() + search.parents.capacity() * 12 > config.max_memory
+            {
+                bound = Some(Bound::States);
+                break 'levels;
+            }
+            if config.max_time.is_some_and(|t| start.elapsed() > t) {
+                bound = Some(Bound::Time);
+                break 'levels;
+            }
+            a = b;
+        }
+        lo = hi;
+        hi = search.store.len();
+        depth += 1;
+    }
+    // Witnesses.
+    let mut dl = BTreeMap::new();
+    for (id, (i, stands)) in &deadlocks {
+        dl.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+    }
+    let mut ll = BTreeMap::new();
+    for (id, (i, last, cycle_start)) in &livelocks {
+        let mut w = search.witness(*i, Some(last.clone()), None)?;
+        // The entering step comes before the internal path.
+        w.cycle_start = Some(transitions_to_steps(&search.e, &search.path_to(*i)).len() + 1 + cycle_start);
+        ll.insert(id.clone(), w);
+    }
+    let mut fl = BTreeMap::new();
+    for (label, (i, last)) in &failures {
+        fl.insert(label.clone(), search.witness(*i, Some(last.clone()), None)?);
+    }
+    let verdict = if let Some((i, last)) = &first_bad {
+        Verdict::Bad(Box::new(search.witness(*i, Some(last.clone()), None)?))
+    } else if let Some((id, w)) = dl.iter().next() {
+        Verdict::Deadlock(id.clone(), Box::new(w.clone()))
+    } else if let Some((id, w)) = ll.iter().next() {
+        Verdict::Livelock(id.clone(), Box::new(w.clone()))
+    } else if let Some(what) = bound {
+        Verdict::BoundReached { what, states: search.store.len() }
+    } else {
+        Verdict::Correct
+    };
+    // With stop at first failure, prefer the kind found first for deadlock vs livelock.
+    let verdict = match (first_kind, &verdict) {
+        (Some(2), Verdict::Deadlock(..)) if first_bad.is_none() => match ll.iter().next() {
+            Some((id, w)) => Verdict::Livelock(id.clone(), Box::new(w.clone())),
+            None => verdict,
+        },
+        _ => verdict,
+    };
+    Ok(CheckResult {
+        verdict,
+        states: search.store.len(),
+        transitions,
+        depth,
+        reduced_states,
+        time: start.elapsed(),
+        unwind: config.unwind,
+        unwind_reached,
+        deadlocks: dl,
+        livelocks: ll,
+        failures: fl,
+    })
+}
+
+fn fail_label(e: &Engine<'_>, s: &[i64], last: &(usize, u16, Vec<u16>)) -> String {
+    let xs = {
+        let (t, opt, internal) = last;
+        let code = &e.c.threads[*t];
+        let mut st = s.to_vec();
+        let o = &code.points[e.pc(&st, *t)].options[*opt as usize];
+        let mut step = o.step;
+        e.apply(&mut st, *t, o);
+        for &i in internal {
+            let o = &code.points[e.pc(&st, *t)].options[i as usize];
+            step = o.step;
+            e.apply(&mut st, *t, o);
+        }
+        code.steps[step as usize].loc
+    };
+    e.c.loc_names[xs.index()].clone()
+}
+
+fn deadlock_id(e: &Engine<'_>, s: &[i64], stands: &[Stand]) -> DeadlockId {
+    let threads = stands
+        .iter()
+        .enumerate()
+        .map(|(t, st)| {
+            let code = &e.c.threads[t];
+            let stand = match st {
+                Stand::Blocked(opts) => {
+                    let pc = e.pc(s, t);
+                    ThreadStand::Blocked(
+                        opts.iter()
+                            .map(|&i| {
+                                let o = &code.points[pc].options[i as usize];
+                                e.c.loc_names[code.steps[o.step as usize].loc.index()].clone()
+                            })
+                            .collect(),
+                    )
+                }
+                Stand::Done | Stand::Cut => ThreadStand::Done,
+            };
+            (code.name.clone(), stand)
+        })
+        .collect();
+    DeadlockId { threads }
+}

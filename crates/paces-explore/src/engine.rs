@@ -1,0 +1,509 @@
+//! States and transitions: taking a step, running an atomic block to its end, and expanding a
+//! state with partial-order reduction.
+//!
+//! A state is one `i64` slice: the threads' control points, the globals, every thread's local
+//! slots, and (only under `unwind`) every thread's loop counters. A thread never rests inside
+//! an atomic region: the step that enters one starts a *macro transition* that runs the
+//! region to its end (a depth-first search over the holding thread's steps), so no state has
+//! an atomic owner and other threads can never interleave with it.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
+
+/// Marks, in an internal path of a macro transition, that the holding thread leaves its
+/// region without a step.
+pub(crate) const EXIT: u16 = u16::MAX;
+
+/// Where each part of a state lives.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub threads: usize,
+    pub globals: usize,
+    pub local_off: Vec<usize>,
+    pub local_len: Vec<usize>,
+    pub loop_off: Vec<usize>,
+    pub stride: usize,
+    pub unwind: Option<u32>,
+}
+
+impl Layout {
+    pub(crate) fn new(c: &Compiled, unwind: Option<u32>) -> Self {
+        let threads = c.threads.len();
+        let globals = c.global_init.len();
+        let mut off = threads + globals;
+        let mut local_off = Vec::new();
+        let mut local_len = Vec::new();
+        for t in &c.threads {
+            local_off.push(off);
+            local_len.push(t.local_init.len());
+            off += t.local_init.len();
+        }
+        let mut loop_off = Vec::new();
+        for t in &c.threads {
+            loop_off.push(off);
+            if unwind.is_some() {
+                off += t.n_loops as usize;
+            }
+        }
+        Layout { threads, globals, local_off, local_len, loop_off, stride: off.max(1), unwind }
+    }
+}
+
+/// What taking one step did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The step's condition is false; `assume` says whether it is an `assume` (a cut) rather
+    /// than an `await` (a wait).
+    Disabled { assume: bool },
+    /// The loop bound (`unwind`) forbids the step.
+    Unwound,
+    /// The step was taken; whether it failed (assertion or division by zero).
+    Done { failed: bool },
+}
+
+/// The result of running an atomic region to its ends.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MacroOut {
+    /// States where the holding thread has left the region, with the internal path.
+    pub exits: Vec<(Box<[i64]>, Vec<u16>)>,
+    /// A path whose last step fails.
+    pub fail: Option<Vec<u16>>,
+    /// A path that runs into a cycle, and where the cycle starts in it.
+    pub livelock: Option<(Vec<u16>, usize)>,
+    /// Some path was cut (a false `assume`).
+    pub cut: bool,
+    /// Some path was cut by the loop bound.
+    pub unwound: bool,
+    /// The search inside the region reached its bound.
+    pub bound: bool,
+}
+
+/// A successor of a state.
+#[derive(Clone, Debug)]
+pub(crate) struct Trans {
+    pub thread: u16,
+    pub opt: u16,
+    /// For a macro transition: which exit (in the order the region search found them).
+    pub exit: u32,
+    pub state: Box<[i64]>,
+}
+
+/// Something found while expanding a state.
+#[derive(Clone, Debug)]
+pub(crate) enum Found {
+    /// A failing step: the transition and, for a macro transition, the internal path to the
+    /// failing step (empty when the entering step fails).
+    Fail { thread: u16, opt: u16, internal: Vec<u16> },
+    /// A cycle inside an atomic region.
+    Livelock { thread: u16, opt: u16, path: Vec<u16>, cycle_start: usize },
+}
+
+/// Where a thread stands in a state with no step possible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Stand {
+    Done,
+    Cut,
+    /// Blocked at these awaits (option indices).
+    Blocked(Vec<u16>),
+}
+
+/// All about one expanded state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Expansion {
+    pub succs: Vec<Trans>,
+    pub found: Vec<Found>,
+    /// When no thread can step and it is a deadlock: where every thread stands.
+    pub deadlock: Option<Vec<Stand>>,
+    pub bound: bool,
+    pub unwound: bool,
+    /// Transitions executed (before reduction).
+    pub transitions: u64,
+    /// Whether the expansion was reduced.
+    pub reduced: bool,
+    /// Per thread: its successors' range in `succs` (before reduction).
+    ranges: Vec<std::ops::Range<usize>>,
+    /// Per thread and option: whether the option can be taken.
+    enabled: Vec<Vec<bool>>,
+}
+
+/// The engine: a compiled program and a state layout.
+pub(crate) struct Engine<'c> {
+    pub c: &'c Compiled,
+    pub lay: Layout,
+    pub max_atomic: usize,
+    /// Reset dead private variables in successors (sound for every query that does not
+    /// look at final values).
+    pub reset_dead: bool,
+}
+
+impl<'c> Engine<'c> {
+    pub(crate) fn new(c: &'c Compiled, unwind: Option<u32>, max_atomic: usize) -> Self {
+        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead: false }
+    }
+
+    /// Resets the dead private variables of every thread (when `reset_dead`).
+    pub(crate) fn canon(&self, s: &mut [i64]) {
+        if !self.reset_dead {
+            return;
+        }
+        for t in 0..self.lay.threads {
+            let p = &self.c.threads[t].points[s[t] as usize];
+            for &v in &p.dead {
+                match v {
+                    VarRef::Global(g) => s[self.lay.threads + g as usize] = 0,
+                    VarRef::Local(l) => s[self.lay.local_off[t] + l as usize] = 0,
+                }
+            }
+        }
+    }
+
+    pub(crate) fn initial(&self) -> Box<[i64]> {
+        let mut s = vec![0i64; self.lay.stride];
+        for (t, code) in self.c.threads.iter().enumerate() {
+            s[t] = i64::from(code.entry);
+            let off = self.lay.local_off[t];
+            s[off..off + code.local_init.len()].copy_from_slice(&code.local_init);
+        }
+        let g = self.lay.threads;
+        s[g..g + self.lay.globals].copy_from_slice(&self.c.global_init);
+        s.into_boxed_slice()
+    }
+
+    #[inline]
+    pub(crate) fn pc(&self, s: &[i64], t: usize) -> usize {
+        s[t] as usize
+    }
+
+    pub(crate) fn globals<'s>(&self, s: &'s [i64]) -> &'s [i64] {
+        &s[self.lay.threads..self.lay.threads + self.lay.globals]
+    }
+
+    /// Applies loop moves; false when the loop bound forbids them.
+    fn loop_moves(&self, s: &mut [i64], t: usize, moves: &[Move]) -> bool {
+        let Some(n) = self.lay.unwind else { return true };
+        let off = self.lay.loop_off[t];
+        for m in moves {
+            match *m {
+                Move::LoopEnter(l) => {
+                    let c = &mut s[off + l as usize];
+                    if *c >= i64::from(n) {
+                        return false;
+                    }
+                    *c += 1;
+                }
+                Move::LoopExit(l) => s[off + l as usize] = 0,
+                Move::Push(_) | Move::Pop => {}
+            }
+        }
+        true
+    }
+
+    fn split<'s>(&self, s: &'s [i64], t: usize) -> (&'s [i64], &'s [i64]) {
+        let g = self.globals(s);
+        let off = self.lay.local_off[t];
+        (g, &s[off..off + self.lay.local_len[t]])
+    }
+
+    /// Takes option `opt` of thread `t` in `s` (in place; `s` is garbage unless `Done`).
+    pub(crate) fn apply(&self, s: &mut [i64], t: usize, opt: &Opt) -> Outcome {
+        let code = &self.c.threads[t];
+        let st = &code.steps[opt.step as usize];
+        let mut div0 = false;
+        let (g, l) = self.split(s, t);
+        let mut failed = false;
+        let mut write: Option<(VarRef, i64)> = None;
+        match &st.kind {
+            StepKind::Assume(c) => {
+                if c.eval(g, l, &mut div0) == 0 {
+                    return Outcome::Disabled { assume: true };
+                }
+            }
+            StepKind::Await(c) => {
+                if c.eval(g, l, &mut div0) == 0 {
+                    return Outcome::Disabled { assume: false };
+                }
+            }
+            StepKind::Assert(c) => failed = c.eval(g, l, &mut div0) == 0,
+            StepKind::Assign(v, c) => write = Some((*v, c.eval(g, l, &mut div0))),
+            StepKind::Skip => {}
+        }
+        if self.lay.unwind.is_some()
+            && (!self.loop_moves(s, t, if opt.has_loop_moves { &opt.moves } else { &[] })
+                || !self.loop_moves(s, t, &st.after_moves))
+        {
+            return Outcome::Unwound;
+        }
+        match write {
+            Some((VarRef::Global(gi), v)) => s[self.lay.threads + gi as usize] = v,
+            Some((VarRef::Local(li), v)) => s[self.lay.local_off[t] + li as usize] = v,
+            None => {}
+        }
+        s[t] = i64::from(st.after);
+        Outcome::Done { failed: failed || div0 }
+    }
+
+    /// Leaves the atomic region silently (the point must allow it); false when the loop bound
+    /// forbids the moves.
+    pub(crate) fn leave_region(&self, s: &mut [i64], t: usize) -> bool {
+        let code = &self.c.threads[t];
+        let p = &code.points[self.pc(s, t)];
+        let (Some(reg), Some(moves)) = (p.region, &p.exit_moves) else { return false };
+        if !self.loop_moves(s, t, moves) {
+            return false;
+        }
+        s[t] = i64::from(code.regions[reg as usize].exit);
+        true
+    }
+
+    pub(crate) fn in_region(&self, s: &[i64], t: usize) -> bool {
+        self.c.threads[t].points[self.pc(s, t)].region.is_some()
+    }
+
+    /// Runs thread `t`'s atomic region from `start` (the thread stands inside it) to every
+    /// way out, depth first.
+    pub(crate) fn run_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
+        let code = &self.c.threads[t];
+        let mut out = MacroOut::default();
+        let mut exit_seen: FxHashSet<Box<[i64]>> = FxHashSet::default();
+        let mut on_stack: FxHashMap<Box<[i64]>, usize> = FxHashMap::default();
+        let mut done: FxHashSet<Box<[i64]>> = FxHashSet::default();
+        // Frames: state, next option, option taken to get here.
+        let mut stack: Vec<(Box<[i64]>, usize, u16)> = Vec::new();
+        let mut visited = 0usize;
+        let enter = |state: Box<[i64]>,
+                     via: u16,
+                     stack: &mut Vec<(Box<[i64]>, usize, u16)>,
+                     on_stack: &mut FxHashMap<Box<[i64]>, usize>,
+                     out: &mut MacroOut,
+                     exit_seen: &mut FxHashSet<Box<[i64]>>| {
+            let mut path: Vec<u16> = stack.iter().skip(1).map(|f| f.2).collect();
+            if !stack.is_empty() {
+                path.push(via);
+            }
+            let mut ex = state.to_vec();
+            if self.leave_region(&mut ex, t) {
+                let ex = ex.into_boxed_slice();
+                if exit_seen.insert(ex.clone()) {
+                    let mut p = path;
+                    p.push(EXIT);
+                    out.exits.push((ex, p));
+                }
+            } else if code.points[self.pc(&state, t)].exit_moves.is_some() {
+                out.unwound = true;
+            }
+            on_stack.insert(state.clone(), stack.len());
+            stack.push((state, 0, via));
+        };
+        enter(start, 0, &mut stack, &mut on_stack, &mut out, &mut exit_seen);
+        while let Some(top) = stack.last_mut() {
+            let pc = top.0[t] as usize;
+            let opts = &code.points[pc].options;
+            if top.1 >= opts.len() {
+                let (state, _, _) = stack.pop().unwrap_or_default();
+                on_stack.remove(&state);
+                done.insert(state);
+                continue;
+            }
+            let i = top.1;
+            top.1 += 1;
+            let mut next = top.0.to_vec();
+            match self.apply(&mut next, t, &opts[i]) {
+                Outcome::Disabled { assume } => out.cut |= assume,
+                Outcome::Unwound => out.unwound = true,
+                Outcome::Done { failed } => {
+                    let path_to = || {
+                        let mut p: Vec<u16> = stack.iter().skip(1).map(|f| f.2).collect();
+                        p.push(i as u16);
+                        p
+                    };
+                    if failed && out.fail.is_none() {
+                        out.fail = Some(path_to());
+                    }
+                    let next = next.into_boxed_slice();
+                    if !self.in_region(&next, t) {
+                        if exit_seen.insert(next.clone()) {
+                            out.exits.push((next, path_to()));
+                        }
+                    } else if let Some(&depth) = on_stack.get(&next) {
+                        if out.livelock.is_none() {
+                            out.livelock = Some((path_to(), depth));
+                        }
+                    } else if !done.contains(&next) {
+                        visited += 1;
+                        if visited > self.max_atomic {
+                            out.bound = true;
+                            return out;
+                        }
+                        enter(next, i as u16, &mut stack, &mut on_stack, &mut out, &mut exit_seen);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Expands a state: every transition, what they find, and (when `por`) the reduced set of
+    /// successors. `is_old` says whether a state was visited at an earlier or the current
+    /// level (the cycle proviso).
+    pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool) -> Expansion {
+        let mut exp = self.expand_all(s);
+        if por && exp.deadlock.is_none() {
+            self.reduce(s, &mut exp, is_old);
+        }
+        exp
+    }
+
+    fn expand_all(&self, s: &[i64]) -> Expansion {
+        let mut exp = Expansion::default();
+        let n = self.lay.threads;
+        // Per thread: its successors (range in exp.succs) and, per option, whether it is enabled.
+        let mut ranges = Vec::with_capacity(n);
+        let mut enabled_opts: Vec<Vec<bool>> = Vec::with_capacity(n);
+        let mut stands: Vec<Stand> = Vec::with_capacity(n);
+        for t in 0..n {
+            let code = &self.c.threads[t];
+            let point = &code.points[self.pc(s, t)];
+            let begin = exp.succs.len();
+            let mut en = vec![false; point.options.len()];
+            let mut cut = false;
+            let mut blocked = Vec::new();
+            for (i, opt) in point.options.iter().enumerate() {
+                let mut next = s.to_vec();
+                match self.apply(&mut next, t, opt) {
+                    Outcome::Disabled { assume: true } => cut = true,
+                    Outcome::Disabled { assume: false } => blocked.push(i as u16),
+                    Outcome::Unwound => {
+                        cut = true;
+                        exp.unwound = true;
+                    }
+                    Outcome::Done { failed } => {
+                        exp.transitions += 1;
+                        if failed {
+                            exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                        }
+                        if self.in_region(&next, t) {
+                            let m = self.run_macro(t, next.into_boxed_slice());
+                            exp.bound |= m.bound;
+                            exp.unwound |= m.unwound;
+                            if let Some(p) = m.fail {
+                                if !failed {
+                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: p });
+                                }
+                            }
+                            if let Some((path, cycle_start)) = m.livelock {
+                                exp.found.push(Found::Livelock { thread: t as u16, opt: i as u16, path, cycle_start });
+                            }
+                            if m.exits.is_empty() {
+                                cut = true;
+                            }
+                            for (k, (mut state, _)) in m.exits.into_iter().enumerate() {
+                                self.canon(&mut state);
+                                en[i] = true;
+                                exp.succs.push(Trans { thread: t as u16, opt: i as u16, exit: k as u32, state });
+                            }
+                        } else {
+                            en[i] = true;
+                            self.canon(&mut next);
+                            exp.succs.push(Trans {
+                                thread: t as u16,
+                                opt: i as u16,
+                                exit: 0,
+                                state: next.into_boxed_slice(),
+                            });
+                        }
+                    }
+                }
+            }
+            ranges.push(begin..exp.succs.len());
+            stands.push(if point.can_finish {
+                Stand::Done
+            } else if cut {
+                Stand::Cut
+            } else {
+                Stand::Blocked(blocked)
+            });
+            enabled_opts.push(en);
+        }
+        if exp.succs.is_empty() {
+            let all_done = stands.iter().all(|s| *s == Stand::Done);
+            let any_cut = stands.contains(&Stand::Cut);
+            if !all_done && !any_cut {
+                exp.deadlock = Some(stands);
+            }
+            return exp;
+        }
+        exp.ranges = ranges;
+        exp.enabled = enabled_opts;
+        exp
+    }
+
+    /// Keeps only the successors of a persistent set of threads (unless the cycle proviso
+    /// asks for all).
+    fn reduce(&self, s: &[i64], exp: &mut Expansion, is_old: &dyn Fn(&[i64]) -> bool) {
+        let n = self.lay.threads;
+        let ranges = std::mem::take(&mut exp.ranges);
+        let enabled_opts = std::mem::take(&mut exp.enabled);
+        if ranges.len() != n {
+            return;
+        }
+        let active: Vec<usize> = (0..n).filter(|&t| !ranges[t].is_empty()).collect();
+        if active.len() <= 1 || n > 64 {
+            return;
+        }
+        // For every thread x, the threads that must join a persistent set holding x (see the
+        // crate docs for the rules and the argument).
+        let mut needs = vec![0u64; n];
+        for x in 0..n {
+            let point = &self.c.threads[x].points[self.pc(s, x)];
+            for u in 0..n {
+                if u == x {
+                    continue;
+                }
+                let up = &self.c.threads[u].points[self.pc(s, u)];
+                let conflict = point.options.iter().enumerate().any(|(i, opt)| {
+                    if enabled_opts[x][i] {
+                        opt.w.intersects(&up.fut_r) || opt.w.intersects(&up.fut_w) || opt.r.intersects(&up.fut_w)
+                    } else {
+                        opt.r.intersects(&up.fut_w)
+                    }
+                });
+                if conflict {
+                    needs[x] |= 1 << u;
+                }
+            }
+        }
+        let mut best: Option<(usize, u64)> = None;
+        for &seed in &active {
+            let mut set = 1u64 << seed;
+            loop {
+                let mut grown = set;
+                for (x, need) in needs.iter().enumerate() {
+                    if set >> x & 1 == 1 {
+                        grown |= need;
+                    }
+                }
+                if grown == set {
+                    break;
+                }
+                set = grown;
+            }
+            let cost: usize = (0..n).filter(|&u| set >> u & 1 == 1).map(|u| ranges[u].len()).sum();
+            if best.is_none_or(|(c, _)| cost < c) {
+                best = Some((cost, set));
+            }
+        }
+        let Some((cost, set)) = best else { return };
+        if cost == exp.succs.len() {
+            return;
+        }
+        let inset: Vec<bool> = (0..n).map(|u| set >> u & 1 == 1).collect();
+        // Cycle proviso: expand fully when a kept successor was seen before.
+        let keep: Vec<Trans> = exp.succs.iter().filter(|tr| inset[tr.thread as usize]).cloned().collect();
+        if keep.iter().any(|tr| is_old(&tr.state)) {
+            return;
+        }
+        exp.succs = keep;
+        exp.reduced = true;
+    }
+}

@@ -1,0 +1,430 @@
+//! Good traces for learning (design section 7): complete preemption-free traces, one per
+//! reads-from class; for each assertion, good traces that pass it reading from distinct
+//! combinations of writers; complete sequential traces.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use paces_constraint::Loc;
+use paces_cwhile::ir::Program;
+use paces_trace::{EventKind, Trace, VarId};
+use rustc_hash::FxHashSet;
+
+use crate::compile::{compile, StepKind};
+use crate::engine::{Engine, Outcome, EXIT};
+use crate::error::Error;
+use crate::replay::{build_trace, XStep};
+
+/// Bounds of [`good_traces`]. Every setter consumes and returns the config.
+#[derive(Clone, Debug)]
+pub struct GoodConfig {
+    max_traces: usize,
+    per_assertion: usize,
+    max_steps: usize,
+    max_len: usize,
+    unwind: u32,
+    preemption_free: bool,
+    assertions: bool,
+    sequential: bool,
+    max_orders: usize,
+}
+
+impl Default for GoodConfig {
+    fn default() -> Self {
+        GoodConfig {
+            max_traces: 200,
+            per_assertion: 10,
+            max_steps: 200_000,
+            max_len: 500,
+            unwind: 2,
+            preemption_free: true,
+            assertions: true,
+            sequential: true,
+            max_orders: 24,
+        }
+    }
+}
+
+impl GoodConfig {
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The most traces returned in all. Default: 200.
+    pub fn max_traces(mut self, n: usize) -> Self {
+        self.max_traces = n;
+        self
+    }
+
+    /// For each assertion, the most traces that pass it with distinct combinations of
+    /// writers. Default: 10 (the original tool's number).
+    pub fn per_assertion(mut self, n: usize) -> Self {
+        self.per_assertion = n;
+        self
+    }
+
+    /// The most steps taken by each of the three searches (each is a bounded depth-first
+    /// enumeration of paths). Default: 200,000.
+    pub fn max_steps(mut self, n: usize) -> Self {
+        self.max_steps = n;
+        self
+    }
+
+    /// The longest trace considered. Default: 500.
+    pub fn max_len(mut self, n: usize) -> Self {
+        self.max_len = n;
+        self
+    }
+
+    /// The most iterations of each loop per entry while enumerating. Default: 2.
+    pub fn unwind(mut self, n: u32) -> Self {
+        self.unwind = n;
+        self
+    }
+
+    /// Include complete preemption-free traces. Default: `true`.
+    pub fn preemption_free(mut self, on: bool) -> Self {
+        self.preemption_free = on;
+        self
+    }
+
+    /// Include traces passing each assertion with distinct writers. Default: `true`.
+    pub fn assertions(mut self, on: bool) -> Self {
+        self.assertions = on;
+        self
+    }
+
+    /// Include complete sequential traces. Default: `true`.
+    pub fn sequential(mut self, on: bool) -> Self {
+        self.sequential = on;
+        self
+    }
+
+    /// The most thread orders tried for sequential traces (in lexicographic order).
+    /// Default: 24.
+    pub fn max_orders(mut self, n: usize) -> Self {
+        self.max_orders = n;
+        self
+    }
+}
+
+/// Which interleavings a search follows.
+#[derive(Clone, Debug)]
+enum Policy {
+    /// Any interleaving.
+    Any,
+    /// Switch threads only when the running thread is at an await (its next step may be one,
+    /// or it cannot step) or at its end.
+    PreemptionFree,
+    /// Threads one after another in this order, each to its end.
+    Sequential(Vec<usize>),
+}
+
+/// A depth-first enumeration of good paths (no failing step), reporting complete ones.
+struct Enumerator<'e, 'c> {
+    e: &'e Engine<'c>,
+    policy: Policy,
+    steps_left: usize,
+    max_len: usize,
+}
+
+/// One transition of the enumeration: the thread, its exact steps, the state after.
+type Move = (usize, Vec<XStep>, Vec<i64>);
+
+impl Enumerator<'_, '_> {
+    /// Transitions allowed from `s` given the running thread (`cur`; for sequential runs the
+    /// index into the order).
+    fn moves(&self, s: &[i64], cur: Option<usize>) -> Vec<(Move, Option<usize>)> {
+        let e = self.e;
+        let n = e.lay.threads;
+        let allowed: Vec<(usize, Option<usize>)> = match &self.policy {
+            Policy::Any => (0..n).map(|t| (t, None)).collect(),
+            Policy::PreemptionFree => match cur {
+                Some(c) if !self.switch_point(s, c) => vec![(c, Some(c))],
+                _ => (0..n).map(|t| (t, Some(t))).collect(),
+            },
+            Policy::Sequential(order) => {
+                let mut v = Vec::new();
+                let k = cur.unwrap_or(0);
+                for (j, &t) in order.iter().enumerate().skip(k) {
+                    v.push((t, Some(j)));
+                    if !e.c.threads[t].points[e.pc(s, t)].can_finish {
+                        break;
+                    }
+                }
+                v
+            }
+        };
+        let mut out = Vec::new();
+        for (t, next_cur) in allowed {
+            for tr in self.thread_moves(s, t) {
+                out.push((tr, next_cur));
+            }
+        }
+        out
+    }
+
+    fn switch_point(&self, s: &[i64], t: usize) -> bool {
+        let e = self.e;
+        let code = &e.c.threads[t];
+        let point = &code.points[e.pc(s, t)];
+        point.can_finish
+            || point.options.iter().any(|o| matches!(code.steps[o.step as usize].kind, StepKind::Await(_)))
+            || self.thread_moves(s, t).is_empty()
+    }
+
+    /// Good transitions of thread `t` (a failing step or an atomic block with one is left out).
+    fn thread_moves(&self, s: &[i64], t: usize) -> Vec<Move> {
+        let e = self.e;
+        let code = &e.c.threads[t];
+        let mut out = Vec::new();
+        for opt in &code.points[e.pc(s, t)].options {
+            let mut next = s.to_vec();
+            let Outcome::Done { failed: false } = e.apply(&mut next, t, opt) else { continue };
+            let first = XStep { thread: t, step: opt.step, fresh: true };
+            if !e.in_region(&next, t) {
+                out.push((t, vec![first], next));
+                continue;
+            }
+            let m = e.run_macro(t, next.clone().into_boxed_slice());
+            for (exit, path) in m.exits {
+                // Replay the internal path: keep it only when no step of it fails.
+                let mut st = next.clone();
+                let mut xs = vec![first];
+                let mut ok = true;
+                for &i in &path {
+                    if i == EXIT {
+                        break;
+                    }
+                    let o = &code.points[e.pc(&st, t)].options[i as usize];
+                    xs.push(XStep { thread: t, step: o.step, fresh: false });
+                    if e.apply(&mut st, t, o) != (Outcome::Done { failed: false }) {
+                        ok = false;
+                        break;
+                    }
+                }
+                if ok {
+                    out.push((t, xs, exit.to_vec()));
+                }
+            }
+        }
+        out
+    }
+
+    fn complete(&self, s: &[i64]) -> bool {
+        (0..self.e.lay.threads).all(|t| self.e.c.threads[t].points[self.e.pc(s, t)].can_finish)
+    }
+
+    /// Runs the enumeration; `found` gets every complete path and says whether to go on.
+    fn run(&mut self, found: &mut dyn FnMut(&[XStep]) -> bool) {
+        let init = self.e.initial().to_vec();
+        // Frames: state, running thread, its moves, next move, path length before.
+        let mut path: Vec<XStep> = Vec::new();
+        let first = self.moves(&init, None);
+        let mut stack: Vec<Frame> = vec![(first, 0, 0)];
+        if self.complete(&init) && !found(&path) {
+            return;
+        }
+        while let Some(top) = stack.last_mut() {
+            if top.1 >= top.0.len() || self.steps_left == 0 {
+                let len = top.2;
+                stack.pop();
+                path.truncate(len);
+                continue;
+            }
+            let ((_, xs, state), cur) = top.0[top.1].clone();
+            top.1 += 1;
+            let len = path.len();
+            if len + xs.len() > self.max_len {
+                continue;
+            }
+            self.steps_left = self.steps_left.saturating_sub(1);
+            path.truncate(len);
+            path.extend(xs);
+            if self.complete(&state) && !found(&path) {
+                return;
+            }
+            let next = self.moves(&state, cur);
+            stack.push((next, 0, len));
+        }
+    }
+}
+
+/// A depth-first frame: the moves from a state, the next one to try, the path length before.
+type Frame = (Vec<(Move, Option<usize>)>, usize, usize);
+
+/// A writer combination read by an assertion: per variable, the writer (thread, location).
+type Combo = Vec<(VarId, Option<(u32, Loc)>)>;
+
+/// The identity of an event across traces: thread, location, and how many times the thread
+/// took that location before.
+type EventKey = (u32, Loc, u32);
+
+fn keys(trace: &Trace) -> Vec<EventKey> {
+    let mut count: BTreeMap<(u32, Loc), u32> = BTreeMap::new();
+    trace
+        .events()
+        .iter()
+        .map(|e| {
+            let c = count.entry((e.thread.as_u32(), e.loc)).or_insert(0);
+            *c += 1;
+            (e.thread.as_u32(), e.loc, *c - 1)
+        })
+        .collect()
+}
+
+/// The reads-from relation of a trace, as a sorted list.
+fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
+    let k = keys(trace);
+    let mut v: Vec<_> = trace
+        .events()
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| {
+            let k = &k;
+            e.reads.iter().map(move |r| (k[i], r.var, r.from.map(|f| k[f.index()])))
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Good traces of the program for learning (design section 7), without duplicates of one
+/// reads-from class:
+/// 1. complete preemption-free traces (threads switch only where the running thread may
+///    wait, cannot step, or is at its end), one per reads-from class;
+/// 2. complete sequential traces (threads one after another to their end), for the first
+///    [`GoodConfig::max_orders`] thread orders;
+/// 3. for each assertion, complete good traces that pass it reading from distinct
+///    combinations of writers (writer statements, or the initial state), up to
+///    [`GoodConfig::per_assertion`]; traces found by 1 and 2 count, and a bounded
+///    enumeration of arbitrary interleavings supplies more.
+///
+/// Each search is a depth-first enumeration bounded by [`GoodConfig::max_steps`] with loops
+/// bounded by [`GoodConfig::unwind`], so on large programs the lists are samples, not
+/// complete; the order is deterministic.
+///
+/// # Errors
+/// When the program cannot be compiled or a trace cannot be built.
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse(
+///     "var x = 0; thread a { A: x := 1; } thread b { B: await(x == 1); C: assert(x == 1); }",
+/// )?;
+/// let traces = paces_explore::good_traces(&program, &paces_explore::GoodConfig::new())?;
+/// assert!(!traces.is_empty());
+/// assert!(traces.iter().all(|t| !t.is_bad()));
+/// # Ok(()) }
+/// ```
+pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>, Error> {
+    let c = compile(program)?;
+    let e = Engine::new(&c, Some(config.unwind), usize::MAX / 2);
+    let mut out: Vec<Trace> = Vec::new();
+    let mut classes: FxHashSet<Vec<(EventKey, VarId, Option<EventKey>)>> = FxHashSet::default();
+    let mut combos: BTreeMap<Loc, BTreeSet<Combo>> = BTreeMap::new();
+    let mut error: Option<Error> = None;
+    // Adds a trace when its class is new; `need_combo` keeps only traces that bring a new
+    // writer combination for some assertion.
+    let mut consider = |xs: &[XStep], need_combo: bool, out: &mut Vec<Trace>| -> bool {
+        if out.len() >= config.max_traces {
+            return false;
+        }
+        let trace = match build_trace(&e, xs, None) {
+            Ok(t) => t,
+            Err(err) => {
+                error = Some(err);
+                return false;
+            }
+        };
+        let class = rf_class(&trace);
+        if classes.contains(&class) {
+            return true;
+        }
+        let mut new_combo = false;
+        for ev in trace.events() {
+            if ev.kind != EventKind::Assert || ev.failed {
+                continue;
+            }
+            let combo: Combo = ev
+                .reads
+                .iter()
+                .map(|r| {
+                    (
+                        r.var,
+                        r.from.map(|f| {
+                            let w = trace.event(f);
+                            (w.thread.as_u32(), w.loc)
+                        }),
+                    )
+                })
+                .collect();
+            let set = combos.entry(ev.loc).or_default();
+            if set.len() < config.per_assertion && set.insert(combo) {
+                new_combo = true;
+            }
+        }
+        if need_combo && !new_combo {
+            return true;
+        }
+        classes.insert(class);
+        out.push(trace);
+        true
+    };
+    if config.preemption_free {
+        let mut en =
+            Enumerator { e: &e, policy: Policy::PreemptionFree, steps_left: config.max_steps, max_len: config.max_len };
+        en.run(&mut |xs| consider(xs, false, &mut out));
+    }
+    if config.sequential {
+        let n = e.lay.threads;
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut steps = config.max_steps;
+        for _ in 0..config.max_orders {
+            let mut en = Enumerator {
+                e: &e,
+                policy: Policy::Sequential(order.clone()),
+                steps_left: steps,
+                max_len: config.max_len,
+            };
+            en.run(&mut |xs| {
+                consider(xs, false, &mut out);
+                false
+            });
+            steps = en.steps_left;
+            if !next_permutation(&mut order) {
+                break;
+            }
+        }
+    }
+    if config.assertions {
+        let mut en = Enumerator { e: &e, policy: Policy::Any, steps_left: config.max_steps, max_len: config.max_len };
+        en.run(&mut |xs| consider(xs, true, &mut out));
+    }
+    if let Some(err) = error {
+        return Err(err);
+    }
+    Ok(out)
+}
+
+/// The next permutation in lexicographic order; false after the last.
+fn next_permutation(v: &mut [usize]) -> bool {
+    if v.len() < 2 {
+        return false;
+    }
+    let mut i = v.len() - 1;
+    while i > 0 && v[i - 1] >= v[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let mut j = v.len() - 1;
+    while v[j] <= v[i - 1] {
+        j -= 1;
+    }
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}

@@ -1,0 +1,137 @@
+//! The visited-state store: states are encoded compactly (every slot as a zigzag varint, so a
+//! small value takes one byte) back to back in one byte arena, and a hash table of state
+//! indices finds them. A state costs its encoded bytes, an 8-byte offset and about five bytes
+//! of table.
+
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+/// An interning store of states.
+pub(crate) struct Store {
+    stride: usize,
+    data: Vec<u8>,
+    offsets: Vec<u64>,
+    table: HashTable<u32>,
+}
+
+fn hash_bytes(s: &[u8]) -> u64 {
+    FxBuildHasher.hash_one(s)
+}
+
+/// Appends the encoding of `s` to `out`.
+pub(crate) fn encode(s: &[i64], out: &mut Vec<u8>) {
+    for &v in s {
+        let mut z = ((v << 1) ^ (v >> 63)) as u64;
+        loop {
+            let b = (z & 0x7f) as u8;
+            z >>= 7;
+            if z == 0 {
+                out.push(b);
+                break;
+            }
+            out.push(b | 0x80);
+        }
+    }
+}
+
+fn decode(mut bytes: &[u8], out: &mut Vec<i64>, n: usize) {
+    out.clear();
+    for _ in 0..n {
+        let mut z = 0u64;
+        let mut shift = 0;
+        while let Some((&b, rest)) = bytes.split_first() {
+            bytes = rest;
+            z |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        out.push(((z >> 1) as i64) ^ -((z & 1) as i64));
+    }
+}
+
+impl Store {
+    pub(crate) fn new(stride: usize) -> Self {
+        Store { stride, data: Vec::new(), offsets: vec![0], table: HashTable::new() }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    fn bytes_of(&self, i: u32) -> &[u8] {
+        &self.data[self.offsets[i as usize] as usize..self.offsets[i as usize + 1] as usize]
+    }
+
+    /// State `i`, decoded.
+    pub(crate) fn get(&self, i: u32) -> Vec<i64> {
+        let mut v = Vec::with_capacity(self.stride);
+        decode(self.bytes_of(i), &mut v, self.stride);
+        v
+    }
+
+    /// The index of a stored state.
+    pub(crate) fn find(&self, s: &[i64]) -> Option<u32> {
+        let mut enc = Vec::with_capacity(self.stride + 8);
+        encode(s, &mut enc);
+        self.find_encoded(&enc)
+    }
+
+    pub(crate) fn find_encoded(&self, enc: &[u8]) -> Option<u32> {
+        let h = hash_bytes(enc);
+        self.table.find(h, |&i| self.bytes_of(i) == enc).copied()
+    }
+
+    /// Inserts a state; its index and whether it is new.
+    pub(crate) fn insert(&mut self, s: &[i64]) -> (u32, bool) {
+        let mut enc = Vec::with_capacity(self.stride + 8);
+        encode(s, &mut enc);
+        self.insert_encoded(&enc)
+    }
+
+    /// Inserts an encoded state; its index and whether it is new.
+    pub(crate) fn insert_encoded(&mut self, enc: &[u8]) -> (u32, bool) {
+        let h = hash_bytes(enc);
+        let Store { data, offsets, table, .. } = self;
+        let slice = |i: u32| &data[offsets[i as usize] as usize..offsets[i as usize + 1] as usize];
+        if let Some(&i) = table.find(h, |&i| slice(i) == enc) {
+            return (i, false);
+        }
+        let i = (offsets.len() - 1) as u32;
+        data.extend_from_slice(enc);
+        offsets.push(data.len() as u64);
+        let (data, offsets) = (&*data, &*offsets);
+        table.insert_unique(h, i, |&j| {
+            hash_bytes(&data[offsets[j as usize] as usize..offsets[j as usize + 1] as usize])
+        });
+        (i, true)
+    }
+
+    /// Bytes used, roughly.
+    pub(crate) fn bytes(&self) -> usize {
+        self.data.capacity() + self.offsets.capacity() * 8 + self.table.capacity() * 5
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_round_trips() {
+        let s = [0, 1, -1, 63, -64, 64, i64::MAX, i64::MIN, 300];
+        let mut enc = Vec::new();
+        encode(&s, &mut enc);
+        let mut out = Vec::new();
+        decode(&enc, &mut out, s.len());
+        assert_eq!(out, s);
+        let mut st = Store::new(s.len());
+        assert_eq!(st.insert(&s), (0, true));
+        assert_eq!(st.insert(&s), (0, false));
+        assert_eq!(st.find(&s), Some(0));
+        assert_eq!(st.get(0), s);
+    }
+}
