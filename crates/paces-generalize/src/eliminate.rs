@@ -152,8 +152,14 @@ pub struct Elimination {
     pub cheapest: Option<usize>,
     /// The generalised partial order.
     pub partial_order: PartialOrder,
-    /// Whether some linearisation of the partial order is preemption-free. When not, fixes
-    /// that act across preemption points are left out.
+    /// Whether the trace can be turned into a preemption-free one: whether some
+    /// linearisation of the partial order's events leaves a thread only where its next step
+    /// (in the trace) is an await, or where it has no next step (finished, or blocked at the
+    /// end of a deadlock); starting a thread is no preemption. Decided by a depth-first search
+    /// over the threads' progress at those switch points, bounded by
+    /// [`EliminateConfig::preemption_search_budget`] (when the budget runs out the answer is
+    /// `false`). When `false`, fixes that act across preemption points are left out: no
+    /// reorder moves a preemption point (an atomic section never holds one anywhere but first).
     pub preemption_free_possible: bool,
     /// Whether the cycle search ran to its end (neither [`EliminateConfig::max_work`] nor
     /// [`EliminateConfig::max_fixes`] cut it short).

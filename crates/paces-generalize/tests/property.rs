@@ -3,8 +3,8 @@
 
 mod support;
 
-use paces_constraint::{Arena, Candidate};
-use paces_generalize::{eliminate, EliminateConfig, Failure, PartialOrder};
+use paces_constraint::{Arena, Atom, Candidate};
+use paces_generalize::{eliminate, EdgeKind, EliminateConfig, Failure, PartialOrder};
 use paces_trace::{EventId, Trace};
 use support::{Program, Setup, Stmt};
 
@@ -76,7 +76,7 @@ fn linearisations(po: &PartialOrder, limit: usize) -> Vec<Vec<EventId>> {
     out
 }
 
-fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate], stats: &mut [usize; 4]) {
+fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate], stats: &mut [usize; 5]) {
     let mut arena = Arena::new();
     let config = EliminateConfig::new().max_constraint_edges(k);
     let elim = eliminate(trace, &setup.space, &mut arena, &config).unwrap();
@@ -94,6 +94,20 @@ fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate],
     let original = Candidate::original(&setup.space);
     assert!(setup.candidate_shows(&original, po, trace), "the original must show its own bug");
     assert!(!arena.eval(elim.constraint, &original), "the original satisfies a fix");
+    // The preemption-free decision: "yes" is backed by a preemption-free run with the bug
+    // pattern; when "no", no fix moves a preemption point.
+    if elim.preemption_free_possible {
+        assert!(setup.shows_preemption_free(po, trace), "no preemption-free run shows {po:?}");
+        stats[4] += 1;
+    } else {
+        for fix in &elim.fixes {
+            for e in &fix.edges {
+                if let EdgeKind::Reorder(Atom::Order(a, b)) = e.kind {
+                    assert!(!setup.space.is_preemption_point(a) && !setup.space.is_preemption_point(b));
+                }
+            }
+        }
+    }
     stats[0] += 1;
     if matches!(po.failure(), Failure::Deadlock(_)) {
         stats[3] += 1;
@@ -118,7 +132,7 @@ fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate],
 #[test]
 fn fixes_eliminate_the_bug_pattern() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut stats = [0usize; 4];
+    let mut stats = [0usize; 5];
     let mut programs = 0;
     while programs < 600 {
         let setup = Setup::new(random_program(&mut rng));
@@ -140,7 +154,10 @@ fn fixes_eliminate_the_bug_pattern() {
         }
     }
     // The generator must exercise the interesting cases.
-    println!("traces, fixes, candidates checked, deadlocks: {stats:?}");
-    let [traces, fixes, checked, deadlocks] = stats;
-    assert!(traces >= 1000 && fixes >= 300 && checked >= 10_000 && deadlocks >= 100, "{stats:?}");
+    println!("traces, fixes, candidates checked, deadlocks, preemption-free: {stats:?}");
+    let [traces, fixes, checked, deadlocks, preemption_free] = stats;
+    assert!(
+        traces >= 1000 && fixes >= 300 && checked >= 10_000 && deadlocks >= 100 && preemption_free >= 100,
+        "{stats:?}"
+    );
 }

@@ -197,7 +197,32 @@ impl Setup {
     /// (every blocked step is where its thread is blocked at the end of a deadlock) and every
     /// cross-thread ordering of `po` is respected.
     pub fn candidate_shows(&self, c: &Candidate, po: &PartialOrder, trace: &Trace) -> bool {
+        self.shows(c, po, trace, false)
+    }
+
+    /// Whether some preemption-free run of the original program shows the bug pattern: a run
+    /// that leaves a thread only where its next statement is an await or it has finished.
+    pub fn shows_preemption_free(&self, po: &PartialOrder, trace: &Trace) -> bool {
+        self.shows(&Candidate::original(&self.space), po, trace, true)
+    }
+
+    fn shows(&self, c: &Candidate, po: &PartialOrder, trace: &Trace, preemption_free: bool) -> bool {
         let (orders, sections) = self.shape(c);
+        let program = &self.program;
+        let is_pf = |steps: &[Step]| {
+            let mut pc = vec![0usize; orders.len()];
+            for w in steps.windows(2) {
+                let (t, _) = w[0];
+                pc[t] += 1;
+                if w[1].0 != t
+                    && pc[t] < orders[t].len()
+                    && !matches!(program.threads[t][orders[t][pc[t]]].1, Stmt::Await(..))
+                {
+                    return false;
+                }
+            }
+            true
+        };
         let mut exec: Vec<(usize, usize)> = Vec::new();
         let mut want_blocked: Vec<(usize, usize)> = Vec::new();
         for &id in po.events() {
@@ -225,7 +250,8 @@ impl Setup {
         let mut shows = false;
         explore(&self.program, &orders, &sections, &mut |steps, blocked| {
             let pos = |s: (usize, usize)| steps.iter().position(|&x| x == s);
-            let ok = exec.iter().all(|&s| pos(s).is_some())
+            let ok = (!preemption_free || is_pf(steps))
+                && exec.iter().all(|&s| pos(s).is_some())
                 && want_blocked.iter().all(|s| blocked.contains(s))
                 && cross.iter().all(|&(a, b, bb)| bb || matches!((pos(a), pos(b)), (Some(x), Some(y)) if x < y));
             if ok {
