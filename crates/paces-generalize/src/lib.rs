@@ -33,6 +33,10 @@
 //!    plus the items between); and **keep**, forwards between items that may change order:
 //!    constraint `a <= b`, weight the span (the program need not change).
 //!
+//! Two events of one thread that lift to no atom (they lie in one item, or in different
+//! iterations or calls of a block) are joined by a forced edge only: no reorder can separate
+//! them, and an atomic section around the compound item that holds both is not proposed.
+//!
 //! For a deadlock, the blocked steps stand at the end of their threads: each thread's events
 //! lead to its blocked step by forced edges, and the blocked steps are joined to each other by
 //! weight-0 edges (they all hold at once, at the end).

@@ -181,3 +181,54 @@ fn a_space_that_does_not_match_the_trace_is_an_error() {
     assert_eq!(err.kind(), &ErrorKind::SpaceMismatch);
     assert!(err.to_string().contains("not items of one block"), "{err}");
 }
+
+#[test]
+fn a_block_closed_to_atomic_sections_gets_none() {
+    // The [A; B] example, with thread 1 inside a user-written atomic block: no fix is left.
+    let mut b = paces_constraint::SpaceBuilder::new();
+    let t1 = b.block(true);
+    let t2 = b.block(false);
+    let [a, bb, one] = ["A", "B", "1"].map(|n| b.loc(n).unwrap());
+    b.item(t1, a, paces_constraint::ItemInfo::SIMPLE).unwrap();
+    b.item(t1, bb, paces_constraint::ItemInfo::SIMPLE).unwrap();
+    b.fix(a, bb).unwrap();
+    b.item(t2, one, paces_constraint::ItemInfo::SIMPLE).unwrap();
+    let space = b.build().unwrap();
+    let s = Setup::new(program(&[&["A: x := 0", "B: x := 1"], &["1: assert(x == 1)"]]));
+    let trace = s.trace_named(&["A", "1", "B"], &[]);
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new()).unwrap();
+    assert!(elim.fixes.is_empty());
+    assert_eq!(elim.constraint, arena.fals());
+}
+
+#[test]
+fn iterations_of_a_loop_never_change_order() {
+    use paces_constraint::{ItemInfo, SpaceBuilder};
+    use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
+    // Thread 0: `L: loop { s: x := x + 1 }`, two iterations; thread 1: `1: assert(x != 1)`.
+    let mut b = SpaceBuilder::new();
+    let (top, body, t2) = (b.block(false), b.block(false), b.block(false));
+    let [l, st, one] = ["L", "s", "1"].map(|n| b.loc(n).unwrap());
+    b.item(top, l, ItemInfo { weight: 1, role: paces_constraint::SectionRole::Free }).unwrap();
+    b.item(body, st, ItemInfo::SIMPLE).unwrap();
+    b.item(t2, one, ItemInfo::SIMPLE).unwrap();
+    let space = b.build().unwrap();
+    let inst = |block, instance| BlockInstance { block, instance };
+    let iteration =
+        |k| vec![ScopeEntry { instance: inst(top, 0), item: l }, ScopeEntry { instance: inst(body, k), item: st }];
+    let x = VarId::from_u32(0);
+    let mut tb = TraceBuilder::new();
+    tb.step(ThreadId::from_u32(0), st, iteration(1)).read(x).write(x, 1).push().unwrap();
+    let one_scope = vec![ScopeEntry { instance: inst(t2, 0), item: one }];
+    tb.step(ThreadId::from_u32(1), one, one_scope).kind(EventKind::Assert).read(x).failed(true).push().unwrap();
+    tb.step(ThreadId::from_u32(0), st, iteration(2)).read(x).write(x, 2).push().unwrap();
+    let trace = tb.finish();
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new()).unwrap();
+    // The assertion needs to run between the two iterations; nothing can prevent that here.
+    assert_eq!(elim.partial_order.len(), 3);
+    assert_eq!(elim.partial_order.cross_edges().len(), 2);
+    assert!(elim.fixes.is_empty());
+    assert_eq!(elim.constraint, arena.fals());
+}
