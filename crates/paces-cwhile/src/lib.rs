@@ -1,31 +1,49 @@
 //! The Cwhile language of PACES: parser, static checks, IR, printer, Promela export and
 //! diagnostics.
 //!
-//! Cwhile is the small C-like language PACES repairs programs in (see
-//! `docs/language.md` and the language contract). This crate turns its text into the
-//! [`ir::Program`] that the model checker explores and the repair loop transforms:
+//! Cwhile is the small C-like language PACES repairs programs in (`docs/language.md`
+//! records every choice beyond the language contract). This crate turns its text into the
+//! [`ir::Program`] that the model checker explores and the repair loop transforms, and back:
 //!
 //! * [`parse`] / [`parse_bytes`]: text to a checked [`Program`], or [`Diagnostics`] (each a
 //!   [`Diagnostic`] with a stable code, a message, a primary [`Span`] and notes), rendered
-//!   with source snippets by [`render`].
+//!   with source snippets by [`render`], the workspace's one renderer.
 //! * [`Program`]: threads, procedures, blocks and statements with their labels and
-//!   locations; per statement its read and write sets ([`Program::reads`],
-//!   [`Program::writes`]), the commute relation ([`Program::commutes`]), weights and section
-//!   roles, and the program's [`Space`](paces_constraint::Space) ([`Program::space`]).
+//!   locations ([`Program::loc`], [`Program::stmt_at`]); per statement its read and write
+//!   sets ([`Program::reads`], [`Program::writes`]), the commute relation
+//!   ([`Program::commutes`]), weights and section roles; the program's
+//!   [`Space`](paces_constraint::Space) ([`Program::space`]) and the program a candidate of
+//!   that space describes ([`Program::apply`]).
+//! * [`print`]: canonical text with every label explicit; [`to_promela`]: a model for SPIN;
+//!   [`Program::dump`]: a deterministic description of the IR for snapshot tests.
 //!
 //! # Example
+//! Parse a program, move `B` before `A` (they commute), and print the result.
 //! ```
-//! let program = paces_cwhile::parse("var x = 0;\nthread t { A: x := 1; assert(x == 1); }")?;
-//! let a = program.stmt_at(program.loc("A").unwrap()).unwrap();
-//! assert_eq!(program.stmt(a).label, "A");
-//! // The unlabelled assertion got the generated label `t.1`.
-//! assert!(program.loc("t.1").is_some());
+//! use paces_constraint::Candidate;
+//!
+//! let program = paces_cwhile::parse("var x, y;\nthread t { A: x := 1; B: y := 1; assert(x == 1); }")?;
+//! // The unlabelled assertion got the generated label `t.2`.
+//! let assert = program.stmt_at(program.loc("t.2").unwrap()).unwrap();
+//! assert_eq!(program.reads(assert), &program.writes(program.stmt_at(program.loc("A").unwrap()).unwrap())[..]);
+//!
+//! let space = program.space();
+//! let (a, b, t2) = (program.loc("A").unwrap(), program.loc("B").unwrap(), program.loc("t.2").unwrap());
+//! // A and the assertion do not commute (A writes what it reads): only B may move.
+//! let candidate = Candidate::new(&space, vec![vec![b, a, t2]], &[])?;
+//! let repaired = program.apply(&candidate)?;
+//! assert_eq!(
+//!     paces_cwhile::print(&repaired),
+//!     "var x = 0, y = 0;\n\nthread t {\n  B: y := 1;\n  A: x := 1;\n  t.2: assert(x == 1);\n}\n"
+//! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Errors
 //! Parsing never panics: every problem of the input, including non-UTF-8 bytes, an
-//! unterminated comment, or statements nested deeper than 256 levels, is a [`Diagnostic`].
+//! unterminated comment, or statements nested deeper than 256 levels, is a [`Diagnostic`]
+//! (codes in `docs/language.md`). [`Program::apply`] fails with an [`Error`] when the
+//! candidate does not belong to the program's space.
 
 mod apply;
 mod ast;
