@@ -21,6 +21,7 @@ pub struct EliminateConfig {
     max_fixes: usize,
     max_work: u64,
     preemption_search_budget: u64,
+    max_memory: u64,
 }
 
 impl Default for EliminateConfig {
@@ -30,6 +31,7 @@ impl Default for EliminateConfig {
             max_fixes: 1000,
             max_work: 20_000_000,
             preemption_search_budget: 1_000_000,
+            max_memory: 1 << 30,
         }
     }
 }
@@ -68,6 +70,15 @@ impl EliminateConfig {
     /// Default: 1 000 000.
     pub fn preemption_search_budget(mut self, steps: u64) -> Self {
         self.preemption_search_budget = steps;
+        self
+    }
+
+    /// The most bytes the reachability tables may take (they grow with the number of events
+    /// of the partial order times the number of events at the ends of cross-thread orderings,
+    /// and with the square of each thread's length); a larger trace is refused with
+    /// [`ErrorKind::TooLarge`] instead of exhausting memory. Default: 1 GiB.
+    pub fn max_memory(mut self, bytes: u64) -> Self {
+        self.max_memory = bytes;
         self
     }
 }
@@ -875,7 +886,8 @@ fn segment(g: &Graph<'_>, s: u32, t: u32, need_x: bool) -> Option<Path> {
 ///
 /// # Errors
 /// [`ErrorKind::NotBad`] for a trace that is not bad; [`ErrorKind::SpaceMismatch`] when the
-/// trace's events lift to locations that are not items of one block of `space`.
+/// trace's events lift to locations that are not items of one block of `space`;
+/// [`ErrorKind::TooLarge`] past [`EliminateConfig::max_memory`].
 pub fn eliminate(
     trace: &Trace,
     space: &Space,
@@ -890,6 +902,21 @@ pub fn eliminate(
     // 2n), and A exceeds R * n^2, so an atomic section is chosen only where no reordering works.
     g.r = n.saturating_mul(2).saturating_mul(k.saturating_add(1)).saturating_add(1);
     g.a = g.r.saturating_mul(n.saturating_mul(n)).saturating_add(1);
+    let words = g.words as u64;
+    let thread_bits: u64 =
+        g.thread_nodes.iter().map(|ns| (ns.len() as u64) * (ns.len() as u64).div_ceil(64).max(1)).sum();
+    let bytes = 8u64.saturating_mul(words.saturating_mul(2 * n + g.inodes.len() as u64).saturating_add(thread_bits));
+    if bytes > config.max_memory {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!(
+                "the elimination graph of {n} events ({} at cross-thread orderings) needs {bytes} bytes of tables, \
+                 more than the limit of {}",
+                g.inodes.len(),
+                config.max_memory
+            ),
+        ));
+    }
     g.compute_reach()?;
     g.preemption_free = g.preemption_free(trace, config.preemption_search_budget);
 

@@ -13,6 +13,9 @@ pub enum ErrorKind {
     SpaceMismatch,
     /// An event id that is neither an event nor a blocked step of the trace.
     UnknownEvent,
+    /// The elimination graph's tables would exceed
+    /// [`EliminateConfig::max_memory`](crate::EliminateConfig::max_memory).
+    TooLarge,
 }
 
 /// The error of every fallible operation of this crate.

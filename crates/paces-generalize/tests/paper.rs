@@ -232,3 +232,12 @@ fn iterations_of_a_loop_never_change_order() {
     assert!(elim.fixes.is_empty());
     assert_eq!(elim.constraint, arena.fals());
 }
+
+#[test]
+fn a_memory_limit_refuses_large_graphs() {
+    let s = example4();
+    let trace = s.trace_named(&["A", "B", "1", "2", "C"], &[]);
+    let config = EliminateConfig::new().max_memory(8);
+    let err = eliminate(&trace, &s.space, &mut Arena::new(), &config).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::TooLarge);
+}
