@@ -49,8 +49,8 @@ impl EliminateConfig {
         self
     }
 
-    /// The most fixes returned; the cheapest are kept and [`Elimination::complete`] turns
-    /// false when some were dropped. Default: 1000.
+    /// The most fixes returned; the cheapest (by the weights of their constraint edges) are
+    /// kept and [`Elimination::complete`] turns false when more may exist. Default: 1000.
     pub fn max_fixes(mut self, n: usize) -> Self {
         self.max_fixes = n;
         self

@@ -41,6 +41,11 @@
 //! lead to its blocked step by forced edges, and the blocked steps are joined to each other by
 //! weight-0 edges (they all hold at once, at the end).
 //!
+//! A deadlock is eliminated when the orderings that lead into it cannot all hold; a blocked
+//! await could also be freed by a write the trace never reached (a step after another
+//! thread's blocked await), but the trace does not show such writes, so fixes of that kind
+//! are not found from it.
+//!
 //! R is larger than the weight of any cycle's no-constraint edges and A > R * n^2 (n the
 //! number of nodes), so a cycle with an atomic section is cheaper than one with reorders only
 //! when no reordering works.

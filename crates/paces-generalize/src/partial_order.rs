@@ -43,7 +43,9 @@ pub enum Failure {
 ///    variable and after the reads of that previous write; earlier conflicts follow by
 ///    transitivity).
 ///
-/// Every other event and ordering is dropped.
+/// Every other event and ordering is dropped. The cross-thread orderings are not reduced
+/// further (an ordering implied through program order stays): a candidate may change the
+/// program order it would be implied through, so the elimination graph needs it.
 ///
 /// # Why it is sound
 /// The kept set is closed under program order and under conflicting predecessors, so every
