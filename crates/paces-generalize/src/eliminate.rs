@@ -996,6 +996,8 @@ pub fn eliminate(
                 });
             }
         }
+        // Every recorded cycle closes over paths the reachability rows vouch for.
+        debug_assert!(ok, "no path for a recorded cycle");
         if !ok {
             continue;
         }
