@@ -1,8 +1,83 @@
-//! Trace model and trace-analysis graphs for PACES (under construction: the model is here,
-//! the graph and LearnGoodUnder follow).
+//! Learning from good traces: the trace model, the trace-analysis graph G(pi) and
+//! LearnGoodUnder, the paper's Algorithm 1 (PACES, "Regression-free Synthesis for
+//! Concurrency", section 3.1).
+//!
+//! This crate knows nothing about any programming language: a model checker feeds it traces
+//! of its own, built event by event.
+//!
+//! * [`Trace`], built and validated by [`TraceBuilder`]: [`Event`]s with their thread, their
+//!   location, their scope (the chain of [`BlockInstance`] and item, see [`ScopeEntry`]), their
+//!   [`EventKind`], the variables they read with the event read from ([`Read`]), and the
+//!   values they write ([`Write`]). Bad input gives a [`TraceError`] with a [`TraceErrorKind`].
+//! * [`lift`]: an intra-thread pair of events as a program constraint atom (the design's
+//!   lifting rule, generalising the paper's "same execution of a basic block").
+//! * [`TraceGraph`]: G(pi) with [`Node`]s and the four [`EdgeKind`]s, `interfere`, covers
+//!   (existence and one witness path) and a DOT rendering in the paper's styles.
+//! * [`learn_good`] with a [`LearnConfig`] (fallback on or off, [`Variant::Full`] or the
+//!   original tool's [`Variant::Simplified`]): a regression-preventing constraint in a
+//!   [`paces_constraint::Arena`], reported as [`Learned`].
+//!
+//! # Example
+//! The paper's Example 2: `{1: x := 1; 2: y := 1} || {A: await(y == 1); B: assert(x == 1)}`
+//! and its good trace `1 2 A B`. The assertion reads x from 1; the one cover of that edge is
+//! `1 -> 2 -> A -> B`, so the constraint is `1 <= 2 /\ A <= B`.
+//! ```
+//! use paces_constraint::{Arena, BlockId, Candidate, ItemInfo, SpaceBuilder};
+//! use paces_trace::{learn_good, BlockInstance, EventKind, LearnConfig, ScopeEntry, ThreadId, TraceBuilder, VarId};
+//!
+//! // The space: one block per thread, every pair free to change order.
+//! let mut sb = SpaceBuilder::new();
+//! let (b1, b2) = (sb.block(false), sb.block(false));
+//! let l1 = sb.loc("1")?;
+//! let l2 = sb.loc("2")?;
+//! let la = sb.loc("A")?;
+//! let lb = sb.loc("B")?;
+//! sb.item(b1, l1, ItemInfo::SIMPLE)?;
+//! sb.item(b1, l2, ItemInfo::SIMPLE)?;
+//! sb.item(b2, la, ItemInfo::AWAIT)?;
+//! sb.item(b2, lb, ItemInfo::SIMPLE)?;
+//! let space = sb.build()?;
+//!
+//! // The trace 1 2 A B. Each thread runs in one instance of its block.
+//! let (x, y) = (VarId::from_u32(0), VarId::from_u32(1));
+//! let (t1, t2) = (ThreadId::from_u32(0), ThreadId::from_u32(1));
+//! let at = |block: BlockId, item| vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item }];
+//! let mut tb = TraceBuilder::new();
+//! tb.step(t1, l1, at(b1, l1)).write(x, 1).push()?;
+//! tb.step(t1, l2, at(b1, l2)).write(y, 1).push()?;
+//! tb.step(t2, la, at(b2, la)).kind(EventKind::Await).read(y).push()?;
+//! tb.step(t2, lb, at(b2, lb)).kind(EventKind::Assert).read(x).push()?;
+//! let trace = tb.finish();
+//!
+//! let mut arena = Arena::new();
+//! let learned = learn_good(&trace, &mut arena, &LearnConfig::new());
+//! assert!(!learned.fallback_used);
+//! assert_eq!(arena.display(learned.constraint, &space, 80).to_string(), "1 <= 2 /\\ A <= B");
+//! // Swapping A and B would let B read x before 1 writes it: the constraint forbids it.
+//! let swap_ab = Candidate::new(&space, vec![vec![l1, l2], vec![lb, la]], &[])?;
+//! assert!(!arena.eval(learned.constraint, &swap_ab));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Soundness and cost
+//! `tests/soundness.rs` checks Theorem 1 against a brute-force oracle of the paper's
+//! regression definition on random small programs; `docs/learn.md` has its figures (including
+//! how often the constraint rejects a candidate without regression) and the benchmark
+//! (`cargo bench -p paces-benches --bench learn_good`).
+//!
+//! # Errors
+//! Only the [`TraceBuilder`] fails, with a [`TraceError`]; a built [`Trace`] is valid, so
+//! [`TraceGraph::new`] and [`learn_good`] always succeed.
+//!
+//! # Crate features
+//! None.
 
+mod graph;
+mod learn;
 mod model;
 
+pub use graph::{EdgeKind, Node, TraceGraph};
+pub use learn::{learn_good, LearnConfig, Learned, Variant};
 pub use model::{
     lift, BlockInstance, Event, EventId, EventKind, Read, ScopeEntry, StepBuilder, ThreadId, Trace, TraceBuilder,
     TraceError, TraceErrorKind, VarId, Write,

@@ -452,6 +452,8 @@ impl TraceBuilder {
         Ok(id)
     }
 
+    /// Checks the event's scope against its thread's earlier events and, only when it is
+    /// fine, records it: a rejected event leaves the builder as it was.
     fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), TraceError> {
         let bad = |what: &str| {
             Err(TraceError::new(
@@ -462,14 +464,12 @@ impl TraceBuilder {
         let Some(first) = event.scope.first() else {
             return Err(TraceError::new(TraceErrorKind::EmptyScope, format!("event {position} has an empty scope")));
         };
-        let state = self.threads.entry(event.thread).or_default();
-        match state.top {
-            None => state.top = Some(first.instance),
-            Some(top) if top != first.instance => return bad("its top block instance differs from the thread's"),
-            Some(_) => {}
+        let state = self.threads.get(&event.thread);
+        if state.and_then(|s| s.top).is_some_and(|top| top != first.instance) {
+            return bad("its top block instance differs from the thread's");
         }
+        let prev: &[ScopeEntry] = state.map_or(&[], |s| &s.last_scope);
         // Length of the common prefix (same instance and same item) with the previous event.
-        let prev = std::mem::take(&mut state.last_scope);
         let mut k = 0;
         while k < prev.len() && k < event.scope.len() && prev[k] == event.scope[k] {
             k += 1;
@@ -479,23 +479,36 @@ impl TraceBuilder {
         let same_instance_at_k = k < prev.len() && k < event.scope.len() && prev[k].instance == event.scope[k].instance;
         let first_left = if same_instance_at_k { k + 1 } else { k };
         if same_instance_at_k {
-            state.done_items.entry(prev[k].instance).or_default().insert(prev[k].item);
-        }
-        for entry in prev.iter().skip(first_left) {
-            state.done_items.remove(&entry.instance);
-        }
-        if same_instance_at_k {
-            let done = state.done_items.get(&event.scope[k].instance);
+            let done = state.and_then(|s| s.done_items.get(&event.scope[k].instance));
             if done.is_some_and(|d| d.contains(&event.scope[k].item)) {
                 return bad("it returns to an item of a block instance that it already left");
             }
         }
-        for entry in event.scope.iter().skip(first_left) {
-            // Below the level where the event parts from the previous one, every instance
-            // must be new: an instance already entered was left (or is above).
-            if !state.entered.insert(entry.instance) {
+        // Below the level where the event parts from the previous one, every instance must be
+        // new: an instance already entered was left (or is above), and one instance cannot
+        // stand at two levels.
+        let fresh = &event.scope[first_left..];
+        for (i, entry) in fresh.iter().enumerate() {
+            let seen = state.is_some_and(|s| s.entered.contains(&entry.instance))
+                || event.scope[..first_left].iter().any(|e| e.instance == entry.instance)
+                || fresh[..i].iter().any(|e| e.instance == entry.instance);
+            if seen {
                 return bad("it re-enters a block instance that was already left");
             }
+        }
+        // Everything checked: record the event.
+        let left: Vec<ScopeEntry> = prev.get(first_left..).unwrap_or(&[]).to_vec();
+        let left_item = same_instance_at_k.then(|| prev[k]);
+        let state = self.threads.entry(event.thread).or_default();
+        state.top.get_or_insert(first.instance);
+        if let Some(entry) = left_item {
+            state.done_items.entry(entry.instance).or_default().insert(entry.item);
+        }
+        for entry in &left {
+            state.done_items.remove(&entry.instance);
+        }
+        for entry in fresh {
+            state.entered.insert(entry.instance);
         }
         state.last_scope = event.scope.clone();
         Ok(())

@@ -1,0 +1,233 @@
+//! The trace builder's validation and the lifting rule.
+
+use paces_constraint::{Atom, BlockId, Loc};
+use paces_trace::{
+    lift, BlockInstance, Event, EventId, EventKind, ScopeEntry, ThreadId, TraceBuilder, TraceErrorKind, VarId,
+};
+
+const T0: ThreadId = ThreadId::from_u32(0);
+const T1: ThreadId = ThreadId::from_u32(1);
+const X: VarId = VarId::from_u32(0);
+const Y: VarId = VarId::from_u32(1);
+
+fn inst(block: u32, instance: u32) -> BlockInstance {
+    BlockInstance { block: BlockId::from_u32(block), instance }
+}
+
+fn loc(i: u32) -> Loc {
+    Loc::from_u32(i)
+}
+
+/// A scope from (block, instance, item) triples, outermost first.
+fn scope(levels: &[(u32, u32, u32)]) -> Vec<ScopeEntry> {
+    levels.iter().map(|&(b, i, item)| ScopeEntry { instance: inst(b, i), item: loc(item) }).collect()
+}
+
+fn event(thread: ThreadId, levels: &[(u32, u32, u32)]) -> Event {
+    let scope = scope(levels);
+    Event {
+        thread,
+        loc: scope.last().map_or(loc(0), |s| s.item),
+        scope,
+        kind: EventKind::Plain,
+        failed: false,
+        reads: Default::default(),
+        writes: Default::default(),
+    }
+}
+
+#[track_caller]
+fn assert_kind<T: std::fmt::Debug>(result: Result<T, paces_trace::TraceError>, kind: TraceErrorKind) {
+    match result {
+        Err(e) => {
+            assert_eq!(*e.kind(), kind, "wrong kind: {e}");
+            assert!(!e.to_string().is_empty());
+        }
+        Ok(v) => panic!("expected {kind:?}, got Ok({v:?})"),
+    }
+}
+
+#[test]
+fn reads_from_forward_is_rejected() {
+    let mut b = TraceBuilder::new();
+    b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 1).push().unwrap();
+    // Event 1 cannot read from itself or from event 5.
+    for from in [1, 5] {
+        let r = b.step(T1, loc(1), scope(&[(1, 0, 1)])).read_from(X, Some(EventId::from_u32(from))).push();
+        assert_kind(r, TraceErrorKind::ReadsFromForward);
+    }
+    assert_eq!(b.len(), 1);
+}
+
+#[test]
+fn reads_from_non_writer_is_rejected() {
+    let mut b = TraceBuilder::new();
+    let w = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(Y, 1).push().unwrap();
+    let r = b.step(T1, loc(1), scope(&[(1, 0, 1)])).read_from(X, Some(w)).push();
+    assert_kind(r, TraceErrorKind::ReadsFromNonWriter);
+}
+
+#[test]
+fn stale_reads_are_rejected() {
+    let mut b = TraceBuilder::new();
+    let w1 = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 1).push().unwrap();
+    let w2 = b.step(T0, loc(1), scope(&[(0, 0, 1)])).write(X, 2).push().unwrap();
+    let stale = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read_from(X, Some(w1)).push();
+    assert_kind(stale, TraceErrorKind::ReadsFromStale);
+    // Reading the initial state after a write is stale too.
+    let initial = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read_from(X, None).push();
+    assert_kind(initial, TraceErrorKind::ReadsFromStale);
+    let ok = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read_from(X, Some(w2)).push().unwrap();
+    let trace = b.finish();
+    assert_eq!(trace.event(ok).reads[0].from, Some(w2));
+}
+
+#[test]
+fn read_resolves_to_latest_writer_or_initial_state() {
+    let mut b = TraceBuilder::new();
+    let r0 = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read(X).push().unwrap();
+    let w = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 7).push().unwrap();
+    assert_eq!(b.latest_writer(X), Some(w));
+    let r1 = b.step(T1, loc(3), scope(&[(1, 0, 3)])).kind(EventKind::Assert).read(X).push().unwrap();
+    let trace = b.finish();
+    assert_eq!(trace.event(r0).reads[0].from, None);
+    assert_eq!(trace.event(r1).reads[0].from, Some(w));
+    assert_eq!(trace.event(w).written_value(X), Some(7));
+}
+
+#[test]
+fn empty_scope_is_rejected() {
+    let mut b = TraceBuilder::new();
+    assert_kind(b.step(T0, loc(0), Vec::new()).push(), TraceErrorKind::EmptyScope);
+}
+
+#[test]
+fn scope_order_different_top_instance() {
+    let mut b = TraceBuilder::new();
+    b.push(event(T0, &[(0, 0, 0)])).unwrap();
+    assert_kind(b.push(event(T0, &[(0, 1, 1)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(5, 0, 1)])), TraceErrorKind::ScopeOrder);
+}
+
+#[test]
+fn scope_order_returning_to_a_left_item() {
+    let mut b = TraceBuilder::new();
+    b.push(event(T0, &[(0, 0, 0)])).unwrap();
+    b.push(event(T0, &[(0, 0, 1)])).unwrap();
+    assert_kind(b.push(event(T0, &[(0, 0, 0)])), TraceErrorKind::ScopeOrder);
+    // Returning to a left item through a nested scope is caught too.
+    assert_kind(b.push(event(T0, &[(0, 0, 0), (1, 0, 5)])), TraceErrorKind::ScopeOrder);
+    // Other threads are independent.
+    b.push(event(T1, &[(9, 0, 0)])).unwrap();
+}
+
+#[test]
+fn scope_order_reentering_a_left_instance() {
+    let mut b = TraceBuilder::new();
+    // A loop item 1 whose body (block 1) runs twice: instances 0 and 1.
+    b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])).unwrap();
+    b.push(event(T0, &[(0, 0, 1), (1, 0, 11)])).unwrap();
+    b.push(event(T0, &[(0, 0, 1)])).unwrap(); // the loop test
+    b.push(event(T0, &[(0, 0, 1), (1, 1, 10)])).unwrap();
+    // Back into iteration 0: rejected.
+    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 0, 11)])), TraceErrorKind::ScopeOrder);
+    // One instance at two levels: rejected.
+    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 1, 10), (1, 1, 12)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T1, &[(3, 0, 1), (3, 0, 2)])), TraceErrorKind::ScopeOrder);
+}
+
+#[test]
+fn a_rejected_event_leaves_the_builder_unchanged() {
+    let mut b = TraceBuilder::new();
+    b.push(event(T0, &[(0, 0, 0)])).unwrap();
+    b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])).unwrap();
+    // Rejected: back to item 0.
+    assert_kind(b.push(event(T0, &[(0, 0, 0)])), TraceErrorKind::ScopeOrder);
+    // Rejected for its reads, with a valid scope.
+    let stale = b.step(T0, loc(11), scope(&[(0, 0, 1), (1, 0, 11)])).read_from(X, Some(EventId::from_u32(0))).push();
+    assert_kind(stale, TraceErrorKind::ReadsFromNonWriter);
+    assert_eq!(b.len(), 2);
+    // The thread still stands in item 1, iteration 0 of block 1: going on there is fine,
+    // and item 0 is still left.
+    b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])).unwrap();
+    b.push(event(T0, &[(0, 0, 1), (1, 0, 11)])).unwrap();
+    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 0)])), TraceErrorKind::ScopeOrder);
+    b.push(event(T0, &[(0, 0, 2)])).unwrap();
+    assert_eq!(b.finish().len(), 5);
+}
+
+#[test]
+fn blocked_steps_are_validated_and_kept_apart() {
+    let mut b = TraceBuilder::new();
+    let w = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 1).push().unwrap();
+    b.step(T1, loc(1), scope(&[(1, 0, 1)])).kind(EventKind::Await).read(X).push_blocked().unwrap();
+    let stale = b.step(T1, loc(1), scope(&[(1, 0, 1)])).kind(EventKind::Await).read_from(X, None).push_blocked();
+    assert_kind(stale, TraceErrorKind::ReadsFromStale);
+    let trace = b.finish();
+    assert_eq!(trace.len(), 1);
+    assert_eq!(trace.blocked().len(), 1);
+    assert_eq!(trace.blocked()[0].reads[0].from, Some(w));
+}
+
+#[test]
+fn lift_same_block_instance() {
+    let a = event(T0, &[(0, 0, 1)]);
+    let b = event(T0, &[(0, 0, 2)]);
+    assert_eq!(lift(&a, &b), Some(Atom::Order(loc(1), loc(2))));
+    // Two events of one item (e.g. a loop's test taken twice) cannot be reordered.
+    assert_eq!(lift(&a, &a.clone()), None);
+    // Pairs of different threads are not lifted.
+    assert_eq!(lift(&a, &event(T1, &[(0, 0, 2)])), None);
+}
+
+#[test]
+fn lift_nested_blocks() {
+    // Top block 0: item 1 simple, item 2 an `if` whose branch is block 1 (items 10, 11).
+    let top = event(T0, &[(0, 0, 1)]);
+    let inner1 = event(T0, &[(0, 0, 2), (1, 0, 10)]);
+    let inner2 = event(T0, &[(0, 0, 2), (1, 0, 11)]);
+    // Across levels: the pair is the items of the innermost common instance.
+    assert_eq!(lift(&top, &inner2), Some(Atom::Order(loc(1), loc(2))));
+    // Inside the nested instance: its own items.
+    assert_eq!(lift(&inner1, &inner2), Some(Atom::Order(loc(10), loc(11))));
+    // The compound item's own step (the branch test, scope ending at item 2) and a step inside
+    // it lie in one item at every common level.
+    let test = event(T0, &[(0, 0, 2)]);
+    assert_eq!(lift(&test, &inner1), None);
+    // Three levels deep, parting at the middle one.
+    let deep1 = event(T0, &[(0, 0, 2), (1, 0, 10), (2, 0, 20)]);
+    let deep2 = event(T0, &[(0, 0, 2), (1, 0, 11), (3, 0, 30)]);
+    assert_eq!(lift(&deep1, &deep2), Some(Atom::Order(loc(10), loc(11))));
+}
+
+#[test]
+fn lift_two_loop_iterations() {
+    // Item 3 is a loop; its body (block 1, items 10 and 11) runs in instances 0 and 1.
+    let first = event(T0, &[(0, 0, 3), (1, 0, 11)]);
+    let second = event(T0, &[(0, 0, 3), (1, 1, 10)]);
+    assert_eq!(lift(&first, &second), None);
+    // Within one iteration the body's items are ordered.
+    let same_iter = event(T0, &[(0, 0, 3), (1, 0, 10)]);
+    assert_eq!(lift(&same_iter, &first), Some(Atom::Order(loc(10), loc(11))));
+    // Before the loop and in an iteration: the top block's items.
+    let before = event(T0, &[(0, 0, 2)]);
+    assert_eq!(lift(&before, &second), Some(Atom::Order(loc(2), loc(3))));
+}
+
+#[test]
+fn lift_two_calls_of_one_procedure() {
+    // Procedure body block 7 (items 70, 71), called from items 4 and 5 of the top block.
+    let call1 = event(T0, &[(0, 0, 4), (7, 0, 71)]);
+    let call2 = event(T0, &[(0, 0, 5), (7, 1, 70)]);
+    // Different call sites: the calls' items are ordered, whatever the body items are.
+    assert_eq!(lift(&call1, &call2), Some(Atom::Order(loc(4), loc(5))));
+    // One call site inside a loop body (block 1) reached twice: two instances of the body
+    // and two of the procedure, nothing to reorder.
+    let it1 = event(T0, &[(0, 0, 3), (1, 0, 12), (7, 2, 71)]);
+    let it2 = event(T0, &[(0, 0, 3), (1, 1, 12), (7, 3, 70)]);
+    assert_eq!(lift(&it1, &it2), None);
+    // Within one call, the body's items.
+    let call1_first = event(T0, &[(0, 0, 4), (7, 0, 70)]);
+    assert_eq!(lift(&call1_first, &call1), Some(Atom::Order(loc(70), loc(71))));
+}
