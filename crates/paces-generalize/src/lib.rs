@@ -128,14 +128,14 @@
 //! `cargo bench -p paces-benches --bench eliminate` generalises and eliminates synthetic bad
 //! traces (four threads, mostly thread-local statements, one in six touching one of eight
 //! shared variables, awaits, a failing assertion; see the benchmark). Measured on the shared
-//! two-core development container (noisy; compare ratios), default settings (K = 2, at most
-//! 1000 fixes):
+//! two-core development container (noisy; the ranges are two runs under different load),
+//! default settings (K = 2, at most 1000 fixes):
 //!
 //! | trace events | partial order: events / cross orderings | fixes | time |
 //! |---:|---:|---:|---:|
-//! | 100 | 58 / 7 | 5 (all) | 0.04 ms |
-//! | 1 000 | 971 / 225 | 1 000 (the cheapest of 103 252) | 8.6 ms |
-//! | 10 000 | 7 868 / 2 272 | 1 000 (the cheapest) | 174 ms |
+//! | 100 | 58 / 7 | 5 (all) | 0.04 - 0.07 ms |
+//! | 1 000 | 971 / 225 | 1 000 (the cheapest of 103 252) | 8.6 - 11.9 ms |
+//! | 10 000 | 7 868 / 2 272 | 1 000 (the cheapest) | 174 - 240 ms |
 //!
 //! Without the cap ([`EliminateConfig::max_fixes`]`(usize::MAX)`) the 1 000-event trace
 //! has 103 252 minimal fixes, found in about 1.4 s; the cheapest-first search is what keeps
