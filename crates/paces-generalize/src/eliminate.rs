@@ -882,7 +882,10 @@ fn segment(g: &Graph<'_>, s: u32, t: u32, need_x: bool) -> Option<Path> {
 /// elimination graph over `space` and returns every elimination cycle with at most K
 /// constraint edges as a [`Fix`], with the disjunction of their constraints in `arena`.
 ///
-/// See the crate documentation for the graph, the weights and the search.
+/// See the crate documentation for the graph, the weights and the search. Give it a trace
+/// that runs on past its failure (to the end of every thread, or until they block): the
+/// writes that the failure's reads must come before are found only among the events the
+/// trace holds (see [`PartialOrder`]).
 ///
 /// # Errors
 /// [`ErrorKind::NotBad`] for a trace that is not bad; [`ErrorKind::SpaceMismatch`] when the
