@@ -26,6 +26,12 @@ enum Command {
     Fmt(cmd::fmt::Args),
     /// Translate a Cwhile program to another language.
     Export(cmd::export::Args),
+    /// Model-check a program: the verdict and a readable trace.
+    Check(cmd::check::Args),
+    /// Repair a program: reorder statements and add atomic sections until no assertion fails.
+    Repair(Box<cmd::repair::Args>),
+    /// Show the good traces mixed mode learns from, and the first bad trace.
+    Traces(cmd::traces::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +39,9 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Fmt(args) => cmd::fmt::run(&args),
         Command::Export(args) => cmd::export::run(&args),
+        Command::Check(args) => cmd::check::run(&args),
+        Command::Repair(args) => cmd::repair::run(&args),
+        Command::Traces(args) => cmd::traces::run(&args),
     };
     outcome.exit_code()
 }

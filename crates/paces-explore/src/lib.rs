@@ -85,6 +85,7 @@
 mod bits;
 mod check;
 mod compile;
+mod complete;
 mod engine;
 mod error;
 mod good;
@@ -94,6 +95,7 @@ mod seq;
 mod store;
 
 pub use check::{check, Bound, CheckResult, Config, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
+pub use complete::complete_counterexample;
 pub use error::{Error, ErrorKind, ReplayStop};
 pub use good::{good_traces, GoodConfig};
 pub use render::{render_columns, Steps};

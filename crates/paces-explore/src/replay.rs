@@ -20,6 +20,17 @@ pub struct ScheduleStep {
     pub thread: ThreadIdx,
     /// The label of the step.
     pub label: String,
+    /// For a step inside a procedure: the labels of the calls it was reached through,
+    /// outermost first (a procedure's statements are one location for every caller, so the
+    /// label alone can be ambiguous). Empty: any (and for steps outside procedures).
+    pub calls: Vec<String>,
+}
+
+impl ScheduleStep {
+    /// A step named by thread and label only.
+    pub fn new(thread: ThreadIdx, label: impl Into<String>) -> Self {
+        ScheduleStep { thread, label: label.into(), calls: Vec::new() }
+    }
 }
 
 /// A readable, replayable sequence of steps (see [`replay`]).
@@ -47,7 +58,11 @@ impl Schedule {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 for s in &self.0.steps {
                     let name = self.1.threads.get(s.thread.index()).map_or("?", |t| t.name.as_str());
-                    writeln!(f, "{name}: {}", s.label)?;
+                    write!(f, "{name}: {}", s.label)?;
+                    if !s.calls.is_empty() {
+                        write!(f, " (in {})", s.calls.join(" > "))?;
+                    }
+                    writeln!(f)?;
                 }
                 Ok(())
             }
@@ -67,13 +82,13 @@ pub(crate) struct XStep {
 
 /// A configuration while replaying: the state and the thread holding an atomic region.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Conf {
-    state: Vec<i64>,
-    holder: Option<usize>,
+pub(crate) struct Conf {
+    pub(crate) state: Vec<i64>,
+    pub(crate) holder: Option<usize>,
 }
 
 /// Why `x` cannot be taken in `conf` (None: it can), and the configuration after it.
-fn take(e: &Engine<'_>, conf: &Conf, x: XStep) -> Result<(Conf, bool), String> {
+pub(crate) fn take(e: &Engine<'_>, conf: &Conf, x: XStep) -> Result<(Conf, bool), String> {
     let mut s = conf.state.clone();
     let code = &e.c.threads[x.thread];
     if let Some(h) = conf.holder {
@@ -116,9 +131,10 @@ fn next_labels(e: &Engine<'_>, code: &TCode, pc: usize) -> String {
 
 /// Replays a schedule and rebuilds its trace.
 ///
-/// Steps are matched by thread and label; when a label is ambiguous (a procedure inlined at two
-/// places that the thread could both reach next) every reading is followed and the first that
-/// stays a trace wins.
+/// Steps are matched by thread, label and (when given) the calls they were reached through;
+/// when a step is still ambiguous (no calls given for a procedure inlined at two places that
+/// the thread could both reach next) every reading is followed and the first that stays a
+/// trace wins.
 ///
 /// # Errors
 /// [`ErrorKind::NotATrace`] with [`Error::replay_stop`] saying at which step (index, thread,
@@ -132,8 +148,8 @@ fn next_labels(e: &Engine<'_>, code: &TCode, pc: usize) -> String {
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let program = paces_cwhile::parse("var x = 0; thread a { A: x := 1; } thread b { B: assert(x == 0); }")?;
 /// let schedule = Schedule { steps: vec![
-///     ScheduleStep { thread: ThreadIdx::from_u32(0), label: "A".into() },
-///     ScheduleStep { thread: ThreadIdx::from_u32(1), label: "B".into() },
+///     ScheduleStep::new(ThreadIdx::from_u32(0), "A"),
+///     ScheduleStep::new(ThreadIdx::from_u32(1), "B"),
 /// ] };
 /// let trace = replay(&program, &schedule)?;
 /// assert!(trace.is_bad());
@@ -147,7 +163,7 @@ pub fn replay(program: &Program, schedule: &Schedule) -> Result<Trace, Error> {
 }
 
 /// Resolves labels to exact steps, following every reading of an ambiguous label.
-fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>, Error> {
+pub(crate) fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>, Error> {
     const MAX_CONFS: usize = 256;
     let init = Conf { state: e.initial().to_vec(), holder: None };
     let mut confs: Vec<(Conf, Vec<XStep>)> = vec![(init, Vec::new())];
@@ -193,8 +209,18 @@ fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>, Error> {
             }
             let mut matched = false;
             for x in cands {
-                if e.c.loc_names[code.steps[x.step as usize].loc.index()] != st.label {
+                let step = &code.steps[x.step as usize];
+                if e.c.loc_names[step.loc.index()] != st.label {
                     continue;
+                }
+                if !st.calls.is_empty() {
+                    let occ = code.points[step.site as usize].occ;
+                    let calls = &code.occs[occ as usize].calls;
+                    if calls.len() != st.calls.len()
+                        || calls.iter().zip(&st.calls).any(|(l, n)| e.c.loc_names[l.index()] != *n)
+                    {
+                        continue;
+                    }
                 }
                 matched = true;
                 match take(e, conf, x) {
@@ -373,9 +399,15 @@ pub(crate) fn to_schedule(c: &Compiled, xs: &[XStep]) -> Schedule {
     Schedule {
         steps: xs
             .iter()
-            .map(|x| ScheduleStep {
-                thread: ThreadIdx::from_u32(x.thread as u32),
-                label: c.loc_names[c.threads[x.thread].steps[x.step as usize].loc.index()].clone(),
+            .map(|x| {
+                let code = &c.threads[x.thread];
+                let step = &code.steps[x.step as usize];
+                let occ = code.points[step.site as usize].occ;
+                ScheduleStep {
+                    thread: ThreadIdx::from_u32(x.thread as u32),
+                    label: c.loc_names[step.loc.index()].clone(),
+                    calls: code.occs[occ as usize].calls.iter().map(|l| c.loc_names[l.index()].clone()).collect(),
+                }
             })
             .collect(),
     }

@@ -7,8 +7,11 @@ use std::process::ExitCode;
 
 use paces_cwhile::Program;
 
+pub mod check;
 pub mod export;
 pub mod fmt;
+pub mod repair;
+pub mod traces;
 
 /// How a subcommand ended.
 #[derive(Debug)]
@@ -19,6 +22,8 @@ pub enum Outcome {
     No,
     /// Bad input or usage; the reason was already written to stderr (exit code 2).
     Failure,
+    /// No answer: a bound of the checker was reached first (exit code 3, `paces check`).
+    Inconclusive,
 }
 
 impl Outcome {
@@ -28,6 +33,7 @@ impl Outcome {
             Outcome::Success => ExitCode::SUCCESS,
             Outcome::No => ExitCode::from(1),
             Outcome::Failure => ExitCode::from(2),
+            Outcome::Inconclusive => ExitCode::from(3),
         }
     }
 }
@@ -94,3 +100,30 @@ pub fn write_stdout(text: &str) -> Outcome {
 
 /// The path argument every file-reading subcommand takes.
 pub type FileArg = PathBuf;
+
+/// Output formats of the reporting subcommands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Text for people.
+    Text,
+    /// JSON for tools (see docs/json.md).
+    Json,
+}
+
+/// A schedule as JSON: one object per step (thread index, label), the failing one marked.
+pub fn schedule_json(schedule: &paces::explore::Schedule, failing: Option<usize>) -> serde_json::Value {
+    serde_json::Value::Array(
+        schedule
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                serde_json::json!({
+                    "thread": s.thread.index(),
+                    "label": s.label,
+                    "failing": failing == Some(i),
+                })
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,288 @@
+//! `paces repair FILE`: the repair loop; the repaired program on stdout, a summary on stderr.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use paces::{Mode, Repair, Report};
+
+use super::check::CheckerArgs;
+use super::{fail, parse, read_input, write_stdout, FileArg, Format, Outcome};
+
+/// Which loop to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// PACES: learn from good traces too (default).
+    Mixed,
+    /// The CEGIS baseline: counterexamples only.
+    BadOnly,
+}
+
+/// Which LearnGoodUnder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LearnArg {
+    /// The paper's Algorithm 1 (recursive data flow, non-free orders, all covers).
+    Full,
+    /// The original tool's: direct reads-from, no non-free orders, one cover.
+    Simplified,
+}
+
+/// Arguments of `paces repair`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The Cwhile file (`-` reads standard input).
+    pub file: FileArg,
+    /// Write the repaired program to this file instead of stdout.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// mixed (PACES) or bad-only (CEGIS).
+    #[arg(long, value_enum, default_value = "mixed")]
+    pub mode: ModeArg,
+    /// Output format: text (the program on stdout, the summary on stderr) or json (one JSON
+    /// document on stdout, see docs/json.md).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write every trace graph, partial order and fix cycle as DOT files into this folder.
+    #[arg(long)]
+    pub dot: Option<PathBuf>,
+    /// Print no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print every iteration.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Stop after this many seconds (reported as "time limit").
+    #[arg(long)]
+    pub time_limit: Option<f64>,
+    /// The most bad-trace rounds.
+    #[arg(long, default_value_t = 100)]
+    pub max_iterations: usize,
+    /// The most constraint edges per elimination cycle (K).
+    #[arg(short = 'k', long, default_value_t = 2)]
+    pub max_constraint_edges: usize,
+    /// Which LearnGoodUnder to use.
+    #[arg(long, value_enum, default_value = "full")]
+    pub learn: LearnArg,
+    /// Turn LearnGoodUnder's fallback off (as the original tool did).
+    #[arg(long)]
+    pub no_fallback: bool,
+    /// Good traces per assertion (distinct writer combinations).
+    #[arg(long, default_value_t = 10)]
+    pub per_assertion: usize,
+    /// Bounds and switches of the checker.
+    #[command(flatten)]
+    pub bounds: CheckerArgs,
+}
+
+/// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
+/// (a bug remains), 2 on bad input or usage.
+pub fn run(args: &Args) -> Outcome {
+    let input = match read_input(&args.file) {
+        Ok(i) => i,
+        Err(o) => return o,
+    };
+    let program = match parse(&input) {
+        Ok(p) => p,
+        Err(o) => return o,
+    };
+    let checker = match args.bounds.config() {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let time_limit = match args.time_limit {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(_) => return fail("--time-limit takes a positive number of seconds"),
+    };
+    let repair = Repair::new()
+        .mode(match args.mode {
+            ModeArg::Mixed => Mode::Mixed,
+            ModeArg::BadOnly => Mode::BadOnly,
+        })
+        .checker(checker)
+        .time_limit(time_limit)
+        .max_iterations(args.max_iterations)
+        .max_constraint_edges(args.max_constraint_edges)
+        .variant(match args.learn {
+            LearnArg::Full => paces::trace::Variant::Full,
+            LearnArg::Simplified => paces::trace::Variant::Simplified,
+        })
+        .fallback(!args.no_fallback)
+        .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
+        .dot(args.dot.is_some());
+    let progress = !args.quiet && args.format == Format::Text && std::io::stderr().is_terminal();
+    if progress {
+        eprint!("paces: repairing {} ...\r", input.name);
+    }
+    let report = match repair.run(&program) {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("{}: {e}", input.name)),
+    };
+    if progress {
+        eprint!("{:width$}\r", "", width = input.name.len() + 24);
+    }
+    if let Some(dir) = &args.dot {
+        if let Err(e) = write_dots(dir, &report) {
+            return fail(&format!("cannot write DOT files to `{}`: {e}", dir.display()));
+        }
+    }
+    let success = report.stop.is_success();
+    let written = match args.format {
+        Format::Json => write_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report_json(&input.name, &program, &report)).unwrap_or_default()
+        )),
+        Format::Text => {
+            if !args.quiet {
+                let _ = std::io::stderr().lock().write_all(summary(&input.name, &report, args.verbose).as_bytes());
+            }
+            match (&report.repaired_text, &args.output) {
+                (Some(text), Some(path)) => match std::fs::write(path, text) {
+                    Ok(()) => Outcome::Success,
+                    Err(e) => fail(&format!("cannot write `{}`: {e}", path.display())),
+                },
+                (Some(text), None) => write_stdout(text),
+                (None, _) => Outcome::Success,
+            }
+        }
+    };
+    match written {
+        Outcome::Success if success => Outcome::Success,
+        Outcome::Success => Outcome::No,
+        other => other,
+    }
+}
+
+fn write_dots(dir: &std::path::Path, report: &Report) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (name, text) in &report.dots {
+        std::fs::write(dir.join(name), text)?;
+    }
+    Ok(())
+}
+
+/// The text summary written to stderr.
+pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
+    let mut s = format!("paces: {name}: {} ({} mode)\n", report.stop, report.mode);
+    if verbose {
+        for (i, it) in report.history.iter().enumerate() {
+            s.push_str(&format!(
+                "  iteration {}: {} trace: {} [{}]; {} fixes; next: {}\n",
+                i + 1,
+                it.kind,
+                it.problem,
+                it.schedule.join(" "),
+                it.fixes,
+                if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
+            ));
+        }
+    }
+    if !report.transformation_text.is_empty() {
+        s.push_str("  transformations:\n");
+        for t in &report.transformation_text {
+            s.push_str(&format!("    {t}\n"));
+        }
+    }
+    s.push_str(&format!(
+        "  iterations: {}, good traces: {}, bad traces: {}, constraint: {} nodes ({} atoms)\n",
+        report.iterations, report.good_traces, report.bad_traces, report.constraint.nodes, report.constraint.atoms
+    ));
+    if let Some(a) = &report.acceptance {
+        s.push_str(&format!(
+            "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final states: {}\n",
+            a.no_assertion_failure, a.no_new_deadlock, a.no_new_livelock, a.same_sequential_states
+        ));
+    }
+    let t = &report.time;
+    s.push_str(&format!(
+        "  states explored: {}; time {:.3} s (explore {:.3} s, learn {:.3} s, solve {:.3} s)\n",
+        report.states_explored,
+        t.total.as_secs_f64(),
+        t.explore.as_secs_f64(),
+        t.learn.as_secs_f64(),
+        t.solve.as_secs_f64()
+    ));
+    if verbose && !report.diff.is_empty() {
+        s.push_str("  diff:\n");
+        for line in report.diff.lines() {
+            s.push_str(&format!("    {line}\n"));
+        }
+    }
+    s
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md).
+pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report) -> serde_json::Value {
+    let space = &report.space;
+    let candidate = report.candidate.as_ref().map(|c| {
+        let blocks: Vec<Vec<&str>> = space
+            .blocks()
+            .filter(|b| space.items(*b).len() > 1)
+            .map(|b| c.order(b).iter().map(|l| space.name(*l)).collect())
+            .collect();
+        let sections: Vec<serde_json::Value> = c
+            .sections()
+            .iter()
+            .map(|s| {
+                let order = c.order(s.block);
+                let (i, j) = (c.position(s.first).unwrap_or(0), c.position(s.last).unwrap_or(0));
+                let items: Vec<&str> = order.get(i..=j).unwrap_or(&[]).iter().map(|l| space.name(*l)).collect();
+                serde_json::json!({"first": space.name(s.first), "last": space.name(s.last), "items": items})
+            })
+            .collect();
+        serde_json::json!({"blocks": blocks, "sections": sections})
+    });
+    let history: Vec<serde_json::Value> = report
+        .history
+        .iter()
+        .map(|it| {
+            serde_json::json!({
+                "kind": it.kind, "problem": it.problem, "schedule": it.schedule,
+                "fixes": it.fixes, "proposal": it.proposal,
+            })
+        })
+        .collect();
+    let explanation = match &report.stop {
+        paces::StopReason::NoRepair { explanation } => Some(explanation.clone()),
+        _ => None,
+    };
+    serde_json::json!({
+        "schema": "paces-repair/1",
+        "file": name,
+        "mode": report.mode.to_string(),
+        "stop_reason": report.stop.name(),
+        "message": report.stop.to_string(),
+        "explanation": explanation,
+        "program": {
+            "lines": report.original_text.lines().filter(|l| !l.trim().is_empty()).count(),
+            "threads": program.threads.len(),
+            "statements": program.stmts.len(),
+        },
+        "iterations": report.iterations,
+        "good_traces": report.good_traces,
+        "bad_traces": report.bad_traces,
+        "transformations": report.transformation_text,
+        "candidate": candidate,
+        "repaired_program": report.repaired_text,
+        "diff": report.diff,
+        "acceptance": report.acceptance.map(|a| serde_json::json!({
+            "no_assertion_failure": a.no_assertion_failure,
+            "no_new_deadlock": a.no_new_deadlock,
+            "no_new_livelock": a.no_new_livelock,
+            "same_sequential_states": a.same_sequential_states,
+        })),
+        "original_deadlocks": report.original_deadlocks,
+        "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
+        "states_explored": report.states_explored,
+        "original_states": report.original_states,
+        "time_ms": {
+            "total": ms(report.time.total), "explore": ms(report.time.explore),
+            "learn": ms(report.time.learn), "solve": ms(report.time.solve),
+        },
+        "history": history,
+    })
+}

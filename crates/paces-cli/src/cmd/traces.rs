@@ -1,0 +1,91 @@
+//! `paces traces FILE`: the good traces mixed mode learns from, and the first bad trace.
+
+use paces::explore::{check, good_traces, render_columns, GoodConfig, Verdict};
+
+use super::check::CheckerArgs;
+use super::{fail, parse, read_input, write_stdout, FileArg, Format, Outcome};
+
+/// Arguments of `paces traces`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The Cwhile file (`-` reads standard input).
+    pub file: FileArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Good traces per assertion (distinct writer combinations).
+    #[arg(long, default_value_t = 10)]
+    pub per_assertion: usize,
+    /// Bounds and switches of the checker (for the bad trace).
+    #[command(flatten)]
+    pub bounds: CheckerArgs,
+}
+
+/// Runs `paces traces`.
+pub fn run(args: &Args) -> Outcome {
+    let input = match read_input(&args.file) {
+        Ok(i) => i,
+        Err(o) => return o,
+    };
+    let program = match parse(&input) {
+        Ok(p) => p,
+        Err(o) => return o,
+    };
+    let config = match args.bounds.config() {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let good = match good_traces(&program, &GoodConfig::new().per_assertion(args.per_assertion)) {
+        Ok(g) => g,
+        Err(e) => return fail(&format!("{}: {e}", input.name)),
+    };
+    let result = match check(&program, &config) {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("{}: {e}", input.name)),
+    };
+    let bad = match &result.verdict {
+        Verdict::Bad(c) | Verdict::Deadlock(_, c) | Verdict::Livelock(_, c) => Some(c),
+        _ => None,
+    };
+    let label = |loc: paces::constraint::Loc| program.loc_names.get(loc.index()).cloned().unwrap_or_default();
+    let text = match args.format {
+        Format::Text => {
+            let mut s = String::new();
+            for (i, t) in good.iter().enumerate() {
+                s.push_str(&format!("good trace {} ({} steps):\n", i + 1, t.len()));
+                s.push_str(&render_columns(&program, t.into(), None));
+                s.push('\n');
+            }
+            match bad {
+                Some(c) => {
+                    s.push_str(&format!("{} trace ({} steps):\n", result.verdict.name(), c.schedule.steps.len()));
+                    s.push_str(&render_columns(&program, (&c.schedule).into(), c.failing_step));
+                }
+                None => s.push_str(&format!("no bad trace: {}\n", result.verdict.name())),
+            }
+            s
+        }
+        Format::Json => {
+            let good: Vec<serde_json::Value> = good
+                .iter()
+                .map(|t| {
+                    serde_json::Value::Array(
+                        t.events()
+                            .iter()
+                            .map(|e| serde_json::json!({"thread": e.thread.index(), "label": label(e.loc)}))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let v = serde_json::json!({
+                "schema": "paces-traces/1",
+                "file": input.name,
+                "good": good,
+                "verdict": result.verdict.name(),
+                "bad": bad.map(|c| super::schedule_json(&c.schedule, c.failing_step)),
+            });
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
+    };
+    write_stdout(&text)
+}

@@ -1,0 +1,122 @@
+//! Completing a bad trace past its failure (execution goes on after a failed assertion), so
+//! that the generalisation of a counterexample sees the writes that come after the failing
+//! read (the paper's Example 4 needs `C` after the failing `2`).
+
+use paces_cwhile::ir::Program;
+use rustc_hash::FxHashSet;
+
+use crate::check::Counterexample;
+use crate::compile::compile;
+use crate::engine::Engine;
+use crate::error::{Error, ErrorKind};
+use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
+
+/// Extends a counterexample's schedule to a complete trace (every thread at its end), taking
+/// the threads in index order where there is a choice: a bounded depth-first search from the
+/// end of the schedule that explores at most `max_steps` configurations. Returns the
+/// counterexample unchanged when it is already complete, when it ends in a deadlock (its
+/// blocked steps are kept), or when no completion is found within the bound.
+///
+/// # Errors
+/// When the program cannot be compiled or the schedule is not a trace of it.
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse(
+///     "var x = 0, y = 0; thread a { A: x := 1; C: y := 1; } thread b { 1: await(x == 1); 2: assert(y == 1); }",
+/// )?;
+/// let result = paces_explore::check(&program, &paces_explore::Config::new())?;
+/// let cex = result.verdict.counterexample().unwrap();
+/// let full = paces_explore::complete_counterexample(&program, cex, 100_000)?;
+/// assert_eq!(full.trace.len(), 4); // A 1 2 C: C comes after the failure
+/// assert!(full.trace.is_bad());
+/// # Ok(()) }
+/// ```
+pub fn complete_counterexample(
+    program: &Program,
+    cex: &Counterexample,
+    max_steps: usize,
+) -> Result<Counterexample, Error> {
+    if !cex.trace.blocked().is_empty() || cex.cycle_start.is_some() {
+        return Ok(cex.clone());
+    }
+    let c = compile(program)?;
+    let e = Engine::new(&c, None, usize::MAX / 2);
+    let xs = resolve(&e, &cex.schedule)?;
+    let mut conf = Conf { state: e.initial().to_vec(), holder: None };
+    for &x in &xs {
+        conf = take(&e, &conf, x)
+            .map_err(|r| Error::new(ErrorKind::NotATrace, format!("the counterexample does not replay: {r}")))?
+            .0;
+    }
+    let n = c.threads.len();
+    let complete = |conf: &Conf| {
+        let mut s = conf.state.clone();
+        if let Some(h) = conf.holder {
+            if !e.leave_region(&mut s, h) {
+                return false;
+            }
+        }
+        (0..n).all(|t| c.threads[t].points[e.pc(&s, t)].can_finish)
+    };
+    if complete(&conf) {
+        return Ok(cex.clone());
+    }
+    // Candidate next steps: inside the held region first, then fresh steps thread by thread.
+    let moves = |conf: &Conf| -> Vec<XStep> {
+        let mut out = Vec::new();
+        if let Some(h) = conf.holder {
+            for o in &c.threads[h].points[e.pc(&conf.state, h)].options {
+                out.push(XStep { thread: h, step: o.step, fresh: false });
+            }
+        }
+        let mut s = conf.state.clone();
+        if let Some(h) = conf.holder {
+            if !e.leave_region(&mut s, h) {
+                return out;
+            }
+        }
+        for t in 0..n {
+            for o in &c.threads[t].points[e.pc(&s, t)].options {
+                out.push(XStep { thread: t, step: o.step, fresh: true });
+            }
+        }
+        out
+    };
+    let mut seen: FxHashSet<Conf> = FxHashSet::default();
+    seen.insert(conf.clone());
+    // Depth-first: frames of (configuration, its moves, next move index).
+    let mut stack: Vec<(Conf, Vec<XStep>, usize)> = vec![(conf.clone(), moves(&conf), 0)];
+    let mut path: Vec<XStep> = Vec::new();
+    let mut budget = max_steps;
+    while let Some((here, ms, next)) = stack.last_mut() {
+        if *next >= ms.len() || budget == 0 {
+            stack.pop();
+            path.pop();
+            continue;
+        }
+        let x = ms[*next];
+        *next += 1;
+        budget -= 1;
+        let Ok((after, _)) = take(&e, here, x) else { continue };
+        if !seen.insert(after.clone()) {
+            continue;
+        }
+        path.push(x);
+        if complete(&after) {
+            let mut all = xs.clone();
+            all.extend_from_slice(&path);
+            let trace = build_trace(&e, &all, None)?;
+            return Ok(Counterexample {
+                schedule: to_schedule(&c, &all),
+                trace,
+                failing_step: cex.failing_step,
+                cycle_start: None,
+            });
+        }
+        let m = moves(&after);
+        stack.push((after, m, 0));
+    }
+    Ok(cex.clone())
+}

@@ -1,0 +1,15 @@
+//! DOT output of the graphs the loop builds, labelled with the program's statements.
+
+use paces_cwhile::ir::Program;
+use paces_trace::{EventId, Trace, TraceGraph};
+
+/// A node label for an event: its label.
+pub(crate) fn event_label(program: &Program, trace: &Trace, id: EventId) -> String {
+    let loc = trace.event(id).loc;
+    program.loc_names.get(loc.index()).cloned().unwrap_or_else(|| loc.to_string())
+}
+
+/// The trace-analysis graph of a good trace.
+pub(crate) fn trace_graph(program: &Program, trace: &Trace) -> String {
+    TraceGraph::new(trace).to_dot(trace, &|id| event_label(program, trace, id))
+}

@@ -1,0 +1,204 @@
+//! The embedding API: a learner that takes good and bad traces of any checker and proposes
+//! the next candidate program, so that a custom CEGIS loop needs no Cwhile.
+
+use paces_constraint::{Arena, Candidate, Cost, NodeId, Space, Stats, Transformation};
+use paces_generalize::{eliminate, EliminateConfig};
+use paces_solver::{BackendKind, Outcome, Solver, SolverConfig};
+use paces_trace::{learn_good, LearnConfig, Trace, Variant};
+
+use crate::Error;
+
+/// How a [`Learner`] learns; consuming setters, each documenting its default.
+#[derive(Clone, Debug)]
+pub struct LearnerConfig {
+    pub(crate) fallback: bool,
+    pub(crate) variant: Variant,
+    pub(crate) max_constraint_edges: usize,
+    pub(crate) backend: BackendKind,
+}
+
+impl Default for LearnerConfig {
+    fn default() -> Self {
+        LearnerConfig {
+            fallback: true,
+            variant: Variant::Full,
+            max_constraint_edges: 2,
+            backend: BackendKind::default(),
+        }
+    }
+}
+
+impl LearnerConfig {
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether LearnGoodUnder falls back to freezing every intra-thread order when an edge has
+    /// no cover (the paper's Algorithm 1, line 3). Default: true.
+    pub fn fallback(mut self, on: bool) -> Self {
+        self.fallback = on;
+        self
+    }
+
+    /// Which LearnGoodUnder: the paper's full algorithm or the original tool's simplified one.
+    /// Default: [`Variant::Full`].
+    pub fn variant(mut self, variant: Variant) -> Self {
+        self.variant = variant;
+        self
+    }
+
+    /// The most constraint edges on one elimination cycle (the K of the fixes). Default: 2.
+    pub fn max_constraint_edges(mut self, k: usize) -> Self {
+        self.max_constraint_edges = k;
+        self
+    }
+
+    /// The SAT backend. Default: the pure-Rust backend ([`BackendKind::default`]).
+    pub fn backend(mut self, backend: BackendKind) -> Self {
+        self.backend = backend;
+        self
+    }
+}
+
+/// What the learner took from one trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Lesson {
+    /// The constraint learned (a node of [`Learner::arena`]).
+    pub constraint: NodeId,
+    /// For a good trace: whether LearnGoodUnder fell back to freezing all orders.
+    pub fallback_used: bool,
+    /// For a bad trace: how many fixes its elimination graph offered.
+    pub fixes: usize,
+}
+
+/// The learner's next proposal.
+#[derive(Clone, Debug)]
+pub enum Proposal {
+    /// The cheapest candidate satisfying every constraint learned so far.
+    Candidate {
+        /// The candidate.
+        candidate: Candidate,
+        /// Its cost.
+        cost: Cost,
+        /// The transformations from the original program to it.
+        transformations: Vec<Transformation>,
+    },
+    /// No candidate of the space satisfies the constraints.
+    Unsatisfiable {
+        /// Which learned constraints conflict, in words.
+        explanation: String,
+    },
+}
+
+/// Learns regression-preventing constraints from good traces and error-eliminating
+/// constraints from bad traces over one [`Space`], and proposes the cheapest candidate that
+/// satisfies all of them.
+///
+/// Traces are `paces-trace` traces of the ORIGINAL program of the space (their locations and
+/// scopes name its items); a caller whose checker runs on candidate programs translates
+/// traces back first.
+pub struct Learner {
+    space: Space,
+    arena: Arena,
+    solver: Solver,
+    config: LearnerConfig,
+    learned: Vec<NodeId>,
+    good: usize,
+    bad: usize,
+}
+
+impl Learner {
+    /// A learner over `space` with nothing learned yet.
+    ///
+    /// # Errors
+    /// When the solver cannot encode the space.
+    pub fn new(space: Space, config: LearnerConfig) -> Result<Learner, Error> {
+        let solver = Solver::new(&space, SolverConfig::new().backend(config.backend))?;
+        Ok(Learner { space, arena: Arena::new(), solver, config, learned: Vec::new(), good: 0, bad: 0 })
+    }
+
+    /// The space.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// The arena holding every learned constraint.
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    /// The conjunction of everything learned so far, as a node of [`Learner::arena`].
+    pub fn constraint(&mut self) -> NodeId {
+        let parts = self.learned.clone();
+        self.arena.and(parts)
+    }
+
+    /// Size statistics of everything learned so far.
+    pub fn stats(&mut self) -> Stats {
+        let root = self.constraint();
+        self.arena.stats(root)
+    }
+
+    /// Good and bad traces learned from so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.good, self.bad)
+    }
+
+    /// Learns from a good trace (LearnGoodUnder).
+    ///
+    /// # Errors
+    /// When the solver cannot take the constraint (a resource limit).
+    pub fn learn_good(&mut self, trace: &Trace) -> Result<Lesson, Error> {
+        let config = LearnConfig::new().fallback(self.config.fallback).variant(self.config.variant);
+        let learned = learn_good(trace, &mut self.arena, &config);
+        self.good += 1;
+        self.add(learned.constraint, format!("good trace #{}", self.good))?;
+        Ok(Lesson { constraint: learned.constraint, fallback_used: learned.fallback_used, fixes: 0 })
+    }
+
+    /// Learns from a bad (or deadlock) trace: the disjunction of its fixes.
+    ///
+    /// # Errors
+    /// When the trace is not bad and has no blocked steps, or does not fit the space.
+    pub fn learn_bad(&mut self, trace: &Trace) -> Result<Lesson, Error> {
+        let config = EliminateConfig::new().max_constraint_edges(self.config.max_constraint_edges);
+        let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
+        self.bad += 1;
+        self.add(elimination.constraint, format!("bad trace #{}", self.bad))?;
+        Ok(Lesson { constraint: elimination.constraint, fallback_used: false, fixes: elimination.fixes.len() })
+    }
+
+    /// Adds a constraint of the caller's own (a node of [`Learner::arena_mut`]).
+    ///
+    /// # Errors
+    /// When the solver cannot take the constraint (a resource limit).
+    pub fn require(&mut self, constraint: NodeId, name: &str) -> Result<(), Error> {
+        self.add(constraint, name.to_owned())
+    }
+
+    /// The arena, to build constraints for [`Learner::require`].
+    pub fn arena_mut(&mut self) -> &mut Arena {
+        &mut self.arena
+    }
+
+    fn add(&mut self, constraint: NodeId, name: String) -> Result<(), Error> {
+        self.learned.push(constraint);
+        self.solver.add(&self.arena, constraint, &name)?;
+        Ok(())
+    }
+
+    /// The cheapest candidate satisfying every constraint learned so far.
+    ///
+    /// # Errors
+    /// When the solver fails.
+    pub fn propose(&mut self) -> Result<Proposal, Error> {
+        Ok(match self.solver.solve()? {
+            Outcome::Solution(s) => {
+                Proposal::Candidate { candidate: s.candidate, cost: s.cost, transformations: s.transformations }
+            }
+            Outcome::Unsat(u) => Proposal::Unsatisfiable { explanation: u.explanation },
+        })
+    }
+}
