@@ -81,6 +81,12 @@ impl Program {
         self.facts().stmts.get(id.index()).and_then(|s| s.role).unwrap_or(SectionRole::Free)
     }
 
+    /// Whether a statement is a preemption point: an `await` (also inside `lock`/`down`) or
+    /// an item holding one, through calls.
+    pub fn is_preemption_point(&self, id: StmtId) -> bool {
+        self.role(id) != SectionRole::Free
+    }
+
     /// [`Program::weight`] and [`Program::role`] together, as the space needs them.
     pub fn item_info(&self, id: StmtId) -> ItemInfo {
         ItemInfo { weight: self.weight(id), role: self.role(id) }

@@ -249,5 +249,7 @@ fn section_roles() {
     assert_eq!(role("d"), SectionRole::Excluded);
     assert_eq!(role("e"), SectionRole::Excluded);
     assert_eq!(role("f"), SectionRole::Free);
+    let id = |l: &str| p.stmt_at(p.loc(l).unwrap()).unwrap();
+    assert!(p.is_preemption_point(id("a")) && p.is_preemption_point(id("d")) && !p.is_preemption_point(id("f")));
     assert_eq!(p.weight(p.stmt_at(p.loc("f").unwrap()).unwrap()), 0);
 }

@@ -1,0 +1,19 @@
+//! Any program that parses prints to text that parses to the same printed text, with the
+//! same labels, and applying the original candidate changes nothing.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(program) = paces_cwhile::parse_bytes(data) else { return };
+    let printed = paces_cwhile::print(&program);
+    let again = match paces_cwhile::parse(&printed) {
+        Ok(p) => p,
+        Err(d) => panic!("printed program does not parse: {d}\n{printed}"),
+    };
+    assert_eq!(paces_cwhile::print(&again), printed);
+    assert_eq!(again.loc_names, program.loc_names);
+    let space = program.space();
+    let same = program.apply(&paces_constraint::Candidate::original(&space)).expect("the original candidate applies");
+    assert_eq!(paces_cwhile::print(&same), printed);
+});
