@@ -13,8 +13,9 @@
 //!
 //! Cost is lexicographic, as [`Cost`](paces_constraint::Cost) orders it: first the simple
 //! statements inside added atomic sections, then the item pairs inverted against the original
-//! order. The solver minimises each component in turn, probing bounds from below (0, 1, 3,
-//! 7, ... until one is satisfiable, then bisecting), with cardinality bounds (a generalised
+//! order. The solver minimises each component in turn: first the bound 0 (no item in a
+//! section, no pair inverted) as plain assumptions, then bounds probed from below (1, 2, 4,
+//! 8, ... until one is satisfiable, then bisecting), with cardinality bounds (a generalised
 //! totalizer for the weights, a totalizer for the inversions, both from rustsat, encoded only
 //! as far as the bounds reached) passed as assumptions, never as clauses: the loop only ever
 //! adds clauses, and one backend instance serves every call. Each constraint is guarded by an

@@ -313,19 +313,36 @@ impl Solver {
     /// Lexicographic minimisation under `base`: the atomic weight, then (with the weight
     /// held at its optimum) the inversions.
     fn optimize(&mut self, mut base: Vec<Lit>) -> Result<Option<Solution>, Error> {
-        if !self.sat(&base)? {
-            return Ok(None);
-        }
-        let mut best = self.decode()?;
+        let mut best: Option<Solution> = None;
         for component in [Component::Weight, Component::Inversions] {
-            // Galloping from below, then bisection: probe the bounds lo, lo + 1, lo + 3, ...
-            // until one is satisfiable (or reaches the cost of the best model), then bisect.
-            // Repairs are small, so the optimum is usually near zero while the first model
-            // may be far from it; probing from below keeps the cardinality encodings (which
-            // grow with the bound) small. Every satisfiable call moves `hi` down to the cost
-            // of the model it found.
-            let mut lo = 0u64;
-            let mut hi = component.of(best.cost);
+            // The bound 0 needs no cardinality encoding: it is "no item in a section", or
+            // "no pair inverted", as plain assumptions. Trying it first also keeps the first
+            // model near the original program when the constraints allow.
+            let zero: Vec<Lit> = match component {
+                Component::Weight => self.enc.weight_lits.iter().map(|&(l, _)| !l).collect(),
+                Component::Inversions => self.enc.inversion_lits.iter().map(|&l| !l).collect(),
+            };
+            let mut assumptions = base.clone();
+            assumptions.extend(&zero);
+            if self.sat(&assumptions)? {
+                best = Some(self.decode()?);
+                base = assumptions;
+                continue;
+            }
+            let mut current = match best.take() {
+                Some(b) => b,
+                None if self.sat(&base)? => self.decode()?,
+                // The last call ran under `base` alone: its core explains the conflict.
+                None => return Ok(None),
+            };
+            // Galloping from 1, then bisection: probe the bounds 1, 2, 4, 8, ... until one is
+            // satisfiable (or reaches the cost of the best model), then bisect. Repairs are
+            // small, so the optimum is usually near zero while the first model may be far
+            // from it; probing from below keeps the cardinality encodings (which grow with
+            // the bound) small. Every satisfiable call moves `hi` down to the cost of the
+            // model it found.
+            let mut lo = 1u64;
+            let mut hi = component.of(current.cost);
             let mut step = 1u64;
             let mut galloping = true;
             while lo < hi {
@@ -333,8 +350,8 @@ impl Solver {
                 let mut assumptions = base.clone();
                 assumptions.extend(self.bound(component, probe)?);
                 if self.sat(&assumptions)? {
-                    best = self.decode()?;
-                    hi = component.of(best.cost);
+                    current = self.decode()?;
+                    hi = component.of(current.cost);
                     if hi > probe {
                         return Err(Error::new(
                             ErrorKind::Internal,
@@ -348,8 +365,9 @@ impl Solver {
                 }
             }
             base.extend(self.bound(component, hi)?);
+            best = Some(current);
         }
-        Ok(Some(best))
+        Ok(best)
     }
 
     /// Assumptions enforcing `component <= bound`, encoding what the bound needs first.
