@@ -111,6 +111,11 @@
 //!   `cargo test -p paces-solver --features cadical`. Without libclang the build script of
 //!   rustsat-cadical stops with "Unable to find libclang".
 
+// The README's example is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod backend;
 mod config;
 mod encode;
