@@ -99,6 +99,14 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
                     );
                 }
                 LexError::Invalid => {
+                    // A run of invalid characters is one error.
+                    if let Some(last) = diags.last_mut().filter(|d: &&mut Diagnostic| d.code == "E0002") {
+                        if last.primary.end as usize == e.start {
+                            last.primary.end = e.end as u32;
+                            last.message = "invalid characters".to_owned();
+                            continue;
+                        }
+                    }
                     let text = &source[e.start..e.end];
                     let shown: String = text.chars().take(1).collect();
                     diags.push(

@@ -223,3 +223,10 @@ fn five_megabytes() {
     let p = parse(&src).expect("a large flat program parses");
     assert_eq!(p.stmts.len(), i);
 }
+
+#[test]
+fn a_run_of_invalid_characters_is_one_error() {
+    let d = parse("var x;\nthread t { x := 1; } ### é€\n").unwrap_err();
+    assert_eq!(d.codes(), ["E0002", "E0002"], "{d}");
+    assert_eq!(d.as_slice()[0].message, "invalid characters");
+}
