@@ -277,6 +277,36 @@ macro_rules! conformance {
                 assert!(checked > 10_000);
             }
 
+            proptest! {
+                #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+                /// On blocks too large for brute force, all clauses up front and clauses on
+                /// demand give optima of one cost, and both candidates satisfy the constraints.
+                #[test]
+                fn eager_and_lazy_agree_on_larger_blocks(
+                    items in prop::collection::vec((0u8..8, 1u32..=3), 8..=16),
+                    fixed in any::<u32>(),
+                    dags in prop::collection::vec(dag_spec(30), 1..=3),
+                ) {
+                    let space = build_space(&[(items, false, fixed)]);
+                    let mut arena = Arena::new();
+                    let roots: Vec<NodeId> = dags.iter().map(|ops| build_constraint(&space, &mut arena, ops)).collect();
+                    let mut costs = Vec::new();
+                    for lazy_above in [usize::MAX, 0] {
+                        let mut solver = Solver::new(&space, $config.lazy_above(lazy_above)).unwrap();
+                        for (k, &root) in roots.iter().enumerate() {
+                            solver.add(&arena, root, &format!("c{k}")).unwrap();
+                        }
+                        let outcome = solver.solve().unwrap();
+                        if let Some(s) = outcome.solution() {
+                            prop_assert!(roots.iter().all(|&r| arena.eval(r, &s.candidate)));
+                        }
+                        costs.push(outcome.solution().map(|s| s.cost));
+                    }
+                    prop_assert_eq!(costs[0], costs[1]);
+                }
+            }
+
             /// Two contradicting constraints are both named; an innocent third is not.
             #[test]
             fn unsat_names_the_conflict() {
