@@ -86,6 +86,7 @@ mod bits;
 mod check;
 mod compile;
 mod complete;
+mod free;
 mod engine;
 mod error;
 mod good;
@@ -96,6 +97,7 @@ mod store;
 
 pub use check::{check, Bound, CheckResult, Config, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
 pub use complete::complete_counterexample;
+pub use free::freely_bad;
 pub use error::{Error, ErrorKind, ReplayStop};
 pub use good::{good_traces, GoodConfig};
 pub use render::{render_columns, Steps};

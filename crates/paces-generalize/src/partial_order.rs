@@ -37,7 +37,13 @@ pub enum Failure {
 ///    (`C` in the paper's Example 4, trace `A;B;1;2;C`) enters the picture. A trace that stops
 ///    at its failure cannot show such writes, so a checker should run the trace on past the
 ///    failure (the paper lets execution continue after an assertion fails).
-/// 3. *Orderings*: program order between successive kept events of a thread, and, between
+/// 3. *Synchronisation*: every condition (`assume`, `await`) that reads from a kept write of
+///    another thread, with its own dependencies; steps 2 and 3 repeat until nothing is added.
+///    A condition waits for the write that enables it, so this ordering holds in every trace
+///    where it reads from that write; it is what lets a fix move a wait in front of the failing
+///    step (ex2's `arizona_wait_for_boot` moved to the top: the write that ends the boot, the
+///    wait it enables, the failing check).
+/// 4. *Orderings*: program order between successive kept events of a thread, and, between
 ///    kept events of different threads, the trace order of each conflicting pair (kept as the
 ///    *immediate* conflicts: a read after its writer; a write after the previous write of its
 ///    variable and after the reads of that previous write; earlier conflicts follow by
@@ -211,26 +217,47 @@ impl PartialOrder {
         let ix = Indexed::new(trace);
         let mut keep = vec![false; total];
         ix.close(seeds, &mut keep);
-        // Overwrites: the first later write of each read variable by each other thread.
-        let mut later: Vec<u32> = Vec::new();
-        for (i, (e, &kept)) in trace.events().iter().zip(&keep).enumerate() {
-            if !kept {
-                continue;
-            }
-            for r in &e.reads {
-                let Some(v) = ix.vars.get(&r.var) else { continue };
-                for (t, ws) in &v.by_thread {
-                    if *t == e.thread {
-                        continue;
-                    }
-                    let k = ws.partition_point(|&p| p <= i as u32);
-                    if let Some(&w) = ws.get(k) {
-                        later.push(w);
+        // Until nothing changes: overwrites (the first later write of each read variable by
+        // each other thread), then synchronisation (every condition that reads from a kept
+        // write of another thread: an await or assume that such a write enables).
+        let mut done_reads = vec![false; total];
+        loop {
+            let mut later: Vec<u32> = Vec::new();
+            for (i, e) in trace.events().iter().enumerate() {
+                if !keep[i] || done_reads[i] {
+                    continue;
+                }
+                done_reads[i] = true;
+                for r in &e.reads {
+                    let Some(v) = ix.vars.get(&r.var) else { continue };
+                    for (t, ws) in &v.by_thread {
+                        if *t == e.thread {
+                            continue;
+                        }
+                        let k = ws.partition_point(|&p| p <= i as u32);
+                        if let Some(&w) = ws.get(k) {
+                            later.push(w);
+                        }
                     }
                 }
             }
+            for (i, e) in trace.events().iter().enumerate() {
+                if keep[i] || !e.kind.is_cond() {
+                    continue;
+                }
+                let enabled_by_kept = e
+                    .reads
+                    .iter()
+                    .any(|r| r.from.is_some_and(|f| keep[f.index()] && trace.event(f).thread != e.thread));
+                if enabled_by_kept {
+                    later.push(i as u32);
+                }
+            }
+            if later.iter().all(|&w| keep[w as usize]) {
+                break;
+            }
+            ix.close(later, &mut keep);
         }
-        ix.close(later, &mut keep);
 
         let mut nodes = Vec::new();
         let mut threads = Vec::new();

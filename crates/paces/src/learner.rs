@@ -151,14 +151,38 @@ impl Learner {
     /// # Errors
     /// When the solver cannot take the constraint (a resource limit).
     pub fn learn_good(&mut self, trace: &Trace) -> Result<Lesson, Error> {
+        self.learn_good_checked(trace, || None)
+    }
+
+    /// Learns from a good trace, asking `freely_bad` only when LearnGoodUnder would fall back
+    /// (an edge without a cover): whether the trace freely transforms into a bad trace of the
+    /// original program (by scheduling alone, every condition reading from the same writers).
+    /// When it does (`Some(true)`), the paper's regression definition (its condition (b))
+    /// holds no obligation for this trace, so the fallback's freezing of every order is not
+    /// needed: only the covered edges are learned (a sound, stronger-than-needed constraint).
+    /// Any other answer keeps the fallback.
+    ///
+    /// # Errors
+    /// When the solver cannot take the constraint (a resource limit).
+    pub fn learn_good_checked(
+        &mut self,
+        trace: &Trace,
+        freely_bad: impl FnOnce() -> Option<bool>,
+    ) -> Result<Lesson, Error> {
         let config = LearnConfig::new().fallback(self.config.fallback).variant(self.config.variant);
-        let learned = learn_good(trace, &mut self.arena, &config);
+        let mut learned = learn_good(trace, &mut self.arena, &config);
+        if learned.fallback_used && freely_bad() == Some(true) {
+            learned = learn_good(trace, &mut self.arena, &config.fallback(false));
+        }
         self.good += 1;
         self.add(learned.constraint, format!("good trace #{}", self.good))?;
         Ok(Lesson { constraint: learned.constraint, fallback_used: learned.fallback_used, fixes: 0 })
     }
 
-    /// Learns from a bad (or deadlock) trace: the disjunction of its fixes.
+    /// Learns from a bad (or deadlock) trace: the disjunction of its fixes. A trace whose
+    /// elimination graph offers no fix (its constraint is `false`) is recorded but not added:
+    /// the caller decides (the repair loop stops when the original program's bad trace has
+    /// no fix, and otherwise relies on excluding the rejected candidate).
     ///
     /// # Errors
     /// When the trace is not bad and has no blocked steps, or does not fit the space.
@@ -166,7 +190,9 @@ impl Learner {
         let config = EliminateConfig::new().max_constraint_edges(self.config.max_constraint_edges);
         let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
         self.bad += 1;
-        self.add(elimination.constraint, format!("bad trace #{}", self.bad))?;
+        if elimination.constraint != self.arena.fals() {
+            self.add(elimination.constraint, format!("bad trace #{}", self.bad))?;
+        }
         Ok(Lesson { constraint: elimination.constraint, fallback_used: false, fixes: elimination.fixes.len() })
     }
 

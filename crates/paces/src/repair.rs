@@ -304,6 +304,9 @@ impl Repair {
     }
 }
 
+/// Configurations the free-transformation search of one good trace may visit.
+const FREE_BUDGET: usize = 100_000;
+
 /// Configurations the completion of a bad trace may visit.
 const COMPLETION_BUDGET: usize = 200_000;
 
@@ -390,7 +393,9 @@ impl<'a> Run<'a> {
         if self.cfg.mode == Mode::Mixed {
             let traces = Self::timed(&mut self.time.explore, || good_traces(program, &self.cfg.good))?;
             for (i, t) in traces.iter().enumerate() {
-                Self::timed(&mut self.time.learn, || learner.learn_good(t))?;
+                Self::timed(&mut self.time.learn, || {
+                    learner.learn_good_checked(t, || paces_explore::freely_bad(program, t, FREE_BUDGET).ok().flatten())
+                })?;
                 if self.cfg.dot {
                     self.dots.push((format!("good-{}.dot", i + 1), crate::dot::trace_graph(program, t)));
                 }
@@ -427,6 +432,26 @@ impl<'a> Run<'a> {
                     record.problem = problem;
                     record.schedule = cex.schedule.steps.iter().map(|s| s.label.clone()).collect();
                     record.fixes = lesson.fixes;
+                    if lesson.fixes == 0 && kind == "deadlock" {
+                        if let Some(prev) = &previous {
+                            let c = undo_blocking_moves(&trace, prev, &space, &mut learner);
+                            learner.require(c, "a new deadlock")?;
+                        }
+                    }
+                    if lesson.fixes == 0 && previous.is_none() {
+                        let explanation = format!(
+                            "the elimination graph of the original program's bad trace ({}) has no cycle: \
+                             no reordering or atomic section of this space removes it",
+                            record.problem
+                        );
+                        self.history.push(record);
+                        return Ok(self.stop_with(
+                            StopReason::NoRepair { explanation },
+                            &mut learner,
+                            original_text,
+                            iterations,
+                        ));
+                    }
                 }
                 Rejection::Livelock { problem, block_label } => {
                     let c = livelock_constraint(program, &from_program, &space, &block_label, &mut learner);
@@ -615,6 +640,52 @@ fn nogood(candidate: &Candidate, space: &Space, learner: &mut Learner) -> paces_
     }
     let all = arena.and(parts);
     arena.not(all)
+}
+
+/// For a new deadlock whose trace offers no fix: one of the candidate's inversions that moved a
+/// blocked step's item in front of an item it originally followed must be undone (the
+/// disjunction of `a` strictly before `b` over those pairs). `true` when there is none (the no-good of
+/// the rejected candidate still excludes it).
+fn undo_blocking_moves(
+    trace: &Trace,
+    candidate: &Candidate,
+    space: &Space,
+    learner: &mut Learner,
+) -> paces_constraint::NodeId {
+    let mut blocked_items = BTreeSet::new();
+    for step in trace.blocked() {
+        for entry in &step.scope {
+            blocked_items.insert(entry.item);
+        }
+    }
+    let arena = learner.arena_mut();
+    let mut options = Vec::new();
+    for &w in &blocked_items {
+        let Some((block, i)) = space.item_position(w) else { continue };
+        let items = space.items(block);
+        let Some(pw) = candidate.position(w) else { continue };
+        for (j, &x) in items.iter().enumerate() {
+            let Some(px) = candidate.position(x) else { continue };
+            // x originally after w but now before it: a later write may have been moved up;
+            // x originally before w but now after it: the wait was moved up.
+            // Strictly before: an atomic section holding both would satisfy `Order` alone.
+            let (a, b) = if j < i && px > pw {
+                (x, w)
+            } else if j > i && px < pw {
+                (w, x)
+            } else {
+                continue;
+            };
+            let order = arena.atom(Atom::Order(a, b));
+            let together = arena.atom(Atom::atomic(a, b));
+            let apart = arena.not(together);
+            options.push(arena.and([order, apart]));
+        }
+    }
+    if options.is_empty() {
+        return arena.tru();
+    }
+    arena.or(options)
 }
 
 /// Whether a statement holds a loop (through calls).
