@@ -4,9 +4,10 @@
 //! probability 0.3, some awaits, some items excluded from sections, weights 1 and 2).
 //! Constraints have 10^3, 10^4 or 10^5 arena nodes and are shaped like learned constraints:
 //! a conjunction of disjunctions of small conjunctions of atoms, with shared sub-formulas,
-//! built so that a hidden target candidate (the original program with about n/5 adjacent
-//! swaps) satisfies them, so every instance has a solution and the optimum is not the
-//! original program.
+//! built so that a hidden target candidate (the original program with up to n/5 adjacent
+//! swaps) satisfies them, so every instance has a solution; about one clause in fifty asks
+//! for a pair that the target inverts, so the optimum is not the original program (unless
+//! the target happens to be it).
 //!
 //! `encode` is `Solver::new` plus `Solver::add`; `solve` is `Solver::solve` on a freshly
 //! encoded solver (lexicographic minimisation included); `total` is both.
