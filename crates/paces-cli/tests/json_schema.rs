@@ -1,0 +1,198 @@
+//! `paces repair --format json` output validated against `docs/repair.schema.json`, and the
+//! exit codes of `check` and `repair` on real programs.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn paces(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_paces")).args(args).env("NO_COLOR", "1").output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn example(name: &str) -> String {
+    root().join("examples").join(format!("{name}.cw")).display().to_string()
+}
+
+/// Validates `value` against the subset of JSON Schema the schema file uses (`type` with one
+/// name or a list, `enum`, `required`, `properties`, `items`); returns the first violation.
+fn validate(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
+    if let Some(t) = schema.get("type") {
+        let names: Vec<&str> = match t {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => return Err(format!("{path}: bad schema type")),
+        };
+        let ok = names.iter().any(|n| match *n {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_u64() || value.is_i64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "null" => value.is_null(),
+            _ => false,
+        });
+        if !ok {
+            return Err(format!("{path}: expected {names:?}, got {value}"));
+        }
+    }
+    if value.is_null() {
+        return Ok(());
+    }
+    if let Some(Value::Array(options)) = schema.get("enum") {
+        if !options.contains(value) {
+            return Err(format!("{path}: {value} is not one of {options:?}"));
+        }
+    }
+    if let (Some(Value::Array(req)), Some(obj)) = (schema.get("required"), value.as_object()) {
+        for r in req.iter().filter_map(Value::as_str) {
+            if !obj.contains_key(r) {
+                return Err(format!("{path}: missing field `{r}`"));
+            }
+        }
+    }
+    if let (Some(Value::Object(props)), Some(obj)) = (schema.get("properties"), value.as_object()) {
+        for (k, s) in props {
+            if let Some(v) = obj.get(k) {
+                validate(s, v, &format!("{path}.{k}"))?;
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
+        for (i, v) in arr.iter().enumerate() {
+            validate(items, v, &format!("{path}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+fn schema() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("docs/repair.schema.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_validator_rejects_what_it_should() {
+    let schema = schema();
+    assert!(validate(&schema, &serde_json::json!({}), "$").is_err());
+    assert!(validate(&serde_json::json!({"type": "integer"}), &serde_json::json!("1"), "$").is_err());
+    assert!(validate(&serde_json::json!({"enum": ["a"]}), &serde_json::json!("b"), "$").is_err());
+}
+
+#[test]
+fn repair_json_matches_the_schema_for_each_stop_reason() {
+    let schema = schema();
+    for (file, mode, stop, code) in [
+        (example("paper1"), "mixed", "repaired", 0),
+        (example("paper1"), "bad-only", "repaired", 0),
+        (example("ex3"), "mixed", "repaired", 0),
+    ] {
+        let (status, out, err) = paces(&["repair", &file, "--format", "json", "--mode", mode]);
+        assert_eq!(status, code, "{file}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{file}: not JSON ({e}): {out}"));
+        validate(&schema, &v, "$").unwrap();
+        assert_eq!(v["stop_reason"], stop);
+        assert_eq!(v["mode"], mode);
+    }
+}
+
+#[test]
+fn repair_json_for_already_correct_and_no_repair() {
+    let dir = std::env::temp_dir().join(format!("paces-cli-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ok = dir.join("ok.cw");
+    std::fs::write(&ok, "var x = 0;\nthread a { A: x := 1; }\nthread b { B: await(x == 1); C: assert(x == 1); }\n")
+        .unwrap();
+    let none = dir.join("none.cw");
+    std::fs::write(&none, "var x = 0;\nthread a { A: x := 1; }\nthread b { B: assert(x == 1); }\n").unwrap();
+    let schema = schema();
+    let (status, out, _) = paces(&["repair", ok.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(status, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    validate(&schema, &v, "$").unwrap();
+    assert_eq!(v["stop_reason"], "already-correct");
+    let (status, out, _) = paces(&["repair", none.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(status, 1, "no repair exits 1");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    validate(&schema, &v, "$").unwrap();
+    assert_eq!(v["stop_reason"], "no-repair");
+    assert!(v["explanation"].is_string());
+}
+
+#[test]
+fn repair_text_prints_the_program_and_a_summary() {
+    let (status, out, err) = paces(&["repair", &example("paper1")]);
+    assert_eq!(status, 0, "{err}");
+    let b = out.find("B: y := 1;").unwrap();
+    let c = out.find("C: z := 1;").unwrap();
+    let a = out.find("A: x := 1;").unwrap();
+    assert!(b < c && c < a, "B; C; A expected:\n{out}");
+    assert!(err.contains("repaired (mixed mode)"), "{err}");
+    assert!(err.contains("swap A <-> B"), "{err}");
+    let (status, out, err) = paces(&["repair", &example("paper1"), "--quiet"]);
+    assert_eq!(status, 0);
+    assert!(err.is_empty(), "--quiet prints no summary: {err}");
+    assert!(!out.is_empty());
+}
+
+#[test]
+fn repair_writes_the_output_file_and_dot_graphs() {
+    let dir = std::env::temp_dir().join(format!("paces-cli-out-{}", std::process::id()));
+    let out_file = dir.join("fixed.cw");
+    let dot_dir = dir.join("dot");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (status, out, err) =
+        paces(&["repair", &example("paper1"), "-o", out_file.to_str().unwrap(), "--dot", dot_dir.to_str().unwrap()]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.is_empty(), "the program goes to the file, not stdout");
+    let fixed = std::fs::read_to_string(&out_file).unwrap();
+    let reparsed = paces_cwhile::parse(&fixed).unwrap();
+    assert_eq!(paces_cwhile::print(&reparsed), fixed);
+    let dots: Vec<_> = std::fs::read_dir(&dot_dir).unwrap().filter_map(Result::ok).collect();
+    assert!(dots.len() >= 3, "trace graph, partial order and fix cycles: {}", dots.len());
+}
+
+#[test]
+fn check_exit_codes_and_json() {
+    let (status, out, _) = paces(&["check", &example("paper1")]);
+    assert_eq!(status, 1, "a failure is reachable");
+    assert!(out.contains("3"), "{out}");
+    let (status, out, _) = paces(&["check", &example("paper1"), "--format", "json"]);
+    assert_eq!(status, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "bad");
+    let steps = v["trace"].as_array().unwrap();
+    assert!(steps.iter().any(|s| s["failing"] == true && s["label"] == "3"));
+    let dir = std::env::temp_dir().join(format!("paces-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ok = dir.join("ok.cw");
+    std::fs::write(&ok, "var x = 0;\nthread a { A: x := 1; }\nthread b { B: await(x == 1); C: assert(x == 1); }\n")
+        .unwrap();
+    let (status, out, _) = paces(&["check", ok.to_str().unwrap()]);
+    assert_eq!(status, 0, "{out}");
+    let bad = dir.join("bad.cw");
+    std::fs::write(&bad, "thread a { x := 1; }\n").unwrap();
+    let (status, _, err) = paces(&["check", bad.to_str().unwrap()]);
+    assert_eq!(status, 2);
+    assert!(err.contains("1:12") || err.contains(":1:"), "line:column in the diagnostic: {err}");
+    let (status, _, _) = paces(&["repair", bad.to_str().unwrap()]);
+    assert_eq!(status, 2);
+}
+
+#[test]
+fn traces_lists_good_and_bad_traces() {
+    let (status, out, err) = paces(&["traces", &example("paper1"), "--format", "json"]);
+    assert_eq!(status, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(!v["good"].as_array().unwrap().is_empty());
+    assert_eq!(v["verdict"], "bad");
+}
