@@ -18,8 +18,6 @@ use crate::store::Store;
 /// States expanded per batch; batches are merged in order, so results do not depend on the
 /// number of worker threads.
 const CHUNK: usize = 2048;
-/// Below this many states in a batch, expansion stays on the calling thread.
-const PAR_MIN: usize = 64;
 
 /// Bounds and switches of [`check`]. Every setter consumes and returns the config.
 #[derive(Clone, Debug)]
@@ -32,8 +30,11 @@ pub struct Config {
     pub(crate) por: bool,
     pub(crate) parallel: bool,
     pub(crate) threads: Option<usize>,
+    pub(crate) min_parallel_batch: usize,
     pub(crate) stop_at_first_failure: bool,
     pub(crate) unwind: Option<u32>,
+    pub(crate) spin_end_states: bool,
+    pub(crate) find: [bool; 3],
 }
 
 impl Default for Config {
@@ -47,8 +48,11 @@ impl Default for Config {
             por: true,
             parallel: true,
             threads: None,
+            min_parallel_batch: 64,
             stop_at_first_failure: true,
             unwind: None,
+            spin_end_states: false,
+            find: [true; 3],
         }
     }
 }
@@ -110,11 +114,36 @@ impl Config {
         self
     }
 
+    /// The fewest states of a batch that are expanded in parallel (smaller batches stay on
+    /// the calling thread, where the overhead of splitting outweighs the gain). Default: 64.
+    pub fn min_parallel_batch(mut self, n: usize) -> Self {
+        self.min_parallel_batch = n;
+        self
+    }
+
     /// Stop at the first failure (bad trace, deadlock or atomic livelock). With `false` the
     /// whole state space is explored and every reachable deadlock, livelock and failing
     /// assertion is collected. Default: `true`.
     pub fn stop_at_first_failure(mut self, on: bool) -> Self {
         self.stop_at_first_failure = on;
+        self
+    }
+
+    /// Which failures to look for: bad traces, deadlocks, atomic livelocks. Failures of a
+    /// kind switched off are neither reported nor stop the search. Default: all three.
+    pub fn find(mut self, bad: bool, deadlocks: bool, livelocks: bool) -> Self {
+        self.find = [bad, deadlocks, livelocks];
+        self
+    }
+
+    /// Report deadlocks as SPIN reports invalid end states, for comparing with SPIN on the
+    /// exported Promela: a state where every thread that can still step could instead stop
+    /// at its end (SPIN lets such a process leave its loop and terminate), where a thread
+    /// cut by a false `assume` counts as stopped, and where some thread waits at a false
+    /// `await` for good. This is weaker than the language's deadlock (no thread can step)
+    /// and turns partial-order reduction off. Default: `false`.
+    pub fn spin_end_states(mut self, on: bool) -> Self {
+        self.spin_end_states = on;
         self
     }
 
@@ -401,6 +430,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     let start = Instant::now();
     let mut e = Engine::new(c, config.unwind, config.max_atomic_states);
     e.reset_dead = true;
+    e.spin_end_states = config.spin_end_states;
     let stride = e.lay.stride;
     let max_states = config.max_states.max(1);
     let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };
@@ -436,7 +466,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                 let hi32 = hi as u32;
                 let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
                 let expand = |i: usize| s.e.expand(&s.store.get(i as u32), config.por, &is_old);
-                if config.parallel && b - a >= PAR_MIN {
+                if config.parallel && b - a >= config.min_parallel_batch {
                     match &pool {
                         Some(p) => p.install(|| (a..b).into_par_iter().map(expand).collect()),
                         None => (a..b).into_par_iter().map(expand).collect(),
@@ -455,6 +485,8 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                 }
                 for f in exp.found {
                     match f {
+                        Found::Fail { .. } if !config.find[0] => {}
+                        Found::Livelock { .. } if !config.find[2] => {}
                         Found::Fail { thread, opt, internal } => {
                             let last = (thread as usize, opt, internal);
                             let label = fail_label(&search.e, &search.store.get(i), &last);
@@ -478,7 +510,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                         }
                     }
                 }
-                if let Some(stands) = exp.deadlock {
+                if let Some(stands) = exp.deadlock.filter(|_| config.find[1]) {
                     let id = deadlock_id(&search.e, &search.store.get(i), &stands);
                     first_kind.get_or_insert(1);
                     deadlocks.entry(id).or_insert((i, stands));

@@ -179,6 +179,8 @@ pub(crate) struct Occ {
     pub parent: Option<(u32, u32)>,
     pub first_point: u32,
     pub len: u32,
+    /// The call statements this occurrence was inlined through, outermost first.
+    pub calls: Vec<Loc>,
 }
 
 /// A control point: before an item of a block occurrence, at its end, or in the middle of a
@@ -228,6 +230,12 @@ pub(crate) struct TCode {
     pub n_loops: u32,
     /// Initial values of the local slots.
     pub local_init: Vec<i64>,
+    /// Per point: the silent edges (target, whether SPIN takes it as a step).
+    pub silent: Vec<Vec<(u32, bool)>>,
+    /// Per point: the steps taken there.
+    pub steps_at: Vec<Vec<u32>>,
+    /// The end point of the thread body.
+    pub end: u32,
 }
 
 /// A compiled program.
@@ -357,8 +365,9 @@ pub(crate) fn compile(program: &Program) -> Result<Compiled, Error> {
     Ok(Compiled { threads, global_init, loc_names: program.loc_names.clone(), layout })
 }
 
-/// Silent edge: target point and the moves along it.
-type Silent = SmallVec<[(u32, SmallVec<[Move; 2]>); 2]>;
+/// Silent edge: target point, the moves along it, and whether SPIN's Promela export makes
+/// it a step of its own (a loop's `break`, an empty branch's `skip`).
+type Silent = SmallVec<[(u32, SmallVec<[Move; 2]>, bool); 2]>;
 
 struct ThreadBuilder<'p> {
     program: &'p Program,
@@ -439,7 +448,18 @@ impl<'p> ThreadBuilder<'p> {
             self.new_point(occ, i as u32, region, Some(loc))?;
         }
         self.new_point(occ, items.len() as u32, region, None)?;
-        self.occs.push(Occ { block, parent, first_point, len: items.len() as u32 });
+        let mut calls = match parent {
+            Some((p, _)) => self.occs[p as usize].calls.clone(),
+            None => Vec::new(),
+        };
+        if let Some((p, i)) = parent {
+            let pblock = self.occs[p as usize].block;
+            let stmt = self.stmt(self.program.blocks[pblock.index()].items[i as usize])?;
+            if matches!(stmt.kind, StmtKind::Call(_)) {
+                calls.push(stmt.loc);
+            }
+        }
+        self.occs.push(Occ { block, parent, first_point, len: items.len() as u32, calls });
         self.occ_region.push(region);
         self.occ_procs.push(procs);
         Ok(occ)
@@ -562,7 +582,16 @@ impl<'p> ThreadBuilder<'p> {
     }
 
     fn silent_edge(&mut self, from: u32, to: u32, moves: &[Move]) {
-        self.silent[from as usize].push((to, moves.iter().copied().collect()));
+        self.silent[from as usize].push((to, moves.iter().copied().collect(), false));
+    }
+
+    /// A silent edge that SPIN takes as a step (`break`, `skip` of an empty branch).
+    fn commit_edge(&mut self, from: u32, to: u32, moves: &[Move]) {
+        self.silent[from as usize].push((to, moves.iter().copied().collect(), true));
+    }
+
+    fn is_empty_occ(&self, occ: u32) -> bool {
+        self.occs[occ as usize].len == 0
     }
 
     fn guard_step(
@@ -679,10 +708,15 @@ impl<'p> ThreadBuilder<'p> {
                         };
                         match cond {
                             Cond::Star => {
-                                self.silent_edge(here, then_first, &[Move::Push(then_occ)]);
+                                if self.is_empty_occ(then_occ) {
+                                    self.commit_edge(here, then_first, &[Move::Push(then_occ)]);
+                                } else {
+                                    self.silent_edge(here, then_first, &[Move::Push(then_occ)]);
+                                }
                                 match else_target {
+                                    Some((p, o)) if self.is_empty_occ(o) => self.commit_edge(here, p, &[Move::Push(o)]),
                                     Some((p, o)) => self.silent_edge(here, p, &[Move::Push(o)]),
-                                    None => self.silent_edge(here, next, &[]),
+                                    None => self.commit_edge(here, next, &[]),
                                 }
                             }
                             Cond::Expr { then_guard, else_guard, .. } => {
@@ -704,8 +738,12 @@ impl<'p> ThreadBuilder<'p> {
                         let leave = [Move::LoopExit(loop_id)];
                         match cond {
                             Cond::Star => {
-                                self.silent_edge(here, body_first, &enter);
-                                self.silent_edge(here, next, &leave);
+                                if self.is_empty_occ(body_occ) {
+                                    self.commit_edge(here, body_first, &enter);
+                                } else {
+                                    self.silent_edge(here, body_first, &enter);
+                                }
+                                self.commit_edge(here, next, &leave);
                             }
                             Cond::Expr { then_guard, else_guard, .. } => {
                                 self.guard_step(here, body_first, enter.to_vec(), then_guard)?;
@@ -763,6 +801,9 @@ impl<'p> ThreadBuilder<'p> {
         self.closures()?;
         self.futures();
         let entry = self.occs[top as usize].first_point;
+        let end = entry + self.occs[top as usize].len;
+        let silent = self.silent.iter().map(|v| v.iter().map(|(t, _, c)| (*t, *c)).collect()).collect();
+        let steps_at = self.steps_at.iter().map(|v| v.to_vec()).collect();
         let local_init = self.local_init();
         Ok(TCode {
             name: self.program.threads[self.t].name.clone(),
@@ -773,6 +814,9 @@ impl<'p> ThreadBuilder<'p> {
             entry,
             n_loops: self.n_loops,
             local_init,
+            silent,
+            steps_at,
+            end,
         })
     }
 
@@ -837,7 +881,7 @@ impl<'p> ThreadBuilder<'p> {
                     let has_loop_moves = moves.iter().any(|m| matches!(m, Move::LoopEnter(_) | Move::LoopExit(_)));
                     options.push(Opt { step: st, moves: moves.clone(), has_loop_moves, r, w });
                 }
-                for (target, emoves) in &self.silent[q as usize] {
+                for (target, emoves, _) in &self.silent[q as usize] {
                     let mut m = moves.clone();
                     m.extend(emoves.iter().copied());
                     if region.is_some() && self.points[*target as usize].region != region {

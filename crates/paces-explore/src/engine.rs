@@ -135,11 +135,13 @@ pub(crate) struct Engine<'c> {
     /// Reset dead private variables in successors (sound for every query that does not
     /// look at final values).
     pub reset_dead: bool,
+    /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
+    pub spin_end_states: bool,
 }
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, unwind: Option<u32>, max_atomic: usize) -> Self {
-        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead: false }
+        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead: false, spin_end_states: false }
     }
 
     /// Resets the dead private variables of every thread (when `reset_dead`).
@@ -348,7 +350,7 @@ impl<'c> Engine<'c> {
     /// level (the cycle proviso).
     pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool) -> Expansion {
         let mut exp = self.expand_all(s);
-        if por && exp.deadlock.is_none() {
+        if por && exp.deadlock.is_none() && !self.spin_end_states {
             self.reduce(s, &mut exp, is_old);
         }
         exp
@@ -425,7 +427,12 @@ impl<'c> Engine<'c> {
             });
             enabled_opts.push(en);
         }
-        if exp.succs.is_empty() {
+        if self.spin_end_states {
+            exp.deadlock = self.spin_stuck(s);
+            if exp.succs.is_empty() {
+                return exp;
+            }
+        } else if exp.succs.is_empty() {
             let all_done = stands.iter().all(|s| *s == Stand::Done);
             let any_cut = stands.contains(&Stand::Cut);
             if !all_done && !any_cut {
@@ -433,9 +440,104 @@ impl<'c> Engine<'c> {
             }
             return exp;
         }
+        if self.spin_end_states {
+            exp.deadlock = self.spin_stuck(s);
+            return exp;
+        }
         exp.ranges = ranges;
         exp.enabled = enabled_opts;
         exp
+    }
+
+    /// Whether SPIN would find an invalid end state here: every thread can stop (at a valid
+    /// end, cut, or waiting) after the moves SPIN takes as steps (`break`, `skip` of an empty
+    /// branch), and some thread can stop waiting at a false `await`.
+    fn spin_stuck(&self, s: &[i64]) -> Option<Vec<Stand>> {
+        let mut stands = Vec::new();
+        let mut any_blocked = false;
+        for t in 0..self.lay.threads {
+            let code = &self.c.threads[t];
+            // Positions: where the thread stands, and every point right after a SPIN step
+            // reachable without a step of ours.
+            let mut positions = vec![self.pc(s, t) as u32];
+            let mut seen = FxHashSet::default();
+            seen.insert(self.pc(s, t) as u32);
+            let mut k = 0;
+            while k < positions.len() {
+                let mut work = vec![positions[k]];
+                let mut inner = FxHashSet::default();
+                while let Some(q) = work.pop() {
+                    for &(target, commit) in &code.silent[q as usize] {
+                        if commit {
+                            if seen.insert(target) {
+                                positions.push(target);
+                            }
+                        } else if inner.insert(target) {
+                            work.push(target);
+                        }
+                    }
+                }
+                k += 1;
+            }
+            let mut stoppable = false;
+            let mut blocked_at: Option<Vec<u16>> = None;
+            for &q in &positions {
+                // SPIN's position q: its next statements, without further SPIN steps.
+                let mut work = vec![q];
+                let mut inner = FxHashSet::default();
+                inner.insert(q);
+                let (mut at_end, mut movable, mut cut) = (false, false, false);
+                let mut waits: Vec<u32> = Vec::new();
+                while let Some(p) = work.pop() {
+                    at_end |= p == code.end;
+                    for &st in &code.steps_at[p as usize] {
+                        let opt = code.points[p as usize].options.iter().find(|o| o.step == st);
+                        let mut next = s.to_vec();
+                        // Only a written `assume` cuts (SPIN's `end_cut`); a false guard of an
+                        // `if (b)`/`while (b)` is an option that cannot be taken.
+                        let written = code.points[p as usize].item == Some(code.steps[st as usize].loc);
+                        match opt.map(|o| self.apply(&mut next, t, o)) {
+                            Some(Outcome::Done { .. }) => movable = true,
+                            Some(Outcome::Disabled { assume: false }) => waits.push(st),
+                            Some(Outcome::Disabled { assume: true }) if !written => {}
+                            _ => cut = true,
+                        }
+                    }
+                    for &(target, commit) in &code.silent[p as usize] {
+                        if commit {
+                            movable = true;
+                        } else if inner.insert(target) {
+                            work.push(target);
+                        }
+                    }
+                }
+                if at_end || cut {
+                    stoppable = true;
+                } else if !movable {
+                    stoppable = true;
+                    if blocked_at.is_none() {
+                        let pc = self.pc(s, t);
+                        let opts = waits
+                            .iter()
+                            .filter_map(|w| code.points[pc].options.iter().position(|o| o.step == *w))
+                            .map(|i| i as u16)
+                            .collect();
+                        blocked_at = Some(opts);
+                    }
+                }
+            }
+            if !stoppable {
+                return None;
+            }
+            match blocked_at {
+                Some(opts) => {
+                    any_blocked = true;
+                    stands.push(Stand::Blocked(opts));
+                }
+                None => stands.push(Stand::Done),
+            }
+        }
+        any_blocked.then_some(stands)
     }
 
     /// Keeps only the successors of a persistent set of threads (unless the cycle proviso

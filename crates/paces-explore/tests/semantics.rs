@@ -233,7 +233,7 @@ fn bounds_give_bound_reached() {
 #[test]
 fn replay_says_where_a_schedule_stops() {
     let p = paces_cwhile::parse("var x = 0; thread a { A: await(x == 1); } thread b { B: x := 1; }").unwrap();
-    let step = |t: u32, l: &str| ScheduleStep { thread: ThreadIdx::from_u32(t), label: l.into() };
+    let step = |t: u32, l: &str| ScheduleStep::new(ThreadIdx::from_u32(t), l);
     let err = replay(&p, &Schedule { steps: vec![step(0, "A")] }).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::NotATrace);
     let stop = err.replay_stop().unwrap();
@@ -253,9 +253,7 @@ fn trace_scopes_follow_loops_and_calls() {
     let r = check(&p, &Config::new()).unwrap();
     assert_eq!(r.verdict, Verdict::Correct);
     let steps = ["W.body", "F", "W.body", "F", "W.exit"];
-    let schedule = Schedule {
-        steps: steps.iter().map(|l| ScheduleStep { thread: ThreadIdx::from_u32(0), label: (*l).into() }).collect(),
-    };
+    let schedule = Schedule { steps: steps.iter().map(|l| ScheduleStep::new(ThreadIdx::from_u32(0), *l)).collect() };
     let t = replay(&p, &schedule).unwrap();
     let scope = |i: usize| {
         t.events()[i]

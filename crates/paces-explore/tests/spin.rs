@@ -1,0 +1,132 @@
+//! Differential against SPIN on the exported Promela (`paces_cwhile::to_promela`): for every
+//! held-in program and for random programs, an assertion failure is reachable for us exactly
+//! when SPIN finds an assertion violation, and a deadlock is reachable exactly when SPIN finds
+//! an invalid end state.
+//!
+//! SPIN lets a process leave its loops and terminate, so its invalid end states include
+//! states where some threads idle at their end while another waits for good; a thread stopped
+//! by a false `assume` sits at a valid end state. Our checker counts those the same way under
+//! [`Config::spin_end_states`]; the language's own deadlock (no thread can step) is stricter
+//! and is compared with SPIN by the first property only through that mode.
+//!
+//! Without `spin` (or `gcc`) on PATH the tests say that they skipped, unless
+//! `PACES_REQUIRE_SPIN=1`, then they fail.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use paces_explore::{check, Config, Verdict};
+use proptest::prelude::*;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("-V").output().is_ok_and(|o| o.status.success())
+        || Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Whether SPIN can run here; panics when it must and cannot.
+fn spin_available() -> bool {
+    let ok = have("spin") && have("gcc");
+    if !ok {
+        if std::env::var("PACES_REQUIRE_SPIN").is_ok_and(|v| v == "1") {
+            panic!("spin or gcc is not on PATH but PACES_REQUIRE_SPIN=1");
+        }
+        eprintln!("skipped: spin or gcc is not on PATH (set PACES_REQUIRE_SPIN=1 to fail instead)");
+    }
+    ok
+}
+
+fn scratch_dir() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir =
+        std::env::temp_dir().join(format!("paces-spin-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// SPIN's verdicts: (assertion violation found, invalid end state found); `None` for a
+/// search SPIN could not finish without finding an error (a loop inside an atomic sequence
+/// makes its depth-first search run into the depth bound: SPIN stores no states inside
+/// atomic sequences), or for a model SPIN rejects (an unconditional self-loop).
+fn spin_verdicts(promela: &str) -> (Option<bool>, Option<bool>) {
+    let dir = scratch_dir();
+    std::fs::write(dir.join("model.pml"), promela).expect("write model");
+    run(&dir, "spin", &["-a", "model.pml"]);
+    run(&dir, "gcc", &["-O1", "-DVECTORSZ=4096", "-o", "pan", "pan.c"]);
+    let errors = |flag: &str| {
+        let out = run(&dir, "./pan", &[flag, "-m200000", "-w22"]);
+        // SPIN rejects some models outright ("unconditional self-loop"): no answer.
+        let n: usize = out.lines().find_map(|l| l.split("errors:").nth(1)).and_then(|v| v.trim().parse().ok())?;
+        if n == 0 && out.contains("max search depth too small") {
+            None
+        } else {
+            Some(n > 0)
+        }
+    };
+    let verdicts = (errors("-E"), errors("-A"));
+    let _ = std::fs::remove_dir_all(&dir);
+    verdicts
+}
+
+fn run(dir: &Path, cmd: &str, args: &[&str]) -> String {
+    let out = Command::new(cmd).args(args).current_dir(dir).output().unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() || cmd == "./pan", "{cmd} {args:?} failed:\n{text}");
+    text
+}
+
+/// Compares where SPIN gave an answer.
+fn agree(ours: (bool, bool), spin: (Option<bool>, Option<bool>)) -> bool {
+    spin.0.is_none_or(|b| b == ours.0) && spin.1.is_none_or(|d| d == ours.1)
+}
+
+/// Our verdicts: (assertion failure reachable, SPIN-style deadlock reachable).
+fn our_verdicts(program: &paces_cwhile::Program) -> (bool, bool) {
+    let bad = check(program, &Config::new().find(true, false, false)).expect("check");
+    let dl = check(program, &Config::new().spin_end_states(true).find(false, true, false)).expect("check");
+    for r in [&bad, &dl] {
+        assert!(!matches!(r.verdict, Verdict::BoundReached { .. }), "bound reached: {r}");
+    }
+    (matches!(bad.verdict, Verdict::Bad(_)), matches!(dl.verdict, Verdict::Deadlock(..)))
+}
+
+#[test]
+fn heldin_programs_agree_with_spin() {
+    if !spin_available() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/data/heldin");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("benches/data/heldin")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cw"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 12);
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let program = paces_cwhile::parse(&src).unwrap();
+        let ours = our_verdicts(&program);
+        let spin = spin_verdicts(&paces_cwhile::to_promela(&program));
+        eprintln!("{}: ours (bad, deadlock) = {ours:?}, spin = {spin:?}", f.display());
+        assert_eq!((Some(ours.0), Some(ours.1)), spin, "{}", f.display());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_programs_agree_with_spin(prog in common::prog()) {
+        if !spin_available() {
+            return Ok(());
+        }
+        let text = prog.text();
+        let program = paces_cwhile::parse(&text).unwrap();
+        let ours = our_verdicts(&program);
+        let spin = spin_verdicts(&paces_cwhile::to_promela(&program));
+        prop_assert!(agree(ours, spin), "ours {:?}, spin {:?}\n{}\n{}", ours, spin, text, paces_cwhile::to_promela(&program));
+    }
+}
