@@ -304,8 +304,11 @@ impl Repair {
     }
 }
 
+/// Deadlock and livelock identities of a program.
+type Sets = (BTreeSet<paces_explore::DeadlockId>, BTreeSet<paces_explore::LivelockId>);
+
 /// Configurations the free-transformation search of one good trace may visit.
-const FREE_BUDGET: usize = 100_000;
+const FREE_BUDGET: usize = 20_000;
 
 /// Configurations the completion of a bad trace may visit.
 const COMPLETION_BUDGET: usize = 200_000;
@@ -355,11 +358,33 @@ impl<'a> Run<'a> {
         c
     }
 
-    fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
-        let config = self.check_config();
+    fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
+        let config = self.check_config().stop_at_first_failure(stop_at_first);
         let result = Self::timed(&mut self.time.explore, || check(program, &config))?;
         self.states += result.states;
         Ok(result)
+    }
+
+    /// Checks in two stages: up to the first problem (cheap on a buggy candidate, the usual
+    /// case), and fully only when that problem is a deadlock or livelock (then every deadlock
+    /// and livelock is needed, to compare with the original's, and failures may lie deeper).
+    fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
+        let quick = self.check_with(program, true)?;
+        match quick.verdict {
+            Verdict::Deadlock(..) | Verdict::Livelock(..) => self.check_with(program, false),
+            _ => Ok(quick),
+        }
+    }
+
+    /// The deadlocks and livelocks of the original program (a full exploration, once).
+    fn original_sets(&mut self, original: &mut Option<Sets>) -> Result<Sets, Error> {
+        if let Some(sets) = original {
+            return Ok(sets.clone());
+        }
+        let full = self.check_with(self.program, false)?;
+        let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
+        *original = Some(sets.clone());
+        Ok(sets)
     }
 
     fn out_of_time(&self) -> bool {
@@ -376,8 +401,12 @@ impl<'a> Run<'a> {
             let what = what.to_string();
             return Ok(self.finish(StopReason::BoundReached { what }, space, original_text, None, 0, (0, 0), None));
         }
-        let original_deadlocks: BTreeSet<_> = original.deadlocks.keys().cloned().collect();
-        let original_livelocks: BTreeSet<_> = original.livelocks.keys().cloned().collect();
+        // Known after a full exploration of the original: the check above went fully through
+        // unless it stopped at a bad trace; then they are computed when first needed.
+        let mut original_sets: Option<Sets> = match original.verdict {
+            Verdict::Bad(_) => None,
+            _ => Some((original.deadlocks.keys().cloned().collect(), original.livelocks.keys().cloned().collect())),
+        };
         let seq_config = self.check_config();
         let original_seq = Self::timed(&mut self.time.explore, || sequential_final_states(program, &seq_config))?;
         let Some(first_bad) = first_failure(&original) else {
@@ -385,7 +414,9 @@ impl<'a> Run<'a> {
                 self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), None, 0, (0, 0), None);
             report.repaired_text = Some(original_text);
             report.repaired = Some(program.clone());
-            report.original_deadlocks = original_deadlocks.iter().map(ToString::to_string).collect();
+            if let Some((deadlocks, _)) = &original_sets {
+                report.original_deadlocks = deadlocks.iter().map(ToString::to_string).collect();
+            }
             return Ok(report);
         };
 
@@ -491,6 +522,12 @@ impl<'a> Run<'a> {
                 let what = what.to_string();
                 return Ok(self.stop_with(StopReason::BoundReached { what }, &mut learner, original_text, iterations));
             }
+            let (original_deadlocks, original_livelocks) = if result.deadlocks.is_empty() && result.livelocks.is_empty()
+            {
+                Sets::default()
+            } else {
+                self.original_sets(&mut original_sets)?
+            };
             let new_deadlock = result.deadlocks.iter().find(|(id, _)| !original_deadlocks.contains(id));
             let new_livelock = result.livelocks.iter().find(|(id, _)| !original_livelocks.contains(id));
             rejection = if let Some(cex) = first_failure(&result) {
@@ -528,7 +565,9 @@ impl<'a> Run<'a> {
                     report.transformations = transformations;
                     report.candidate = Some(candidate);
                     report.original_states = original_states;
-                    report.original_deadlocks = original_deadlocks.iter().map(ToString::to_string).collect();
+                    if let Some((deadlocks, _)) = &original_sets {
+                        report.original_deadlocks = deadlocks.iter().map(ToString::to_string).collect();
+                    }
                     return Ok(report);
                 }
                 Rejection::Sequential
