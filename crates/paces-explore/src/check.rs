@@ -10,7 +10,7 @@ use paces_trace::Trace;
 use rayon::prelude::*;
 
 use crate::compile::{compile, Compiled};
-use crate::engine::{Engine, Expansion, Found, Stand};
+use crate::engine::{Engine, Expansion, Found, Stand, EXIT};
 use crate::error::Error;
 use crate::replay::{build_trace, to_schedule, transitions_to_steps, Schedule};
 use crate::store::Store;
@@ -371,9 +371,17 @@ impl Search<'_> {
             self.e.apply(&mut next, t, o);
             let internal = if self.e.in_region(&next, t) {
                 let m = self.e.run_macro(t, next.into_boxed_slice());
-                m.exits.get(exit as usize).map(|x| x.1.clone()).unwrap_or_default()
+                match m.exits.into_iter().nth(exit as usize) {
+                    Some((mut state, mut path)) => {
+                        self.e.merge_private(&mut state, t, &mut path);
+                        path
+                    }
+                    None => Vec::new(),
+                }
             } else {
-                Vec::new()
+                let mut path = Vec::new();
+                self.e.merge_private(&mut next, t, &mut path);
+                path
             };
             out.push((t, opt, internal));
         }
@@ -431,6 +439,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     let mut e = Engine::new(c, config.unwind, config.max_atomic_states);
     e.reset_dead = true;
     e.spin_end_states = config.spin_end_states;
+    e.merge = !config.spin_end_states;
     let stride = e.lay.stride;
     let max_states = config.max_states.max(1);
     let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };
@@ -603,6 +612,10 @@ fn fail_label(e: &Engine<'_>, s: &[i64], last: &(usize, u16, Vec<u16>)) -> Strin
         let mut step = o.step;
         e.apply(&mut st, *t, o);
         for &i in internal {
+            if i == EXIT {
+                e.leave_region(&mut st, *t);
+                continue;
+            }
             let o = &code.points[e.pc(&st, *t)].options[i as usize];
             step = o.step;
             e.apply(&mut st, *t, o);

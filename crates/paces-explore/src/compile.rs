@@ -202,6 +202,9 @@ pub(crate) struct Point {
     /// Variables private to the thread (its locals, and globals no other thread uses) whose
     /// value can never be read again from here: the checker resets them to 0.
     pub dead: Vec<VarRef>,
+    /// Whether the point's only next step is outside atomic blocks, not an `await`, and
+    /// touches only variables private to the thread (it may be merged into the step before).
+    pub private_next: bool,
 }
 
 /// An outermost atomic block (a user `atomic`, or a `lock`/`down` outside one) at one
@@ -422,6 +425,7 @@ impl<'p> ThreadBuilder<'p> {
             fut_r: n.clone(),
             fut_w: n,
             dead: Vec::new(),
+            private_next: false,
         });
         self.silent.push(SmallVec::new());
         self.steps_at.push(SmallVec::new());
@@ -1008,6 +1012,15 @@ fn dead_variables(threads: &mut [TCode], n_globals: usize) {
                     changed = true;
                 }
             }
+        }
+        let steps = &code.steps;
+        for point in code.points.iter_mut() {
+            point.private_next = point.options.len() == 1 && point.region.is_none() && {
+                let st = &steps[point.options[0].step as usize];
+                st.region.is_none()
+                    && !matches!(st.kind, StepKind::Await(_))
+                    && st.r.iter().chain(st.w.iter()).all(|g| private.contains(g))
+            };
         }
         for (p, point) in code.points.iter_mut().enumerate() {
             point.dead = private

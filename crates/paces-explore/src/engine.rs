@@ -137,11 +137,13 @@ pub(crate) struct Engine<'c> {
     pub reset_dead: bool,
     /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
     pub spin_end_states: bool,
+    /// Merge private steps into the transition before them (see `merge_private`).
+    pub merge: bool,
 }
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, unwind: Option<u32>, max_atomic: usize) -> Self {
-        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead: false, spin_end_states: false }
+        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead: false, spin_end_states: false, merge: false }
     }
 
     /// Resets the dead private variables of every thread (when `reset_dead`).
@@ -345,6 +347,38 @@ impl<'c> Engine<'c> {
         out
     }
 
+    /// Takes, right after a transition of thread `t`, the steps that follow it when they are
+    /// the thread's only next step, touch only its private variables (locals and globals no
+    /// other thread uses) and can be taken (when `merge`): they commute with every other
+    /// thread's steps and leave no choice, so the states between them need not be stored.
+    /// Appends an option index (0) per step to `path`; returns the index in `path` of the
+    /// first failing one.
+    pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Option<usize> {
+        if !self.merge {
+            return None;
+        }
+        let code = &self.c.threads[t];
+        let mut fail = None;
+        for _ in 0..10_000 {
+            let p = &code.points[self.pc(s, t)];
+            if !p.private_next {
+                break;
+            }
+            let mut next = s.to_vec();
+            match self.apply(&mut next, t, &p.options[0]) {
+                Outcome::Done { failed } => {
+                    if failed && fail.is_none() {
+                        fail = Some(path.len());
+                    }
+                    path.push(0);
+                    s.copy_from_slice(&next);
+                }
+                _ => break,
+            }
+        }
+        fail
+    }
+
     /// Expands a state: every transition, what they find, and (when `por`) the reduced set of
     /// successors. `is_old` says whether a state was visited at an earlier or the current
     /// level (the cycle proviso).
@@ -399,13 +433,22 @@ impl<'c> Engine<'c> {
                             if m.exits.is_empty() {
                                 cut = true;
                             }
-                            for (k, (mut state, _)) in m.exits.into_iter().enumerate() {
+                            for (k, (mut state, mut path)) in m.exits.into_iter().enumerate() {
+                                if let Some(f) = self.merge_private(&mut state, t, &mut path) {
+                                    path.truncate(f + 1);
+                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: path });
+                                }
                                 self.canon(&mut state);
                                 en[i] = true;
                                 exp.succs.push(Trans { thread: t as u16, opt: i as u16, exit: k as u32, state });
                             }
                         } else {
                             en[i] = true;
+                            let mut path = Vec::new();
+                            if let Some(f) = self.merge_private(&mut next, t, &mut path) {
+                                path.truncate(f + 1);
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: path });
+                            }
                             self.canon(&mut next);
                             exp.succs.push(Trans {
                                 thread: t as u16,
@@ -600,9 +643,10 @@ impl<'c> Engine<'c> {
             return;
         }
         let inset: Vec<bool> = (0..n).map(|u| set >> u & 1 == 1).collect();
-        // Cycle proviso: expand fully when a kept successor was seen before.
+        // Cycle proviso: expand fully when every kept successor was stored before (at this
+        // level or an earlier one); one new successor is enough for the argument.
         let keep: Vec<Trans> = exp.succs.iter().filter(|tr| inset[tr.thread as usize]).cloned().collect();
-        if keep.iter().any(|tr| is_old(&tr.state)) {
+        if keep.iter().all(|tr| is_old(&tr.state)) {
             return;
         }
         exp.succs = keep;

@@ -58,6 +58,30 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
     for (i, &x) in xs.iter().enumerate() {
         queues[x.thread].push((x, i));
     }
+    // First the likely witnesses, each one linear replay: for every assertion `r` reading
+    // from a write `w` of another thread, the trace with `w` and the rest of its thread
+    // delayed until just after `r`.
+    for (ri, ev) in trace.events().iter().enumerate() {
+        if ev.kind != paces_trace::EventKind::Assert {
+            continue;
+        }
+        for read in &ev.reads {
+            let Some(w) = read.from.map(|f| f.index()) else { continue };
+            let wt = xs[w].thread;
+            if wt == xs[ri].thread {
+                continue;
+            }
+            let delayed = |i: usize| xs[i].thread == wt && i >= w && i < ri;
+            let order: Vec<usize> = (0..=ri)
+                .filter(|&i| !delayed(i))
+                .chain((w..=ri).filter(|&i| delayed(i)))
+                .chain(ri + 1..xs.len())
+                .collect();
+            if replays_bad(&e, trace, &xs, &order) {
+                return Ok(Some(true));
+            }
+        }
+    }
     type Key = (Vec<usize>, Conf, Vec<(VarId, usize)>);
     let start = Conf { state: e.initial().to_vec(), holder: None };
     let mut seen: FxHashSet<Key> = FxHashSet::default();
@@ -93,4 +117,27 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
         }
     }
     Ok(Some(false))
+}
+
+/// Whether taking the steps `xs` in the order `order` (indices into `xs` and the trace) is a
+/// trace of the program in which every condition reads from its writers in `trace`, with a
+/// failing step.
+fn replays_bad(e: &Engine<'_>, trace: &Trace, xs: &[XStep], order: &[usize]) -> bool {
+    let mut conf = Conf { state: e.initial().to_vec(), holder: None };
+    let mut writers: FxHashMap<VarId, usize> = FxHashMap::default();
+    for &i in order {
+        let ev = trace.event(paces_trace::EventId::from_u32(i as u32));
+        if ev.kind.is_cond() && ev.reads.iter().any(|r| writers.get(&r.var).copied() != r.from.map(|f| f.index())) {
+            return false;
+        }
+        let Ok((next, failed)) = take(e, &conf, xs[i]) else { return false };
+        if failed {
+            return true;
+        }
+        for wr in &ev.writes {
+            writers.insert(wr.var, i);
+        }
+        conf = next;
+    }
+    false
 }

@@ -423,14 +423,19 @@ pub(crate) fn transitions_to_steps(e: &Engine<'_>, trans: &[(usize, u16, Vec<u16
         let o = &code.points[e.pc(&s, *t)].options[*opt as usize];
         xs.push(XStep { thread: *t, step: o.step, fresh: true });
         e.apply(&mut s, *t, o);
+        // After an exit (or outside any region) the following steps are merged private
+        // steps: fresh, so that replay leaves the region first.
+        let mut fresh = !e.in_region(&s, *t);
         for &i in internal {
             if i == EXIT {
                 e.leave_region(&mut s, *t);
-                break;
+                fresh = true;
+                continue;
             }
             let o = &code.points[e.pc(&s, *t)].options[i as usize];
-            xs.push(XStep { thread: *t, step: o.step, fresh: false });
+            xs.push(XStep { thread: *t, step: o.step, fresh });
             e.apply(&mut s, *t, o);
+            fresh |= !e.in_region(&s, *t);
         }
     }
     xs

@@ -198,14 +198,26 @@ fn stmt_text(out: &mut String, s: &St, indent: usize) {
 }
 
 impl Prog {
+    fn header(&self) -> String {
+        let qs: String = (0..self.threads.len()).map(|i| format!(", q{i} = 0")).collect();
+        format!("var x = 0, y = 0, z = 0, m = 0, s = 1{qs};\n\nproc f {{\n")
+    }
+
+    /// Thread `i`'s body; `qi` is a global only this thread uses (its steps are private).
+    fn thread_body(&self, out: &mut String, i: usize) {
+        out.push_str(&format!("  q{i} := (q{i} + 1) % 3;\n  assert(q{i} != 2);\n"));
+        block(out, &self.threads[i], 1);
+        out.push_str(&format!("  q{i} := (q{i} + 1) % 3;\n  x := q{i};\n"));
+    }
+
     /// The program as Cwhile text.
     pub fn text(&self) -> String {
-        let mut out = String::from("var x = 0, y = 0, z = 0, m = 0, s = 1;\n\nproc f {\n");
+        let mut out = self.header();
         block(&mut out, &self.proc_body, 1);
         out.push_str("}\n");
-        for (i, t) in self.threads.iter().enumerate() {
+        for i in 0..self.threads.len() {
             out.push_str(&format!("\nthread t{i} {{\n"));
-            block(&mut out, t, 1);
+            self.thread_body(&mut out, i);
             out.push_str("}\n");
         }
         out
@@ -213,11 +225,11 @@ impl Prog {
 
     /// The threads run one after another in `order`, as one thread.
     pub fn sequentialised(&self, order: &[usize]) -> String {
-        let mut out = String::from("var x = 0, y = 0, z = 0, m = 0, s = 1;\n\nproc f {\n");
+        let mut out = self.header();
         block(&mut out, &self.proc_body, 1);
         out.push_str("}\n\nthread main {\n");
         for &i in order {
-            block(&mut out, &self.threads[i], 1);
+            self.thread_body(&mut out, i);
         }
         out.push_str("}\n");
         out
