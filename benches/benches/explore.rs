@@ -1,0 +1,41 @@
+//! Measures the model checker (`paces-explore`) on held-in programs: the default check (stops at the first failure) and the exhaustive exploration, with and without partial-order reduction.
+//!
+//! The programs are read from `benches/data/heldin/` (copies of `shared/heldin`). rtl8169's
+//! exhaustive exploration takes minutes, so only its default check is measured here; see
+//! `docs/explore.md` for the full table.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use paces_explore::{check, Config};
+
+fn program(name: &str) -> paces_cwhile::Program {
+    let path = format!("{}/data/heldin/{name}.cw", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(&path).expect("held-in program");
+    paces_cwhile::parse(&src).expect("valid program")
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("explore");
+    g.sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(2));
+    for name in ["paper1", "ex4", "dv1394", "usb-serial", "rtl8169"] {
+        let p = program(name);
+        g.bench_with_input(BenchmarkId::new("check", name), &p, |b, p| {
+            b.iter(|| black_box(check(p, &Config::new()).expect("check")))
+        });
+        if name == "rtl8169" {
+            continue;
+        }
+        for (label, por) in [("exhaustive-por", true), ("exhaustive-nopor", false)] {
+            let config = Config::new().stop_at_first_failure(false).por(por);
+            g.bench_with_input(BenchmarkId::new(label, name), &p, |b, p| {
+                b.iter(|| black_box(check(p, &config).expect("check")))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
