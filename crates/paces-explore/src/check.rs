@@ -305,6 +305,9 @@ pub struct CheckResult {
     pub unwind: Option<u32>,
     /// Whether some path was cut by the loop bound (the verdict may then miss behaviours).
     pub unwind_reached: bool,
+    /// The bound that ended the search early, if any (also when a failure was found before
+    /// it, with [`Config::stop_at_first_failure`] off: the lists below may then be partial).
+    pub bound: Option<Bound>,
     /// Every reachable deadlock with one shortest witness (all of them only when
     /// [`Config::stop_at_first_failure`] is off).
     pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
@@ -326,6 +329,9 @@ impl fmt::Display for CheckResult {
             Verdict::Deadlock(id, _) => write!(f, "deadlock: {id}")?,
             Verdict::Livelock(id, _) => write!(f, "atomic livelock: {id}")?,
             Verdict::BoundReached { what, states } => write!(f, "{what} reached after {states} states")?,
+        }
+        if let (Some(b), false) = (self.bound, matches!(self.verdict, Verdict::BoundReached { .. })) {
+            write!(f, " ({b} reached)")?;
         }
         if let Some(n) = self.unwind {
             write!(f, " (loops unwound to {n}{})", if self.unwind_reached { ", bound hit" } else { "" })?;
@@ -597,6 +603,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         time: start.elapsed(),
         unwind: config.unwind,
         unwind_reached,
+        bound,
         deadlocks: dl,
         livelocks: ll,
         failures: fl,

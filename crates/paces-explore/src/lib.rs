@@ -33,7 +33,11 @@
 //! A state holds every thread's control point, the globals and every thread's locals (and,
 //! under [`Config::unwind`], loop counters); a thread never rests inside an atomic block: the
 //! step that enters one starts a transition that runs the block to its end, so no state needs
-//! an atomic owner. States are interned in one arena with a hash table of indices.
+//! an atomic owner. A step whose thread's only next steps touch nothing but the thread's
+//! private variables (its locals and globals no other thread uses) carries those steps along
+//! (they commute with everything and leave no choice), and private variables that can never
+//! be read again are reset to 0. States are stored compactly (varint-encoded) in one arena
+//! with a hash table of indices.
 //! Exploration is breadth first by levels; each level is expanded in parallel (rayon) in
 //! fixed-size batches that are merged in order, so results do not depend on the number of
 //! worker threads.
@@ -46,8 +50,8 @@
 //! for every next step `o` that is disabled (a false `await`/`assume`), add every thread whose
 //! future writes a global `o` reads. For a step entering an atomic block, `o`'s globals are
 //! those of the whole block. Only the successors of `S` are kept (the smallest such `S` over
-//! all seeds), and the state is fully expanded when a kept successor was already visited at
-//! the current or an earlier level (the cycle proviso for breadth-first search).
+//! all seeds), and the state is fully expanded when every kept successor was already stored
+//! at the current or an earlier level (the cycle proviso for breadth-first search).
 //!
 //! `S` is a persistent set: take any path `w` from the state. If some thread of `S` steps in
 //! `w`, its first such step `a` was one of its next steps here, all earlier steps of `w` are
@@ -56,10 +60,15 @@
 //! (failing or not). If no thread of `S` steps in `w`, any kept step `b` commutes with all of
 //! `w` and stays enabled along it. Hence every deadlock state stays reachable (it cannot have
 //! `b` enabled, so the second case never applies to it), and every failing step stays
-//! reachable: the second case moves to a successor at the next level, which must be new by
-//! the proviso, so it cannot repeat forever before the first case applies. The same argument
+//! reachable: the second case moves to a kept successor that is new (one exists by the
+//! proviso), hence at the next level, so it cannot repeat forever before the first case
+//! applies. The same argument
 //! covers a transition whose atomic block loops (a livelock is an outcome of the block, a
 //! function of what it reads). Locals are private and never conflict.
+//!
+//! [`Config::spin_end_states`] switches to SPIN's weaker notion of an invalid end state, for
+//! differential tests against SPIN on `paces_cwhile::to_promela`; `docs/explore.md` has the
+//! details and the measurements.
 //!
 //! # Example
 //! ```
