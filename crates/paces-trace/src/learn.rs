@@ -112,7 +112,7 @@ pub fn learn_good(trace: &Trace, arena: &mut Arena, config: &LearnConfig) -> Lea
     let covers = match config.variant {
         Variant::Full => {
             let graph = CoverGraph::build(trace, &conds, true);
-            let mut dp = Dp::new(&graph);
+            let mut dp = Dp::new(&graph, trace, &conds, true);
             if config.fallback && dp.run(arena, &pairs, false).iter().any(|&f| f == arena.fals()) {
                 None
             } else {
@@ -140,10 +140,11 @@ pub fn learn_good(trace: &Trace, arena: &mut Arena, config: &LearnConfig) -> Lea
 
 /// The number of edges without a cover (for the report of a fallback).
 fn count_uncovered(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], variant: Variant) -> usize {
-    let graph = CoverGraph::build(trace, conds, variant == Variant::Full);
+    let nonfree = variant == Variant::Full;
+    let graph = CoverGraph::build(trace, conds, nonfree);
     let mut scratch = Arena::new();
     let fals = scratch.fals();
-    Dp::new(&graph).run(&mut scratch, pairs, false).into_iter().filter(|&f| f == fals).count()
+    Dp::new(&graph, trace, conds, nonfree).run(&mut scratch, pairs, false).into_iter().filter(|&f| f == fals).count()
 }
 
 /// The fallback: every intra-thread pair of the trace, lifted and conjoined.
@@ -431,6 +432,9 @@ impl CoverGraph {
 /// The dynamic programme over a [`CoverGraph`], with scratch space reused between runs.
 struct Dp<'g> {
     graph: &'g CoverGraph,
+    trace: &'g Trace,
+    conds: &'g [bool],
+    nonfree: bool,
     atom_nodes: Vec<Option<NodeId>>,
     relevant: Vec<bool>,
     value: Vec<NodeId>,
@@ -438,9 +442,12 @@ struct Dp<'g> {
 }
 
 impl<'g> Dp<'g> {
-    fn new(graph: &'g CoverGraph) -> Self {
+    fn new(graph: &'g CoverGraph, trace: &'g Trace, conds: &'g [bool], nonfree: bool) -> Self {
         Dp {
             graph,
+            trace,
+            conds,
+            nonfree,
             atom_nodes: vec![None; graph.atoms.len()],
             relevant: Vec::new(),
             value: Vec::new(),
@@ -448,38 +455,113 @@ impl<'g> Dp<'g> {
         }
     }
 
+    /// Whether G(pi) has a cover edge `a -> b` (events, `a < b`) that needs no constraint: an
+    /// intra-thread pair that lifts to nothing, a data-flow edge into a conditional, or a
+    /// non-free order edge.
+    fn true_edge(&self, a: usize, b: usize) -> bool {
+        let events = self.trace.events();
+        let (ea, eb) = (&events[a], &events[b]);
+        (ea.thread == eb.thread && lift(ea, eb).is_none())
+            || (self.conds[b] && eb.reads.iter().any(|r| r.from.is_some_and(|w| w.index() == a)))
+            || (self.nonfree
+                && ea.writes.iter().any(|x| eb.writes.iter().any(|y| x.var == y.var && x.value != y.value)))
+    }
+
     /// The cover formula of every pair (true for an edge out of bottom, false for an edge
-    /// without a cover). With `symbolic` off every guard counts as true: the result is then
-    /// only whether each edge is covered, and the arena gains no node.
+    /// without a cover), or `true` for a pair whose cover formula is implied by another
+    /// pair's, which leaves the conjunction over all pairs the same. With `symbolic` off every
+    /// guard counts as true: the result then only says whether each edge is covered, and the
+    /// arena gains no node.
     ///
-    /// Each run of the programme starts at one node and serves every pair with that source
-    /// (forwards) or that target (backwards), whichever serves more pairs.
+    /// Implied pairs: if G(pi) has an edge `t -> t'` that needs no constraint, every cover of
+    /// `s -> t` extends to a cover of `s -> t'` with the same constraint, so the cover formula
+    /// of `s -> t` implies that of `s -> t'`; likewise an edge `s -> s'` makes the formula of
+    /// `s' -> t` imply that of `s -> t`. Each implication leads to a pair of shorter span, so
+    /// following them ends at a computed pair. An implied pair whose implying pair has no cover
+    /// is computed after all, so that a pair without a cover is always reported as such.
     fn run(&mut self, arena: &mut Arena, pairs: &[(Node, Node)], symbolic: bool) -> Vec<NodeId> {
         let mut result = vec![arena.tru(); pairs.len()];
-        let node = |n: Node| n.event().map(|e| self.graph.event_node[e.index()]);
+        // Pairs between events that need a sweep: (pair, source, target) as event indices.
+        let mut todo: Vec<(usize, usize, usize)> = Vec::new();
+        for (p, &(s, t)) in pairs.iter().enumerate() {
+            match (s.event(), t.event()) {
+                // Out of bottom: the direct edge from bottom covers it, with no constraint.
+                (None, _) => {}
+                (Some(s), Some(t)) if t > s && !self.true_edge(s.index(), t.index()) => {
+                    todo.push((p, s.index(), t.index()))
+                }
+                (Some(s), Some(t)) if t >= s => {}
+                // Into bottom, or backwards: no path.
+                _ => result[p] = arena.fals(),
+            }
+        }
+        // Find the implied pairs: per source, targets in ascending order; per target, sources
+        // in descending order. Each is checked against its neighbour, the first of its group
+        // and the last pair kept (cheap, and enough to catch the usual chains of writes).
+        let mut implied_by: Vec<Option<usize>> = vec![None; pairs.len()];
+        for by_source in [true, false] {
+            let mut groups: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+            for &(p, s, t) in &todo {
+                let (key, other) = if by_source { (s, t) } else { (t, s) };
+                groups.entry(key).or_default().push((other, p));
+            }
+            for (_, mut group) in groups {
+                group.sort_unstable();
+                if !by_source {
+                    group.reverse();
+                }
+                let mut kept: Option<(usize, usize)> = None;
+                for k in 1..group.len() {
+                    let (x, p) = group[k];
+                    let candidates = [Some(group[k - 1]), Some(group[0]), kept];
+                    let anchor = candidates.into_iter().flatten().find(|&(y, _)| {
+                        if by_source {
+                            self.true_edge(y, x)
+                        } else {
+                            self.true_edge(x, y)
+                        }
+                    });
+                    match anchor {
+                        Some((_, q)) if implied_by[p].is_none() => implied_by[p] = Some(q),
+                        Some(_) => {}
+                        None => kept = Some((x, p)),
+                    }
+                }
+            }
+        }
+        let span = |p: usize| pairs[p].1.index() - pairs[p].0.index();
+        let (kept, mut implied): (Vec<_>, Vec<_>) = todo.iter().partition(|&&(p, _, _)| implied_by[p].is_none());
+        self.sweeps(arena, &kept, symbolic, &mut result);
+        // Resolve implied pairs from the shortest span up; those implied by a pair without a
+        // cover are computed.
+        implied.sort_unstable_by_key(|&(p, _, _)| span(p));
+        let mut uncovered_anchor = Vec::new();
+        for &(p, s, t) in &implied {
+            let q = implied_by[p].expect("implied");
+            if result[q] == arena.fals() {
+                uncovered_anchor.push((p, s, t));
+                // Marked false for now, so that pairs it implies are computed too.
+                result[p] = arena.fals();
+            }
+        }
+        self.sweeps(arena, &uncovered_anchor, symbolic, &mut result);
+        result
+    }
+
+    /// Runs the programme for the given pairs: one sweep per node serves every pair with that
+    /// source (forwards) or that target (backwards), whichever serves more pairs.
+    fn sweeps(&mut self, arena: &mut Arena, todo: &[(usize, usize, usize)], symbolic: bool, result: &mut [NodeId]) {
+        let node = |e: usize| self.graph.event_node[e];
         let mut by_source: FxHashMap<u32, usize> = FxHashMap::default();
         let mut by_target: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut todo: Vec<(usize, u32, u32)> = Vec::new();
-        for (p, &(s, t)) in pairs.iter().enumerate() {
-            let (Some(s), Some(t)) = (node(s), node(t)) else {
-                // Out of bottom: the direct edge from bottom covers it, with no constraint.
-                // (No edge goes into bottom.)
-                if s != Node::Bottom {
-                    result[p] = arena.fals();
-                }
-                continue;
-            };
-            if t < s {
-                result[p] = arena.fals();
-                continue;
-            }
-            *by_source.entry(s).or_default() += 1;
-            *by_target.entry(t).or_default() += 1;
-            todo.push((p, s, t));
+        for &(_, s, t) in todo {
+            *by_source.entry(node(s)).or_default() += 1;
+            *by_target.entry(node(t)).or_default() += 1;
         }
         let mut forward: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
         let mut backward: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
-        for (p, s, t) in todo {
+        for &(p, s, t) in todo {
+            let (s, t) = (node(s), node(t));
             if by_source[&s] >= by_target[&t] {
                 forward.entry(s).or_default().push((t, p));
             } else {
@@ -487,12 +569,11 @@ impl<'g> Dp<'g> {
             }
         }
         for (s, targets) in forward {
-            self.sweep(arena, s, &targets, true, symbolic, &mut result);
+            self.sweep(arena, s, &targets, true, symbolic, result);
         }
         for (t, sources) in backward {
-            self.sweep(arena, t, &sources, false, symbolic, &mut result);
+            self.sweep(arena, t, &sources, false, symbolic, result);
         }
-        result
     }
 
     fn guard(&mut self, arena: &mut Arena, g: u32) -> NodeId {
