@@ -29,7 +29,7 @@ fn main() -> ExitCode {
 /// Parses the options of `cargo xtask table` and runs it.
 fn table_command(args: &[String]) -> Result<(), String> {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut runs = 5;
+    let mut runs = 3;
     let mut out = root.join("docs/evaluation.json");
     let mut it = args.iter();
     while let Some(arg) = it.next() {

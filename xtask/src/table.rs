@@ -104,6 +104,10 @@ const BENCHES: &[Bench] = &[
     },
 ];
 
+/// Seconds each run may take (`paces repair --time-limit`): a run that needs more is reported
+/// as `time-limit` in the table.
+const TIME_LIMIT: &str = "20";
+
 /// One run of `paces repair --format json`, with the wall time seen from outside.
 struct Run {
     json: Value,
@@ -115,7 +119,7 @@ fn run_repair(binary: &Path, file: &Path, extra: &[&str]) -> Result<Run, String>
     let output = Command::new(binary)
         .arg("repair")
         .arg(file)
-        .args(["--format", "json", "--quiet"])
+        .args(["--format", "json", "--quiet", "--time-limit", TIME_LIMIT])
         .args(extra)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
@@ -233,7 +237,10 @@ pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
             Some(_) => "no (not repaired)",
             None => "n/a (known fix not legal in Cwhile)",
         };
-        let ratio = bench.paper.mixed_seconds.map_or("-".to_owned(), |p| format!("{:.0}x", p / t_mixed));
+        let ratio = match bench.paper.mixed_seconds {
+            Some(p) if stop_ok => format!("{:.0}x", p / t_mixed),
+            _ => "-".to_owned(),
+        };
         let iterations = |j: &Value| {
             let it = text(&j["iterations"]);
             match j["stop_reason"].as_str() {
