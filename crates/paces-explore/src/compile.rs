@@ -358,6 +358,9 @@ impl VarLayout {
 
 /// Builds the compiled program.
 pub(crate) fn compile(program: &Program) -> Result<Compiled, Error> {
+    if program.threads.len() >= usize::from(u16::MAX) {
+        return Err(Error::new(ErrorKind::TooLarge, "more than 65,534 threads"));
+    }
     let layout = VarLayout::new(program)?;
     let global_init = program.vars[..layout.n_globals].iter().map(|v| v.init).collect();
     let mut threads = Vec::new();
@@ -899,6 +902,9 @@ impl<'p> ThreadBuilder<'p> {
                         queue.push_back((*target, m));
                     }
                 }
+            }
+            if options.len() >= usize::from(u16::MAX) {
+                return Err(self.err(ErrorKind::TooLarge, "a control point with more than 65,534 next steps"));
             }
             let point = &mut self.points[p];
             point.options = options;
