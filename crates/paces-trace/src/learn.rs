@@ -112,39 +112,19 @@ pub fn learn_good(trace: &Trace, arena: &mut Arena, config: &LearnConfig) -> Lea
     let covers = match config.variant {
         Variant::Full => {
             let graph = CoverGraph::build(trace, &conds, true);
-            let mut dp = Dp::new(&graph, trace, &conds, true);
-            if config.fallback && dp.run(arena, &pairs, false).iter().any(|&f| f == arena.fals()) {
-                None
-            } else {
-                Some(dp.run(arena, &pairs, true))
-            }
+            Dp::new(&graph, trace, &conds, true).run(arena, &pairs)
         }
         Variant::Simplified => simplified_covers(trace, &conds, &pairs, arena),
     };
-    let covers = match covers {
-        Some(c) if !config.fallback || c.iter().all(|&f| f != arena.fals()) => c,
-        _ => {
-            return Learned {
-                constraint: fallback(trace, arena),
-                fallback_used: true,
-                edges: pairs.len(),
-                uncovered: count_uncovered(trace, &conds, &pairs, config.variant),
-            }
-        }
-    };
-    let uncovered = covers.iter().filter(|&&f| f == arena.fals()).count();
     let fals = arena.fals();
+    let uncovered = covers.iter().filter(|&&f| f == fals).count();
+    if uncovered > 0 && config.fallback {
+        // The cover formulas built so far stay in the arena unused: deciding coverage first
+        // would cost a second pass over the graph every time.
+        return Learned { constraint: fallback(trace, arena), fallback_used: true, edges: pairs.len(), uncovered };
+    }
     let constraint = arena.and(covers.into_iter().filter(|&f| f != fals));
     Learned { constraint, fallback_used: false, edges: pairs.len(), uncovered }
-}
-
-/// The number of edges without a cover (for the report of a fallback).
-fn count_uncovered(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], variant: Variant) -> usize {
-    let nonfree = variant == Variant::Full;
-    let graph = CoverGraph::build(trace, conds, nonfree);
-    let mut scratch = Arena::new();
-    let fals = scratch.fals();
-    Dp::new(&graph, trace, conds, nonfree).run(&mut scratch, pairs, false).into_iter().filter(|&f| f == fals).count()
 }
 
 /// The fallback: every intra-thread pair of the trace, lifted and conjoined.
@@ -469,9 +449,7 @@ impl<'g> Dp<'g> {
 
     /// The cover formula of every pair (true for an edge out of bottom, false for an edge
     /// without a cover), or `true` for a pair whose cover formula is implied by another
-    /// pair's, which leaves the conjunction over all pairs the same. With `symbolic` off every
-    /// guard counts as true: the result then only says whether each edge is covered, and the
-    /// arena gains no node.
+    /// pair's, which leaves the conjunction over all pairs the same.
     ///
     /// Implied pairs: if G(pi) has an edge `t -> t'` that needs no constraint, every cover of
     /// `s -> t` extends to a cover of `s -> t'` with the same constraint, so the cover formula
@@ -479,7 +457,7 @@ impl<'g> Dp<'g> {
     /// `s' -> t` imply that of `s -> t`. Each implication leads to a pair of shorter span, so
     /// following them ends at a computed pair. An implied pair whose implying pair has no cover
     /// is computed after all, so that a pair without a cover is always reported as such.
-    fn run(&mut self, arena: &mut Arena, pairs: &[(Node, Node)], symbolic: bool) -> Vec<NodeId> {
+    fn run(&mut self, arena: &mut Arena, pairs: &[(Node, Node)]) -> Vec<NodeId> {
         let mut result = vec![arena.tru(); pairs.len()];
         // Pairs between events that need a sweep: (pair, source, target) as event indices.
         let mut todo: Vec<(usize, usize, usize)> = Vec::new();
@@ -531,7 +509,7 @@ impl<'g> Dp<'g> {
         }
         let span = |p: usize| pairs[p].1.index() - pairs[p].0.index();
         let (kept, mut implied): (Vec<_>, Vec<_>) = todo.iter().partition(|&&(p, _, _)| implied_by[p].is_none());
-        self.sweeps(arena, &kept, symbolic, &mut result);
+        self.sweeps(arena, &kept, &mut result);
         // Resolve implied pairs from the shortest span up; those implied by a pair without a
         // cover are computed.
         implied.sort_unstable_by_key(|&(p, _, _)| span(p));
@@ -544,13 +522,13 @@ impl<'g> Dp<'g> {
                 result[p] = arena.fals();
             }
         }
-        self.sweeps(arena, &uncovered_anchor, symbolic, &mut result);
+        self.sweeps(arena, &uncovered_anchor, &mut result);
         result
     }
 
     /// Runs the programme for the given pairs: one sweep per node serves every pair with that
     /// source (forwards) or that target (backwards), whichever serves more pairs.
-    fn sweeps(&mut self, arena: &mut Arena, todo: &[(usize, usize, usize)], symbolic: bool, result: &mut [NodeId]) {
+    fn sweeps(&mut self, arena: &mut Arena, todo: &[(usize, usize, usize)], result: &mut [NodeId]) {
         let node = |e: usize| self.graph.event_node[e];
         let mut by_source: FxHashMap<u32, usize> = FxHashMap::default();
         let mut by_target: FxHashMap<u32, usize> = FxHashMap::default();
@@ -569,10 +547,10 @@ impl<'g> Dp<'g> {
             }
         }
         for (s, targets) in forward {
-            self.sweep(arena, s, &targets, true, symbolic, result);
+            self.sweep(arena, s, &targets, true, result);
         }
         for (t, sources) in backward {
-            self.sweep(arena, t, &sources, false, symbolic, result);
+            self.sweep(arena, t, &sources, false, result);
         }
     }
 
@@ -586,15 +564,7 @@ impl<'g> Dp<'g> {
     /// One run from `start`: forwards (the disjunction over paths from `start` to each end)
     /// or backwards (from each end to `start`). Only nodes between `start` and the farthest
     /// end that lie on some path to an end are computed.
-    fn sweep(
-        &mut self,
-        arena: &mut Arena,
-        start: u32,
-        ends: &[(u32, usize)],
-        forward: bool,
-        symbolic: bool,
-        result: &mut [NodeId],
-    ) {
+    fn sweep(&mut self, arena: &mut Arena, start: u32, ends: &[(u32, usize)], forward: bool, result: &mut [NodeId]) {
         let graph = self.graph;
         let far = if forward {
             ends.iter().map(|e| e.0).max().unwrap_or(start)
@@ -637,7 +607,7 @@ impl<'g> Dp<'g> {
                 if x == arena.fals() {
                     continue;
                 }
-                let term = if symbolic && g != TRUE_GUARD {
+                let term = if g != TRUE_GUARD {
                     let guard = self.guard(arena, g);
                     arena.and([x, guard])
                 } else {
@@ -661,9 +631,9 @@ impl<'g> Dp<'g> {
 /// The simplified variant's covers: for each pair, the first cover a breadth-first search
 /// finds over consecutive intra-thread edges and direct reads-from edges into conditionals;
 /// each maximal run of intra-thread steps on it stands for the direct intra-thread edge from
-/// its first to its last event, lifted. `None` entries never occur; the vector holds `false`
-/// for an edge without a cover.
-fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], arena: &mut Arena) -> Option<Vec<NodeId>> {
+/// its first to its last event, lifted. The vector holds `false` for an edge without a
+/// cover.
+fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], arena: &mut Arena) -> Vec<NodeId> {
     let events = trace.events();
     let n = events.len();
     const NONE: usize = usize::MAX;
@@ -744,5 +714,5 @@ fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], aren
             result[p] = arena.and(nodes);
         }
     }
-    Some(result)
+    result
 }
