@@ -629,89 +629,112 @@ impl<'g> Dp<'g> {
 }
 
 /// The simplified variant's covers: for each pair, the first cover a breadth-first search
-/// finds over consecutive intra-thread edges and direct reads-from edges into conditionals;
-/// each maximal run of intra-thread steps on it stands for the direct intra-thread edge from
-/// its first to its last event, lifted. The vector holds `false` for an edge without a
-/// cover.
+/// finds over consecutive intra-thread edges and direct reads-from edges into conditionals
+/// (data-flow steps tried first); each maximal run of intra-thread steps on it stands for the
+/// direct intra-thread edge from its first to its last event, lifted. One search serves every
+/// pair with its source (searching forwards) or every pair with its target (backwards),
+/// whichever serves more. The vector holds `false` for an edge without a cover.
 fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], arena: &mut Arena) -> Vec<NodeId> {
     let events = trace.events();
     let n = events.len();
     const NONE: usize = usize::MAX;
     let mut next_same = vec![NONE; n];
+    let mut prev_same = vec![NONE; n];
     let mut last: FxHashMap<ThreadId, usize> = FxHashMap::default();
     let mut df: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut df_rev: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, e) in events.iter().enumerate() {
         if let Some(p) = last.insert(e.thread, i) {
             next_same[p] = i;
+            prev_same[i] = p;
         }
         if conds[i] {
             for r in &e.reads {
                 if let Some(w) = r.from {
                     df[w.index()].push(i);
+                    df_rev[i].push(w.index());
                 }
             }
         }
     }
-    for list in &mut df {
+    for list in df.iter_mut().chain(df_rev.iter_mut()) {
         list.sort_unstable();
         list.dedup();
     }
     let mut result = vec![arena.tru(); pairs.len()];
-    let mut by_source: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut todo: Vec<(usize, usize, usize)> = Vec::new();
     for (p, &(s, t)) in pairs.iter().enumerate() {
         match (s.event(), t.event()) {
             (None, _) => {}
-            (Some(s), Some(t)) if t >= s => by_source.entry(s.index()).or_default().push((t.index(), p)),
+            (Some(s), Some(t)) if t >= s => todo.push((p, s.index(), t.index())),
             _ => result[p] = arena.fals(),
         }
     }
-    let mut parent = vec![NONE; n];
-    // Whether the step into a node of the search tree was an intra-thread step.
+    let mut by_source: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut by_target: FxHashMap<usize, usize> = FxHashMap::default();
+    for &(_, s, t) in &todo {
+        *by_source.entry(s).or_default() += 1;
+        *by_target.entry(t).or_default() += 1;
+    }
+    let mut forward: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut backward: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    for &(p, s, t) in &todo {
+        if by_source[&s] >= by_target[&t] {
+            forward.entry(s).or_default().push((t, p));
+        } else {
+            backward.entry(t).or_default().push((s, p));
+        }
+    }
+    // The search tree: `link[v]` is v's neighbour towards the search's start, `intra[v]`
+    // whether that step is an intra-thread one.
+    let mut link = vec![NONE; n];
     let mut intra = vec![false; n];
-    for (s, targets) in by_source {
-        let far = targets.iter().map(|t| t.0).max().unwrap_or(s);
-        for p in &mut parent[s..=far] {
-            *p = NONE;
-        }
-        parent[s] = s;
-        let mut queue = VecDeque::from([s]);
-        while let Some(u) = queue.pop_front() {
-            // Data-flow successors first: they need no constraint.
-            for &v in &df[u] {
-                if v <= far && parent[v] == NONE {
-                    parent[v] = u;
-                    intra[v] = false;
-                    queue.push_back(v);
-                }
-            }
-            let v = next_same[u];
-            if v != NONE && v <= far && parent[v] == NONE {
-                parent[v] = u;
-                intra[v] = true;
-                queue.push_back(v);
-            }
-        }
-        for (t, p) in targets {
-            if parent[t] == NONE {
-                result[p] = arena.fals();
-                continue;
-            }
-            // Walk back from t, lifting each maximal run of intra-thread steps as one pair.
-            let mut atoms: Vec<Atom> = Vec::new();
-            let mut at = t;
-            while at != s {
-                if intra[at] {
-                    let run_end = at;
-                    while at != s && intra[at] {
-                        at = parent[at];
+    let mut lifted: Vec<Atom> = Vec::new();
+    for (forwards, groups) in [(true, forward), (false, backward)] {
+        for (start, ends) in groups {
+            let far = if forwards {
+                ends.iter().map(|e| e.0).max().unwrap_or(start)
+            } else {
+                ends.iter().map(|e| e.0).min().unwrap_or(start)
+            };
+            let (lo, hi) = (start.min(far), start.max(far));
+            link[lo..=hi].fill(NONE);
+            link[start] = start;
+            let mut queue = VecDeque::from([start]);
+            while let Some(u) = queue.pop_front() {
+                let (data, same) = if forwards { (&df[u], next_same[u]) } else { (&df_rev[u], prev_same[u]) };
+                for (v, is_intra) in data.iter().map(|&v| (v, false)).chain([(same, true)]) {
+                    if v != NONE && (lo..=hi).contains(&v) && link[v] == NONE {
+                        link[v] = u;
+                        intra[v] = is_intra;
+                        queue.push_back(v);
                     }
-                    atoms.extend(lift(&events[at], &events[run_end]));
-                } else {
-                    at = parent[at];
                 }
             }
-            let nodes: Vec<NodeId> = atoms.into_iter().map(|a| arena.atom(a)).collect();
-            result[p] = arena.and(nodes);
+            for (end, p) in ends {
+                if link[end] == NONE {
+                    result[p] = arena.fals();
+                    continue;
+                }
+                // Walk from `end` back to `start`, lifting each maximal run of intra-thread
+                // steps as one pair (earlier event first).
+                lifted.clear();
+                let mut at = end;
+                while at != start {
+                    if intra[at] {
+                        let run_from = at;
+                        while at != start && intra[at] {
+                            at = link[at];
+                        }
+                        let (x, y) = if forwards { (at, run_from) } else { (run_from, at) };
+                        lifted.extend(lift(&events[x], &events[y]));
+                    } else {
+                        at = link[at];
+                    }
+                }
+                let nodes: Vec<NodeId> = lifted.iter().map(|&a| arena.atom(a)).collect();
+                result[p] = arena.and(nodes);
+            }
         }
     }
     result
