@@ -308,7 +308,7 @@ impl Repair {
 type Sets = (BTreeSet<paces_explore::DeadlockId>, BTreeSet<paces_explore::LivelockId>);
 
 /// Configurations the free-transformation search of one good trace may visit.
-const FREE_BUDGET: usize = 20_000;
+const FREE_BUDGET: usize = 5_000;
 
 /// Configurations the completion of a bad trace may visit.
 const COMPLETION_BUDGET: usize = 200_000;
