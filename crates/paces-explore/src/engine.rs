@@ -267,6 +267,66 @@ impl<'c> Engine<'c> {
     /// Runs thread `t`'s atomic region from `start` (the thread stands inside it) to every
     /// way out, depth first.
     pub(crate) fn run_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
+        // Fast path: while the holding thread has a single next step and cannot leave the
+        // region silently (a `lock`, or a straight-line block), follow it without any
+        // bookkeeping; such a chain cannot cycle (a loop head always offers two steps).
+        let code = &self.c.threads[t];
+        let mut state = start;
+        let mut prefix: Vec<u16> = Vec::new();
+        let mut fail: Option<Vec<u16>> = None;
+        loop {
+            let p = &code.points[self.pc(&state, t)];
+            if p.options.len() != 1 || p.exit_moves.is_some() || prefix.len() >= self.max_atomic {
+                break;
+            }
+            let mut next = state.to_vec();
+            match self.apply(&mut next, t, &p.options[0]) {
+                Outcome::Done { failed } => {
+                    prefix.push(0);
+                    if failed && fail.is_none() {
+                        fail = Some(prefix.clone());
+                    }
+                    if !self.in_region(&next, t) {
+                        return MacroOut {
+                            exits: vec![(next.into_boxed_slice(), prefix)],
+                            fail,
+                            ..MacroOut::default()
+                        };
+                    }
+                    state = next.into_boxed_slice();
+                }
+                Outcome::Disabled { assume } => {
+                    return MacroOut { fail, cut: assume, ..MacroOut::default() };
+                }
+                Outcome::Unwound => return MacroOut { fail, unwound: true, ..MacroOut::default() },
+            }
+        }
+        let mut out = self.search_macro(t, state);
+        if !prefix.is_empty() {
+            let with = |p: &mut Vec<u16>| {
+                let mut v = prefix.clone();
+                v.append(p);
+                *p = v;
+            };
+            for (_, p) in &mut out.exits {
+                with(p);
+            }
+            if let Some(p) = &mut out.fail {
+                with(p);
+            }
+            if let Some((p, depth)) = &mut out.livelock {
+                with(p);
+                *depth += prefix.len();
+            }
+        }
+        if fail.is_some() {
+            out.fail = fail;
+        }
+        out
+    }
+
+    /// The general search of `run_macro`: depth first with cycle detection.
+    fn search_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
         let code = &self.c.threads[t];
         let mut out = MacroOut::default();
         let mut exit_seen: FxHashSet<Box<[i64]>> = FxHashSet::default();
