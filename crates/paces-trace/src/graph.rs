@@ -109,7 +109,10 @@ pub(crate) fn interfere_edges(
     w: Node,
     r: Node,
 ) -> Vec<(Node, Node)> {
-    let Some(r_id) = r.event() else { return Vec::new() };
+    let Some(r_id) = r.event().filter(|e| e.index() < trace.len()) else { return Vec::new() };
+    if w.event().is_some_and(|e| e.index() >= trace.len()) {
+        return Vec::new();
+    }
     let reader = trace.event(r_id);
     // The variables that matter: those `r` reads and (unless `w` is bottom) `w` writes.
     let mut vars: SmallVec<[VarId; 2]> = reader.reads.iter().map(|x| x.var).collect();
@@ -276,7 +279,7 @@ impl TraceGraph {
     /// `interfere(w -> r)` of the paper for a data-flow edge `w -> r`: `r -> w'` for every
     /// later writer `w'` of a variable that `w` writes and `r` reads, and `w' -> w` for every
     /// earlier such writer; when `w` is bottom, `r -> w'` for every later writer of any
-    /// variable `r` reads. Sorted; empty when `r` is bottom.
+    /// variable `r` reads. Sorted; empty when `r` is bottom or a node is not in the graph.
     pub fn interfere(&self, w: Node, r: Node) -> Vec<(Node, Node)> {
         interfere_edges(&self.trace, &self.writers, w, r)
     }

@@ -57,6 +57,7 @@ fn edges_interfere_and_covers() {
     assert_eq!(g.interfere(ev(0), ev(5)), [(ev(5), ev(8))]);
     assert_eq!(g.interfere(Node::Bottom, ev(4)), [(ev(4), ev(6))]);
     assert!(g.interfere(ev(0), Node::Bottom).is_empty());
+    assert!(g.interfere(ev(0), ev(99)).is_empty() && g.interfere(ev(99), ev(5)).is_empty(), "not in the graph");
     assert_eq!(g.edges_to_cover(), [(Node::Bottom, ev(4)), (ev(0), ev(5)), (ev(4), ev(6)), (ev(5), ev(8))]);
     // Covers: 1 -> 2 -> A -> B; B -> C -> 3 -> 4; D -> C has none (thread 3 never reaches
     // thread 2 before C).
