@@ -13,7 +13,7 @@ use crate::compile::{compile, Compiled};
 use crate::engine::{Engine, Expansion, Found, Stand, EXIT};
 use crate::error::Error;
 use crate::replay::{build_trace, to_schedule, transitions_to_steps, Schedule};
-use crate::store::Store;
+use crate::store::{encode, hash_bytes, Store};
 
 /// States expanded per batch; batches are merged in order, so results do not depend on the
 /// number of worker threads.
@@ -476,11 +476,25 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         let mut a = lo;
         while a < hi {
             let b = (a + CHUNK).min(hi);
-            let exps: Vec<Expansion> = {
+            let exps: Vec<(Expansion, Vec<(u64, Vec<u8>)>)> = {
                 let s = &search;
                 let hi32 = hi as u32;
                 let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
-                let expand = |i: usize| s.e.expand(&s.store.get(i as u32), config.por, &is_old);
+                // Successors are encoded and hashed here, in parallel; the merge only looks
+                // them up.
+                let expand = |i: usize| {
+                    let exp = s.e.expand(&s.store.get(i as u32), config.por, &is_old);
+                    let enc = exp
+                        .succs
+                        .iter()
+                        .map(|tr| {
+                            let mut v = Vec::with_capacity(tr.state.len() + 8);
+                            encode(&tr.state, &mut v);
+                            (hash_bytes(&v), v)
+                        })
+                        .collect();
+                    (exp, enc)
+                };
                 if config.parallel && b - a >= config.min_parallel_batch {
                     match &pool {
                         Some(p) => p.install(|| (a..b).into_par_iter().map(expand).collect()),
@@ -490,7 +504,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                     (a..b).map(expand).collect()
                 }
             };
-            for (k, exp) in exps.into_iter().enumerate() {
+            for (k, (exp, enc)) in exps.into_iter().enumerate() {
                 let i = (a + k) as u32;
                 transitions += exp.transitions;
                 reduced_states += usize::from(exp.reduced);
@@ -530,8 +544,8 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                     first_kind.get_or_insert(1);
                     deadlocks.entry(id).or_insert((i, stands));
                 }
-                for tr in exp.succs {
-                    let (_, new) = search.store.insert(&tr.state);
+                for (tr, (h, bytes)) in exp.succs.into_iter().zip(enc) {
+                    let (_, new) = search.store.insert_hashed(h, &bytes);
                     if new {
                         search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
                     }

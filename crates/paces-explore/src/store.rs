@@ -16,7 +16,7 @@ pub(crate) struct Store {
     table: HashTable<u32>,
 }
 
-fn hash_bytes(s: &[u8]) -> u64 {
+pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
     FxBuildHasher.hash_one(s)
 }
 
@@ -94,7 +94,11 @@ impl Store {
 
     /// Inserts an encoded state; its index and whether it is new.
     pub(crate) fn insert_encoded(&mut self, enc: &[u8]) -> (u32, bool) {
-        let h = hash_bytes(enc);
+        self.insert_hashed(hash_bytes(enc), enc)
+    }
+
+    /// Inserts an encoded state whose hash is `h`; its index and whether it is new.
+    pub(crate) fn insert_hashed(&mut self, h: u64, enc: &[u8]) -> (u32, bool) {
         let Store { data, offsets, table, .. } = self;
         let slice = |i: u32| &data[offsets[i as usize] as usize..offsets[i as usize + 1] as usize];
         if let Some(&i) = table.find(h, |&i| slice(i) == enc) {
