@@ -343,6 +343,9 @@ impl fmt::Display for CheckResult {
 /// A transition: thread, option, internal path of an atomic block.
 type Tr = (usize, u16, Vec<u16>);
 
+/// An expanded state with its successors encoded and hashed.
+type Expanded = (Expansion, Vec<(u64, Vec<u8>)>);
+
 #[derive(Clone, Copy)]
 struct Parent {
     parent: u32,
@@ -476,7 +479,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         let mut a = lo;
         while a < hi {
             let b = (a + CHUNK).min(hi);
-            let exps: Vec<(Expansion, Vec<(u64, Vec<u8>)>)> = {
+            let exps: Vec<Expanded> = {
                 let s = &search;
                 let hi32 = hi as u32;
                 let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
