@@ -14,7 +14,13 @@ mod cmd;
 
 /// Regression-free repair of concurrent programs.
 #[derive(Debug, Parser)]
-#[command(name = "paces", version, about, propagate_version = true)]
+#[command(
+    name = "paces",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "Examples:\n  paces repair examples/paper1.cw             repair, program on stdout, summary on stderr\n  paces repair prog.cw -o fixed.cw --verbose  write the repair to a file, show every iteration\n  paces repair prog.cw --mode bad-only --format json\n  paces check prog.cw                         verdict and a trace, one column per thread\n  paces traces prog.cw                        the traces the loop learns from\n  paces fmt --check prog.cw                   exit 1 when not in canonical form\n  paces export --promela prog.cw > prog.pml\n\nExit codes: 0 success (repaired, correct, canonical), 1 a bug remains or the answer is no,\n2 bad input or usage, 3 (check) a bound was reached first. See docs/user-guide.md."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
