@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use paces::explore::{check, render_columns, Config, Verdict};
 
-use super::{fail, parse, read_input, write_stdout, FileArg, Format, Outcome};
+use super::{fail, load, write_stdout, FileArg, Format, Outcome};
 
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
@@ -58,12 +58,8 @@ impl CheckerArgs {
 /// Runs `paces check`: exit 0 when correct, 1 when a failure, deadlock or atomic livelock is
 /// reachable, 2 on bad input, 3 when a bound was reached first.
 pub fn run(args: &Args) -> Outcome {
-    let input = match read_input(&args.file) {
-        Ok(i) => i,
-        Err(o) => return o,
-    };
-    let program = match parse(&input) {
-        Ok(p) => p,
+    let (input, program) = match load(&args.file) {
+        Ok(loaded) => loaded,
         Err(o) => return o,
     };
     let config = match args.bounds.config() {

@@ -1,6 +1,6 @@
 //! `paces export --promela FILE`: translation to other languages.
 
-use super::{parse, read_input, write_stdout, FileArg, Outcome};
+use super::{load, write_stdout, FileArg, Outcome};
 
 /// Arguments of `paces export`.
 #[derive(Debug, clap::Args)]
@@ -15,12 +15,8 @@ pub struct Args {
 
 /// Runs `paces export`.
 pub fn run(args: &Args) -> Outcome {
-    let input = match read_input(&args.file) {
-        Ok(i) => i,
-        Err(o) => return o,
-    };
-    let program = match parse(&input) {
-        Ok(p) => p,
+    let (_, program) = match load(&args.file) {
+        Ok(loaded) => loaded,
         Err(o) => return o,
     };
     // `promela` is the only format so far; clap requires one of the group.

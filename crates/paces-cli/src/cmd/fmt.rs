@@ -1,6 +1,6 @@
 //! `paces fmt FILE`: canonical printing.
 
-use super::{parse, read_input, write_stdout, FileArg, Outcome};
+use super::{load, write_stdout, FileArg, Outcome};
 
 /// Arguments of `paces fmt`.
 #[derive(Debug, clap::Args)]
@@ -14,12 +14,8 @@ pub struct Args {
 
 /// Runs `paces fmt`.
 pub fn run(args: &Args) -> Outcome {
-    let input = match read_input(&args.file) {
-        Ok(i) => i,
-        Err(o) => return o,
-    };
-    let program = match parse(&input) {
-        Ok(p) => p,
+    let (input, program) = match load(&args.file) {
+        Ok(loaded) => loaded,
         Err(o) => return o,
     };
     let canonical = paces_cwhile::print(&program);

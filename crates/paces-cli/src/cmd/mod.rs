@@ -62,6 +62,13 @@ pub fn read_input(path: &Path) -> Result<Input, Outcome> {
     }
 }
 
+/// Reads and parses a file (`-`: standard input); failures are reported on stderr.
+pub fn load(path: &Path) -> Result<(Input, Program), Outcome> {
+    let input = read_input(path)?;
+    let program = parse(&input)?;
+    Ok((input, program))
+}
+
 /// Parses an input; on errors, renders them with source snippets on stderr.
 pub fn parse(input: &Input) -> Result<Program, Outcome> {
     paces_cwhile::parse_bytes(&input.bytes).map_err(|diags| {

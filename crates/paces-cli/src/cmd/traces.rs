@@ -3,7 +3,7 @@
 use paces::explore::{check, good_traces, render_columns, GoodConfig, Verdict};
 
 use super::check::CheckerArgs;
-use super::{fail, parse, read_input, write_stdout, FileArg, Format, Outcome};
+use super::{fail, load, write_stdout, FileArg, Format, Outcome};
 
 /// Arguments of `paces traces`.
 #[derive(Debug, clap::Args)]
@@ -23,12 +23,8 @@ pub struct Args {
 
 /// Runs `paces traces`.
 pub fn run(args: &Args) -> Outcome {
-    let input = match read_input(&args.file) {
-        Ok(i) => i,
-        Err(o) => return o,
-    };
-    let program = match parse(&input) {
-        Ok(p) => p,
+    let (input, program) = match load(&args.file) {
+        Ok(loaded) => loaded,
         Err(o) => return o,
     };
     let config = match args.bounds.config() {
