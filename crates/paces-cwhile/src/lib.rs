@@ -14,7 +14,7 @@
 //!   ([`Program::commutes`]), weights and section roles; the program's
 //!   [`Space`](paces_constraint::Space) ([`Program::space`]) and the program a candidate of
 //!   that space describes ([`Program::apply`]).
-//! * [`print`]: canonical text with every label explicit; [`to_promela`]: a model for SPIN;
+//! * [`print()`]: canonical text with every label explicit; [`to_promela`]: a model for SPIN;
 //!   [`Program::dump`]: a deterministic description of the IR for snapshot tests.
 //!
 //! # Example
