@@ -1,7 +1,5 @@
 //! The error type of `paces-constraint`.
 
-use std::fmt;
-
 /// What went wrong; see [`Error::kind`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -38,28 +36,8 @@ pub enum ErrorKind {
     TooMany,
 }
 
-/// The error of every fallible operation of this crate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    kind: ErrorKind,
-    message: String,
-}
-
-impl Error {
-    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into() }
-    }
-
-    /// The kind of error.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
+crate::define_error!(
+    /// The error of every fallible operation of this crate.
+    Error,
+    ErrorKind
+);

@@ -62,3 +62,38 @@ define_id!(
     NodeId,
     "n"
 );
+
+/// Defines a crate's error type the way every PACES crate has it: an opaque struct holding a
+/// kind (a `#[non_exhaustive]` enum the crate defines) and a message, with `kind()`, a human
+/// `Display` and `std::error::Error`, plus a crate-private `new(kind, message)`.
+#[macro_export]
+macro_rules! define_error {
+    ($(#[$meta:meta])* $name:ident, $kind:ty) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name {
+            kind: $kind,
+            message: ::std::string::String,
+        }
+
+        impl $name {
+            #[allow(dead_code)] // Reason: a crate may build its errors another way too.
+            pub(crate) fn new(kind: $kind, message: impl ::core::convert::Into<::std::string::String>) -> Self {
+                $name { kind, message: message.into() }
+            }
+
+            /// The kind of error.
+            pub fn kind(&self) -> &$kind {
+                &self.kind
+            }
+        }
+
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(&self.message)
+            }
+        }
+
+        impl ::std::error::Error for $name {}
+    };
+}

@@ -1,7 +1,5 @@
 //! The error type of the `paces` crate.
 
-use std::fmt;
-
 /// What went wrong; see [`Error::kind`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -20,31 +18,11 @@ pub enum ErrorKind {
     Internal,
 }
 
-/// The error of the repair loop and the learner.
-#[derive(Clone, Debug)]
-pub struct Error {
-    kind: ErrorKind,
-    message: String,
-}
-
-impl Error {
-    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into() }
-    }
-
-    /// The kind of error.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
+paces_constraint::define_error!(
+    /// The error of the repair loop and the learner.
+    Error,
+    ErrorKind
+);
 
 macro_rules! from_error {
     ($t:ty, $kind:ident) => {
