@@ -2,7 +2,7 @@
 //! the next candidate program, so that a custom CEGIS loop needs no Cwhile.
 
 use paces_constraint::{Arena, Candidate, Cost, NodeId, Space, Stats, Transformation};
-use paces_generalize::{eliminate, EliminateConfig};
+use paces_generalize::{eliminate, EliminateConfig, Elimination};
 use paces_solver::{BackendKind, Outcome, Solver, SolverConfig};
 use paces_trace::{learn_good, LearnConfig, Trace, Variant};
 
@@ -11,20 +11,14 @@ use crate::Error;
 /// How a [`Learner`] learns; consuming setters, each documenting its default.
 #[derive(Clone, Debug)]
 pub struct LearnerConfig {
-    pub(crate) fallback: bool,
-    pub(crate) variant: Variant,
+    pub(crate) learn: LearnConfig,
     pub(crate) max_constraint_edges: usize,
     pub(crate) backend: BackendKind,
 }
 
 impl Default for LearnerConfig {
     fn default() -> Self {
-        LearnerConfig {
-            fallback: true,
-            variant: Variant::Full,
-            max_constraint_edges: 2,
-            backend: BackendKind::default(),
-        }
+        LearnerConfig { learn: LearnConfig::new(), max_constraint_edges: 2, backend: BackendKind::default() }
     }
 }
 
@@ -37,14 +31,14 @@ impl LearnerConfig {
     /// Whether LearnGoodUnder falls back to freezing every intra-thread order when an edge has
     /// no cover (the paper's Algorithm 1, line 3). Default: true.
     pub fn fallback(mut self, on: bool) -> Self {
-        self.fallback = on;
+        self.learn = self.learn.fallback(on);
         self
     }
 
     /// Which LearnGoodUnder: the paper's full algorithm or the original tool's simplified one.
     /// Default: [`Variant::Full`].
     pub fn variant(mut self, variant: Variant) -> Self {
-        self.variant = variant;
+        self.learn = self.learn.variant(variant);
         self
     }
 
@@ -169,10 +163,10 @@ impl Learner {
         trace: &Trace,
         freely_bad: impl FnOnce() -> Option<bool>,
     ) -> Result<Lesson, Error> {
-        let config = LearnConfig::new().fallback(self.config.fallback).variant(self.config.variant);
-        let mut learned = learn_good(trace, &mut self.arena, &config);
+        let config = &self.config.learn;
+        let mut learned = learn_good(trace, &mut self.arena, config);
         if learned.fallback_used && freely_bad() == Some(true) {
-            learned = learn_good(trace, &mut self.arena, &config.fallback(false));
+            learned = learn_good(trace, &mut self.arena, &config.clone().fallback(false));
         }
         self.good += 1;
         self.add(learned.constraint, format!("good trace #{}", self.good))?;
@@ -187,13 +181,24 @@ impl Learner {
     /// # Errors
     /// When the trace is not bad and has no blocked steps, or does not fit the space.
     pub fn learn_bad(&mut self, trace: &Trace) -> Result<Lesson, Error> {
+        self.learn_bad_detailed(trace).map(|(lesson, _)| lesson)
+    }
+
+    /// [`Learner::learn_bad`], also returning the elimination itself (its partial order and
+    /// every fix, for display).
+    ///
+    /// # Errors
+    /// As for [`Learner::learn_bad`].
+    pub fn learn_bad_detailed(&mut self, trace: &Trace) -> Result<(Lesson, Elimination), Error> {
         let config = EliminateConfig::new().max_constraint_edges(self.config.max_constraint_edges);
         let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
         self.bad += 1;
         if elimination.constraint != self.arena.fals() {
             self.add(elimination.constraint, format!("bad trace #{}", self.bad))?;
         }
-        Ok(Lesson { constraint: elimination.constraint, fallback_used: false, fixes: elimination.fixes.len() })
+        let lesson =
+            Lesson { constraint: elimination.constraint, fallback_used: false, fixes: elimination.fixes.len() };
+        Ok((lesson, elimination))
     }
 
     /// Adds a constraint of the caller's own (a node of [`Learner::arena_mut`]).

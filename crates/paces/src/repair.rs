@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use paces_constraint::{Atom, Candidate, Space, Stats, Transformation};
 use paces_cwhile::ir::{Program, StmtId, StmtKind};
 use paces_explore::{check, good_traces, sequential_final_states, CheckResult, Counterexample, GoodConfig, Verdict};
+use paces_generalize::Elimination;
 use paces_solver::BackendKind;
 use paces_trace::{Trace, Variant};
 
@@ -455,9 +456,10 @@ impl<'a> Run<'a> {
                         paces_explore::complete_counterexample(&from_program, &cex, COMPLETION_BUDGET)
                     })?;
                     let trace = translate_trace(&cex.trace, &from_program, program)?;
-                    let lesson = Self::timed(&mut self.time.learn, || learner.learn_bad(&trace))?;
+                    let (lesson, elimination) =
+                        Self::timed(&mut self.time.learn, || learner.learn_bad_detailed(&trace))?;
                     if self.cfg.dot {
-                        self.push_bad_dots(program, &trace, &space, iterations);
+                        self.push_bad_dots(program, &trace, &elimination, &space, iterations);
                     }
                     record.kind = kind;
                     record.problem = problem;
@@ -577,17 +579,12 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn push_bad_dots(&mut self, program: &Program, trace: &Trace, space: &Space, round: usize) {
-        let mut arena = paces_constraint::Arena::new();
-        let config =
-            paces_generalize::EliminateConfig::new().max_constraint_edges(self.cfg.learner.max_constraint_edges);
-        if let Ok(e) = paces_generalize::eliminate(trace, space, &mut arena, &config) {
-            let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
-            self.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &label)));
-            for i in 0..e.fixes.len() {
-                if let Some(d) = e.fix_dot(i, trace, space, &label) {
-                    self.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
-                }
+    fn push_bad_dots(&mut self, program: &Program, trace: &Trace, e: &Elimination, space: &Space, round: usize) {
+        let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
+        self.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &label)));
+        for i in 0..e.fixes.len() {
+            if let Some(d) = e.fix_dot(i, trace, space, &label) {
+                self.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
             }
         }
     }

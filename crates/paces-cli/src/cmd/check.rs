@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
+use paces::cwhile::Program;
 use paces::explore::{check, render_columns, Config, Verdict};
 
-use super::{fail, load, write_stdout, FileArg, Format, Outcome};
+use super::{fail, load, write_stdout, FileArg, Format, Input, Outcome};
 
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
@@ -41,6 +42,13 @@ pub struct CheckerArgs {
 }
 
 impl CheckerArgs {
+    /// Reads and parses `file` and builds the checker configuration; failures are reported on
+    /// stderr.
+    pub fn load(&self, file: &std::path::Path) -> Result<(Input, Program, Config), Outcome> {
+        let (input, program) = load(file)?;
+        Ok((input, program, self.config()?))
+    }
+
     /// The checker configuration these flags describe.
     pub fn config(&self) -> Result<Config, Outcome> {
         let mut c =
@@ -58,12 +66,8 @@ impl CheckerArgs {
 /// Runs `paces check`: exit 0 when correct, 1 when a failure, deadlock or atomic livelock is
 /// reachable, 2 on bad input, 3 when a bound was reached first.
 pub fn run(args: &Args) -> Outcome {
-    let (input, program) = match load(&args.file) {
+    let (input, program, config) = match args.bounds.load(&args.file) {
         Ok(loaded) => loaded,
-        Err(o) => return o,
-    };
-    let config = match args.bounds.config() {
-        Ok(c) => c,
         Err(o) => return o,
     };
     let result = match check(&program, &config) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use paces::{Mode, Repair, Report};
 
 use super::check::CheckerArgs;
-use super::{fail, load, write_stdout, FileArg, Format, Outcome};
+use super::{fail, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -77,12 +77,8 @@ pub struct Args {
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage.
 pub fn run(args: &Args) -> Outcome {
-    let (input, program) = match load(&args.file) {
+    let (input, program, checker) = match args.bounds.load(&args.file) {
         Ok(loaded) => loaded,
-        Err(o) => return o,
-    };
-    let checker = match args.bounds.config() {
-        Ok(c) => c,
         Err(o) => return o,
     };
     let time_limit = match args.time_limit {

@@ -3,7 +3,7 @@
 use paces::explore::{check, good_traces, render_columns, GoodConfig, Verdict};
 
 use super::check::CheckerArgs;
-use super::{fail, load, write_stdout, FileArg, Format, Outcome};
+use super::{fail, write_stdout, FileArg, Format, Outcome};
 
 /// Arguments of `paces traces`.
 #[derive(Debug, clap::Args)]
@@ -23,12 +23,8 @@ pub struct Args {
 
 /// Runs `paces traces`.
 pub fn run(args: &Args) -> Outcome {
-    let (input, program) = match load(&args.file) {
+    let (input, program, config) = match args.bounds.load(&args.file) {
         Ok(loaded) => loaded,
-        Err(o) => return o,
-    };
-    let config = match args.bounds.config() {
-        Ok(c) => c,
         Err(o) => return o,
     };
     let good = match good_traces(&program, &GoodConfig::new().per_assertion(args.per_assertion)) {
