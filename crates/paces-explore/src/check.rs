@@ -409,7 +409,7 @@ impl Search<'_> {
             trans.push(l);
         }
         let xs = transitions_to_steps(&self.e, &trans);
-        let trace = build_trace(&self.e, &xs, blocked)?;
+        let trace = build_trace(&self.e, &xs, blocked, false)?;
         let failing_step = trace.first_failure().map(|e| e.index());
         let _ = before;
         Ok(Counterexample { schedule: to_schedule(self.e.c, &xs), trace, failing_step, cycle_start: None })

@@ -14,8 +14,11 @@ use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
 /// Extends a counterexample's schedule to a complete trace (every thread at its end), taking
 /// the threads in index order where there is a choice: a bounded depth-first search from the
 /// end of the schedule that explores at most `max_steps` configurations. Returns the
-/// counterexample unchanged when it is already complete, when it ends in a deadlock (its
-/// blocked steps are kept), or when no completion is found within the bound.
+/// counterexample unchanged when it is already complete or when it ends in a deadlock (its
+/// blocked steps are kept). When no completion is found within the bound (the threads left
+/// block each other, say), the schedule stays as it was and the trace gains each thread's
+/// [pending steps](paces_trace::Trace::pending): what it would run next, alone, as far as its
+/// path is determined.
 ///
 /// # Errors
 /// When the program cannot be compiled or the schedule is not a trace of it.
@@ -107,7 +110,7 @@ pub fn complete_counterexample(
         if complete(&after) {
             let mut all = xs.clone();
             all.extend_from_slice(&path);
-            let trace = build_trace(&e, &all, None)?;
+            let trace = build_trace(&e, &all, None, false)?;
             return Ok(Counterexample {
                 schedule: to_schedule(&c, &all),
                 trace,
@@ -118,5 +121,6 @@ pub fn complete_counterexample(
         let m = moves(&after);
         stack.push((after, m, 0));
     }
-    Ok(cex.clone())
+    // No completion: the threads' next steps stand in as pending steps.
+    Ok(Counterexample { trace: build_trace(&e, &xs, None, true)?, ..cex.clone() })
 }

@@ -211,6 +211,16 @@ impl<'c> Engine<'c> {
 
     /// Takes option `opt` of thread `t` in `s` (in place; `s` is garbage unless `Done`).
     pub(crate) fn apply(&self, s: &mut [i64], t: usize, opt: &Opt) -> Outcome {
+        self.apply_step(s, t, opt, false)
+    }
+
+    /// Takes option `opt` of thread `t` in `s` with its condition taken as true (an `assume`
+    /// or `await` that does not hold is passed): how a pending step is run.
+    pub(crate) fn apply_forced(&self, s: &mut [i64], t: usize, opt: &Opt) -> Outcome {
+        self.apply_step(s, t, opt, true)
+    }
+
+    fn apply_step(&self, s: &mut [i64], t: usize, opt: &Opt, force: bool) -> Outcome {
         let code = &self.c.threads[t];
         let st = &code.steps[opt.step as usize];
         let mut div0 = false;
@@ -219,12 +229,12 @@ impl<'c> Engine<'c> {
         let mut write: Option<(VarRef, i64)> = None;
         match &st.kind {
             StepKind::Assume(c) => {
-                if c.eval(g, l, &mut div0) == 0 {
+                if !force && c.eval(g, l, &mut div0) == 0 {
                     return Outcome::Disabled { assume: true };
                 }
             }
             StepKind::Await(c) => {
-                if c.eval(g, l, &mut div0) == 0 {
+                if !force && c.eval(g, l, &mut div0) == 0 {
                     return Outcome::Disabled { assume: false };
                 }
             }

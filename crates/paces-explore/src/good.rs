@@ -331,7 +331,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         if out.len() >= config.max_traces {
             return false;
         }
-        let trace = match build_trace(&e, xs, None) {
+        let trace = match build_trace(&e, xs, None, false) {
             Ok(t) => t,
             Err(err) => {
                 error = Some(err);

@@ -159,7 +159,7 @@ pub fn replay(program: &Program, schedule: &Schedule) -> Result<Trace, Error> {
     let c = compile(program)?;
     let e = Engine::new(&c, None, usize::MAX);
     let xs = resolve(&e, schedule)?;
-    build_trace(&e, &xs, None)
+    build_trace(&e, &xs, None, false)
 }
 
 /// Resolves labels to exact steps, following every reading of an ambiguous label.
@@ -315,9 +315,18 @@ impl Scopes {
     }
 }
 
+/// How many pending steps a thread gets at most (see [`Trace::pending`]).
+const MAX_PENDING: usize = 256;
+
 /// Replays exact steps and builds the validated trace; when `blocked` is given (a deadlock),
-/// the blocked awaits of every blocked thread are added at the end.
-pub(crate) fn build_trace(e: &Engine<'_>, xs: &[XStep], blocked: Option<&[Stand]>) -> Result<Trace, Error> {
+/// the blocked awaits of every blocked thread are added at the end; with `pending`, every
+/// thread's pending steps.
+pub(crate) fn build_trace(
+    e: &Engine<'_>,
+    xs: &[XStep],
+    blocked: Option<&[Stand]>,
+    pending: bool,
+) -> Result<Trace, Error> {
     let c = e.c;
     let mut conf = Conf { state: e.initial().to_vec(), holder: None };
     let mut scopes = Scopes::new(c);
@@ -391,7 +400,72 @@ pub(crate) fn build_trace(e: &Engine<'_>, xs: &[XStep], blocked: Option<&[Stand]
             }
         }
     }
+    if pending {
+        for t in 0..c.threads.len() {
+            push_pending(e, &conf, t, &mut scopes, &mut b)?;
+        }
+    }
     Ok(b.finish())
+}
+
+/// Adds the steps thread `t` would take next from `conf` as pending steps: it runs alone,
+/// conditions taken as true, as long as its next step is determined (one option, or one
+/// whose condition holds: a deterministic `if`), up to [`MAX_PENDING`] steps. A choice
+/// (`if (*)`, `while (*)`) or the thread's end stops it.
+fn push_pending(e: &Engine<'_>, conf: &Conf, t: usize, scopes: &mut Scopes, b: &mut TraceBuilder) -> Result<(), Error> {
+    let c = e.c;
+    let code = &c.threads[t];
+    let mut s = conf.state.clone();
+    if let Some(h) = conf.holder.filter(|&h| h != t) {
+        e.leave_region(&mut s, h);
+    }
+    for _ in 0..MAX_PENDING {
+        let pc = e.pc(&s, t);
+        let point = &code.points[pc];
+        if point.options.is_empty() {
+            match &point.exit_moves {
+                Some(m) if e.leave_region(&mut s, t) => {
+                    scopes.apply(c, t, m);
+                    continue;
+                }
+                _ => break,
+            }
+        }
+        let (opt, after) = if let [only] = point.options.as_slice() {
+            let mut next = s.clone();
+            match e.apply_forced(&mut next, t, only) {
+                Outcome::Done { .. } => (only, next),
+                _ => break,
+            }
+        } else {
+            let mut enabled = point.options.iter().filter_map(|o| {
+                let mut next = s.clone();
+                matches!(e.apply(&mut next, t, o), Outcome::Done { .. }).then_some((o, next))
+            });
+            match (enabled.next(), enabled.next()) {
+                (Some(one), None) => one,
+                _ => break,
+            }
+        };
+        scopes.apply(c, t, &opt.moves);
+        let st = &code.steps[opt.step as usize];
+        let scope = scopes.scope(c, t, st.site)?;
+        let mut sb = b.step(ThreadId::from_u32(t as u32), st.loc, scope).kind(st.event);
+        for &r in &st.reads {
+            sb = sb.read(c.layout.var_id(t, r));
+        }
+        if let StepKind::Assign(v, _) = st.kind {
+            let value = match v {
+                VarRef::Global(g) => after[e.lay.threads + g as usize],
+                VarRef::Local(l) => after[e.lay.local_off[t] + l as usize],
+            };
+            sb = sb.write(c.layout.var_id(t, v), value);
+        }
+        sb.push_pending();
+        scopes.apply(c, t, &st.after_moves);
+        s = after;
+    }
+    Ok(())
 }
 
 /// The readable schedule of exact steps.

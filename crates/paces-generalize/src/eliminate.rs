@@ -219,6 +219,8 @@ struct Graph<'a> {
     tpos: Vec<u32>,
     thread_nodes: Vec<Vec<u32>>,
     blocked: Vec<bool>,
+    /// Pending steps (not run: they only stand after the reads they must follow).
+    pending: Vec<bool>,
     cross_out: Vec<SmallVec<[u32; 2]>>,
     cross_in: Vec<SmallVec<[u32; 2]>>,
     forced_out: Vec<SmallVec<[u32; 2]>>,
@@ -279,6 +281,7 @@ impl<'a> Graph<'a> {
             thread_nodes[t].push(i as u32);
         }
         let blocked: Vec<bool> = ids.iter().map(|id| po.is_blocked_step(*id)).collect();
+        let pending: Vec<bool> = ids.iter().map(|id| po.is_pending_step(*id)).collect();
         let mut cross_out = vec![SmallVec::new(); n];
         let mut cross_in = vec![SmallVec::new(); n];
         for &(a, b) in po.cross_edges() {
@@ -305,6 +308,7 @@ impl<'a> Graph<'a> {
             tpos,
             thread_nodes,
             blocked,
+            pending,
             cross_out,
             cross_in,
             forced_out: vec![SmallVec::new(); n],
@@ -452,15 +456,15 @@ impl<'a> Graph<'a> {
     /// over the per-thread progress at switch points, with a budget of executed events.
     fn preemption_free(&self, trace: &Trace, budget: u64) -> bool {
         let threads = self.thread_nodes.len();
-        let exec_len: Vec<usize> =
-            self.thread_nodes.iter().map(|ns| ns.iter().filter(|&&v| !self.blocked[v as usize]).count()).collect();
+        let run = |v: u32| !self.blocked[v as usize] && !self.pending[v as usize];
+        let exec_len: Vec<usize> = self.thread_nodes.iter().map(|ns| ns.iter().filter(|&&v| run(v)).count()).collect();
         let total: usize = exec_len.iter().sum();
         // Whether a thread that ran all its kept events may be left: its next step in the
         // trace is an await, or it has none (finished or blocked).
         let after: Vec<bool> = (0..threads)
             .map(|t| {
                 let ns = &self.thread_nodes[t];
-                let Some(&last) = ns.iter().rev().find(|&&v| !self.blocked[v as usize]) else { return true };
+                let Some(&last) = ns.iter().rev().find(|&&v| run(v)) else { return true };
                 let last_id = self.ids[last as usize].index();
                 let thread = self.ev[last as usize].thread;
                 match trace.events()[last_id + 1..].iter().find(|e| e.thread == thread) {
@@ -479,7 +483,7 @@ impl<'a> Graph<'a> {
         let enabled = |v: u32, state: &[u32]| -> bool {
             self.cross_in[v as usize].iter().all(|&w| {
                 let w = w as usize;
-                !self.blocked[w] && self.tpos[w] < state[self.thread[w] as usize]
+                run(w as u32) && self.tpos[w] < state[self.thread[w] as usize]
             })
         };
         let mut spent = 0u64;

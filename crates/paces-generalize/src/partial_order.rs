@@ -36,7 +36,10 @@ pub enum Failure {
 ///    read to happen before those writes; this is how a write that comes after the failure
 ///    (`C` in the paper's Example 4, trace `A;B;1;2;C`) enters the picture. A trace that stops
 ///    at its failure cannot show such writes, so a checker should run the trace on past the
-///    failure (the paper lets execution continue after an assertion fails).
+///    failure (the paper lets execution continue after an assertion fails); where a thread
+///    cannot go on (it waits for a lock another thread keeps), its first *pending* write
+///    ([`Trace::pending`]) stands in, after the read and after the thread's pending steps
+///    before it.
 /// 3. *Synchronisation*: every condition (`assume`, `await`) that reads from a kept write of
 ///    another thread, with its own dependencies; steps 2 and 3 repeat until nothing is added.
 ///    A condition waits for the write that enables it, so this ordering holds in every trace
@@ -62,13 +65,16 @@ pub enum Failure {
 /// read, hence the control flow and the failing check, are the same (the paper's
 /// data-independence assumption covers steps whose values differ but whose locations do not).
 /// For a deadlock, every blocked step reads the same writers at the end, so it is still
-/// blocked.
+/// blocked. Pending steps are not run: the claim is about the executed events, and a pending
+/// step only adds the ordering "not before the read" that the failure needs of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialOrder {
     trace_len: usize,
+    blocked_len: usize,
     nodes: Vec<EventId>,
     threads: Vec<ThreadId>,
-    /// Node index of an id (executed events first, then blocked steps), or NONE.
+    /// Node index of an id (executed events first, then blocked steps, then pending steps),
+    /// or NONE.
     index: Vec<u32>,
     cross: Vec<(EventId, EventId)>,
     program: Vec<(EventId, EventId)>,
@@ -81,6 +87,29 @@ struct VarIndex {
     reads: Vec<u32>,
     /// Writes of the variable per thread, threads sorted.
     by_thread: Vec<(ThreadId, Vec<u32>)>,
+    /// The first pending write of the variable per thread, threads sorted.
+    pending: Vec<(ThreadId, u32)>,
+}
+
+impl VarIndex {
+    /// The first write of the variable by thread `t` after event `i`: executed, or else
+    /// pending.
+    fn next_write(&self, t: ThreadId, i: u32) -> Option<u32> {
+        let executed = self.by_thread.binary_search_by_key(&t, |(u, _)| *u).ok().and_then(|k| {
+            let ws = &self.by_thread[k].1;
+            ws.get(ws.partition_point(|&p| p <= i)).copied()
+        });
+        executed.or_else(|| self.pending.binary_search_by_key(&t, |(u, _)| *u).ok().map(|k| self.pending[k].1))
+    }
+
+    /// The threads that write the variable, executed or pending, sorted.
+    fn writers(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        let mut ts: SmallVec<[ThreadId; 4]> =
+            self.by_thread.iter().map(|(t, _)| *t).chain(self.pending.iter().map(|(t, _)| *t)).collect();
+        ts.sort_unstable();
+        ts.dedup();
+        ts.into_iter()
+    }
 }
 
 /// The trace with blocked steps appended, and the indexes generalisation needs.
@@ -93,7 +122,8 @@ struct Indexed<'t> {
 impl<'t> Indexed<'t> {
     fn new(trace: &'t Trace) -> Indexed<'t> {
         let len = trace.len();
-        let total = len + trace.blocked().len();
+        let executed_and_blocked = len + trace.blocked().len();
+        let total = executed_and_blocked + trace.pending().len();
         let mut prev = vec![NONE; total];
         let mut last: FxHashMap<ThreadId, u32> = FxHashMap::default();
         let mut vars: FxHashMap<VarId, VarIndex> = FxHashMap::default();
@@ -111,8 +141,20 @@ impl<'t> Indexed<'t> {
                 }
             }
         }
+        let mut tail = last.clone();
         for (k, b) in trace.blocked().iter().enumerate() {
             prev[len + k] = last.get(&b.thread).copied().unwrap_or(NONE);
+            tail.insert(b.thread, (len + k) as u32);
+        }
+        for (k, p) in trace.pending().iter().enumerate() {
+            let i = (executed_and_blocked + k) as u32;
+            prev[i as usize] = tail.insert(p.thread, i).unwrap_or(NONE);
+            for w in &p.writes {
+                let v = vars.entry(w.var).or_default();
+                if let Err(at) = v.pending.binary_search_by_key(&p.thread, |(t, _)| *t) {
+                    v.pending.insert(at, (p.thread, i));
+                }
+            }
         }
         // An event that reads a variable twice (or reads and writes it) is listed once.
         for v in vars.values_mut() {
@@ -142,17 +184,20 @@ impl<'t> Indexed<'t> {
                 out.push(from.as_u32());
             }
         }
-        if (i as usize) < self.trace.len() {
+        let executed = (i as usize) < self.trace.len();
+        let pending = (i as usize) >= self.trace.len() + self.trace.blocked().len();
+        if executed || pending {
+            // A pending write comes after every executed event.
             for w in &e.writes {
                 let Some(v) = self.vars.get(&w.var) else { continue };
-                let k = v.writes.partition_point(|&p| p < i);
+                let k = if executed { v.writes.partition_point(|&p| p < i) } else { v.writes.len() };
                 let last_write = if k > 0 { Some(v.writes[k - 1]) } else { None };
                 if let Some(lw) = last_write {
                     out.push(lw);
                 }
                 let from = last_write.map_or(0, |lw| lw + 1);
                 let lo = v.reads.partition_point(|&p| p < from);
-                let hi = v.reads.partition_point(|&p| p < i);
+                let hi = if executed { v.reads.partition_point(|&p| p < i) } else { v.reads.len() };
                 out.extend_from_slice(&v.reads[lo..hi]);
             }
         }
@@ -184,10 +229,13 @@ impl<'t> Indexed<'t> {
 /// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
 pub(crate) fn node_event(trace: &Trace, i: usize) -> &Event {
     let len = trace.len();
+    let blocked = trace.blocked().len();
     if i < len {
         &trace.events()[i]
-    } else {
+    } else if i < len + blocked {
         &trace.blocked()[i - len]
+    } else {
+        &trace.pending()[i - len - blocked]
     }
 }
 
@@ -198,14 +246,14 @@ impl PartialOrder {
     /// [`ErrorKind::NotBad`] when no event failed and no thread is blocked at the end.
     pub fn from_bad_trace(trace: &Trace) -> Result<PartialOrder, Error> {
         let len = trace.len();
-        let total = len + trace.blocked().len();
+        let total = len + trace.blocked().len() + trace.pending().len();
         if u32::try_from(total).is_err() || total == u32::MAX as usize {
             return Err(Error::new(ErrorKind::UnknownEvent, "too many events and blocked steps"));
         }
         let (seeds, failure): (Vec<u32>, Failure) = if let Some(f) = trace.first_failure() {
             (vec![f.as_u32()], Failure::Event(f))
         } else if !trace.blocked().is_empty() {
-            let ids: Vec<u32> = (len..total).map(|i| i as u32).collect();
+            let ids: Vec<u32> = (len..len + trace.blocked().len()).map(|i| i as u32).collect();
             let failure = Failure::Deadlock(ids.iter().map(|&i| EventId::from_u32(i)).collect());
             (ids, failure)
         } else {
@@ -230,14 +278,11 @@ impl PartialOrder {
                 done_reads[i] = true;
                 for r in &e.reads {
                     let Some(v) = ix.vars.get(&r.var) else { continue };
-                    for (t, ws) in &v.by_thread {
-                        if *t == e.thread {
+                    for t in v.writers() {
+                        if t == e.thread {
                             continue;
                         }
-                        let k = ws.partition_point(|&p| p <= i as u32);
-                        if let Some(&w) = ws.get(k) {
-                            later.push(w);
-                        }
+                        later.extend(v.next_write(t, i as u32));
                     }
                 }
             }
@@ -284,7 +329,16 @@ impl PartialOrder {
         }
         cross.sort_unstable();
         cross.dedup();
-        Ok(PartialOrder { trace_len: len, nodes, threads, index, cross, program, failure })
+        Ok(PartialOrder {
+            trace_len: len,
+            blocked_len: trace.blocked().len(),
+            nodes,
+            threads,
+            index,
+            cross,
+            program,
+            failure,
+        })
     }
 
     /// What makes the trace bad.
@@ -293,7 +347,7 @@ impl PartialOrder {
     }
 
     /// The kept events in trace order, then the kept blocked steps (ids from the trace length
-    /// on, see [`Failure::Deadlock`]).
+    /// on, see [`Failure::Deadlock`]), then the kept pending steps.
     pub fn events(&self) -> &[EventId] {
         &self.nodes
     }
@@ -315,7 +369,13 @@ impl PartialOrder {
 
     /// Whether the id names a blocked step rather than an event of the trace.
     pub fn is_blocked_step(&self, id: EventId) -> bool {
-        id.index() >= self.trace_len
+        (self.trace_len..self.trace_len + self.blocked_len).contains(&id.index())
+    }
+
+    /// Whether the id names a pending step ([`Trace::pending`]; ids from the trace length
+    /// plus the number of blocked steps on).
+    pub fn is_pending_step(&self, id: EventId) -> bool {
+        id.index() >= self.trace_len + self.blocked_len
     }
 
     /// The thread of a kept event.
@@ -343,7 +403,8 @@ impl PartialOrder {
     pub fn event<'t>(&self, trace: &'t Trace, id: EventId) -> Result<&'t Event, Error> {
         if self.node_index(id).is_none()
             || trace.len() != self.trace_len
-            || id.index() >= trace.len() + trace.blocked().len()
+            || trace.blocked().len() != self.blocked_len
+            || id.index() >= trace.len() + trace.blocked().len() + trace.pending().len()
         {
             return Err(Error::new(ErrorKind::UnknownEvent, format!("{id} is not an event of this partial order")));
         }
@@ -444,10 +505,13 @@ impl PartialOrder {
                 if self.is_blocked_step(id) {
                     attrs.push_str(", style=dashed");
                 }
+                if self.is_pending_step(id) {
+                    attrs.push_str(", style=dotted");
+                }
                 if highlight.contains(&id) {
                     attrs.push_str(", color=red");
                 }
-                if id.index() < trace.len() + trace.blocked().len() {
+                if id.index() < trace.len() + trace.blocked().len() + trace.pending().len() {
                     let kind = node_event(trace, id.index()).kind;
                     let _ = write!(attrs, ", tooltip=\"{kind:?}\"");
                 }

@@ -128,6 +128,24 @@ fn a_trace_that_stops_at_its_failure_shows_no_later_write() {
 }
 
 #[test]
+fn a_pending_write_stands_in_for_one_the_trace_never_reached() {
+    // Example 4 where thread 1 never gets to C: the trace stops at the failure, C is pending.
+    let s = example4();
+    let trace = s.trace_pending(&["A", "B", "1", "2"], &["C"]);
+    let po = PartialOrder::from_bad_trace(&trace).unwrap();
+    let c = paces_trace::EventId::from_u32(4);
+    assert!(po.is_pending_step(c) && !po.is_blocked_step(c));
+    // The failing read of y must come before C's write.
+    assert!(po.cross_edges().contains(&(paces_trace::EventId::from_u32(3), c)));
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new()).unwrap();
+    assert_eq!(texts(&elim, &arena, &s)[0], "C <= A /\\ 1 <= 2");
+    // Without the pending step nothing shows who writes y: no fix.
+    let (elim, arena, _) = run(&s, &["A", "B", "1", "2"], &[]);
+    assert_eq!(elim.constraint, arena.fals());
+}
+
+#[test]
 fn deadlock_is_eliminated_through_its_blocked_awaits() {
     let s = Setup::new(program(&[&["A: f := 1", "1: await(g == 0)"], &["B: g := 1", "2: await(f == 0)"]]));
     let (elim, arena, trace) = run(&s, &["A", "B"], &["1", "2"]);

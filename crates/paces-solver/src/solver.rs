@@ -111,7 +111,7 @@ pub struct SolverStats {
     pub vars: u32,
     /// Clauses given to the backend.
     pub clauses: u64,
-    /// Constraints added.
+    /// Constraints added and not retracted.
     pub constraints: usize,
     /// Arena nodes encoded (each at most once).
     pub encoded_nodes: usize,
@@ -123,6 +123,8 @@ struct Entry {
     name: String,
     text: String,
     act: Lit,
+    /// False once retracted.
+    active: bool,
 }
 
 /// Which cost component a bound talks about.
@@ -206,7 +208,7 @@ impl Solver {
         SolverStats {
             vars: self.enc.vars.n_used(),
             clauses: self.enc.clauses,
-            constraints: self.constraints.len(),
+            constraints: self.constraints.iter().filter(|c| c.active).count(),
             encoded_nodes: self.enc.encoded_nodes,
             sat_calls: self.sat_calls,
         }
@@ -227,8 +229,30 @@ impl Solver {
         let act = self.enc.new_lit();
         self.enc.clause(&[Val::Lit(!act), root])?;
         let text = arena.display(constraint, &self.space, 120).to_string();
-        self.constraints.push(Entry { name: name.to_owned(), text, act });
+        self.constraints.push(Entry { name: name.to_owned(), text, act, active: true });
         Ok(id)
+    }
+
+    /// Takes back a constraint added before: later answers ignore it (its activation literal
+    /// is fixed to false, so the clauses stay but no longer bind). Retracting twice is fine.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnknownNode`] when no constraint has this id; a backend failure.
+    pub fn retract(&mut self, id: ConstraintId) -> Result<(), Error> {
+        let entry = self
+            .constraints
+            .get_mut(id.index())
+            .ok_or_else(|| Error::new(ErrorKind::UnknownNode, format!("no constraint {id} was added")))?;
+        if entry.active {
+            entry.active = false;
+            let act = entry.act;
+            self.enc.lits_clause(&[!act])?;
+        }
+        Ok(())
+    }
+
+    fn active_lits(&self) -> Vec<Lit> {
+        self.constraints.iter().filter(|c| c.active).map(|c| c.act).collect()
     }
 
     /// The cheapest candidate satisfying every added constraint, or the constraints that
@@ -237,7 +261,7 @@ impl Solver {
     /// # Errors
     /// A backend failure, or [`ErrorKind::Internal`] if a model does not decode.
     pub fn solve(&mut self) -> Result<Outcome, Error> {
-        let base: Vec<Lit> = self.constraints.iter().map(|c| c.act).collect();
+        let base = self.active_lits();
         match self.optimize(base.clone())? {
             Some(solution) => Ok(Outcome::Solution(solution)),
             None => Ok(Outcome::Unsat(self.explain(&base)?)),
@@ -259,7 +283,7 @@ impl Solver {
             return Ok(out);
         }
         let guard = self.enc.new_lit();
-        let mut base: Vec<Lit> = self.constraints.iter().map(|c| c.act).collect();
+        let mut base = self.active_lits();
         base.push(guard);
         let result = (|| {
             while out.len() < k {
@@ -463,7 +487,7 @@ impl Solver {
     /// The constraints of the last unsatisfiable call under `base`, minimised if configured.
     fn explain(&mut self, base: &[Lit]) -> Result<Unsat, Error> {
         let by_var: FxHashMap<Var, usize> =
-            self.constraints.iter().enumerate().map(|(i, c)| (c.act.var(), i)).collect();
+            self.constraints.iter().enumerate().filter(|(_, c)| c.active).map(|(i, c)| (c.act.var(), i)).collect();
         let failed = |s: &mut Self| -> Result<Vec<usize>, Error> {
             let mut core: Vec<usize> =
                 s.enc.backend.failed()?.into_iter().filter_map(|v| by_var.get(&v).copied()).collect();
@@ -474,7 +498,7 @@ impl Solver {
         let mut core = failed(self)?;
         if core.is_empty() && !base.is_empty() {
             // A backend that reports no core: fall back to every constraint.
-            core = (0..self.constraints.len()).collect();
+            core = (0..self.constraints.len()).filter(|&i| self.constraints[i].active).collect();
         }
         if self.config.get_minimize_core() {
             let mut i = 0;

@@ -75,3 +75,29 @@ fn constant_constraints() {
     let paces_solver::Outcome::Unsat(why) = solver.solve().unwrap() else { panic!("false is unsatisfiable") };
     assert_eq!(why.explanation, "no candidate program satisfies this constraint:\n  c1 `never`: false");
 }
+
+#[test]
+fn retracted_constraint_no_longer_binds() {
+    let space = space(2);
+    let items = space.items(space.blocks().next().unwrap()).to_vec();
+    let mut arena = Arena::new();
+    let apart = arena.atomic(items[0], items[1]);
+    let apart = arena.not(apart);
+    let keep = arena.order(items[0], items[1]);
+    let keep = arena.and([keep, apart]);
+    let swap = arena.order(items[1], items[0]);
+    let swap = arena.and([swap, apart]);
+    let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
+    let first = solver.add(&arena, keep, "keep").unwrap();
+    let second = solver.add(&arena, swap, "swap").unwrap();
+    let paces_solver::Outcome::Unsat(why) = solver.solve().unwrap() else { panic!("the two orders conflict") };
+    assert_eq!(why.conflict.iter().map(|c| c.id).collect::<Vec<_>>(), [first, second]);
+    solver.retract(first).unwrap();
+    solver.retract(first).unwrap();
+    assert_eq!(solver.stats().constraints, 1);
+    let solution = solver.solve().unwrap();
+    let candidate = &solution.solution().expect("satisfiable without `keep`").candidate;
+    assert_eq!(candidate.order(space.blocks().next().unwrap()), [items[1], items[0]]);
+    let err = solver.retract(paces_solver::ConstraintId::from_u32(9)).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::UnknownNode);
+}

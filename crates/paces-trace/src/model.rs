@@ -206,11 +206,13 @@ impl fmt::Display for TraceError {
 impl std::error::Error for TraceError {}
 
 /// A validated trace: a sequence of events from the initial state, and, for a trace that ends
-/// in a deadlock, the steps each blocked thread is waiting to take.
+/// in a deadlock, the steps each blocked thread is waiting to take; optionally the *pending*
+/// steps each thread would take next (see [`Trace::pending`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     events: Vec<Event>,
     blocked: Vec<Event>,
+    pending: Vec<Event>,
 }
 
 impl Trace {
@@ -259,6 +261,17 @@ impl Trace {
         &self.blocked
     }
 
+    /// Steps the trace does not execute but its threads would take next, each thread's in its
+    /// program order after its last event (and after its blocked step, if any): a checker
+    /// that stops at a failure, or whose threads cannot go on past it, lists them so that a
+    /// generalisation sees the writes that the failure must precede (paper Example 4's `C`,
+    /// when `C` is never reached). Their reads name no writer; a written value is the one the
+    /// step would write when run from the end of the trace, conditions taken as true. Empty
+    /// unless the checker adds them.
+    pub fn pending(&self) -> &[Event] {
+        &self.pending
+    }
+
     /// The threads that take a step in the trace, sorted.
     pub fn threads(&self) -> Vec<ThreadId> {
         let mut t: Vec<ThreadId> = self.events.iter().map(|e| e.thread).collect();
@@ -299,6 +312,7 @@ struct ThreadState {
 pub struct TraceBuilder {
     events: Vec<Event>,
     blocked: Vec<Event>,
+    pending: Vec<Event>,
     latest: FxHashMap<VarId, EventId>,
     threads: FxHashMap<ThreadId, ThreadState>,
 }
@@ -368,6 +382,15 @@ impl StepBuilder<'_> {
         self.builder.validate_reads(&self.event, self.builder.events.len())?;
         self.builder.blocked.push(self.event);
         Ok(())
+    }
+
+    /// Records the step as *pending* (see [`Trace::pending`]): a step its thread would take
+    /// after the end of the trace. Its reads name no writer, whatever was asked.
+    pub fn push_pending(mut self) {
+        for read in &mut self.event.reads {
+            read.from = None;
+        }
+        self.builder.pending.push(self.event);
     }
 }
 
@@ -516,6 +539,6 @@ impl TraceBuilder {
 
     /// Finishes the trace.
     pub fn finish(self) -> Trace {
-        Trace { events: self.events, blocked: self.blocked }
+        Trace { events: self.events, blocked: self.blocked, pending: self.pending }
     }
 }

@@ -3,7 +3,7 @@
 
 use paces_constraint::{Arena, Candidate, Cost, NodeId, Space, Stats, Transformation};
 use paces_generalize::{eliminate, EliminateConfig, Elimination};
-use paces_solver::{BackendKind, Outcome, Solver, SolverConfig};
+use paces_solver::{BackendKind, ConstraintId, Outcome, Solver, SolverConfig};
 use paces_trace::{learn_good, LearnConfig, Trace, Variant};
 
 use crate::Error;
@@ -14,11 +14,17 @@ pub struct LearnerConfig {
     pub(crate) learn: LearnConfig,
     pub(crate) max_constraint_edges: usize,
     pub(crate) backend: BackendKind,
+    pub(crate) relax_fallback: bool,
 }
 
 impl Default for LearnerConfig {
     fn default() -> Self {
-        LearnerConfig { learn: LearnConfig::new(), max_constraint_edges: 2, backend: BackendKind::default() }
+        LearnerConfig {
+            learn: LearnConfig::new(),
+            max_constraint_edges: 2,
+            backend: BackendKind::default(),
+            relax_fallback: true,
+        }
     }
 }
 
@@ -53,6 +59,29 @@ impl LearnerConfig {
         self.backend = backend;
         self
     }
+
+    /// Whether a good trace's fallback (every order frozen) that takes part in a conflict is
+    /// relaxed to the trace's covered edges instead of ending the search with "unsatisfiable".
+    /// The fallback is the paper's guarantee that no fix regresses that trace; it also rules
+    /// out fixes that regress nothing (an edge without a cover need not be endangered by a
+    /// move), so a conflict with the error-eliminating constraints is no proof that no repair
+    /// exists. Relaxed, the trace keeps the orders its covered edges need (what the original
+    /// tool learned from every trace), and a regression is left to the checker, which finds it
+    /// as a bad trace of the candidate. Default: true.
+    pub fn relax_fallback(mut self, on: bool) -> Self {
+        self.relax_fallback = on;
+        self
+    }
+}
+
+/// A good trace learned with the fallback, kept until a conflict asks to relax it.
+struct Relaxable {
+    id: ConstraintId,
+    /// Its place in `Learner::learned`.
+    index: usize,
+    trace: Trace,
+    /// Its number among the good traces.
+    number: usize,
 }
 
 /// What the learner took from one trace.
@@ -101,6 +130,8 @@ pub struct Learner {
     learned: Vec<NodeId>,
     good: usize,
     bad: usize,
+    relaxable: Vec<Relaxable>,
+    relaxed: usize,
 }
 
 impl Learner {
@@ -110,7 +141,17 @@ impl Learner {
     /// When the solver cannot encode the space.
     pub fn new(space: Space, config: LearnerConfig) -> Result<Learner, Error> {
         let solver = Solver::new(&space, SolverConfig::new().backend(config.backend))?;
-        Ok(Learner { space, arena: Arena::new(), solver, config, learned: Vec::new(), good: 0, bad: 0 })
+        Ok(Learner {
+            space,
+            arena: Arena::new(),
+            solver,
+            config,
+            learned: Vec::new(),
+            good: 0,
+            bad: 0,
+            relaxable: Vec::new(),
+            relaxed: 0,
+        })
     }
 
     /// The space.
@@ -138,6 +179,12 @@ impl Learner {
     /// Good and bad traces learned from so far.
     pub fn counts(&self) -> (usize, usize) {
         (self.good, self.bad)
+    }
+
+    /// How many good traces' fallbacks were relaxed to their covered edges (see
+    /// [`LearnerConfig::relax_fallback`]).
+    pub fn relaxed(&self) -> usize {
+        self.relaxed
     }
 
     /// Learns from a good trace (LearnGoodUnder).
@@ -169,7 +216,11 @@ impl Learner {
             learned = learn_good(trace, &mut self.arena, &config.clone().fallback(false));
         }
         self.good += 1;
-        self.add(learned.constraint, format!("good trace #{}", self.good))?;
+        let id = self.add(learned.constraint, format!("good trace #{}", self.good))?;
+        if learned.fallback_used && self.config.relax_fallback {
+            let index = self.learned.len() - 1;
+            self.relaxable.push(Relaxable { id, index, trace: trace.clone(), number: self.good });
+        }
         Ok(Lesson { constraint: learned.constraint, fallback_used: learned.fallback_used, fixes: 0 })
     }
 
@@ -206,7 +257,7 @@ impl Learner {
     /// # Errors
     /// When the solver cannot take the constraint (a resource limit).
     pub fn require(&mut self, constraint: NodeId, name: &str) -> Result<(), Error> {
-        self.add(constraint, name.to_owned())
+        self.add(constraint, name.to_owned()).map(|_| ())
     }
 
     /// The arena, to build constraints for [`Learner::require`].
@@ -214,22 +265,49 @@ impl Learner {
         &mut self.arena
     }
 
-    fn add(&mut self, constraint: NodeId, name: String) -> Result<(), Error> {
+    fn add(&mut self, constraint: NodeId, name: String) -> Result<ConstraintId, Error> {
         self.learned.push(constraint);
-        self.solver.add(&self.arena, constraint, &name)?;
-        Ok(())
+        Ok(self.solver.add(&self.arena, constraint, &name)?)
+    }
+
+    /// Relaxes the fallbacks among `conflict` to their covered edges; false when none is.
+    fn relax(&mut self, conflict: &[ConstraintId]) -> Result<bool, Error> {
+        let (hit, keep): (Vec<Relaxable>, Vec<Relaxable>) =
+            std::mem::take(&mut self.relaxable).into_iter().partition(|r| conflict.contains(&r.id));
+        self.relaxable = keep;
+        for r in &hit {
+            self.solver.retract(r.id)?;
+            let covered = learn_good(&r.trace, &mut self.arena, &self.config.learn.clone().fallback(false));
+            self.learned[r.index] = self.arena.tru();
+            self.add(covered.constraint, format!("good trace #{} (covered edges)", r.number))?;
+            self.relaxed += 1;
+        }
+        Ok(!hit.is_empty())
     }
 
     /// The cheapest candidate satisfying every constraint learned so far.
     ///
     /// # Errors
     /// When the solver fails.
+    /// A conflict that involves good traces' fallbacks relaxes them first (see
+    /// [`LearnerConfig::relax_fallback`]) and asks again.
     pub fn propose(&mut self) -> Result<Proposal, Error> {
-        Ok(match self.solver.solve()? {
-            Outcome::Solution(s) => {
-                Proposal::Candidate { candidate: s.candidate, cost: s.cost, transformations: s.transformations }
+        loop {
+            match self.solver.solve()? {
+                Outcome::Solution(s) => {
+                    return Ok(Proposal::Candidate {
+                        candidate: s.candidate,
+                        cost: s.cost,
+                        transformations: s.transformations,
+                    })
+                }
+                Outcome::Unsat(u) => {
+                    let ids: Vec<ConstraintId> = u.conflict.iter().map(|c| c.id).collect();
+                    if !self.relax(&ids)? {
+                        return Ok(Proposal::Unsatisfiable { explanation: u.explanation });
+                    }
+                }
             }
-            Outcome::Unsat(u) => Proposal::Unsatisfiable { explanation: u.explanation },
-        })
+        }
     }
 }

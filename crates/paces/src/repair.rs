@@ -161,6 +161,9 @@ pub struct Report {
     pub iterations: usize,
     /// Good traces learned from.
     pub good_traces: usize,
+    /// Good traces whose fallback was relaxed to their covered edges because it conflicted
+    /// with the other constraints ([`Repair::relax_fallback`]).
+    pub relaxed_good_traces: usize,
     /// Bad (or deadlock) traces learned from.
     pub bad_traces: usize,
     /// Size of the conjunction of every learned constraint.
@@ -242,6 +245,14 @@ impl Repair {
     /// LearnGoodUnder's fallback on or off. Default: on.
     pub fn fallback(mut self, on: bool) -> Self {
         self.learner = self.learner.fallback(on);
+        self
+    }
+
+    /// Whether a good trace's fallback that conflicts with the other constraints is relaxed
+    /// to the trace's covered edges rather than ending the run with "no repair"
+    /// ([`LearnerConfig::relax_fallback`](crate::LearnerConfig::relax_fallback)). Default: on.
+    pub fn relax_fallback(mut self, on: bool) -> Self {
+        self.learner = self.learner.relax_fallback(on);
         self
     }
 
@@ -400,7 +411,15 @@ impl<'a> Run<'a> {
         let original_states = original.states;
         if let Verdict::BoundReached { what, .. } = &original.verdict {
             let what = what.to_string();
-            return Ok(self.finish(StopReason::BoundReached { what }, space, original_text, None, 0, (0, 0), None));
+            return Ok(self.finish(
+                StopReason::BoundReached { what },
+                space,
+                original_text,
+                None,
+                0,
+                ((0, 0), 0),
+                None,
+            ));
         }
         // Known after a full exploration of the original: the check above went fully through
         // unless it stopped at a bad trace; then they are computed when first needed.
@@ -412,7 +431,7 @@ impl<'a> Run<'a> {
         let original_seq = Self::timed(&mut self.time.explore, || sequential_final_states(program, &seq_config))?;
         let Some(first_bad) = first_failure(&original) else {
             let mut report =
-                self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), None, 0, (0, 0), None);
+                self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), None, 0, ((0, 0), 0), None);
             report.repaired_text = Some(original_text);
             report.repaired = Some(program.clone());
             if let Some((deadlocks, _)) = &original_sets {
@@ -548,7 +567,7 @@ impl<'a> Run<'a> {
                         same_sequential_states: true,
                     };
                     let stats = learner.stats();
-                    let counts = learner.counts();
+                    let counts = (learner.counts(), learner.relaxed());
                     let mut report = self.finish(
                         StopReason::Repaired,
                         space.clone(),
@@ -597,7 +616,7 @@ impl<'a> Run<'a> {
         iterations: usize,
     ) -> Report {
         let stats = learner.stats();
-        let counts = learner.counts();
+        let counts = (learner.counts(), learner.relaxed());
         self.finish(stop, learner.space().clone(), original_text, Some(stats), iterations, counts, None)
     }
 
@@ -609,7 +628,7 @@ impl<'a> Run<'a> {
         original_text: String,
         constraint: Option<Stats>,
         iterations: usize,
-        (good_traces, bad_traces): (usize, usize),
+        ((good_traces, bad_traces), relaxed_good_traces): ((usize, usize), usize),
         acceptance: Option<Acceptance>,
     ) -> Report {
         self.time.total = self.start.elapsed();
@@ -625,6 +644,7 @@ impl<'a> Run<'a> {
             diff: String::new(),
             iterations,
             good_traces,
+            relaxed_good_traces,
             bad_traces,
             constraint: constraint.unwrap_or_default(),
             states_explored: self.states,

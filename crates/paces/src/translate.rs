@@ -32,6 +32,17 @@ pub fn translate_trace(trace: &Trace, from: &Program, to: &Program) -> Result<Tr
         }
         step.push_blocked().map_err(|e| Error::new(ErrorKind::Internal, e.to_string()))?;
     }
+    for pending in trace.pending() {
+        let e = translate_event(pending, from, to)?;
+        let mut step = builder.step(e.thread, e.loc, e.scope).kind(e.kind);
+        for r in &e.reads {
+            step = step.read_from(r.var, None);
+        }
+        for w in &e.writes {
+            step = step.write(w.var, w.value);
+        }
+        step.push_pending();
+    }
     Ok(builder.finish())
 }
 

@@ -66,6 +66,10 @@ pub struct Args {
     /// Turn LearnGoodUnder's fallback off (as the original tool did).
     #[arg(long)]
     pub no_fallback: bool,
+    /// Keep a good trace's fallback even when it conflicts with the other constraints (by
+    /// default it is relaxed to the trace's covered edges, and the checker judges the result).
+    #[arg(long)]
+    pub no_relax: bool,
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, default_value_t = 10)]
     pub per_assertion: usize,
@@ -100,6 +104,7 @@ pub fn run(args: &Args) -> Outcome {
             LearnArg::Simplified => paces::trace::Variant::Simplified,
         })
         .fallback(!args.no_fallback)
+        .relax_fallback(!args.no_relax)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
         .dot(args.dot.is_some());
     let progress = !args.quiet && args.format == Format::Text && std::io::stderr().is_terminal();
@@ -176,8 +181,16 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         }
     }
     s.push_str(&format!(
-        "  iterations: {}, good traces: {}, bad traces: {}, constraint: {} nodes ({} atoms)\n",
-        report.iterations, report.good_traces, report.bad_traces, report.constraint.nodes, report.constraint.atoms
+        "  iterations: {}, good traces: {}{}, bad traces: {}, constraint: {} nodes ({} atoms)\n",
+        report.iterations,
+        report.good_traces,
+        match report.relaxed_good_traces {
+            0 => String::new(),
+            n => format!(" ({n} relaxed to their covered edges)"),
+        },
+        report.bad_traces,
+        report.constraint.nodes,
+        report.constraint.atoms
     ));
     if let Some(a) = &report.acceptance {
         s.push_str(&format!(
@@ -256,6 +269,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         },
         "iterations": report.iterations,
         "good_traces": report.good_traces,
+        "relaxed_good_traces": report.relaxed_good_traces,
         "bad_traces": report.bad_traces,
         "transformations": report.transformation_text,
         "candidate": candidate,

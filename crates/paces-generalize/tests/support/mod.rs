@@ -123,10 +123,25 @@ impl Setup {
         let mut vals = vec![0i64; self.program.vars];
         let mut b = TraceBuilder::new();
         for &(t, i) in steps {
-            self.push(&mut b, &mut vals, t, i, false);
+            self.push(&mut b, &mut vals, t, i, Push::Run);
         }
         for &(t, i) in blocked {
-            self.push(&mut b, &mut vals, t, i, true);
+            self.push(&mut b, &mut vals, t, i, Push::Blocked);
+        }
+        b.finish()
+    }
+
+    /// The trace of `steps` (by name) with `pending` as pending steps after it.
+    pub fn trace_pending(&self, steps: &[&str], pending: &[&str]) -> Trace {
+        let mut vals = vec![0i64; self.program.vars];
+        let mut b = TraceBuilder::new();
+        for n in steps {
+            let (t, i) = self.find(n);
+            self.push(&mut b, &mut vals, t, i, Push::Run);
+        }
+        for n in pending {
+            let (t, i) = self.find(n);
+            self.push(&mut b, &mut vals, t, i, Push::Pending);
         }
         b.finish()
     }
@@ -138,7 +153,7 @@ impl Setup {
         self.trace(&s, &bl)
     }
 
-    fn push(&self, b: &mut TraceBuilder, vals: &mut [i64], t: usize, i: usize, blocked: bool) {
+    fn push(&self, b: &mut TraceBuilder, vals: &mut [i64], t: usize, i: usize, how: Push) {
         let loc = self.locs[t][i];
         let scope = vec![ScopeEntry { instance: BlockInstance { block: self.blocks[t], instance: 0 }, item: loc }];
         let stmt = &self.program.threads[t][i].1;
@@ -159,10 +174,12 @@ impl Setup {
             Stmt::Assert(x, v) => step = step.kind(EventKind::Assert).failed(vals[x as usize] != v),
             Stmt::Await(..) => step = step.kind(EventKind::Await),
         }
-        if blocked {
-            step.push_blocked().unwrap();
-        } else {
-            step.push().unwrap();
+        match how {
+            Push::Run => {
+                step.push().unwrap();
+            }
+            Push::Blocked => step.push_blocked().unwrap(),
+            Push::Pending => step.push_pending(),
         }
     }
 
@@ -414,4 +431,12 @@ pub fn program(threads: &[&[&str]]) -> Program {
         out.push(thread);
     }
     Program { threads: out, vars: names.len() }
+}
+
+/// How a step enters a trace.
+#[derive(Clone, Copy)]
+enum Push {
+    Run,
+    Blocked,
+    Pending,
 }
