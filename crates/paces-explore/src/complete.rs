@@ -16,9 +16,9 @@ use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
 /// end of the schedule that explores at most `max_steps` configurations. Returns the
 /// counterexample unchanged when it is already complete or when it ends in a deadlock (its
 /// blocked steps are kept). When no completion is found within the bound (the threads left
-/// block each other, say), the schedule stays as it was and the trace gains each thread's
-/// [pending steps](paces_trace::Trace::pending): what it would run next, alone, as far as its
-/// path is determined.
+/// block each other, say), the schedule is extended by the longest run the search found and
+/// the trace gains each thread's [pending steps](paces_trace::Trace::pending): what it would
+/// run next, alone, as far as its path is determined.
 ///
 /// # Errors
 /// When the program cannot be compiled or the schedule is not a trace of it.
@@ -92,6 +92,8 @@ pub fn complete_counterexample(
     // Depth-first: frames of (configuration, its moves, next move index).
     let mut stack: Vec<(Conf, Vec<XStep>, usize)> = vec![(conf.clone(), moves(&conf), 0)];
     let mut path: Vec<XStep> = Vec::new();
+    // The longest path found, for when no completion exists.
+    let mut deepest: Vec<XStep> = Vec::new();
     let mut budget = max_steps;
     while let Some((here, ms, next)) = stack.last_mut() {
         if *next >= ms.len() || budget == 0 {
@@ -107,6 +109,9 @@ pub fn complete_counterexample(
             continue;
         }
         path.push(x);
+        if path.len() > deepest.len() {
+            deepest.clone_from(&path);
+        }
         if complete(&after) {
             let mut all = xs.clone();
             all.extend_from_slice(&path);
@@ -121,6 +126,13 @@ pub fn complete_counterexample(
         let m = moves(&after);
         stack.push((after, m, 0));
     }
-    // No completion: the threads' next steps stand in as pending steps.
-    Ok(Counterexample { trace: build_trace(&e, &xs, None, true)?, ..cex.clone() })
+    // No completion: the longest run found, then the threads' next steps as pending steps.
+    let mut all = xs;
+    all.extend_from_slice(&deepest);
+    Ok(Counterexample {
+        schedule: to_schedule(&c, &all),
+        trace: build_trace(&e, &all, None, true)?,
+        failing_step: cex.failing_step,
+        cycle_start: None,
+    })
 }

@@ -26,6 +26,7 @@ pub struct GoodConfig {
     assertions: bool,
     sequential: bool,
     max_orders: usize,
+    stuck: bool,
 }
 
 impl Default for GoodConfig {
@@ -40,6 +41,7 @@ impl Default for GoodConfig {
             assertions: true,
             sequential: true,
             max_orders: 24,
+            stuck: true,
         }
     }
 }
@@ -106,6 +108,16 @@ impl GoodConfig {
         self.max_orders = n;
         self
     }
+
+    /// Whether a good path that cannot go on although some thread has not finished (no thread
+    /// has a good step left: the threads left wait for good, the loop bound cuts them, or
+    /// their next step fails) counts as a trace, as a complete one does. Programs whose threads serve requests forever, or wait for events
+    /// that never come, have no complete traces at all; their good traces are these. The
+    /// original tool's bounded model checker produced such bounded traces too. Default: `true`.
+    pub fn stuck(mut self, on: bool) -> Self {
+        self.stuck = on;
+        self
+    }
 }
 
 /// Which interleavings a search follows.
@@ -126,6 +138,8 @@ struct Enumerator<'e, 'c> {
     policy: Policy,
     steps_left: usize,
     max_len: usize,
+    /// Report paths that cannot go on, not only complete ones.
+    stuck: bool,
 }
 
 /// One transition of the enumeration: the thread, its exact steps, the state after.
@@ -215,6 +229,16 @@ impl Enumerator<'_, '_> {
         (0..self.e.lay.threads).all(|t| self.e.c.threads[t].points[self.e.pc(s, t)].can_finish)
     }
 
+    /// Whether a path that the policy cannot extend ends a trace: it is complete, or (with
+    /// `stuck`) it is not empty and no thread has a good step left.
+    fn ends(&self, s: &[i64], path_len: usize, next_empty: bool) -> bool {
+        self.complete(s)
+            || (self.stuck
+                && next_empty
+                && path_len > 0
+                && (0..self.e.lay.threads).all(|t| self.thread_moves(s, t).is_empty()))
+    }
+
     /// Runs the enumeration; `found` gets every complete path and says whether to go on.
     fn run(&mut self, found: &mut dyn FnMut(&[XStep]) -> bool) {
         let init = self.e.initial().to_vec();
@@ -222,7 +246,7 @@ impl Enumerator<'_, '_> {
         let mut path: Vec<XStep> = Vec::new();
         let first = self.moves(&init, None);
         let mut stack: Vec<Frame> = vec![(first, 0, 0)];
-        if self.complete(&init) && !found(&path) {
+        if self.ends(&init, 0, stack[0].0.is_empty()) && !found(&path) {
             return;
         }
         while let Some(top) = stack.last_mut() {
@@ -241,10 +265,10 @@ impl Enumerator<'_, '_> {
             self.steps_left = self.steps_left.saturating_sub(1);
             path.truncate(len);
             path.extend(xs);
-            if self.complete(&state) && !found(&path) {
+            let next = self.moves(&state, cur);
+            if self.ends(&state, path.len(), next.is_empty()) && !found(&path) {
                 return;
             }
-            let next = self.moves(&state, cur);
             stack.push((next, 0, len));
         }
     }
@@ -373,8 +397,13 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         true
     };
     if config.preemption_free {
-        let mut en =
-            Enumerator { e: &e, policy: Policy::PreemptionFree, steps_left: config.max_steps, max_len: config.max_len };
+        let mut en = Enumerator {
+            e: &e,
+            policy: Policy::PreemptionFree,
+            steps_left: config.max_steps,
+            max_len: config.max_len,
+            stuck: config.stuck,
+        };
         en.run(&mut |xs| consider(xs, false, &mut out));
     }
     if config.sequential {
@@ -387,6 +416,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
                 policy: Policy::Sequential(order.clone()),
                 steps_left: steps,
                 max_len: config.max_len,
+                stuck: config.stuck,
             };
             en.run(&mut |xs| {
                 consider(xs, false, &mut out);
@@ -399,7 +429,13 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         }
     }
     if config.assertions {
-        let mut en = Enumerator { e: &e, policy: Policy::Any, steps_left: config.max_steps, max_len: config.max_len };
+        let mut en = Enumerator {
+            e: &e,
+            policy: Policy::Any,
+            steps_left: config.max_steps,
+            max_len: config.max_len,
+            stuck: config.stuck,
+        };
         en.run(&mut |xs| consider(xs, true, &mut out));
     }
     if let Some(err) = error {

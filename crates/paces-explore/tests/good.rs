@@ -62,3 +62,25 @@ fn heldin_programs_give_bounded_good_traces() {
         assert!(traces.iter().all(|t| !t.is_bad()), "{name}");
     }
 }
+
+/// A program whose threads never all finish still has good traces: the paths that cannot
+/// go on (here `b` waits for good), unless `stuck` is off.
+#[test]
+fn stuck_paths_are_good_traces_of_a_program_without_complete_runs() {
+    let p = paces_cwhile::parse(
+        "var x = 0, y = 0;
+         thread a { A: x := 1; B: assert(x == 1); }
+         thread b { C: await(y == 1); D: x := 2; }",
+    )
+    .unwrap();
+    let none = good_traces(&p, &GoodConfig::new().stuck(false)).unwrap();
+    assert!(none.is_empty());
+    let traces = good_traces(&p, &GoodConfig::new()).unwrap();
+    assert!(!traces.is_empty());
+    for t in &traces {
+        assert!(!t.is_bad());
+        let labels: Vec<&str> = t.events().iter().map(|e| p.loc_names[e.loc.index()].as_str()).collect();
+        // `b` never passes its await; `a` runs to its end.
+        assert_eq!(labels, ["A", "B"]);
+    }
+}

@@ -289,3 +289,28 @@ fn sequential_final_states_of_all_orders() {
     // b first blocks forever: only the order a, b completes.
     assert_eq!(finals.into_iter().collect::<Vec<_>>(), vec![vec![1, 10]]);
 }
+
+/// A counterexample whose threads cannot all finish after the failure: the longest run goes
+/// on past the failure, and each thread's next steps are pending (run alone, conditions taken
+/// as true), so the write that comes too late is visible.
+#[test]
+fn incomplete_counterexample_gets_pending_steps() {
+    let (p, result) = run(
+        "var x = 0, y = 0, z = 0;
+         thread a { A: await(y == 1); C: x := 1; }
+         thread b { B: assert(x == 1); E: z := 3; }",
+        Config::new(),
+    );
+    let cex = result.verdict.counterexample().expect("B fails");
+    assert!(cex.trace.pending().is_empty());
+    let full = paces_explore::complete_counterexample(&p, cex, 1000).unwrap();
+    let names = |evs: &[paces_trace::Event]| -> Vec<String> {
+        evs.iter().map(|e| p.loc_names[e.loc.index()].clone()).collect()
+    };
+    // E runs after the failure; `a` waits for good, so A and C are pending.
+    assert_eq!(names(full.trace.events()), ["B", "E"]);
+    assert_eq!(names(full.trace.pending()), ["A", "C"]);
+    assert_eq!(full.trace.pending()[1].writes[0].value, 1);
+    assert!(full.trace.pending().iter().all(|e| e.reads.iter().all(|r| r.from.is_none())));
+    assert_eq!(full.schedule.steps.len(), 2);
+}

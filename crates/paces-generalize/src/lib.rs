@@ -8,9 +8,10 @@
 //!
 //! # Overview
 //! * [`PartialOrder::from_bad_trace`] keeps the events the failure depends on (and the later
-//!   writes its reads must precede), ordered by program order and by the trace order of
-//!   conflicting cross-thread pairs; the rule and its soundness argument are on
-//!   [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
+//!   writes its reads must precede, executed or [pending](paces_trace::Trace::pending), and
+//!   the conditions that wait for what the failing thread does after its failure), ordered by
+//!   program order and by the trace order of conflicting cross-thread pairs; the rules and
+//!   the soundness argument are on [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
 //! * [`eliminate`] builds the *trace elimination graph* over the space and returns an
 //!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and cost),
 //!   the cheapest one, and the *error-eliminating constraint*, the disjunction of the fixes'

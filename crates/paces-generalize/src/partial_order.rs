@@ -46,7 +46,16 @@ pub enum Failure {
 ///    where it reads from that write; it is what lets a fix move a wait in front of the failing
 ///    step (ex2's `arizona_wait_for_boot` moved to the top: the write that ends the boot, the
 ///    wait it enables, the failing check).
-/// 4. *Orderings*: program order between successive kept events of a thread, and, between
+/// 4. *Signals after the failure*: every condition of another thread that reads from a write
+///    the failing thread makes after its failure, with the failing thread's steps up to that
+///    write, but not the condition's other dependencies. The condition waits for the failing
+///    thread to get past its failure; moving a step of the waiting thread behind the
+///    condition is a fix (lc-rc: `shutdown` must stop the `rsv` thread only after `neh`,
+///    whose check fails, has signalled its end). Such a fix removes this trace's partial
+///    order but need not remove the failure (the condition might read from another writer),
+///    and the soundness argument below covers the events of steps 1 to 3 only: the caller
+///    checks the fixed program anyway.
+/// 5. *Orderings*: program order between successive kept events of a thread, and, between
 ///    kept events of different threads, the trace order of each conflicting pair (kept as the
 ///    *immediate* conflicts: a read after its writer; a write after the previous write of its
 ///    variable and after the reads of that previous write; earlier conflicts follow by
@@ -79,6 +88,8 @@ pub struct PartialOrder {
     cross: Vec<(EventId, EventId)>,
     program: Vec<(EventId, EventId)>,
     failure: Failure,
+    /// Events kept by rule 4 only, sorted.
+    signals: Vec<EventId>,
 }
 
 #[derive(Default)]
@@ -226,6 +237,67 @@ impl<'t> Indexed<'t> {
     }
 }
 
+/// Rule 4 of [`PartialOrder`]: the failure's causal future through conditions is the
+/// failing thread's later events, a condition of another thread that reads from one of
+/// them, that thread's later events, and so on. Every condition of the future that reads
+/// from it (a thread joining it) is kept when its thread has a kept event before it,
+/// together with the chain that leads to it from the failure.
+fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) {
+    let events = trace.events();
+    let mut future = vec![false; events.len()];
+    future[f] = true;
+    let in_future = |future: &[bool], i: usize| i < future.len() && future[i];
+    // A condition joining the future: it reads from a future write of another thread.
+    let joins = |future: &[bool], i: usize| {
+        let e = &events[i];
+        e.kind.is_cond()
+            && e.reads
+                .iter()
+                .any(|r| r.from.is_some_and(|w| in_future(future, w.index()) && events[w.index()].thread != e.thread))
+    };
+    let mut targets = Vec::new();
+    for i in f + 1..events.len() {
+        let prev = ix.prev[i] as usize;
+        let joined = joins(&future, i);
+        if in_future(&future, prev) || joined {
+            future[i] = true;
+        }
+        if joined {
+            // The thread had kept events before: a fix may move one of them behind `i`.
+            let mut p = ix.prev[i];
+            while p != NONE && !keep[p as usize] {
+                p = ix.prev[p as usize];
+            }
+            if p != NONE {
+                targets.push(i);
+            }
+        }
+    }
+    let mut stack = targets;
+    let mut seen = vec![false; events.len()];
+    while let Some(i) = stack.pop() {
+        if seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        keep[i] = true;
+        if i == f {
+            continue;
+        }
+        let prev = ix.prev[i] as usize;
+        if in_future(&future, prev) {
+            stack.push(prev);
+        }
+        for r in &events[i].reads {
+            if let Some(w) = r.from.map(|w| w.index()) {
+                if in_future(&future, w) && events[w].thread != events[i].thread {
+                    stack.push(w);
+                }
+            }
+        }
+    }
+}
+
 /// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
 pub(crate) fn node_event(trace: &Trace, i: usize) -> &Event {
     let len = trace.len();
@@ -304,6 +376,14 @@ impl PartialOrder {
             ix.close(later, &mut keep);
         }
 
+        // Signals after the failure (rule 4).
+        let mut signals = Vec::new();
+        if let Failure::Event(f) = &failure {
+            let before = keep.clone();
+            keep_signals(trace, &ix, f.index(), &mut keep);
+            signals = (0..len).filter(|&i| keep[i] && !before[i]).map(|i| EventId::from_u32(i as u32)).collect();
+        }
+
         let mut nodes = Vec::new();
         let mut threads = Vec::new();
         let mut index = vec![NONE; total];
@@ -318,11 +398,16 @@ impl PartialOrder {
             let e = ix.event(i as u32);
             nodes.push(id);
             threads.push(e.thread);
-            if ix.prev[i] != NONE {
-                program.push((EventId::from_u32(ix.prev[i]), id));
+            // The previous kept event of the thread (signals leave gaps).
+            let mut p = ix.prev[i];
+            while p != NONE && !keep[p as usize] {
+                p = ix.prev[p as usize];
+            }
+            if p != NONE {
+                program.push((EventId::from_u32(p), id));
             }
             for p in ix.preds(i as u32) {
-                if ix.event(p).thread != e.thread {
+                if keep[p as usize] && ix.event(p).thread != e.thread {
                     cross.push((EventId::from_u32(p), id));
                 }
             }
@@ -330,6 +415,7 @@ impl PartialOrder {
         cross.sort_unstable();
         cross.dedup();
         Ok(PartialOrder {
+            signals,
             trace_len: len,
             blocked_len: trace.blocked().len(),
             nodes,
@@ -370,6 +456,12 @@ impl PartialOrder {
     /// Whether the id names a blocked step rather than an event of the trace.
     pub fn is_blocked_step(&self, id: EventId) -> bool {
         (self.trace_len..self.trace_len + self.blocked_len).contains(&id.index())
+    }
+
+    /// Whether the event was kept only as a signal after the failure (rule 4): the soundness
+    /// argument does not cover it (its own dependencies are not kept).
+    pub fn is_signal(&self, id: EventId) -> bool {
+        self.signals.binary_search(&id).is_ok()
     }
 
     /// Whether the id names a pending step ([`Trace::pending`]; ids from the trace length

@@ -145,6 +145,39 @@ fn a_pending_write_stands_in_for_one_the_trace_never_reached() {
     assert_eq!(elim.constraint, arena.fals());
 }
 
+/// lc-rc in small: `shut` stops `rsv` (1) and later waits for `neh` to end (6); `neh`'s check
+/// P fails once `rsv` is gone. The fix waits first: 6 before 1. Its cycle runs through `neh`'s
+/// step R after the failure, which signals `shut`'s wait 6.
+#[test]
+fn a_signal_after_the_failure_enables_moving_a_step_behind_its_wait() {
+    let s = Setup::new(program(&[
+        &["1: s := 1", "6: await(n == 1)"],
+        &["P: assert(r == 0)", "R: n := 1"],
+        &["I: await(s == 1)", "J: r := 1"],
+    ]));
+    let trace = s.trace_named(&["1", "I", "J", "P", "R", "6"], &[]);
+    let po = PartialOrder::from_bad_trace(&trace).unwrap();
+    let kept: Vec<&str> = po.events().iter().map(|&e| s.space.name(trace.event(e).loc)).collect();
+    assert_eq!(kept, ["1", "I", "J", "P", "R", "6"]);
+    // R -> 6 is kept: 6 reads n from R.
+    let (r, six) = (paces_trace::EventId::from_u32(4), paces_trace::EventId::from_u32(5));
+    assert!(po.cross_edges().contains(&(r, six)));
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new().max_constraint_edges(3)).unwrap();
+    let (one, six_loc) = (s.loc("1"), s.loc("6"));
+    assert!(elim.fixes.iter().any(|f| f.atoms.contains(&Atom::Order(six_loc, one))), "{:?}", texts(&elim, &arena, &s));
+    // The fixed order (6 before 1) satisfies the error-eliminating constraint.
+    let fixed = candidate(&s, &[&["6", "1"], &["P", "R"], &["I", "J"]]);
+    assert!(arena.eval(elim.constraint, &fixed));
+    // Without the events after the failure the trace shows no such fix.
+    let (short, arena, _) = run(&s, &["1", "I", "J", "P"], &[]);
+    assert!(
+        short.fixes.iter().all(|f| !f.atoms.contains(&Atom::Order(six_loc, one))),
+        "{:?}",
+        texts(&short, &arena, &s)
+    );
+}
+
 #[test]
 fn deadlock_is_eliminated_through_its_blocked_awaits() {
     let s = Setup::new(program(&[&["A: f := 1", "1: await(g == 0)"], &["B: g := 1", "2: await(f == 0)"]]));

@@ -81,9 +81,11 @@ fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate],
     let config = EliminateConfig::new().max_constraint_edges(k);
     let elim = eliminate(trace, &setup.space, &mut arena, &config).unwrap();
     let po = &elim.partial_order;
-    // Generalisation is sound: each linearisation runs in the original and fails the same way.
+    // Generalisation is sound: each linearisation runs in the original and fails the same way
+    // (the signals after the failure left out: rule 4 keeps them without their dependencies).
     for order in linearisations(po, 30) {
         assert!(po.is_linearisation(&order));
+        let order: Vec<_> = order.into_iter().filter(|&e| !po.is_signal(e)).collect();
         assert!(
             setup.replay_fails(po, trace, &order),
             "linearisation {order:?} of {po:?} does not fail (program {:?}, trace {:?})",

@@ -13,17 +13,19 @@ use crate::Error;
 pub struct LearnerConfig {
     pub(crate) learn: LearnConfig,
     pub(crate) max_constraint_edges: usize,
+    pub(crate) deepen_to: usize,
     pub(crate) backend: BackendKind,
-    pub(crate) relax_fallback: bool,
+    pub(crate) relax_on_conflict: bool,
 }
 
 impl Default for LearnerConfig {
     fn default() -> Self {
         LearnerConfig {
             learn: LearnConfig::new(),
-            max_constraint_edges: 2,
+            max_constraint_edges: 3,
+            deepen_to: 4,
             backend: BackendKind::default(),
-            relax_fallback: true,
+            relax_on_conflict: true,
         }
     }
 }
@@ -48,9 +50,19 @@ impl LearnerConfig {
         self
     }
 
-    /// The most constraint edges on one elimination cycle (the K of the fixes). Default: 2.
+    /// The most constraint edges on one elimination cycle (the K of the fixes). Default: 3
+    /// (one more than [`paces_generalize::EliminateConfig`]'s: a fix that moves a step behind
+    /// a signal the failing thread sends after its failure also needs the orders on the way
+    /// kept, as lc-rc's does).
     pub fn max_constraint_edges(mut self, k: usize) -> Self {
         self.max_constraint_edges = k;
+        self
+    }
+
+    /// How far K grows for a bad trace whose fixes take part in a conflict (see
+    /// [`LearnerConfig::relax_on_conflict`]); never below the starting K. Default: 4.
+    pub fn deepen_to(mut self, k: usize) -> Self {
+        self.deepen_to = k;
         self
     }
 
@@ -60,28 +72,43 @@ impl LearnerConfig {
         self
     }
 
-    /// Whether a good trace's fallback (every order frozen) that takes part in a conflict is
-    /// relaxed to the trace's covered edges instead of ending the search with "unsatisfiable".
-    /// The fallback is the paper's guarantee that no fix regresses that trace; it also rules
-    /// out fixes that regress nothing (an edge without a cover need not be endangered by a
-    /// move), so a conflict with the error-eliminating constraints is no proof that no repair
-    /// exists. Relaxed, the trace keeps the orders its covered edges need (what the original
-    /// tool learned from every trace), and a regression is left to the checker, which finds it
-    /// as a bad trace of the candidate. Default: true.
-    pub fn relax_fallback(mut self, on: bool) -> Self {
-        self.relax_fallback = on;
+    /// Whether a constraint that is stronger than what is known is relaxed when it takes part
+    /// in a conflict, instead of ending the search with "unsatisfiable". A good trace's
+    /// fallback (every order frozen) is the paper's guarantee that no fix regresses that trace,
+    /// but it also rules out fixes that regress nothing (an edge without a cover need not be
+    /// endangered by a move): it is relaxed to the trace's covered edges (what the original
+    /// tool learned from every trace). A bad trace's fixes are the cycles with at most K
+    /// constraint edges, and a longer cycle is a fix too: they are searched again with K + 1,
+    /// up to [`LearnerConfig::deepen_to`]; past that, a bad trace learned with an alternative
+    /// ([`Learner::learn_bad_or`]) is dropped. A regression the stronger constraint would
+    /// have prevented is left to the checker, which finds it as a bad trace of the candidate.
+    /// Default: true.
+    pub fn relax_on_conflict(mut self, on: bool) -> Self {
+        self.relax_on_conflict = on;
         self
     }
 }
 
-/// A good trace learned with the fallback, kept until a conflict asks to relax it.
+/// A constraint that a conflict may relax, with what it was learned from.
 struct Relaxable {
     id: ConstraintId,
     /// Its place in `Learner::learned`.
     index: usize,
+    /// The constraint itself, and the trace and its number among the good or the bad traces.
+    constraint: NodeId,
     trace: Trace,
-    /// Its number among the good traces.
     number: usize,
+    kind: Guess,
+}
+
+/// Why a constraint may be relaxed.
+#[derive(Clone, Copy)]
+enum Guess {
+    /// A good trace's fallback: relaxed to the covered edges.
+    Fallback,
+    /// A bad trace's fixes with at most `k` constraint edges: searched again with `k + 1`,
+    /// and past the limit dropped if there is an alternative (its node), kept otherwise.
+    Fixes { k: usize, alternative: Option<NodeId> },
 }
 
 /// What the learner took from one trace.
@@ -132,6 +159,8 @@ pub struct Learner {
     bad: usize,
     relaxable: Vec<Relaxable>,
     relaxed: usize,
+    deepened: usize,
+    dropped: usize,
 }
 
 impl Learner {
@@ -151,6 +180,8 @@ impl Learner {
             bad: 0,
             relaxable: Vec::new(),
             relaxed: 0,
+            deepened: 0,
+            dropped: 0,
         })
     }
 
@@ -182,9 +213,21 @@ impl Learner {
     }
 
     /// How many good traces' fallbacks were relaxed to their covered edges (see
-    /// [`LearnerConfig::relax_fallback`]).
+    /// [`LearnerConfig::relax_on_conflict`]).
     pub fn relaxed(&self) -> usize {
         self.relaxed
+    }
+
+    /// How many times a bad trace's fixes were searched again with a larger K because they
+    /// took part in a conflict.
+    pub fn deepened(&self) -> usize {
+        self.deepened
+    }
+
+    /// How many constraints learned with an alternative ([`Learner::learn_bad_or`]) were
+    /// dropped because they took part in a conflict.
+    pub fn dropped(&self) -> usize {
+        self.dropped
     }
 
     /// Learns from a good trace (LearnGoodUnder).
@@ -217,9 +260,17 @@ impl Learner {
         }
         self.good += 1;
         let id = self.add(learned.constraint, format!("good trace #{}", self.good))?;
-        if learned.fallback_used && self.config.relax_fallback {
+        if learned.fallback_used && self.config.relax_on_conflict {
             let index = self.learned.len() - 1;
-            self.relaxable.push(Relaxable { id, index, trace: trace.clone(), number: self.good });
+            let (number, kind) = (self.good, Guess::Fallback);
+            self.relaxable.push(Relaxable {
+                id,
+                index,
+                constraint: learned.constraint,
+                trace: trace.clone(),
+                number,
+                kind,
+            });
         }
         Ok(Lesson { constraint: learned.constraint, fallback_used: learned.fallback_used, fixes: 0 })
     }
@@ -241,15 +292,50 @@ impl Learner {
     /// # Errors
     /// As for [`Learner::learn_bad`].
     pub fn learn_bad_detailed(&mut self, trace: &Trace) -> Result<(Lesson, Elimination), Error> {
-        let config = EliminateConfig::new().max_constraint_edges(self.config.max_constraint_edges);
-        let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
+        self.learn_bad_or(trace, None)
+    }
+
+    /// [`Learner::learn_bad_detailed`] with an `alternative` of the caller's own (a node of
+    /// [`Learner::arena_mut`]) that stands in when the trace offers no fix: for a trace whose
+    /// elimination graph may not show every fix (a deadlock a candidate's moves brought in,
+    /// which undoing a move frees too, through a write the trace never reaches). Such a
+    /// constraint is a guess: when it takes part in a conflict and no larger K helps, it is
+    /// dropped ([`Learner::dropped`]) and the caller's own exclusion of the rejected
+    /// candidate is what remains.
+    ///
+    /// # Errors
+    /// As for [`Learner::learn_bad`].
+    pub fn learn_bad_or(&mut self, trace: &Trace, alternative: Option<NodeId>) -> Result<(Lesson, Elimination), Error> {
         self.bad += 1;
-        if elimination.constraint != self.arena.fals() {
-            self.add(elimination.constraint, format!("bad trace #{}", self.bad))?;
+        let k = self.config.max_constraint_edges;
+        let (constraint, elimination) = self.eliminate(trace, k, alternative)?;
+        if constraint != self.arena.fals() {
+            let id = self.add(constraint, format!("bad trace #{}", self.bad))?;
+            let index = self.learned.len() - 1;
+            let kind = Guess::Fixes { k, alternative };
+            let number = self.bad;
+            self.relaxable.push(Relaxable { id, index, constraint, trace: trace.clone(), number, kind });
         }
         let lesson =
             Lesson { constraint: elimination.constraint, fallback_used: false, fixes: elimination.fixes.len() };
         Ok((lesson, elimination))
+    }
+
+    /// The fixes of `trace` with at most `k` constraint edges each, or the alternative when
+    /// there is none.
+    fn eliminate(
+        &mut self,
+        trace: &Trace,
+        k: usize,
+        alternative: Option<NodeId>,
+    ) -> Result<(NodeId, Elimination), Error> {
+        let config = EliminateConfig::new().max_constraint_edges(k);
+        let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
+        let constraint = match alternative {
+            Some(a) if elimination.fixes.is_empty() => a,
+            _ => elimination.constraint,
+        };
+        Ok((constraint, elimination))
     }
 
     /// Adds a constraint of the caller's own (a node of [`Learner::arena_mut`]).
@@ -270,17 +356,43 @@ impl Learner {
         Ok(self.solver.add(&self.arena, constraint, &name)?)
     }
 
-    /// Relaxes the fallbacks among `conflict` to their covered edges; false when none is.
+    /// Relaxes the constraints among `conflict` that may be relaxed (see
+    /// [`LearnerConfig::relax_on_conflict`]); false when none is.
     fn relax(&mut self, conflict: &[ConstraintId]) -> Result<bool, Error> {
+        if !self.config.relax_on_conflict {
+            return Ok(false);
+        }
+        let limit = self.config.deepen_to.max(self.config.max_constraint_edges);
+        let relaxable = |r: &Relaxable| match r.kind {
+            Guess::Fallback => true,
+            Guess::Fixes { k, alternative } => k < limit || alternative.is_some(),
+        };
         let (hit, keep): (Vec<Relaxable>, Vec<Relaxable>) =
-            std::mem::take(&mut self.relaxable).into_iter().partition(|r| conflict.contains(&r.id));
+            std::mem::take(&mut self.relaxable).into_iter().partition(|r| conflict.contains(&r.id) && relaxable(r));
         self.relaxable = keep;
         for r in &hit {
             self.solver.retract(r.id)?;
-            let covered = learn_good(&r.trace, &mut self.arena, &self.config.learn.clone().fallback(false));
             self.learned[r.index] = self.arena.tru();
-            self.add(covered.constraint, format!("good trace #{} (covered edges)", r.number))?;
-            self.relaxed += 1;
+            match r.kind {
+                Guess::Fallback => {
+                    let covered = learn_good(&r.trace, &mut self.arena, &self.config.learn.clone().fallback(false));
+                    self.add(covered.constraint, format!("good trace #{} (covered edges)", r.number))?;
+                    self.relaxed += 1;
+                }
+                Guess::Fixes { k, alternative } if k < limit => {
+                    // The search with a larger K may stop at its work bound before finding
+                    // what the smaller one found: keep those fixes too.
+                    let (wider, _) = self.eliminate(&r.trace, k + 1, alternative)?;
+                    let constraint = self.arena.or([r.constraint, wider]);
+                    let id = self.add(constraint, format!("bad trace #{} (K = {})", r.number, k + 1))?;
+                    let index = self.learned.len() - 1;
+                    let kind = Guess::Fixes { k: k + 1, alternative };
+                    let trace = r.trace.clone();
+                    self.relaxable.push(Relaxable { id, index, constraint, trace, number: r.number, kind });
+                    self.deepened += 1;
+                }
+                Guess::Fixes { .. } => self.dropped += 1,
+            }
         }
         Ok(!hit.is_empty())
     }
@@ -290,7 +402,7 @@ impl Learner {
     /// # Errors
     /// When the solver fails.
     /// A conflict that involves good traces' fallbacks relaxes them first (see
-    /// [`LearnerConfig::relax_fallback`]) and asks again.
+    /// [`LearnerConfig::relax_on_conflict`]) and asks again.
     pub fn propose(&mut self) -> Result<Proposal, Error> {
         loop {
             match self.solver.solve()? {
@@ -304,7 +416,18 @@ impl Learner {
                 Outcome::Unsat(u) => {
                     let ids: Vec<ConstraintId> = u.conflict.iter().map(|c| c.id).collect();
                     if !self.relax(&ids)? {
-                        return Ok(Proposal::Unsatisfiable { explanation: u.explanation });
+                        let bounded = self.relaxable.iter().filter_map(|r| match r.kind {
+                            Guess::Fixes { k, .. } if ids.contains(&r.id) => Some(k),
+                            _ => None,
+                        });
+                        let mut explanation = u.explanation;
+                        if let Some(k) = bounded.max() {
+                            explanation.push_str(&format!(
+                                "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges: \
+                                 a fix that needs a longer cycle is not ruled out)"
+                            ));
+                        }
+                        return Ok(Proposal::Unsatisfiable { explanation });
                     }
                 }
             }

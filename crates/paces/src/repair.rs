@@ -162,8 +162,14 @@ pub struct Report {
     /// Good traces learned from.
     pub good_traces: usize,
     /// Good traces whose fallback was relaxed to their covered edges because it conflicted
-    /// with the other constraints ([`Repair::relax_fallback`]).
+    /// with the other constraints ([`Repair::relax_on_conflict`]).
     pub relaxed_good_traces: usize,
+    /// Times a bad trace's fixes were searched again with a larger K because they conflicted
+    /// with the other constraints ([`Repair::relax_on_conflict`]).
+    pub deepened_bad_traces: usize,
+    /// Constraints learned from new deadlocks of candidates that were dropped because they
+    /// conflicted with the other constraints ([`Repair::relax_on_conflict`]).
+    pub dropped_constraints: usize,
     /// Bad (or deadlock) traces learned from.
     pub bad_traces: usize,
     /// Size of the conjunction of every learned constraint.
@@ -248,11 +254,12 @@ impl Repair {
         self
     }
 
-    /// Whether a good trace's fallback that conflicts with the other constraints is relaxed
-    /// to the trace's covered edges rather than ending the run with "no repair"
-    /// ([`LearnerConfig::relax_fallback`](crate::LearnerConfig::relax_fallback)). Default: on.
-    pub fn relax_fallback(mut self, on: bool) -> Self {
-        self.learner = self.learner.relax_fallback(on);
+    /// Whether a constraint stronger than what is known (a good trace's fallback, a bad
+    /// trace's fixes found with K constraint edges, a new deadlock's guess) that conflicts
+    /// with the other constraints is relaxed rather than ending the run with "no repair"
+    /// ([`LearnerConfig::relax_on_conflict`](crate::LearnerConfig::relax_on_conflict)). Default: on.
+    pub fn relax_on_conflict(mut self, on: bool) -> Self {
+        self.learner = self.learner.relax_on_conflict(on);
         self
     }
 
@@ -262,9 +269,17 @@ impl Repair {
         self
     }
 
-    /// The most constraint edges on one elimination cycle (K). Default: 2.
+    /// The most constraint edges on one elimination cycle (K). Default: 3
+    /// ([`LearnerConfig::max_constraint_edges`](crate::LearnerConfig::max_constraint_edges)).
     pub fn max_constraint_edges(mut self, k: usize) -> Self {
         self.learner = self.learner.max_constraint_edges(k);
+        self
+    }
+
+    /// How far K grows for a bad trace whose fixes conflict with the other constraints
+    /// ([`LearnerConfig::deepen_to`](crate::LearnerConfig::deepen_to)). Default: 4.
+    pub fn deepen_to(mut self, k: usize) -> Self {
+        self.learner = self.learner.deepen_to(k);
         self
     }
 
@@ -417,7 +432,7 @@ impl<'a> Run<'a> {
                 original_text,
                 None,
                 0,
-                ((0, 0), 0),
+                ((0, 0), (0, 0, 0)),
                 None,
             ));
         }
@@ -430,8 +445,15 @@ impl<'a> Run<'a> {
         let seq_config = self.check_config();
         let original_seq = Self::timed(&mut self.time.explore, || sequential_final_states(program, &seq_config))?;
         let Some(first_bad) = first_failure(&original) else {
-            let mut report =
-                self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), None, 0, ((0, 0), 0), None);
+            let mut report = self.finish(
+                StopReason::AlreadyCorrect,
+                space,
+                original_text.clone(),
+                None,
+                0,
+                ((0, 0), (0, 0, 0)),
+                None,
+            );
             report.repaired_text = Some(original_text);
             report.repaired = Some(program.clone());
             if let Some((deadlocks, _)) = &original_sets {
@@ -475,8 +497,15 @@ impl<'a> Run<'a> {
                         paces_explore::complete_counterexample(&from_program, &cex, COMPLETION_BUDGET)
                     })?;
                     let trace = translate_trace(&cex.trace, &from_program, program)?;
+                    // A new deadlock of a candidate may be freed by a write its trace never
+                    // reaches: when the trace offers no fix, the guess is that one of the
+                    // moves that led to it must be undone.
+                    let undo = match (&previous, kind) {
+                        (Some(prev), "deadlock") => Some(undo_blocking_moves(&trace, prev, &space, &mut learner)),
+                        _ => None,
+                    };
                     let (lesson, elimination) =
-                        Self::timed(&mut self.time.learn, || learner.learn_bad_detailed(&trace))?;
+                        Self::timed(&mut self.time.learn, || learner.learn_bad_or(&trace, undo))?;
                     if self.cfg.dot {
                         self.push_bad_dots(program, &trace, &elimination, &space, iterations);
                     }
@@ -484,12 +513,6 @@ impl<'a> Run<'a> {
                     record.problem = problem;
                     record.schedule = cex.schedule.steps.iter().map(|s| s.label.clone()).collect();
                     record.fixes = lesson.fixes;
-                    if lesson.fixes == 0 && kind == "deadlock" {
-                        if let Some(prev) = &previous {
-                            let c = undo_blocking_moves(&trace, prev, &space, &mut learner);
-                            learner.require(c, "a new deadlock")?;
-                        }
-                    }
                     if lesson.fixes == 0 && previous.is_none() {
                         let explanation = format!(
                             "the elimination graph of the original program's bad trace ({}) has no cycle: \
@@ -567,7 +590,7 @@ impl<'a> Run<'a> {
                         same_sequential_states: true,
                     };
                     let stats = learner.stats();
-                    let counts = (learner.counts(), learner.relaxed());
+                    let counts = (learner.counts(), (learner.relaxed(), learner.deepened(), learner.dropped()));
                     let mut report = self.finish(
                         StopReason::Repaired,
                         space.clone(),
@@ -616,7 +639,7 @@ impl<'a> Run<'a> {
         iterations: usize,
     ) -> Report {
         let stats = learner.stats();
-        let counts = (learner.counts(), learner.relaxed());
+        let counts = (learner.counts(), (learner.relaxed(), learner.deepened(), learner.dropped()));
         self.finish(stop, learner.space().clone(), original_text, Some(stats), iterations, counts, None)
     }
 
@@ -628,7 +651,10 @@ impl<'a> Run<'a> {
         original_text: String,
         constraint: Option<Stats>,
         iterations: usize,
-        ((good_traces, bad_traces), relaxed_good_traces): ((usize, usize), usize),
+        ((good_traces, bad_traces), (relaxed_good_traces, deepened_bad_traces, dropped_constraints)): (
+            (usize, usize),
+            (usize, usize, usize),
+        ),
         acceptance: Option<Acceptance>,
     ) -> Report {
         self.time.total = self.start.elapsed();
@@ -645,6 +671,8 @@ impl<'a> Run<'a> {
             iterations,
             good_traces,
             relaxed_good_traces,
+            deepened_bad_traces,
+            dropped_constraints,
             bad_traces,
             constraint: constraint.unwrap_or_default(),
             states_explored: self.states,

@@ -88,6 +88,7 @@ fn heldin_small_benchmarks_are_repaired_in_mixed_mode() {
         ("ex2", "23", &["25", "23", "24"][..]),
         ("ex3", "11", &["10", "12", "13", "11"][..]),
         ("iwl3945", "H", &["A", "B", "H", "CDEFG"][..]),
+        ("lc-rc", "1", &["3", "4", "5", "6", "1", "2"][..]),
     ] {
         let report = Repair::new().run(&program(name)).unwrap();
         check_accepted(&report);
@@ -149,7 +150,20 @@ fn iwl3945_needs_pending_steps_and_a_relaxed_fallback() {
     check_accepted(&report);
     assert_eq!(report.iterations, 1);
     assert!(report.relaxed_good_traces >= 1);
-    let strict = Repair::new().relax_fallback(false).run(&program("iwl3945")).unwrap();
+    let strict = Repair::new().relax_on_conflict(false).run(&program("iwl3945")).unwrap();
     assert!(matches!(strict.stop, StopReason::NoRepair { .. }), "{:?}", strict.stop);
     assert_eq!(strict.relaxed_good_traces, 0);
+}
+
+/// lc-rc's fix moves `1` behind the wait `6` for the failing thread's signal `R`: a cycle
+/// with three constraint edges. Starting from K = 2, the conflict deepens the search.
+#[test]
+fn lc_rc_is_repaired_as_the_developers_did_also_from_k_2() {
+    let report = Repair::new().run(&program("lc-rc")).unwrap();
+    check_accepted(&report);
+    assert!(report.iterations <= 10, "{} iterations (the paper: 10)", report.iterations);
+    let from_two = Repair::new().max_constraint_edges(2).run(&program("lc-rc")).unwrap();
+    check_accepted(&from_two);
+    assert!(from_two.deepened_bad_traces > 0);
+    assert_eq!(block_of(&from_two, "1"), ["3", "4", "5", "6", "1", "2"]);
 }

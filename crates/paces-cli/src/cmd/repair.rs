@@ -58,16 +58,21 @@ pub struct Args {
     #[arg(long, default_value_t = 100)]
     pub max_iterations: usize,
     /// The most constraint edges per elimination cycle (K).
-    #[arg(short = 'k', long, default_value_t = 2)]
+    #[arg(short = 'k', long, default_value_t = 3)]
     pub max_constraint_edges: usize,
+    /// How far K grows for a bad trace whose fixes conflict with the other constraints.
+    #[arg(long, default_value_t = 4)]
+    pub deepen_to: usize,
     /// Which LearnGoodUnder to use.
     #[arg(long, value_enum, default_value = "full")]
     pub learn: LearnArg,
     /// Turn LearnGoodUnder's fallback off (as the original tool did).
     #[arg(long)]
     pub no_fallback: bool,
-    /// Keep a good trace's fallback even when it conflicts with the other constraints (by
-    /// default it is relaxed to the trace's covered edges, and the checker judges the result).
+    /// Keep constraints stronger than what is known when they conflict with the others: a good
+    /// trace's fallback (by default relaxed to the trace's covered edges), a bad trace's fixes
+    /// (by default searched again with a larger K) and a new deadlock's guess (by default
+    /// dropped); the checker judges every candidate either way.
     #[arg(long)]
     pub no_relax: bool,
     /// Good traces per assertion (distinct writer combinations).
@@ -99,12 +104,13 @@ pub fn run(args: &Args) -> Outcome {
         .time_limit(time_limit)
         .max_iterations(args.max_iterations)
         .max_constraint_edges(args.max_constraint_edges)
+        .deepen_to(args.deepen_to)
         .variant(match args.learn {
             LearnArg::Full => paces::trace::Variant::Full,
             LearnArg::Simplified => paces::trace::Variant::Simplified,
         })
         .fallback(!args.no_fallback)
-        .relax_fallback(!args.no_relax)
+        .relax_on_conflict(!args.no_relax)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
         .dot(args.dot.is_some());
     let progress = !args.quiet && args.format == Format::Text && std::io::stderr().is_terminal();
@@ -181,7 +187,7 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         }
     }
     s.push_str(&format!(
-        "  iterations: {}, good traces: {}{}, bad traces: {}, constraint: {} nodes ({} atoms)\n",
+        "  iterations: {}, good traces: {}{}, bad traces: {}{}, constraint: {} nodes ({} atoms)\n",
         report.iterations,
         report.good_traces,
         match report.relaxed_good_traces {
@@ -189,6 +195,12 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
             n => format!(" ({n} relaxed to their covered edges)"),
         },
         report.bad_traces,
+        match (report.deepened_bad_traces, report.dropped_constraints) {
+            (0, 0) => String::new(),
+            (d, 0) => format!(" ({d} searched again with a larger K)"),
+            (0, n) => format!(" ({n} dropped)"),
+            (d, n) => format!(" ({d} searched again with a larger K, {n} dropped)"),
+        },
         report.constraint.nodes,
         report.constraint.atoms
     ));
@@ -270,6 +282,8 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         "iterations": report.iterations,
         "good_traces": report.good_traces,
         "relaxed_good_traces": report.relaxed_good_traces,
+        "deepened_bad_traces": report.deepened_bad_traces,
+        "dropped_constraints": report.dropped_constraints,
         "bad_traces": report.bad_traces,
         "transformations": report.transformation_text,
         "candidate": candidate,
