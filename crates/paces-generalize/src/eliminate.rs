@@ -170,7 +170,9 @@ pub struct Elimination {
     /// over the threads' progress at those switch points, bounded by
     /// [`EliminateConfig::preemption_search_budget`] (when the budget runs out the answer is
     /// `false`). When `false`, fixes that act across preemption points are left out: no
-    /// reorder moves a preemption point (an atomic section never holds one anywhere but first).
+    /// reorder moves a wait (an item that opens with an await; an item that holds one deeper
+    /// inside, such as a call, may move), and an atomic section never holds a preemption
+    /// point anywhere but first.
     pub preemption_free_possible: bool,
     /// Whether the cycle search ran to its end (neither [`EliminateConfig::max_work`] nor
     /// [`EliminateConfig::max_fixes`] cut it short).
@@ -564,7 +566,12 @@ impl<'a> Graph<'a> {
             // Backward: `to` comes first in the thread.
             let Some((a, b)) = self.lifted(to, from)? else { return Ok(()) };
             let may = space.may_change_order(a, b);
-            let crosses = space.is_preemption_point(a) || space.is_preemption_point(b);
+            // Only a wait itself counts here (an item that opens with an await: an `await`,
+            // a `lock`); moving a call or a branch that holds a wait deeper inside is
+            // allowed, as the original tool allowed it (rtl8169's fix moves `free_irq()` in
+            // front of `dev_down()`, whose `synchronize_irq()` waits).
+            let wait = |l: Loc| space.item_info(l).is_some_and(|i| i.role == SectionRole::Opener);
+            let crosses = wait(a) || wait(b);
             if may && (self.preemption_free || !crosses) {
                 let (pa, pb) = (space.item_position(a).map_or(0, |p| p.1), space.item_position(b).map_or(0, |p| p.1));
                 let dist = pa.abs_diff(pb).max(1) as u64;

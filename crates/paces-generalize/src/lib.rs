@@ -76,8 +76,10 @@
 //!
 //! When no linearisation of the partial order is preemption-free (threads switch only before
 //! an await, or at a thread's end or blocked step), fixes that act across preemption points
-//! are left out (the paper's FixBad (c)): no reorder moves a preemption point, and (always,
-//! by the section roles) no atomic section holds a preemption point anywhere but first.
+//! are left out (the paper's FixBad (c)): no reorder moves a wait (an item that opens with an
+//! await; a call or branch holding one deeper inside may move, as in the original tool), and
+//! (always, by the section roles) no atomic section holds a preemption point anywhere but
+//! first.
 //!
 //! # Example
 //! The paper's Example 4: thread 1 is `A: x:=1; B: z:=1; C: y:=1`, thread 2 is

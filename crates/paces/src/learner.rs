@@ -106,8 +106,9 @@ struct Relaxable {
 enum Guess {
     /// A good trace's fallback: relaxed to the covered edges.
     Fallback,
-    /// A bad trace's fixes with at most `k` constraint edges: searched again with `k + 1`,
-    /// and past the limit dropped if there is an alternative (its node), kept otherwise.
+    /// A bad trace's fixes with at most `k` constraint edges: searched again with `k + 1`;
+    /// past the limit dropped when it came with the caller's alternative (a trace whose
+    /// elimination graph may miss fixes), kept otherwise.
     Fixes { k: usize, alternative: Option<NodeId> },
 }
 
@@ -331,11 +332,10 @@ impl Learner {
     ) -> Result<(NodeId, Elimination), Error> {
         let config = EliminateConfig::new().max_constraint_edges(k);
         let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
-        let constraint = match alternative {
-            Some(a) if elimination.fixes.is_empty() => a,
-            _ => elimination.constraint,
-        };
-        Ok((constraint, elimination))
+        Ok(match alternative {
+            Some(a) if elimination.fixes.is_empty() => (a, elimination),
+            _ => (elimination.constraint, elimination),
+        })
     }
 
     /// Adds a constraint of the caller's own (a node of [`Learner::arena_mut`]).
