@@ -106,7 +106,7 @@ const BENCHES: &[Bench] = &[
 
 /// Seconds each run may take (`paces repair --time-limit`): a run that needs more is reported
 /// as `time-limit` in the table.
-const TIME_LIMIT: &str = "20";
+const TIME_LIMIT: &str = "120";
 
 /// One run of `paces repair --format json`, with the wall time seen from outside.
 struct Run {
