@@ -469,7 +469,9 @@ impl<'a> Graph<'a> {
                 let Some(&last) = ns.iter().rev().find(|&&v| run(v)) else { return true };
                 let last_id = self.ids[last as usize].index();
                 let thread = self.ev[last as usize].thread;
-                match trace.events()[last_id + 1..].iter().find(|e| e.thread == thread) {
+                // Its next step: a later event, or else its first pending step.
+                let later = trace.events()[last_id + 1..].iter().find(|e| e.thread == thread);
+                match later.or_else(|| trace.pending().iter().find(|e| e.thread == thread)) {
                     Some(e) => e.kind == EventKind::Await,
                     None => true,
                 }

@@ -113,7 +113,7 @@ fn ex_regr_needs_two_iterations_as_in_the_paper() {
 
 #[test]
 fn bad_only_mode_also_ends_in_an_accepted_repair() {
-    for name in ["paper1", "ex1", "ex3", "ex5", "ex-regr"] {
+    for name in ["paper1", "ex1", "ex2", "ex3", "ex4", "ex5", "ex-regr", "iwl3945", "lc-rc"] {
         let report = Repair::new().mode(Mode::BadOnly).run(&program(name)).unwrap();
         check_accepted(&report);
         assert_eq!(report.good_traces, 0, "{name}: bad-only learns from no good trace");
@@ -166,4 +166,16 @@ fn lc_rc_is_repaired_as_the_developers_did_also_from_k_2() {
     check_accepted(&from_two);
     assert!(from_two.deepened_bad_traces > 0);
     assert_eq!(block_of(&from_two, "1"), ["3", "4", "5", "6", "1", "2"]);
+}
+
+/// dv1394's known fix holds waits inside atomic sections (illegal Cwhile), and every lock
+/// operation conflicts with its deadlock detectors: no candidate of the space removes the
+/// first bad trace, and the loop says so instead of searching.
+#[test]
+fn dv1394_has_no_repair_in_the_space() {
+    let report = Repair::new().run(&program("dv1394")).unwrap();
+    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{:?}", report.stop) };
+    assert!(explanation.contains("has no cycle"), "{explanation}");
+    assert_eq!(report.iterations, 1);
+    assert!(report.repaired.is_none());
 }

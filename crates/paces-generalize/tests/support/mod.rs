@@ -131,6 +131,27 @@ impl Setup {
         b.finish()
     }
 
+    /// The trace of `steps` cut after its first failing step, with every statement each
+    /// thread has not run yet as a pending step (a checker that stops at the failure); `None`
+    /// when no step fails.
+    pub fn trace_stopped(&self, steps: &[(usize, usize)]) -> Option<Trace> {
+        let full = self.trace(steps, &[]);
+        let f = full.first_failure()?.index();
+        let mut vals = vec![0i64; self.program.vars];
+        let mut b = TraceBuilder::new();
+        let mut next = vec![0usize; self.program.threads.len()];
+        for &(t, i) in &steps[..=f] {
+            self.push(&mut b, &mut vals, t, i, Push::Run);
+            next[t] = i + 1;
+        }
+        for (t, stmts) in self.program.threads.iter().enumerate() {
+            for i in next[t]..stmts.len() {
+                self.push(&mut b, &mut vals, t, i, Push::Pending);
+            }
+        }
+        Some(b.finish())
+    }
+
     /// The trace of `steps` (by name) with `pending` as pending steps after it.
     pub fn trace_pending(&self, steps: &[&str], pending: &[&str]) -> Trace {
         let mut vals = vec![0i64; self.program.vars];
@@ -211,8 +232,9 @@ impl Setup {
     }
 
     /// Whether some run of the candidate shows the bug pattern of `po`: every kept event runs
-    /// (every blocked step is where its thread is blocked at the end of a deadlock) and every
-    /// cross-thread ordering of `po` is respected.
+    /// (every blocked step is where its thread is blocked at the end of a deadlock), every
+    /// cross-thread ordering of `po` is respected, and a kept pending step does not run before
+    /// what must precede it (it may not run at all).
     pub fn candidate_shows(&self, c: &Candidate, po: &PartialOrder, trace: &Trace) -> bool {
         self.shows(c, po, trace, false)
     }
@@ -247,21 +269,22 @@ impl Setup {
             let ts = self.stmt_of(e.loc);
             if po.is_blocked_step(id) {
                 want_blocked.push(ts);
-            } else {
+            } else if !po.is_pending_step(id) {
                 exec.push(ts);
             }
         }
         let key = |id: EventId| {
             let e = po.event(trace, id).unwrap();
-            (self.stmt_of(e.loc), po.is_blocked_step(id))
+            (self.stmt_of(e.loc), po.is_blocked_step(id), po.is_pending_step(id))
         };
-        let cross: Vec<(Step, Step, bool)> = po
+        // (earlier, later, later is blocked, later is pending)
+        let cross: Vec<(Step, Step, bool, bool)> = po
             .cross_edges()
             .iter()
             .map(|&(a, b)| {
-                let (ka, _) = key(a);
-                let (kb, bb) = key(b);
-                (ka, kb, bb)
+                let (ka, _, _) = key(a);
+                let (kb, bb, pb) = key(b);
+                (ka, kb, bb, pb)
             })
             .collect();
         let mut shows = false;
@@ -270,7 +293,13 @@ impl Setup {
             let ok = (!preemption_free || is_pf(steps))
                 && exec.iter().all(|&s| pos(s).is_some())
                 && want_blocked.iter().all(|s| blocked.contains(s))
-                && cross.iter().all(|&(a, b, bb)| bb || matches!((pos(a), pos(b)), (Some(x), Some(y)) if x < y));
+                && cross.iter().all(|&(a, b, bb, pb)| {
+                    bb || match (pos(a), pos(b)) {
+                        (Some(x), Some(y)) => x < y,
+                        (Some(_), None) => pb,
+                        _ => false,
+                    }
+                });
             if ok {
                 shows = true;
                 return false;
