@@ -111,8 +111,9 @@ impl GoodConfig {
 
     /// Whether a good path that cannot go on although some thread has not finished (no thread
     /// has a good step left: the threads left wait for good, the loop bound cuts them, or
-    /// their next step fails) counts as a trace, as a complete one does. Programs whose threads serve requests forever, or wait for events
-    /// that never come, have no complete traces at all; their good traces are these. The
+    /// their next step fails) counts as a trace, as a complete one does. Programs whose
+    /// threads serve requests forever, or wait for events that never come, have no complete
+    /// traces at all; their good traces are these. The
     /// original tool's bounded model checker produced such bounded traces too. Default: `true`.
     pub fn stuck(mut self, on: bool) -> Self {
         self.stuck = on;
@@ -145,7 +146,11 @@ struct Enumerator<'e, 'c> {
 /// One transition of the enumeration: the thread, its exact steps, the state after.
 type Move = (usize, Vec<XStep>, Vec<i64>);
 
-impl Enumerator<'_, '_> {
+impl<'e, 'c> Enumerator<'e, 'c> {
+    fn new(e: &'e Engine<'c>, policy: Policy, steps_left: usize, config: &GoodConfig) -> Self {
+        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck }
+    }
+
     /// Transitions allowed from `s` given the running thread (`cur`; for sequential runs the
     /// index into the order).
     fn moves(&self, s: &[i64], cur: Option<usize>) -> Vec<(Move, Option<usize>)> {
@@ -397,13 +402,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         true
     };
     if config.preemption_free {
-        let mut en = Enumerator {
-            e: &e,
-            policy: Policy::PreemptionFree,
-            steps_left: config.max_steps,
-            max_len: config.max_len,
-            stuck: config.stuck,
-        };
+        let mut en = Enumerator::new(&e, Policy::PreemptionFree, config.max_steps, config);
         en.run(&mut |xs| consider(xs, false, &mut out));
     }
     if config.sequential {
@@ -411,13 +410,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         let mut order: Vec<usize> = (0..n).collect();
         let mut steps = config.max_steps;
         for _ in 0..config.max_orders {
-            let mut en = Enumerator {
-                e: &e,
-                policy: Policy::Sequential(order.clone()),
-                steps_left: steps,
-                max_len: config.max_len,
-                stuck: config.stuck,
-            };
+            let mut en = Enumerator::new(&e, Policy::Sequential(order.clone()), steps, config);
             en.run(&mut |xs| {
                 consider(xs, false, &mut out);
                 false
@@ -429,13 +422,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         }
     }
     if config.assertions {
-        let mut en = Enumerator {
-            e: &e,
-            policy: Policy::Any,
-            steps_left: config.max_steps,
-            max_len: config.max_len,
-            stuck: config.stuck,
-        };
+        let mut en = Enumerator::new(&e, Policy::Any, config.max_steps, config);
         en.run(&mut |xs| consider(xs, true, &mut out));
     }
     if let Some(err) = error {

@@ -5,10 +5,10 @@
 use std::fmt;
 
 use paces_cwhile::ir::{Program, ThreadIdx};
-use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder};
+use paces_trace::{BlockInstance, EventKind, ScopeEntry, StepBuilder, ThreadId, Trace, TraceBuilder};
 use rustc_hash::FxHashSet;
 
-use crate::compile::{compile, Compiled, Move, StepKind, TCode, VarRef};
+use crate::compile::{compile, Compiled, Move, StepInfo, StepKind, TCode, VarRef};
 use crate::engine::{Engine, Outcome, Stand, EXIT};
 use crate::error::{Error, ErrorKind, ReplayStop};
 
@@ -364,18 +364,8 @@ pub(crate) fn build_trace(
         }
         let st = &code.steps[x.step as usize];
         let scope = scopes.scope(c, x.thread, st.site)?;
-        let mut sb = b.step(ThreadId::from_u32(x.thread as u32), st.loc, scope).kind(st.event).failed(failed);
-        for &r in &st.reads {
-            sb = sb.read(c.layout.var_id(x.thread, r));
-        }
-        if let StepKind::Assign(v, _) = st.kind {
-            let value = match v {
-                VarRef::Global(g) => next.state[e.lay.threads + g as usize],
-                VarRef::Local(l) => next.state[e.lay.local_off[x.thread] + l as usize],
-            };
-            sb = sb.write(c.layout.var_id(x.thread, v), value);
-        }
-        sb.push().map_err(terr)?;
+        let sb = b.step(ThreadId::from_u32(x.thread as u32), st.loc, scope).kind(st.event).failed(failed);
+        with_effects(e, x.thread, st, &next.state, sb).push().map_err(terr)?;
         scopes.apply(c, x.thread, &st.after_moves);
         conf = next;
     }
@@ -450,22 +440,35 @@ fn push_pending(e: &Engine<'_>, conf: &Conf, t: usize, scopes: &mut Scopes, b: &
         scopes.apply(c, t, &opt.moves);
         let st = &code.steps[opt.step as usize];
         let scope = scopes.scope(c, t, st.site)?;
-        let mut sb = b.step(ThreadId::from_u32(t as u32), st.loc, scope).kind(st.event);
-        for &r in &st.reads {
-            sb = sb.read(c.layout.var_id(t, r));
-        }
-        if let StepKind::Assign(v, _) = st.kind {
-            let value = match v {
-                VarRef::Global(g) => after[e.lay.threads + g as usize],
-                VarRef::Local(l) => after[e.lay.local_off[t] + l as usize],
-            };
-            sb = sb.write(c.layout.var_id(t, v), value);
-        }
-        sb.push_pending();
+        let sb = b.step(ThreadId::from_u32(t as u32), st.loc, scope).kind(st.event);
+        with_effects(e, t, st, &after, sb).push_pending();
         scopes.apply(c, t, &st.after_moves);
         s = after;
     }
     Ok(())
+}
+
+/// Adds what step `st` of thread `t` reads, and what it writes as seen in `after`, the state
+/// after it.
+fn with_effects<'b>(
+    e: &Engine<'_>,
+    t: usize,
+    st: &StepInfo,
+    after: &[i64],
+    mut sb: StepBuilder<'b>,
+) -> StepBuilder<'b> {
+    let c = e.c;
+    for &r in &st.reads {
+        sb = sb.read(c.layout.var_id(t, r));
+    }
+    if let StepKind::Assign(v, _) = st.kind {
+        let value = match v {
+            VarRef::Global(g) => after[e.lay.threads + g as usize],
+            VarRef::Local(l) => after[e.lay.local_off[t] + l as usize],
+        };
+        sb = sb.write(c.layout.var_id(t, v), value);
+    }
+    sb
 }
 
 /// The readable schedule of exact steps.

@@ -217,6 +217,15 @@ impl<'t> Indexed<'t> {
         out
     }
 
+    /// The last event of `i`'s thread before it that is kept, or NONE.
+    fn prev_kept(&self, i: usize, keep: &[bool]) -> u32 {
+        let mut p = self.prev[i];
+        while p != NONE && !keep[p as usize] {
+            p = self.prev[p as usize];
+        }
+        p
+    }
+
     /// Adds `seeds` and everything they depend on to `keep`.
     fn close(&self, seeds: impl IntoIterator<Item = u32>, keep: &mut [bool]) {
         let mut work: Vec<u32> = Vec::new();
@@ -241,8 +250,9 @@ impl<'t> Indexed<'t> {
 /// failing thread's later events, a condition of another thread that reads from one of
 /// them, that thread's later events, and so on. Every condition of the future that reads
 /// from it (a thread joining it) is kept when its thread has a kept event before it,
-/// together with the chain that leads to it from the failure.
-fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) {
+/// together with the chain that leads to it from the failure. Returns the events it adds,
+/// sorted.
+fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) -> Vec<EventId> {
     let events = trace.events();
     let mut future = vec![false; events.len()];
     future[f] = true;
@@ -262,25 +272,23 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) {
         if in_future(&future, prev) || joined {
             future[i] = true;
         }
-        if joined {
-            // The thread had kept events before: a fix may move one of them behind `i`.
-            let mut p = ix.prev[i];
-            while p != NONE && !keep[p as usize] {
-                p = ix.prev[p as usize];
-            }
-            if p != NONE {
-                targets.push(i);
-            }
+        // The thread had kept events before: a fix may move one of them behind `i`.
+        if joined && ix.prev_kept(i, keep) != NONE {
+            targets.push(i);
         }
     }
     let mut stack = targets;
     let mut seen = vec![false; events.len()];
+    let mut added = Vec::new();
     while let Some(i) = stack.pop() {
         if seen[i] {
             continue;
         }
         seen[i] = true;
-        keep[i] = true;
+        if !keep[i] {
+            keep[i] = true;
+            added.push(EventId::from_u32(i as u32));
+        }
         if i == f {
             continue;
         }
@@ -296,6 +304,8 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) {
             }
         }
     }
+    added.sort_unstable();
+    added
 }
 
 /// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
@@ -377,12 +387,10 @@ impl PartialOrder {
         }
 
         // Signals after the failure (rule 4).
-        let mut signals = Vec::new();
-        if let Failure::Event(f) = &failure {
-            let before = keep.clone();
-            keep_signals(trace, &ix, f.index(), &mut keep);
-            signals = (0..len).filter(|&i| keep[i] && !before[i]).map(|i| EventId::from_u32(i as u32)).collect();
-        }
+        let signals = match &failure {
+            Failure::Event(f) => keep_signals(trace, &ix, f.index(), &mut keep),
+            Failure::Deadlock(_) => Vec::new(),
+        };
 
         let mut nodes = Vec::new();
         let mut threads = Vec::new();
@@ -399,10 +407,7 @@ impl PartialOrder {
             nodes.push(id);
             threads.push(e.thread);
             // The previous kept event of the thread (signals leave gaps).
-            let mut p = ix.prev[i];
-            while p != NONE && !keep[p as usize] {
-                p = ix.prev[p as usize];
-            }
+            let p = ix.prev_kept(i, &keep);
             if p != NONE {
                 program.push((EventId::from_u32(p), id));
             }

@@ -261,7 +261,7 @@ impl Learner {
         }
         self.good += 1;
         let id = self.add(learned.constraint, format!("good trace #{}", self.good))?;
-        if learned.fallback_used && self.config.relax_on_conflict {
+        if learned.fallback_used {
             let index = self.learned.len() - 1;
             let (number, kind) = (self.good, Guess::Fallback);
             self.relaxable.push(Relaxable {
@@ -401,8 +401,8 @@ impl Learner {
     ///
     /// # Errors
     /// When the solver fails.
-    /// A conflict that involves good traces' fallbacks relaxes them first (see
-    /// [`LearnerConfig::relax_on_conflict`]) and asks again.
+    /// A conflict that involves constraints stronger than what is known relaxes them first
+    /// (see [`LearnerConfig::relax_on_conflict`]) and asks again.
     pub fn propose(&mut self) -> Result<Proposal, Error> {
         loop {
             match self.solver.solve()? {

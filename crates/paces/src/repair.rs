@@ -426,15 +426,7 @@ impl<'a> Run<'a> {
         let original_states = original.states;
         if let Verdict::BoundReached { what, .. } = &original.verdict {
             let what = what.to_string();
-            return Ok(self.finish(
-                StopReason::BoundReached { what },
-                space,
-                original_text,
-                None,
-                0,
-                ((0, 0), (0, 0, 0)),
-                None,
-            ));
+            return Ok(self.finish(StopReason::BoundReached { what }, space, original_text, 0, None, None));
         }
         // Known after a full exploration of the original: the check above went fully through
         // unless it stopped at a bad trace; then they are computed when first needed.
@@ -445,15 +437,7 @@ impl<'a> Run<'a> {
         let seq_config = self.check_config();
         let original_seq = Self::timed(&mut self.time.explore, || sequential_final_states(program, &seq_config))?;
         let Some(first_bad) = first_failure(&original) else {
-            let mut report = self.finish(
-                StopReason::AlreadyCorrect,
-                space,
-                original_text.clone(),
-                None,
-                0,
-                ((0, 0), (0, 0, 0)),
-                None,
-            );
+            let mut report = self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), 0, None, None);
             report.repaired_text = Some(original_text);
             report.repaired = Some(program.clone());
             if let Some((deadlocks, _)) = &original_sets {
@@ -589,15 +573,12 @@ impl<'a> Run<'a> {
                         no_new_livelock: true,
                         same_sequential_states: true,
                     };
-                    let stats = learner.stats();
-                    let counts = (learner.counts(), (learner.relaxed(), learner.deepened(), learner.dropped()));
                     let mut report = self.finish(
                         StopReason::Repaired,
                         space.clone(),
                         original_text,
-                        Some(stats),
                         iterations,
-                        counts,
+                        Some(&mut learner),
                         Some(acceptance),
                     );
                     let text = paces_cwhile::print(&repaired);
@@ -638,26 +619,26 @@ impl<'a> Run<'a> {
         original_text: String,
         iterations: usize,
     ) -> Report {
-        let stats = learner.stats();
-        let counts = (learner.counts(), (learner.relaxed(), learner.deepened(), learner.dropped()));
-        self.finish(stop, learner.space().clone(), original_text, Some(stats), iterations, counts, None)
+        let space = learner.space().clone();
+        self.finish(stop, space, original_text, iterations, Some(learner), None)
     }
 
-    #[allow(clippy::too_many_arguments)] // Reason: one private constructor of the report.
+    /// The report; what was learned comes from `learner` (none before learning starts).
     fn finish(
         &mut self,
         stop: StopReason,
         space: Space,
         original_text: String,
-        constraint: Option<Stats>,
         iterations: usize,
-        ((good_traces, bad_traces), (relaxed_good_traces, deepened_bad_traces, dropped_constraints)): (
-            (usize, usize),
-            (usize, usize, usize),
-        ),
+        learner: Option<&mut Learner>,
         acceptance: Option<Acceptance>,
     ) -> Report {
         self.time.total = self.start.elapsed();
+        let (constraint, (good_traces, bad_traces), relaxed_good_traces, deepened_bad_traces, dropped_constraints) =
+            match learner {
+                Some(l) => (l.stats(), l.counts(), l.relaxed(), l.deepened(), l.dropped()),
+                None => (Stats::default(), (0, 0), 0, 0, 0),
+            };
         Report {
             stop,
             mode: self.cfg.mode,
@@ -674,7 +655,7 @@ impl<'a> Run<'a> {
             deepened_bad_traces,
             dropped_constraints,
             bad_traces,
-            constraint: constraint.unwrap_or_default(),
+            constraint,
             states_explored: self.states,
             original_states: 0,
             time: self.time,

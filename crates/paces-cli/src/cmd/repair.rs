@@ -195,11 +195,20 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
             n => format!(" ({n} relaxed to their covered edges)"),
         },
         report.bad_traces,
-        match (report.deepened_bad_traces, report.dropped_constraints) {
-            (0, 0) => String::new(),
-            (d, 0) => format!(" ({d} searched again with a larger K)"),
-            (0, n) => format!(" ({n} dropped)"),
-            (d, n) => format!(" ({d} searched again with a larger K, {n} dropped)"),
+        {
+            let notes: Vec<String> = [
+                (report.deepened_bad_traces, "searched again with a larger K"),
+                (report.dropped_constraints, "dropped"),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", notes.join(", "))
+            }
         },
         report.constraint.nodes,
         report.constraint.atoms
