@@ -224,7 +224,9 @@ struct Graph<'a> {
     /// Pending steps (not run: they only stand after the reads they must follow).
     pending: Vec<bool>,
     cross_out: Vec<SmallVec<[u32; 2]>>,
-    cross_in: Vec<SmallVec<[u32; 2]>>,
+    /// Every cross-thread ordering into a node, context ones too (the preemption-free
+    /// decision replays the whole partial order).
+    all_cross_in: Vec<SmallVec<[u32; 2]>>,
     forced_out: Vec<SmallVec<[u32; 2]>>,
     /// Index of a node among the interesting nodes (endpoints of cross edges, blocked
     /// steps), or NONE.
@@ -285,13 +287,18 @@ impl<'a> Graph<'a> {
         let blocked: Vec<bool> = ids.iter().map(|id| po.is_blocked_step(*id)).collect();
         let pending: Vec<bool> = ids.iter().map(|id| po.is_pending_step(*id)).collect();
         let mut cross_out = vec![SmallVec::new(); n];
-        let mut cross_in = vec![SmallVec::new(); n];
+        let mut has_cross_in = vec![false; n];
+        let mut all_cross_in = vec![SmallVec::new(); n];
         for &(a, b) in po.cross_edges() {
             let (Some(ia), Some(ib)) = (po.node_index(a), po.node_index(b)) else { continue };
-            cross_out[ia].push(ib as u32);
-            cross_in[ib].push(ia as u32);
+            all_cross_in[ib].push(ia as u32);
+            // Orderings with a context event only say how an overwrite was reached.
+            if !po.is_context(a) && !po.is_context(b) {
+                cross_out[ia].push(ib as u32);
+                has_cross_in[ib] = true;
+            }
         }
-        let is_tail: Vec<bool> = (0..n).map(|i| blocked[i] || !cross_in[i].is_empty()).collect();
+        let is_tail: Vec<bool> = (0..n).map(|i| blocked[i] || has_cross_in[i]).collect();
         let is_head: Vec<bool> = (0..n).map(|i| !cross_out[i].is_empty()).collect();
         let mut iidx = vec![NONE; n];
         let mut inodes = Vec::new();
@@ -312,7 +319,7 @@ impl<'a> Graph<'a> {
             blocked,
             pending,
             cross_out,
-            cross_in,
+            all_cross_in,
             forced_out: vec![SmallVec::new(); n],
             iidx,
             inodes,
@@ -485,7 +492,7 @@ impl<'a> Graph<'a> {
             }
         };
         let enabled = |v: u32, state: &[u32]| -> bool {
-            self.cross_in[v as usize].iter().all(|&w| {
+            self.all_cross_in[v as usize].iter().all(|&w| {
                 let w = w as usize;
                 run(w as u32) && self.tpos[w] < state[self.thread[w] as usize]
             })

@@ -32,20 +32,26 @@ pub enum Failure {
 /// 1. *Dependencies*: the failure, and, closed transitively, the earlier events of each kept
 ///    event's thread and the earlier events that conflict with a kept event.
 /// 2. *Overwrites*: for every read of a dependency, the first later write of that variable by
-///    each other thread (with its own dependencies, closed as in 1). The failure needs the
-///    read to happen before those writes; this is how a write that comes after the failure
-///    (`C` in the paper's Example 4, trace `A;B;1;2;C`) enters the picture. A trace that stops
-///    at its failure cannot show such writes, so a checker should run the trace on past the
-///    failure (the paper lets execution continue after an assertion fails); where a thread
-///    cannot go on (it waits for a lock another thread keeps), its first *pending* write
-///    ([`Trace::pending`]) stands in, after the read and after the thread's pending steps
-///    before it.
-/// 3. *Synchronisation*: every condition (`assume`, `await`) that reads from a kept write of
-///    another thread, with its own dependencies; steps 2 and 3 repeat until nothing is added.
-///    A condition waits for the write that enables it, so this ordering holds in every trace
-///    where it reads from that write; it is what lets a fix move a wait in front of the failing
-///    step (ex2's `arizona_wait_for_boot` moved to the top: the write that ends the boot, the
-///    wait it enables, the failing check).
+///    each other thread. The failure needs the read to happen before those writes; this is how
+///    a write that comes after the failure (`C` in the paper's Example 4, trace `A;B;1;2;C`)
+///    enters the picture. A trace that stops at its failure cannot show such writes, so a
+///    checker should run the trace on past the failure (the paper lets execution continue
+///    after an assertion fails); where a thread cannot go on (it waits for a lock another
+///    thread keeps), its first *pending* write ([`Trace::pending`]) stands in, after the read
+///    and after the thread's pending steps before it.
+/// 3. *Synchronisation*: every condition (`assume`, `await`) that reads from a write of
+///    another thread kept by 1 or 2. A condition waits for the write that enables it, so this
+///    ordering holds in every trace where it reads from that write; it is what lets a fix move
+///    a wait in front of the failing step (ex2's `arizona_wait_for_boot` moved to the top: the
+///    write that ends the boot, the wait it enables, the failing check).
+///
+///    The events of 2 and 3 come with their own dependencies, closed as in 1, so that every
+///    linearisation is a trace; those dependencies are *context* ([`PartialOrder::is_context`]):
+///    their reads get no overwrites and enable no conditions, and the elimination graph does
+///    not use their cross-thread orderings. Breaking such an ordering changes how an overwrite
+///    or a wait is reached, not whether the failure happens; used as fixes they sent the loop
+///    after unrelated reorderings (on usb-serial, the context of one overwrite spanned the
+///    whole trace and gave 72 "fixes" for its first bad trace, 2 without it).
 /// 4. *Signals after the failure*: every condition of another thread that reads from a write
 ///    the failing thread makes after its failure, with the failing thread's steps up to that
 ///    write, but not the condition's other dependencies. The condition waits for the failing
@@ -54,7 +60,8 @@ pub enum Failure {
 ///    whose check fails, has signalled its end). Such a fix removes this trace's partial
 ///    order but need not remove the failure (the condition might read from another writer),
 ///    and the soundness argument below covers the events of steps 1 to 3 only: the caller
-///    checks the fixed program anyway.
+///    checks the fixed program anyway. The events of a chain are not context, even when 2
+///    or 3 kept them first.
 /// 5. *Orderings*: program order between successive kept events of a thread, and, between
 ///    kept events of different threads, the trace order of each conflicting pair (kept as the
 ///    *immediate* conflicts: a read after its writer; a write after the previous write of its
@@ -75,7 +82,11 @@ pub enum Failure {
 /// data-independence assumption covers steps whose values differ but whose locations do not).
 /// For a deadlock, every blocked step reads the same writers at the end, so it is still
 /// blocked. Pending steps are not run: the claim is about the executed events, and a pending
-/// step only adds the ordering "not before the read" that the failure needs of it.
+/// step only adds the ordering "not before the read" that the failure needs of it. Context
+/// events need no overwrites: if one of them reads another value, its thread may not reach the
+/// overwrite in that run, and an overwrite that does not happen cannot spoil the failing read.
+/// A fix therefore needs to rule out only the pattern without context events and orderings
+/// (the property test checks exactly that).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialOrder {
     trace_len: usize,
@@ -90,6 +101,9 @@ pub struct PartialOrder {
     failure: Failure,
     /// Events kept by rule 4 only, sorted.
     signals: Vec<EventId>,
+    /// Events kept only as dependencies of overwrites (and of the conditions they enable),
+    /// sorted.
+    context: Vec<EventId>,
 }
 
 #[derive(Default)]
@@ -226,21 +240,25 @@ impl<'t> Indexed<'t> {
         p
     }
 
-    /// Adds `seeds` and everything they depend on to `keep`.
-    fn close(&self, seeds: impl IntoIterator<Item = u32>, keep: &mut [bool]) {
+    /// Adds `seeds` and everything they depend on to `mark` (and to `keep`, when given:
+    /// the core closure marks both).
+    fn close(&self, seeds: impl IntoIterator<Item = u32>, mark: &mut [bool], mut keep: Option<&mut [bool]>) {
         let mut work: Vec<u32> = Vec::new();
-        for s in seeds {
-            if !keep[s as usize] {
-                keep[s as usize] = true;
-                work.push(s);
+        let mut visit = |i: u32, mark: &mut [bool], work: &mut Vec<u32>| {
+            if !mark[i as usize] {
+                mark[i as usize] = true;
+                if let Some(keep) = keep.as_deref_mut() {
+                    keep[i as usize] = true;
+                }
+                work.push(i);
             }
+        };
+        for s in seeds {
+            visit(s, mark, &mut work);
         }
         while let Some(i) = work.pop() {
             for p in self.preds(i) {
-                if !keep[p as usize] {
-                    keep[p as usize] = true;
-                    work.push(p);
-                }
+                visit(p, mark, &mut work);
             }
         }
     }
@@ -251,8 +269,8 @@ impl<'t> Indexed<'t> {
 /// them, that thread's later events, and so on. Every condition of the future that reads
 /// from it (a thread joining it) is kept when its thread has a kept event before it,
 /// together with the chain that leads to it from the failure. Returns the events it adds,
-/// sorted.
-fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) -> Vec<EventId> {
+/// sorted, and the events of the chains (kept before or not).
+fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) -> (Vec<EventId>, Vec<u32>) {
     let events = trace.events();
     let mut future = vec![false; events.len()];
     future[f] = true;
@@ -280,11 +298,13 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) ->
     let mut stack = targets;
     let mut seen = vec![false; events.len()];
     let mut added = Vec::new();
+    let mut chain = Vec::new();
     while let Some(i) = stack.pop() {
         if seen[i] {
             continue;
         }
         seen[i] = true;
+        chain.push(i as u32);
         if !keep[i] {
             keep[i] = true;
             added.push(EventId::from_u32(i as u32));
@@ -305,7 +325,7 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) ->
         }
     }
     added.sort_unstable();
-    added
+    (added, chain)
 }
 
 /// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
@@ -345,52 +365,47 @@ impl PartialOrder {
             ));
         };
         let ix = Indexed::new(trace);
+        // `needed`: the events whose orderings the failure needs (rule 1's closure, the
+        // overwrites, the conditions of rule 3, the chains of rule 4); `keep` adds the
+        // dependencies of overwrites and conditions, so that every linearisation is a trace.
         let mut keep = vec![false; total];
-        ix.close(seeds, &mut keep);
-        // Until nothing changes: overwrites (the first later write of each read variable by
-        // each other thread), then synchronisation (every condition that reads from a kept
-        // write of another thread: an await or assume that such a write enables).
-        let mut done_reads = vec![false; total];
-        loop {
-            let mut later: Vec<u32> = Vec::new();
-            for (i, e) in trace.events().iter().enumerate() {
-                if !keep[i] || done_reads[i] {
-                    continue;
-                }
-                done_reads[i] = true;
-                for r in &e.reads {
-                    let Some(v) = ix.vars.get(&r.var) else { continue };
-                    for t in v.writers() {
-                        if t == e.thread {
-                            continue;
-                        }
-                        later.extend(v.next_write(t, i as u32));
-                    }
-                }
+        let mut needed = vec![false; total];
+        ix.close(seeds, &mut needed, Some(&mut keep));
+        // Overwrites: the first later write of each variable a dependency reads, by each
+        // other thread.
+        let mut extra: Vec<u32> = Vec::new();
+        for (i, e) in trace.events().iter().enumerate().filter(|&(i, _)| needed[i]) {
+            for r in &e.reads {
+                let Some(v) = ix.vars.get(&r.var) else { continue };
+                extra.extend(v.writers().filter(|&t| t != e.thread).filter_map(|t| v.next_write(t, i as u32)));
             }
-            for (i, e) in trace.events().iter().enumerate() {
-                if keep[i] || !e.kind.is_cond() {
-                    continue;
-                }
-                let enabled_by_kept = e
-                    .reads
-                    .iter()
-                    .any(|r| r.from.is_some_and(|f| keep[f.index()] && trace.event(f).thread != e.thread));
-                if enabled_by_kept {
-                    later.push(i as u32);
-                }
-            }
-            if later.iter().all(|&w| keep[w as usize]) {
-                break;
-            }
-            ix.close(later, &mut keep);
         }
-
+        // Synchronisation: every condition that reads from a dependency or an overwrite of
+        // another thread (an await or assume such a write enables).
+        let mut enabling = needed.clone();
+        for &w in &extra {
+            enabling[w as usize] = true;
+        }
+        for (i, e) in trace.events().iter().enumerate().filter(|&(i, e)| !needed[i] && e.kind.is_cond()) {
+            if e.reads.iter().any(|r| r.from.is_some_and(|f| enabling[f.index()] && trace.event(f).thread != e.thread))
+            {
+                extra.push(i as u32);
+            }
+        }
+        for &i in &extra {
+            needed[i as usize] = true;
+        }
+        ix.close(extra, &mut keep, None);
         // Signals after the failure (rule 4).
-        let signals = match &failure {
+        let (signals, chains) = match &failure {
             Failure::Event(f) => keep_signals(trace, &ix, f.index(), &mut keep),
-            Failure::Deadlock(_) => Vec::new(),
+            Failure::Deadlock(_) => (Vec::new(), Vec::new()),
         };
+        for i in chains {
+            needed[i as usize] = true;
+        }
+        let context: Vec<EventId> =
+            (0..total).filter(|&i| keep[i] && !needed[i]).map(|i| EventId::from_u32(i as u32)).collect();
 
         let mut nodes = Vec::new();
         let mut threads = Vec::new();
@@ -421,6 +436,7 @@ impl PartialOrder {
         cross.dedup();
         Ok(PartialOrder {
             signals,
+            context,
             trace_len: len,
             blocked_len: trace.blocked().len(),
             nodes,
@@ -467,6 +483,14 @@ impl PartialOrder {
     /// argument does not cover it (its own dependencies are not kept).
     pub fn is_signal(&self, id: EventId) -> bool {
         self.signals.binary_search(&id).is_ok()
+    }
+
+    /// Whether the event is kept only as a dependency of an overwrite (rule 2) or of a
+    /// condition an overwrite enables (rule 3): it makes every linearisation a trace, but the
+    /// failure does not need its cross-thread orderings, so an elimination cycle should not
+    /// use them (breaking one changes how the overwrite is reached, not the failure).
+    pub fn is_context(&self, id: EventId) -> bool {
+        self.context.binary_search(&id).is_ok()
     }
 
     /// Whether the id names a pending step ([`Trace::pending`]; ids from the trace length

@@ -1,4 +1,5 @@
-//! Property: on random small programs, every fix really eliminates the bug pattern, and every
+//! Property: on random small programs, every fix really eliminates the bug pattern (the partial
+//! order without its context events, which only say how an overwrite was reached), and every
 //! linearisation of the generalised partial order reproduces the failure.
 
 mod support;
@@ -76,7 +77,7 @@ fn linearisations(po: &PartialOrder, limit: usize) -> Vec<Vec<EventId>> {
     out
 }
 
-fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate], stats: &mut [usize; 5]) {
+fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate], stats: &mut [usize; 6]) {
     let mut arena = Arena::new();
     let config = EliminateConfig::new().max_constraint_edges(k);
     let elim = eliminate(trace, &setup.space, &mut arena, &config).unwrap();
@@ -111,6 +112,9 @@ fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate],
         }
     }
     stats[0] += 1;
+    if po.events().iter().any(|&e| po.is_context(e)) {
+        stats[5] += 1;
+    }
     if matches!(po.failure(), Failure::Deadlock(_)) {
         stats[3] += 1;
     }
@@ -134,7 +138,7 @@ fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate],
 #[test]
 fn fixes_eliminate_the_bug_pattern() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut stats = [0usize; 5];
+    let mut stats = [0usize; 6];
     let mut programs = 0;
     let mut pending_kept = 0;
     while programs < 600 {
@@ -172,11 +176,19 @@ fn fixes_eliminate_the_bug_pattern() {
         }
     }
     // The generator must exercise the interesting cases.
-    println!("traces, fixes, candidates checked, deadlocks, preemption-free: {stats:?}; pending kept: {pending_kept}");
+    println!(
+        "traces, fixes, candidates checked, deadlocks, preemption-free, with context: {stats:?}; \
+         pending kept: {pending_kept}"
+    );
     assert!(pending_kept >= 100, "{pending_kept} stopped traces kept a pending step");
-    let [traces, fixes, checked, deadlocks, preemption_free] = stats;
+    let [traces, fixes, checked, deadlocks, preemption_free, context] = stats;
     assert!(
-        traces >= 1000 && fixes >= 300 && checked >= 10_000 && deadlocks >= 100 && preemption_free >= 100,
+        traces >= 1000
+            && fixes >= 300
+            && checked >= 10_000
+            && deadlocks >= 100
+            && preemption_free >= 100
+            && context >= 100,
         "{stats:?}"
     );
 }
