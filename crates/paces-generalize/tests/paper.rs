@@ -178,6 +178,33 @@ fn a_signal_after_the_failure_enables_moving_a_step_behind_its_wait() {
     );
 }
 
+/// The overwrite `X` of the failing read comes with its dependencies (`U`, `V`, and `W`, `Q`
+/// of the third thread, which `U` and `V` order): context. Their orderings form a cycle once
+/// `V` moves before `U`, but that only changes how `X` is reached; `1` still fails on every
+/// candidate, so no fix may come from them.
+#[test]
+fn orderings_among_an_overwrites_dependencies_are_no_fix() {
+    let s = Setup::new(program(&[
+        &["1: assert(x == 1)"],
+        &["U: u := 1", "V: v := 1", "X: x := 1"],
+        &["W: await(u == 1)", "Q: assert(v == 0)"],
+    ]));
+    let (elim, arena, trace) = run(&s, &["U", "W", "Q", "1", "V", "X"], &[]);
+    let po = &elim.partial_order;
+    let name = |e: paces_trace::EventId| s.space.name(trace.event(e).loc);
+    let kept: Vec<&str> = po.events().iter().map(|&e| name(e)).collect();
+    assert_eq!(kept, ["U", "W", "Q", "1", "V", "X"]);
+    let context: Vec<&str> = po.events().iter().filter(|&&e| po.is_context(e)).map(|&e| name(e)).collect();
+    assert_eq!(context, ["U", "W", "Q", "V"]);
+    assert!(elim.fixes.is_empty(), "{:?}", texts(&elim, &arena, &s));
+    // Indeed every candidate still fails 1: thread 1 may run first.
+    let candidates = Candidate::enumerate(&s.space, 10_000).unwrap();
+    assert!(candidates.len() > 1);
+    for c in &candidates {
+        assert!(s.candidate_shows(c, po, &trace));
+    }
+}
+
 #[test]
 fn deadlock_is_eliminated_through_its_blocked_awaits() {
     let s = Setup::new(program(&[&["A: f := 1", "1: await(g == 0)"], &["B: g := 1", "2: await(f == 0)"]]));
