@@ -240,25 +240,21 @@ impl<'t> Indexed<'t> {
         p
     }
 
-    /// Adds `seeds` and everything they depend on to `mark` (and to `keep`, when given:
-    /// the core closure marks both).
-    fn close(&self, seeds: impl IntoIterator<Item = u32>, mark: &mut [bool], mut keep: Option<&mut [bool]>) {
+    /// Adds `seeds` and everything they depend on to `keep`.
+    fn close(&self, seeds: impl IntoIterator<Item = u32>, keep: &mut [bool]) {
         let mut work: Vec<u32> = Vec::new();
-        let mut visit = |i: u32, mark: &mut [bool], work: &mut Vec<u32>| {
-            if !mark[i as usize] {
-                mark[i as usize] = true;
-                if let Some(keep) = keep.as_deref_mut() {
-                    keep[i as usize] = true;
-                }
-                work.push(i);
-            }
-        };
         for s in seeds {
-            visit(s, mark, &mut work);
+            if !keep[s as usize] {
+                keep[s as usize] = true;
+                work.push(s);
+            }
         }
         while let Some(i) = work.pop() {
             for p in self.preds(i) {
-                visit(p, mark, &mut work);
+                if !keep[p as usize] {
+                    keep[p as usize] = true;
+                    work.push(p);
+                }
             }
         }
     }
@@ -368,34 +364,37 @@ impl PartialOrder {
         // `needed`: the events whose orderings the failure needs (rule 1's closure, the
         // overwrites, the conditions of rule 3, the chains of rule 4); `keep` adds the
         // dependencies of overwrites and conditions, so that every linearisation is a trace.
-        let mut keep = vec![false; total];
         let mut needed = vec![false; total];
-        ix.close(seeds, &mut needed, Some(&mut keep));
+        ix.close(seeds, &mut needed);
+        let mut keep = needed.clone();
         // Overwrites: the first later write of each variable a dependency reads, by each
         // other thread.
-        let mut extra: Vec<u32> = Vec::new();
+        let mut overwrites: Vec<u32> = Vec::new();
         for (i, e) in trace.events().iter().enumerate().filter(|&(i, _)| needed[i]) {
             for r in &e.reads {
                 let Some(v) = ix.vars.get(&r.var) else { continue };
-                extra.extend(v.writers().filter(|&t| t != e.thread).filter_map(|t| v.next_write(t, i as u32)));
+                overwrites.extend(v.writers().filter(|&t| t != e.thread).filter_map(|t| v.next_write(t, i as u32)));
             }
+        }
+        for &w in &overwrites {
+            needed[w as usize] = true;
         }
         // Synchronisation: every condition that reads from a dependency or an overwrite of
         // another thread (an await or assume such a write enables).
-        let mut enabling = needed.clone();
-        for &w in &extra {
-            enabling[w as usize] = true;
+        let conditions: Vec<u32> = (trace.events().iter().enumerate())
+            .filter(|&(i, e)| {
+                !needed[i]
+                    && e.kind.is_cond()
+                    && e.reads
+                        .iter()
+                        .any(|r| r.from.is_some_and(|f| needed[f.index()] && trace.event(f).thread != e.thread))
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        for &c in &conditions {
+            needed[c as usize] = true;
         }
-        for (i, e) in trace.events().iter().enumerate().filter(|&(i, e)| !needed[i] && e.kind.is_cond()) {
-            if e.reads.iter().any(|r| r.from.is_some_and(|f| enabling[f.index()] && trace.event(f).thread != e.thread))
-            {
-                extra.push(i as u32);
-            }
-        }
-        for &i in &extra {
-            needed[i as usize] = true;
-        }
-        ix.close(extra, &mut keep, None);
+        ix.close(overwrites.into_iter().chain(conditions), &mut keep);
         // Signals after the failure (rule 4).
         let (signals, chains) = match &failure {
             Failure::Event(f) => keep_signals(trace, &ix, f.index(), &mut keep),
