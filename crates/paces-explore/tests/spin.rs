@@ -120,6 +120,27 @@ fn heldin_programs_agree_with_spin() {
     }
 }
 
+/// The evidence for dv1394's "no repair" (docs/evaluation.md): its known fix needs atomic
+/// sections holding a wait after their first step, which Cwhile forbids; written in Promela
+/// (`tests/data/dv1394_known_fix.pml`, whose atomic sequences lose atomicity while blocked)
+/// it still lets the deadlock detector `E` fail, and the original's check finds the same.
+#[test]
+fn dv1394_known_fix_still_fails_in_promela() {
+    if !spin_available() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixed = std::fs::read_to_string(dir.join("tests/data/dv1394_known_fix.pml")).unwrap();
+    assert_eq!(spin_verdicts(&fixed).0, Some(true), "SPIN finds no assertion violation in the fixed model");
+    let src = std::fs::read_to_string(dir.join("../../benches/data/heldin/dv1394.cw")).unwrap();
+    let original = paces_cwhile::parse(&src).unwrap();
+    let result = check(&original, &Config::new().find(true, false, false)).expect("check");
+    let Verdict::Bad(cex) = &result.verdict else { panic!("the original dv1394 has no failure: {result}") };
+    let step = cex.failing_step.expect("a failing step");
+    let failing = cex.schedule.steps[step].label.clone();
+    assert!(["4", "E"].contains(&failing.as_str()), "fails at {failing}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
