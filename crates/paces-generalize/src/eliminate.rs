@@ -556,6 +556,32 @@ impl<'a> Graph<'a> {
         legal(first, last) || (may_change && legal(last, first))
     }
 
+    /// Backward between two events of one item (the guard of an `if` and a step of its
+    /// branch, or steps of two iterations of a loop): no order between them can change, but a
+    /// section that holds the item holds both. Sections hold at least two items, so the item
+    /// is offered with each neighbour in the original order, `Atomic(item, neighbour)`.
+    fn enclosing_sections(&self, u: u32, v: u32, out: &mut SmallVec<[Opt; 2]>) {
+        let (x, y) = (self.ev[u as usize], self.ev[v as usize]);
+        let common = x
+            .scope
+            .iter()
+            .zip(&y.scope)
+            .take_while(|(sx, sy)| sx.instance == sy.instance && sx.item == sy.item)
+            .last()
+            .map(|(sx, _)| sx.item);
+        let Some(item) = common else { return };
+        let space = self.space;
+        let Some((block, pos)) = space.item_position(item) else { return };
+        let items = space.items(block);
+        let neighbours = [pos.checked_sub(1), Some(pos + 1)];
+        for n in neighbours.into_iter().flatten().filter_map(|p| items.get(p).copied()) {
+            if self.atomic_legal(item, n, space.may_change_order(item, n)) {
+                let w = self.a.saturating_mul(self.section_weight(item, n));
+                out.push(Opt { kind: EdgeKind::Atomic(Atom::atomic(item, n)), weight: w });
+            }
+        }
+    }
+
     /// The simple statements of the items from `a` to `b` in the original order.
     fn section_weight(&self, a: Loc, b: Loc) -> u64 {
         let space = self.space;
@@ -573,7 +599,10 @@ impl<'a> Graph<'a> {
         let (fu, tu) = (from as usize, to as usize);
         if self.tpos[tu] < self.tpos[fu] {
             // Backward: `to` comes first in the thread.
-            let Some((a, b)) = self.lifted(to, from)? else { return Ok(()) };
+            let Some((a, b)) = self.lifted(to, from)? else {
+                self.enclosing_sections(to, from, out);
+                return Ok(());
+            };
             let may = space.may_change_order(a, b);
             // Only a wait itself counts here (an item that opens with an await: an `await`,
             // a `lock`); moving a call or a branch that holds a wait deeper inside is

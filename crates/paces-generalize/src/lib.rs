@@ -35,8 +35,11 @@
 //!    constraint `a <= b`, weight the span (the program need not change).
 //!
 //! Two events of one thread that lift to no atom (they lie in one item, or in different
-//! iterations or calls of a block) are joined by a forced edge only: no reorder can separate
-//! them, and an atomic section around the compound item that holds both is not proposed.
+//! iterations or calls of a block) are joined forwards by a forced edge: no reorder can
+//! separate them. Backwards, a section around the deepest item that holds both (the guard of
+//! an `if` and a step of its branch: check-then-act) keeps them together; sections hold two
+//! items at least, so it is offered with each neighbour of that item in the original order,
+//! `[prev; item]` and `[item; next]` (an item alone in its block gets none).
 //!
 //! For a deadlock, the blocked steps stand at the end of their threads: each thread's events
 //! lead to its blocked step by forced edges, and the blocked steps are joined to each other by

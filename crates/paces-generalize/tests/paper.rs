@@ -312,6 +312,39 @@ fn iterations_of_a_loop_never_change_order() {
 }
 
 #[test]
+fn steps_of_one_item_are_held_together_by_a_section_around_it() {
+    use paces_constraint::{ItemInfo, SpaceBuilder};
+    use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
+    // As above, with an item after the loop: `L: loop { s: x := x + 1 } M: y := 1`. A section
+    // over the loop and M keeps both iterations together, so the assertion cannot see x == 1.
+    let mut b = SpaceBuilder::new();
+    let (top, body, t2) = (b.block(false), b.block(false), b.block(false));
+    let [l, st, m, one] = ["L", "s", "M", "1"].map(|n| b.loc(n).unwrap());
+    b.item(top, l, ItemInfo { weight: 1, role: paces_constraint::SectionRole::Free }).unwrap();
+    b.item(top, m, ItemInfo::SIMPLE).unwrap();
+    b.item(body, st, ItemInfo::SIMPLE).unwrap();
+    b.item(t2, one, ItemInfo::SIMPLE).unwrap();
+    let space = b.build().unwrap();
+    let inst = |block, instance| BlockInstance { block, instance };
+    let iteration =
+        |k| vec![ScopeEntry { instance: inst(top, 0), item: l }, ScopeEntry { instance: inst(body, k), item: st }];
+    let x = VarId::from_u32(0);
+    let mut tb = TraceBuilder::new();
+    tb.step(ThreadId::from_u32(0), st, iteration(1)).read(x).write(x, 1).push().unwrap();
+    let one_scope = vec![ScopeEntry { instance: inst(t2, 0), item: one }];
+    tb.step(ThreadId::from_u32(1), one, one_scope).kind(EventKind::Assert).read(x).failed(true).push().unwrap();
+    tb.step(ThreadId::from_u32(0), st, iteration(2)).read(x).write(x, 2).push().unwrap();
+    let trace = tb.finish();
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new()).unwrap();
+    let fixes: Vec<String> = elim.fixes.iter().map(|f| arena.display(f.constraint, &space, 200).to_string()).collect();
+    assert_eq!(fixes, ["[L; M]"]);
+    let with = Candidate::new(&space, vec![vec![l, m], vec![st], vec![one]], &[(l, m)]).unwrap();
+    assert!(arena.eval(elim.constraint, &with));
+    assert!(!arena.eval(elim.constraint, &Candidate::original(&space)));
+}
+
+#[test]
 fn a_memory_limit_refuses_large_graphs() {
     let s = example4();
     let trace = s.trace_named(&["A", "B", "1", "2", "C"], &[]);

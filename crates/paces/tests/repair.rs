@@ -159,6 +159,22 @@ fn lc_rc_is_repaired_as_the_developers_did_also_from_k_2() {
     assert_eq!(block_of(&from_two, "1"), ["3", "4", "5", "6", "1", "2"]);
 }
 
+/// Check-then-act inside an `if`: the guard reads a flag that `remove` clears, the branch uses
+/// what `remove` frees. The guard and the branch are one item, so the fix is a section around
+/// the `if` (with its neighbour, sections hold two items at least) after disabling first.
+#[test]
+fn a_guard_and_its_branch_are_held_together_by_a_section_around_the_if() {
+    let p = paces::cwhile::parse(
+        "var alive = 1, enabled = 1, used = 0, count = 0;
+         thread remove { 1: alive := 0; 2: enabled := 0; }
+         thread irq { A: if (enabled == 1) { B: assert(alive == 1); C: used := used + 1; } D: count := count + 1; }",
+    )
+    .unwrap();
+    let report = Repair::new().run(&p).unwrap();
+    check_accepted(&report);
+    assert_eq!(report.transformation_text, ["swap 1 <-> 2", "atomic [A; D]"]);
+}
+
 /// dv1394's known fix holds waits inside atomic sections (illegal Cwhile), and every lock
 /// operation conflicts with its deadlock detectors: no candidate of the space removes the
 /// first bad trace, and the loop says so instead of searching.
