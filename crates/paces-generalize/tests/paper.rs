@@ -280,15 +280,21 @@ fn a_block_closed_to_atomic_sections_gets_none() {
     assert_eq!(elim.constraint, arena.fals());
 }
 
-#[test]
-fn iterations_of_a_loop_never_change_order() {
-    use paces_constraint::{ItemInfo, SpaceBuilder};
+/// Thread 0: `L: loop { s: x := x + 1 }`, run twice, then `M: y := 1` when `after` is set;
+/// thread 1: `1: assert(x != 1)`, run between the two iterations. The space, the locations
+/// L, s, M (when there) and 1, and the trace.
+fn loop_twice(after: bool) -> (paces_constraint::Space, Vec<paces_constraint::Loc>, paces_trace::Trace) {
+    use paces_constraint::{ItemInfo, SectionRole, SpaceBuilder};
     use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
-    // Thread 0: `L: loop { s: x := x + 1 }`, two iterations; thread 1: `1: assert(x != 1)`.
     let mut b = SpaceBuilder::new();
     let (top, body, t2) = (b.block(false), b.block(false), b.block(false));
-    let [l, st, one] = ["L", "s", "1"].map(|n| b.loc(n).unwrap());
-    b.item(top, l, ItemInfo { weight: 1, role: paces_constraint::SectionRole::Free }).unwrap();
+    let names: &[&str] = if after { &["L", "s", "M", "1"] } else { &["L", "s", "1"] };
+    let locs: Vec<_> = names.iter().map(|n| b.loc(n).unwrap()).collect();
+    let (l, st, one) = (locs[0], locs[1], locs[locs.len() - 1]);
+    b.item(top, l, ItemInfo { weight: 1, role: SectionRole::Free }).unwrap();
+    if after {
+        b.item(top, locs[2], ItemInfo::SIMPLE).unwrap();
+    }
     b.item(body, st, ItemInfo::SIMPLE).unwrap();
     b.item(t2, one, ItemInfo::SIMPLE).unwrap();
     let space = b.build().unwrap();
@@ -301,10 +307,16 @@ fn iterations_of_a_loop_never_change_order() {
     let one_scope = vec![ScopeEntry { instance: inst(t2, 0), item: one }];
     tb.step(ThreadId::from_u32(1), one, one_scope).kind(EventKind::Assert).read(x).failed(true).push().unwrap();
     tb.step(ThreadId::from_u32(0), st, iteration(2)).read(x).write(x, 2).push().unwrap();
-    let trace = tb.finish();
+    (space, locs, tb.finish())
+}
+
+#[test]
+fn iterations_of_a_loop_never_change_order() {
+    let (space, _, trace) = loop_twice(false);
     let mut arena = Arena::new();
     let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new()).unwrap();
-    // The assertion needs to run between the two iterations; nothing can prevent that here.
+    // The assertion needs to run between the two iterations; the loop is alone in its block,
+    // so no section can hold it: nothing can prevent that here.
     assert_eq!(elim.partial_order.len(), 3);
     assert_eq!(elim.partial_order.cross_edges().len(), 2);
     assert!(elim.fixes.is_empty());
@@ -313,28 +325,10 @@ fn iterations_of_a_loop_never_change_order() {
 
 #[test]
 fn steps_of_one_item_are_held_together_by_a_section_around_it() {
-    use paces_constraint::{ItemInfo, SpaceBuilder};
-    use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
-    // As above, with an item after the loop: `L: loop { s: x := x + 1 } M: y := 1`. A section
-    // over the loop and M keeps both iterations together, so the assertion cannot see x == 1.
-    let mut b = SpaceBuilder::new();
-    let (top, body, t2) = (b.block(false), b.block(false), b.block(false));
-    let [l, st, m, one] = ["L", "s", "M", "1"].map(|n| b.loc(n).unwrap());
-    b.item(top, l, ItemInfo { weight: 1, role: paces_constraint::SectionRole::Free }).unwrap();
-    b.item(top, m, ItemInfo::SIMPLE).unwrap();
-    b.item(body, st, ItemInfo::SIMPLE).unwrap();
-    b.item(t2, one, ItemInfo::SIMPLE).unwrap();
-    let space = b.build().unwrap();
-    let inst = |block, instance| BlockInstance { block, instance };
-    let iteration =
-        |k| vec![ScopeEntry { instance: inst(top, 0), item: l }, ScopeEntry { instance: inst(body, k), item: st }];
-    let x = VarId::from_u32(0);
-    let mut tb = TraceBuilder::new();
-    tb.step(ThreadId::from_u32(0), st, iteration(1)).read(x).write(x, 1).push().unwrap();
-    let one_scope = vec![ScopeEntry { instance: inst(t2, 0), item: one }];
-    tb.step(ThreadId::from_u32(1), one, one_scope).kind(EventKind::Assert).read(x).failed(true).push().unwrap();
-    tb.step(ThreadId::from_u32(0), st, iteration(2)).read(x).write(x, 2).push().unwrap();
-    let trace = tb.finish();
+    // With an item after the loop, a section over the loop and M keeps both iterations
+    // together, so the assertion cannot see x == 1.
+    let (space, locs, trace) = loop_twice(true);
+    let (l, st, m, one) = (locs[0], locs[1], locs[2], locs[3]);
     let mut arena = Arena::new();
     let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new()).unwrap();
     let fixes: Vec<String> = elim.fixes.iter().map(|f| arena.display(f.constraint, &space, 200).to_string()).collect();
