@@ -12,7 +12,8 @@ use crate::error::{Error, ErrorKind};
 use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
 
 /// Extends a counterexample's schedule to a complete trace (every thread at its end), taking
-/// the threads in index order where there is a choice: a bounded depth-first search from the
+/// the threads in index order where there is a choice, those that could already stop where
+/// they stand last (so an idle loop is not run on): a bounded depth-first search from the
 /// end of the schedule that explores at most `max_steps` configurations. Returns the
 /// counterexample unchanged when it is already complete or when it ends in a deadlock (its
 /// blocked steps are kept). When no completion is found within the bound (the threads left
@@ -80,7 +81,11 @@ pub fn complete_counterexample(
                 return out;
             }
         }
-        for t in 0..n {
+        // Threads that still have to reach their end first; a thread that could stop where it
+        // stands (an idle worker loop) only moves when the others need it, or a loop that
+        // could run on forever (an unbounded counter) would fill the search.
+        let at_end = |t: usize| c.threads[t].points[e.pc(&s, t)].can_finish;
+        for t in (0..n).filter(|&t| !at_end(t)).chain((0..n).filter(|&t| at_end(t))) {
             for o in &c.threads[t].points[e.pc(&s, t)].options {
                 out.push(XStep { thread: t, step: o.step, fresh: true });
             }

@@ -1,6 +1,7 @@
 //! Final states of complete sequential traces, and variable names.
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use paces_cwhile::ir::{Program, ThreadIdx, VarIdx};
 use paces_trace::VarId;
@@ -19,7 +20,10 @@ use crate::error::{Error, ErrorKind};
 ///
 /// The runs of all orders share work: the states after every *set* of finished threads are
 /// computed once (2^threads sets). [`Config::max_states`] bounds the states visited,
+/// [`Config::max_time`] the time, [`Config::max_memory`] the bytes of the states kept,
 /// [`Config::unwind`] bounds loops, [`Config::max_atomic_states`] bounds atomic blocks.
+/// A thread that loops forever over ever new states (an unbounded counter) reaches one of
+/// them.
 ///
 /// # Errors
 /// [`ErrorKind::BoundReached`] when a bound is reached (the set would be incomplete), or when
@@ -43,7 +47,15 @@ pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTr
     let full = (1usize << n) - 1;
     let mut sets: Vec<FxHashSet<Vec<i64>>> = vec![FxHashSet::default(); full + 1];
     sets[0].insert(e.initial().to_vec());
-    let mut visited_total = 0usize;
+    let mut budget = Budget {
+        visited: 0,
+        max_states: config.max_states,
+        start: Instant::now(),
+        max_time: config.max_time,
+        // The states kept: those of the visited sets (each a vector of `width` values).
+        state_bytes: (e.initial().len() * std::mem::size_of::<i64>() + 32).max(1),
+        max_memory: config.max_memory,
+    };
     let mut masks: Vec<usize> = (0..=full).collect();
     masks.sort_by_key(|m| (m.count_ones(), *m));
     for mask in masks {
@@ -53,7 +65,7 @@ pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTr
         let states = std::mem::take(&mut sets[mask]);
         for t in (0..n).filter(|t| mask >> t & 1 == 0) {
             for s in &states {
-                let finished = run_alone(&e, s, t, config.max_states, &mut visited_total)?;
+                let finished = run_alone(&e, s, t, &mut budget)?;
                 sets[mask | 1 << t].extend(finished);
             }
         }
@@ -62,14 +74,41 @@ pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTr
     Ok(sets[full].iter().map(|s| s[g..g + e.lay.globals].to_vec()).collect())
 }
 
-/// Every state where thread `t`, running alone from `s`, stands at its end.
-fn run_alone(
-    e: &Engine<'_>,
-    s: &[i64],
-    t: usize,
+/// The bounds of [`sequential_final_states`], shared by all its runs.
+struct Budget {
+    visited: usize,
     max_states: usize,
-    visited_total: &mut usize,
-) -> Result<Vec<Vec<i64>>, Error> {
+    start: Instant,
+    max_time: Option<Duration>,
+    state_bytes: usize,
+    max_memory: usize,
+}
+
+impl Budget {
+    /// Counts one more visited state; an error once a bound is passed.
+    fn visit(&mut self) -> Result<(), Error> {
+        self.visited += 1;
+        let bound = |what: &str| {
+            Error::new(
+                ErrorKind::BoundReached,
+                format!("{what} of the sequential runs (each thread alone, one after another)"),
+            )
+        };
+        if self.visited > self.max_states {
+            return Err(bound("state bound"));
+        }
+        if self.visited.saturating_mul(self.state_bytes) > self.max_memory {
+            return Err(bound("memory bound"));
+        }
+        if self.visited % 4096 == 0 && self.max_time.is_some_and(|limit| self.start.elapsed() > limit) {
+            return Err(bound("time bound"));
+        }
+        Ok(())
+    }
+}
+
+/// Every state where thread `t`, running alone from `s`, stands at its end.
+fn run_alone(e: &Engine<'_>, s: &[i64], t: usize, budget: &mut Budget) -> Result<Vec<Vec<i64>>, Error> {
     let code = &e.c.threads[t];
     let mut seen: FxHashSet<Vec<i64>> = FxHashSet::default();
     let mut work = vec![s.to_vec()];
@@ -93,10 +132,7 @@ fn run_alone(
                 };
                 for x in succs {
                     if seen.insert(x.clone()) {
-                        *visited_total += 1;
-                        if *visited_total > max_states {
-                            return Err(Error::new(ErrorKind::BoundReached, "state bound reached"));
-                        }
+                        budget.visit()?;
                         work.push(x);
                     }
                 }

@@ -314,3 +314,33 @@ fn incomplete_counterexample_gets_pending_steps() {
     assert!(full.trace.pending().iter().all(|e| e.reads.iter().all(|r| r.from.is_none())));
     assert_eq!(full.schedule.steps.len(), 2);
 }
+
+/// A worker loop that could stop at its head is not run on while another thread still has
+/// to finish: the completion stays short even when the loop's counter grows without bound.
+#[test]
+fn completion_does_not_run_an_idle_loop_on() {
+    let (p, result) = run(
+        "var count = 0, item = 0;
+         thread producer { while (*) { 1: count := count + 1; 2: item := 1; } }
+         thread consumer { A: await(count > 0); B: assert(item == 1); C: count := count - 1; }",
+        Config::new(),
+    );
+    let cex = result.verdict.counterexample().expect("B fails");
+    let full = paces_explore::complete_counterexample(&p, cex, 100_000).unwrap();
+    let names: Vec<&str> = full.trace.events().iter().map(|e| p.loc_names[e.loc.index()].as_str()).collect();
+    assert_eq!(names, ["1", "A", "B", "2", "C"]);
+    assert!(full.trace.pending().is_empty());
+}
+
+/// Sequential runs of a loop with an unbounded counter end at a bound, with a clear error.
+#[test]
+fn sequential_runs_of_an_unbounded_loop_end_at_a_bound() {
+    let p = paces_cwhile::parse("var n = 0; thread t { while (*) { n := n + 1; } }").unwrap();
+    for config in [Config::new().max_states(10_000), Config::new().max_memory(100_000)] {
+        let err = sequential_final_states(&p, &config).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::BoundReached);
+        assert!(err.to_string().contains("of the sequential runs"), "{err}");
+    }
+    let err = sequential_final_states(&p, &Config::new().max_time(Some(std::time::Duration::ZERO))).unwrap_err();
+    assert!(err.to_string().starts_with("time bound"), "{err}");
+}

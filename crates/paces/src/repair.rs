@@ -377,6 +377,24 @@ impl<'a> Run<'a> {
         out
     }
 
+    /// The final states of the complete sequential runs, or the stop when a bound of the
+    /// checker (or the loop's time limit) cut them short.
+    fn sequential(
+        &mut self,
+        program: &Program,
+        config: &paces_explore::Config,
+    ) -> Result<Result<BTreeSet<Vec<i64>>, StopReason>, Error> {
+        match Self::timed(&mut self.time.explore, || sequential_final_states(program, config)) {
+            Ok(seq) => Ok(Ok(seq)),
+            Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => Ok(Err(if self.out_of_time() {
+                StopReason::TimeLimit
+            } else {
+                StopReason::BoundReached { what: e.to_string() }
+            })),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     fn check_config(&self) -> paces_explore::Config {
         let mut c = self.cfg.check.clone().stop_at_first_failure(false);
         if let Some(limit) = self.cfg.time_limit {
@@ -435,7 +453,10 @@ impl<'a> Run<'a> {
             _ => Some((original.deadlocks.keys().cloned().collect(), original.livelocks.keys().cloned().collect())),
         };
         let seq_config = self.check_config();
-        let original_seq = Self::timed(&mut self.time.explore, || sequential_final_states(program, &seq_config))?;
+        let original_seq = match self.sequential(program, &seq_config)? {
+            Ok(seq) => seq,
+            Err(stop) => return Ok(self.finish(stop, space, original_text, 0, None, None)),
+        };
         let Some(first_bad) = first_failure(&original) else {
             let mut report = self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), 0, None, None);
             report.repaired_text = Some(original_text);
@@ -565,7 +586,10 @@ impl<'a> Run<'a> {
             } else if let Some((id, _)) = new_livelock {
                 Rejection::Livelock { problem: format!("new atomic livelock: {id}"), block_label: id.block.clone() }
             } else {
-                let seq = Self::timed(&mut self.time.explore, || sequential_final_states(&repaired, &seq_config))?;
+                let seq = match self.sequential(&repaired, &seq_config)? {
+                    Ok(seq) => seq,
+                    Err(stop) => return Ok(self.stop_with(stop, &mut learner, original_text, iterations)),
+                };
                 if seq == original_seq {
                     let acceptance = Acceptance {
                         no_assertion_failure: true,

@@ -175,6 +175,22 @@ fn a_guard_and_its_branch_are_held_together_by_a_section_around_the_if() {
     assert_eq!(report.transformation_text, ["swap 1 <-> 2", "atomic [A; D]"]);
 }
 
+/// A producer loop with an unbounded counter has no finite state space: the run ends at the
+/// checker's bound, reported as the stop reason, instead of running on.
+#[test]
+fn an_unbounded_counter_ends_at_the_checkers_bound() {
+    let p = paces::cwhile::parse(
+        "var count = 0, item = 0;
+         thread producer { while (*) { 1: count := count + 1; 2: item := 1; } }
+         thread consumer { while (*) { A: await(count > 0); B: assert(item == 1); C: count := count - 1; } }",
+    )
+    .unwrap();
+    let report = Repair::new().checker(paces::explore::Config::new().max_states(20_000)).run(&p).unwrap();
+    let StopReason::BoundReached { what } = &report.stop else { panic!("{}", report.stop) };
+    assert!(what.contains("state bound"), "{what}");
+    assert!(report.repaired.is_none());
+}
+
 /// dv1394's known fix holds waits inside atomic sections (illegal Cwhile), and every lock
 /// operation conflicts with its deadlock detectors: no candidate of the space removes the
 /// first bad trace, and the loop says so instead of searching.
