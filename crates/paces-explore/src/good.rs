@@ -3,6 +3,7 @@
 //! combinations of writers; complete sequential traces.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use paces_constraint::Loc;
 use paces_cwhile::ir::Program;
@@ -27,6 +28,7 @@ pub struct GoodConfig {
     sequential: bool,
     max_orders: usize,
     stuck: bool,
+    max_time: Option<Duration>,
 }
 
 impl Default for GoodConfig {
@@ -42,6 +44,7 @@ impl Default for GoodConfig {
             sequential: true,
             max_orders: 24,
             stuck: true,
+            max_time: None,
         }
     }
 }
@@ -119,6 +122,13 @@ impl GoodConfig {
         self.stuck = on;
         self
     }
+
+    /// Stop every search once this much time has passed since the call; the traces found so
+    /// far are returned (a sample, as with [`GoodConfig::max_steps`]). Default: `None`.
+    pub fn max_time(mut self, t: Option<Duration>) -> Self {
+        self.max_time = t;
+        self
+    }
 }
 
 /// Which interleavings a search follows.
@@ -141,14 +151,22 @@ struct Enumerator<'e, 'c> {
     max_len: usize,
     /// Report paths that cannot go on, not only complete ones.
     stuck: bool,
+    /// When to stop ([`GoodConfig::max_time`]).
+    deadline: Option<Instant>,
 }
 
 /// One transition of the enumeration: the thread, its exact steps, the state after.
 type Move = (usize, Vec<XStep>, Vec<i64>);
 
 impl<'e, 'c> Enumerator<'e, 'c> {
-    fn new(e: &'e Engine<'c>, policy: Policy, steps_left: usize, config: &GoodConfig) -> Self {
-        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck }
+    fn new(
+        e: &'e Engine<'c>,
+        policy: Policy,
+        steps_left: usize,
+        config: &GoodConfig,
+        deadline: Option<Instant>,
+    ) -> Self {
+        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck, deadline }
     }
 
     /// Transitions allowed from `s` given the running thread (`cur`; for sequential runs the
@@ -268,6 +286,9 @@ impl<'e, 'c> Enumerator<'e, 'c> {
                 continue;
             }
             self.steps_left = self.steps_left.saturating_sub(1);
+            if self.steps_left % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.steps_left = 0;
+            }
             path.truncate(len);
             path.extend(xs);
             let next = self.moves(&state, cur);
@@ -348,6 +369,7 @@ fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
 /// # Ok(()) }
 /// ```
 pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>, Error> {
+    let deadline = config.max_time.and_then(|t| Instant::now().checked_add(t));
     let c = compile(program)?;
     let e = Engine::new(&c, Some(config.unwind), usize::MAX / 2);
     let mut out: Vec<Trace> = Vec::new();
@@ -402,7 +424,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         true
     };
     if config.preemption_free {
-        let mut en = Enumerator::new(&e, Policy::PreemptionFree, config.max_steps, config);
+        let mut en = Enumerator::new(&e, Policy::PreemptionFree, config.max_steps, config, deadline);
         en.run(&mut |xs| consider(xs, false, &mut out));
     }
     if config.sequential {
@@ -410,7 +432,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         let mut order: Vec<usize> = (0..n).collect();
         let mut steps = config.max_steps;
         for _ in 0..config.max_orders {
-            let mut en = Enumerator::new(&e, Policy::Sequential(order.clone()), steps, config);
+            let mut en = Enumerator::new(&e, Policy::Sequential(order.clone()), steps, config, deadline);
             en.run(&mut |xs| {
                 consider(xs, false, &mut out);
                 false
@@ -422,7 +444,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         }
     }
     if config.assertions {
-        let mut en = Enumerator::new(&e, Policy::Any, config.max_steps, config);
+        let mut en = Enumerator::new(&e, Policy::Any, config.max_steps, config, deadline);
         en.run(&mut |xs| consider(xs, true, &mut out));
     }
     if let Some(err) = error {

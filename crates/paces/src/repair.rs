@@ -469,8 +469,13 @@ impl<'a> Run<'a> {
 
         let mut learner = Learner::new(space.clone(), self.cfg.learner.clone())?;
         if self.cfg.mode == Mode::Mixed {
-            let traces = Self::timed(&mut self.time.explore, || good_traces(program, &self.cfg.good))?;
+            let remaining = self.cfg.time_limit.map(|limit| limit.saturating_sub(self.start.elapsed()));
+            let config = self.cfg.good.clone().max_time(remaining);
+            let traces = Self::timed(&mut self.time.explore, || good_traces(program, &config))?;
             for (i, t) in traces.iter().enumerate() {
+                if self.out_of_time() {
+                    break; // the loop below stops with the time limit
+                }
                 Self::timed(&mut self.time.learn, || {
                     learner.learn_good_checked(t, || paces_explore::freely_bad(program, t, FREE_BUDGET).ok().flatten())
                 })?;
