@@ -14,7 +14,8 @@ use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
 /// Extends a counterexample's schedule to a complete trace (every thread at its end), taking
 /// the threads in index order where there is a choice, those that could already stop where
 /// they stand last (so an idle loop is not run on): a bounded depth-first search from the
-/// end of the schedule that explores at most `max_steps` configurations. Returns the
+/// end of the schedule that explores at most `max_steps` configurations, on paths of at most
+/// twice the program's control points (plus 16) past the schedule. Returns the
 /// counterexample unchanged when it is already complete or when it ends in a deadlock (its
 /// blocked steps are kept). When no completion is found within the bound (the threads left
 /// block each other, say), the schedule is extended by the longest run the search found and
@@ -100,8 +101,11 @@ pub fn complete_counterexample(
     // The longest path found, for when no completion exists.
     let mut deepest: Vec<XStep> = Vec::new();
     let mut budget = max_steps;
+    // Runs on past the failure go through each thread's code about twice at most: a loop
+    // that could run forever (a counter that only grows) is not followed further.
+    let max_extra = 16 + 2 * c.threads.iter().map(|t| t.points.len()).sum::<usize>();
     while let Some((here, ms, next)) = stack.last_mut() {
-        if *next >= ms.len() || budget == 0 {
+        if *next >= ms.len() || budget == 0 || path.len() >= max_extra {
             stack.pop();
             path.pop();
             continue;

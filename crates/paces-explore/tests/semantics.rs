@@ -344,3 +344,20 @@ fn sequential_runs_of_an_unbounded_loop_end_at_a_bound() {
     let err = sequential_final_states(&p, &Config::new().max_time(Some(std::time::Duration::ZERO))).unwrap_err();
     assert!(err.to_string().starts_with("time bound"), "{err}");
 }
+
+/// When the threads cannot all finish (one waits for good) and another could loop forever,
+/// the run on past the failure is cut at twice the program's code, not at the search budget.
+#[test]
+fn completion_of_a_stuck_run_does_not_follow_an_endless_loop() {
+    let (p, result) = run(
+        "var x = 0, y = 0;
+         thread t0 { A: x := 1; L: while (*) { B: y := y + 1; } }
+         thread t1 { C: await(y < 0); }
+         thread t2 { D: assert(x == 0); }",
+        Config::new(),
+    );
+    let cex = result.verdict.counterexample().expect("D fails");
+    let full = paces_explore::complete_counterexample(&p, cex, 100_000).unwrap();
+    assert!(full.trace.len() < 40, "{} events", full.trace.len());
+    assert!(full.trace.is_bad());
+}

@@ -452,12 +452,16 @@ impl<'a> Run<'a> {
             Verdict::Bad(_) => None,
             _ => Some((original.deadlocks.keys().cloned().collect(), original.livelocks.keys().cloned().collect())),
         };
-        let seq_config = self.check_config();
-        let original_seq = match self.sequential(program, &seq_config)? {
-            Ok(seq) => seq,
-            Err(stop) => return Ok(self.finish(stop, space, original_text, 0, None, None)),
-        };
+        // The original's sequential final states, computed when a candidate first needs them
+        // (they can be costly, and a loop that never reaches acceptance does not need them).
+        let mut original_seq: Option<BTreeSet<Vec<i64>>> = None;
         let Some(first_bad) = first_failure(&original) else {
+            if let Some(bound) = original.bound {
+                // Explored in part (after a deadlock, the whole space is searched): an
+                // assertion may fail beyond the bound.
+                let what = bound.to_string();
+                return Ok(self.finish(StopReason::BoundReached { what }, space, original_text, 0, None, None));
+            }
             let mut report = self.finish(StopReason::AlreadyCorrect, space, original_text.clone(), 0, None, None);
             report.repaired_text = Some(original_text);
             report.repaired = Some(program.clone());
@@ -515,7 +519,18 @@ impl<'a> Run<'a> {
                         _ => None,
                     };
                     let (lesson, elimination) =
-                        Self::timed(&mut self.time.learn, || learner.learn_bad_or(&trace, undo))?;
+                        match Self::timed(&mut self.time.learn, || learner.learn_bad_or(&trace, undo)) {
+                            Err(e) if *e.kind() == ErrorKind::Limit => {
+                                let what = format!("memory bound in learning from a bad trace: {e}");
+                                return Ok(self.stop_with(
+                                    StopReason::BoundReached { what },
+                                    &mut learner,
+                                    original_text,
+                                    iterations,
+                                ));
+                            }
+                            r => r?,
+                        };
                     if self.cfg.dot {
                         self.push_bad_dots(program, &trace, &elimination, &space, iterations);
                     }
@@ -590,12 +605,22 @@ impl<'a> Run<'a> {
                 Rejection::Trace { kind: "deadlock", problem: format!("new deadlock: {id}"), cex: cex.clone() }
             } else if let Some((id, _)) = new_livelock {
                 Rejection::Livelock { problem: format!("new atomic livelock: {id}"), block_label: id.block.clone() }
+            } else if let Some(bound) = result.bound {
+                // No failure in the part explored: not enough to accept.
+                let what = bound.to_string();
+                return Ok(self.stop_with(StopReason::BoundReached { what }, &mut learner, original_text, iterations));
             } else {
-                let seq = match self.sequential(&repaired, &seq_config)? {
+                if original_seq.is_none() {
+                    match self.sequential(program, &self.check_config())? {
+                        Ok(seq) => original_seq = Some(seq),
+                        Err(stop) => return Ok(self.stop_with(stop, &mut learner, original_text, iterations)),
+                    }
+                }
+                let seq = match self.sequential(&repaired, &self.check_config())? {
                     Ok(seq) => seq,
                     Err(stop) => return Ok(self.stop_with(stop, &mut learner, original_text, iterations)),
                 };
-                if seq == original_seq {
+                if Some(&seq) == original_seq.as_ref() {
                     let acceptance = Acceptance {
                         no_assertion_failure: true,
                         no_new_deadlock: true,
