@@ -191,6 +191,22 @@ fn an_unbounded_counter_ends_at_the_checkers_bound() {
     assert!(report.repaired.is_none());
 }
 
+/// Lazy initialisation raced by two openers: each tests `inited` in an `if` and initialises in
+/// its branch. Each test-and-set is made atomic with its neighbour (a section around the `if`).
+#[test]
+fn a_lazy_initialisation_race_gets_a_section_around_each_test_and_set() {
+    let p = paces::cwhile::parse(
+        "var inited = 0, inits = 0, users = 0;
+         thread open1 { 1: if (inited == 0) { 2: inits := inits + 1; 3: inited := 1; } 4: users := users + 1; }
+         thread open2 { A: if (inited == 0) { B: inits := inits + 1; C: inited := 1; } D: users := users + 1; }
+         thread check { X: await(users == 2); Y: assert(inits == 1); }",
+    )
+    .unwrap();
+    let report = Repair::new().run(&p).unwrap();
+    check_accepted(&report);
+    assert_eq!(report.transformation_text, ["atomic [1; 4]", "atomic [A; D]"]);
+}
+
 /// dv1394's known fix holds waits inside atomic sections (illegal Cwhile), and every lock
 /// operation conflicts with its deadlock detectors: no candidate of the space removes the
 /// first bad trace, and the loop says so instead of searching.
