@@ -293,7 +293,7 @@ impl<'a> Graph<'a> {
             let (Some(ia), Some(ib)) = (po.node_index(a), po.node_index(b)) else { continue };
             all_cross_in[ib].push(ia as u32);
             // Orderings with a context event only say how an overwrite was reached.
-            if !po.is_context(a) && !po.is_context(b) {
+            if !po.is_context_edge(a, b) {
                 cross_out[ia].push(ib as u32);
                 has_cross_in[ib] = true;
             }

@@ -61,7 +61,9 @@ pub enum Failure {
 ///    order but need not remove the failure (the condition might read from another writer),
 ///    and the soundness argument below covers the events of steps 1 to 3 only: the caller
 ///    checks the fixed program anyway. The events of a chain are not context, even when 2
-///    or 3 kept them first.
+///    or 3 kept them first; but an ordering into an event kept only for a chain from an
+///    event off the chain is ([`PartialOrder::is_context_edge`]): where a step after the
+///    failure read its values from changes neither the failure nor the signal.
 /// 5. *Orderings*: program order between successive kept events of a thread, and, between
 ///    kept events of different threads, the trace order of each conflicting pair (kept as the
 ///    *immediate* conflicts: a read after its writer; a write after the previous write of its
@@ -104,6 +106,8 @@ pub struct PartialOrder {
     /// Events kept only as dependencies of overwrites (and of the conditions they enable),
     /// sorted.
     context: Vec<EventId>,
+    /// The events of the chains of rule 4, sorted.
+    chain: Vec<EventId>,
 }
 
 #[derive(Default)]
@@ -400,6 +404,8 @@ impl PartialOrder {
             Failure::Event(f) => keep_signals(trace, &ix, f.index(), &mut keep),
             Failure::Deadlock(_) => (Vec::new(), Vec::new()),
         };
+        let mut chain: Vec<EventId> = chains.iter().map(|&i| EventId::from_u32(i)).collect();
+        chain.sort_unstable();
         for i in chains {
             needed[i as usize] = true;
         }
@@ -435,6 +441,7 @@ impl PartialOrder {
         cross.dedup();
         Ok(PartialOrder {
             signals,
+            chain,
             context,
             trace_len: len,
             blocked_len: trace.blocked().len(),
@@ -490,6 +497,14 @@ impl PartialOrder {
     /// use them (breaking one changes how the overwrite is reached, not the failure).
     pub fn is_context(&self, id: EventId) -> bool {
         self.context.binary_search(&id).is_ok()
+    }
+
+    /// Whether an elimination cycle may not use the cross-thread ordering `a` before `b`:
+    /// an ordering of a context event, or an ordering into an event kept only as a signal
+    /// (rule 4) from an event off its chain (how a step after the failure read its values
+    /// says nothing about the failure or the signal).
+    pub fn is_context_edge(&self, a: EventId, b: EventId) -> bool {
+        self.is_context(a) || self.is_context(b) || (self.is_signal(b) && self.chain.binary_search(&a).is_err())
     }
 
     /// Whether the id names a pending step ([`Trace::pending`]; ids from the trace length

@@ -205,6 +205,29 @@ fn orderings_among_an_overwrites_dependencies_are_no_fix() {
     }
 }
 
+/// After the failing `P`, its thread reads the overwrite `X` (`Q`) before it signals `6`
+/// (`R`). The chain `P Q R 6` is kept for rule 4, but how `Q` read `x` says nothing about
+/// the failure: with the ordering `X -> Q`, "move 6 before K" closed a cycle, yet `P` still
+/// fails on every candidate (its thread may run first).
+#[test]
+fn how_a_step_after_the_failure_read_its_values_is_no_fix() {
+    let s = Setup::new(program(&[
+        &["X: x := 2"],
+        &["P: assert(x == 1)", "Q: y := x", "R: n := 1"],
+        &["K: x := 3", "6: await(n == 1)"],
+    ]));
+    let (elim, arena, trace) = run(&s, &["P", "K", "X", "Q", "R", "6"], &[]);
+    let po = &elim.partial_order;
+    let id = |name: &str| *po.events().iter().find(|&&e| s.space.name(trace.event(e).loc) == name).unwrap();
+    assert!(po.cross_edges().contains(&(id("X"), id("Q"))));
+    assert!(po.is_context_edge(id("X"), id("Q")));
+    assert!(!po.is_context_edge(id("R"), id("6")));
+    assert!(elim.fixes.is_empty(), "{:?}", texts(&elim, &arena, &s));
+    for c in &Candidate::enumerate(&s.space, 10_000).unwrap() {
+        assert!(s.candidate_shows(c, po, &trace));
+    }
+}
+
 #[test]
 fn deadlock_is_eliminated_through_its_blocked_awaits() {
     let s = Setup::new(program(&[&["A: f := 1", "1: await(g == 0)"], &["B: g := 1", "2: await(f == 0)"]]));

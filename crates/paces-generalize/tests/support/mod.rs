@@ -283,7 +283,7 @@ impl Setup {
         let cross: Vec<(Step, Step, bool, bool)> = po
             .cross_edges()
             .iter()
-            .filter(|&&(a, b)| !po.is_context(a) && !po.is_context(b))
+            .filter(|&&(a, b)| !po.is_context_edge(a, b))
             .map(|&(a, b)| {
                 let (ka, _, _) = key(a);
                 let (kb, bb, pb) = key(b);
