@@ -276,10 +276,15 @@ impl Learner {
         Ok(Lesson { constraint: learned.constraint, fallback_used: learned.fallback_used, fixes: 0 })
     }
 
-    /// Learns from a bad (or deadlock) trace: the disjunction of its fixes. A trace whose
-    /// elimination graph offers no fix (its constraint is `false`) is recorded but not added:
-    /// the caller decides (the repair loop stops when the original program's bad trace has
-    /// no fix, and otherwise relies on excluding the rejected candidate).
+    /// Learns from a bad (or deadlock) trace: the disjunction of its fixes. A complete trace
+    /// whose elimination graph offers no fix with at most K constraint edges adds `false`: no
+    /// candidate of the space avoids its pattern with such a fix. Like every set of fixes it
+    /// is searched again with a larger K when it takes part in a conflict (see
+    /// [`LearnerConfig::relax_on_conflict`]); past that, [`Learner::propose`] answers
+    /// unsatisfiable and names it. A trace that stops short (blocked or
+    /// [pending](paces_trace::Trace::pending) steps) may hide the writes a fix needs: with no
+    /// fix it is recorded but not added, and the caller decides (the repair loop relies on
+    /// excluding the rejected candidate).
     ///
     /// # Errors
     /// When the trace is not bad and has no blocked steps, or does not fit the space.
@@ -310,7 +315,10 @@ impl Learner {
         self.bad += 1;
         let k = self.config.max_constraint_edges;
         let (constraint, elimination) = self.eliminate(trace, k, alternative)?;
-        if constraint != self.arena.fals() {
+        // A run that stops short (blocked or pending steps) may hide the writes its fixes
+        // need: no fix there proves nothing.
+        let whole = trace.blocked().is_empty() && trace.pending().is_empty();
+        if constraint != self.arena.fals() || whole {
             let id = self.add(constraint, format!("bad trace #{}", self.bad))?;
             let index = self.learned.len() - 1;
             let kind = Guess::Fixes { k, alternative };

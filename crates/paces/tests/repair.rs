@@ -207,6 +207,27 @@ fn a_lazy_initialisation_race_gets_a_section_around_each_test_and_set() {
     assert_eq!(report.transformation_text, ["atomic [1; 4]", "atomic [A; D]"]);
 }
 
+/// A random program (found by a stress run): after two rounds a candidate's complete bad trace
+/// (`t2` runs first and makes `L2` fail) has no fix in the whole space, not even with K = 4, so
+/// the search ends there. It used to walk through 100 candidates, excluding one at a time.
+#[test]
+fn a_candidates_complete_bad_trace_without_a_fix_ends_the_search() {
+    let p = paces::cwhile::parse(
+        "var x = 0, y = 0, z = 0;
+         thread t0 { L0: z := y + 2; L1: z := 0; L2: assert(x < 1); L3: x := 1; }
+         thread t1 { L4: if (y == 0) { L5: z := x + 2; L6: y := 0; } L7: await(y > 0); L8: z := z;
+                     L9: if (x > 2) { L10: z := y + 2; } }
+         thread t2 { L11: z := x - 1; L12: y := 2; L13: while (*) { L14: await(z != 0);
+                     L15: if (*) { L16: x := y + 2; } else { L17: z := 0; } }
+                     L18: while (*) { L19: while (*) { L20: y := z - 2; L21: await(x > 0); } } }",
+    )
+    .unwrap();
+    let report = Repair::new().run(&p).unwrap();
+    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
+    assert!(explanation.contains("false"), "{explanation}");
+    assert!(report.iterations <= 5, "{} iterations", report.iterations);
+}
+
 /// dv1394's known fix holds waits inside atomic sections (illegal Cwhile), and every lock
 /// operation conflicts with its deadlock detectors: no candidate of the space removes the
 /// first bad trace, and the loop says so instead of searching.
