@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use paces_trace::{Event, EventId, ThreadId, Trace, VarId};
+use paces_trace::{Event, EventId, EventKind, ThreadId, Trace, VarId};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -40,7 +40,9 @@ pub enum Failure {
 ///    thread keeps), its first *pending* write ([`Trace::pending`]) stands in, after the read
 ///    and after the thread's pending steps before it.
 /// 3. *Synchronisation*: every condition (`assume`, `await`) that reads from a write of
-///    another thread kept by 1 or 2. A condition waits for the write that enables it, so this
+///    another thread kept by 1 or 2, except an `assume` of the failing thread after its
+///    failure (moved in front of the failure it orders nothing: the thread may take another
+///    branch). A condition waits for the write that enables it, so this
 ///    ordering holds in every trace where it reads from that write; it is what lets a fix move
 ///    a wait in front of the failing step (ex2's `arizona_wait_for_boot` moved to the top: the
 ///    write that ends the boot, the wait it enables, the failing check).
@@ -384,10 +386,18 @@ impl PartialOrder {
             needed[w as usize] = true;
         }
         // Synchronisation: every condition that reads from a dependency or an overwrite of
-        // another thread (an await or assume such a write enables).
+        // another thread (an await or assume such a write enables). An `assume` the failing
+        // thread reaches after its failure is left out: moving it in front of the failure
+        // orders nothing (the thread can take another branch), while a moved `await` does
+        // (ex2's wait for the boot).
+        let after_failure = |i: usize, e: &Event| match &failure {
+            Failure::Event(f) => i > f.index() && e.thread == trace.event(*f).thread && e.kind != EventKind::Await,
+            Failure::Deadlock(_) => false,
+        };
         let conditions: Vec<u32> = (trace.events().iter().enumerate())
             .filter(|&(i, e)| {
                 !needed[i]
+                    && !after_failure(i, e)
                     && e.kind.is_cond()
                     && e.reads
                         .iter()

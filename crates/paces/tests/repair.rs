@@ -228,6 +228,25 @@ fn a_candidates_complete_bad_trace_without_a_fix_ends_the_search() {
     assert!(report.iterations <= 5, "{} iterations", report.iterations);
 }
 
+/// `t2` fails at once when it runs first, so nothing can repair it. Its later `if (y == 1)`
+/// reads `y` from `L0`, but moving that `if` in front of the failure orders nothing (the
+/// loop may take the other branch or stop), so it offers no fix; it used to offer "move the
+/// loop first", and the loop then spent its time limit on candidates.
+#[test]
+fn an_assume_after_the_failure_is_no_synchronisation() {
+    let p = paces::cwhile::parse(
+        "var x = 0, y = 0, z = 0;
+         thread t0 { L0: y := 1; L1: z := x + 1; L2: y := z + 2; }
+         thread t1 { L3: x := x + 1; L4: await(y < 0); }
+         thread t2 { L5: assert(y > 0); L6: assert(y > 2); L7: while (*) { L8: if (y == 1) { L9: x := x - 1; } } }",
+    )
+    .unwrap();
+    let report = Repair::new().run(&p).unwrap();
+    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
+    assert!(explanation.contains("has no cycle"), "{explanation}");
+    assert_eq!(report.iterations, 1);
+}
+
 /// dv1394's known fix holds waits inside atomic sections (illegal Cwhile), and every lock
 /// operation conflicts with its deadlock detectors: no candidate of the space removes the
 /// first bad trace, and the loop says so instead of searching.
