@@ -449,6 +449,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     e.reset_dead = true;
     e.spin_end_states = config.spin_end_states;
     e.merge = !config.spin_end_states;
+    e.deadline = config.max_time.and_then(|t| start.checked_add(t));
     let stride = e.lay.stride;
     let max_states = config.max_states.max(1);
     let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };

@@ -139,11 +139,21 @@ pub(crate) struct Engine<'c> {
     pub spin_end_states: bool,
     /// Merge private steps into the transition before them (see `merge_private`).
     pub merge: bool,
+    /// When a search inside an atomic block gives up (reported as its bound).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, unwind: Option<u32>, max_atomic: usize) -> Self {
-        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead: false, spin_end_states: false, merge: false }
+        Engine {
+            c,
+            lay: Layout::new(c, unwind),
+            max_atomic,
+            reset_dead: false,
+            spin_end_states: false,
+            merge: false,
+            deadline: None,
+        }
     }
 
     /// Resets the dead private variables of every thread (when `reset_dead`).
@@ -345,22 +355,27 @@ impl<'c> Engine<'c> {
         // Frames: state, next option, option taken to get here.
         let mut stack: Vec<(Box<[i64]>, usize, u16)> = Vec::new();
         let mut visited = 0usize;
+        // Steps of the paths handed out: a loop that may leave the block at every iteration
+        // has an exit at every depth, and their paths together grow with the square of it.
+        let mut path_steps = 0usize;
+        let max_path_steps = self.max_atomic.saturating_mul(16);
         let enter = |state: Box<[i64]>,
                      via: u16,
                      stack: &mut Vec<(Box<[i64]>, usize, u16)>,
                      on_stack: &mut FxHashMap<Box<[i64]>, usize>,
                      out: &mut MacroOut,
-                     exit_seen: &mut FxHashSet<Box<[i64]>>| {
-            let mut path: Vec<u16> = stack.iter().skip(1).map(|f| f.2).collect();
-            if !stack.is_empty() {
-                path.push(via);
-            }
+                     exit_seen: &mut FxHashSet<Box<[i64]>>,
+                     path_steps: &mut usize| {
             let mut ex = state.to_vec();
             if self.leave_region(&mut ex, t) {
                 let ex = ex.into_boxed_slice();
                 if exit_seen.insert(ex.clone()) {
-                    let mut p = path;
+                    let mut p: Vec<u16> = stack.iter().skip(1).map(|f| f.2).collect();
+                    if !stack.is_empty() {
+                        p.push(via);
+                    }
                     p.push(EXIT);
+                    *path_steps += p.len();
                     out.exits.push((ex, p));
                 }
             } else if code.points[self.pc(&state, t)].exit_moves.is_some() {
@@ -369,7 +384,7 @@ impl<'c> Engine<'c> {
             on_stack.insert(state.clone(), stack.len());
             stack.push((state, 0, via));
         };
-        enter(start, 0, &mut stack, &mut on_stack, &mut out, &mut exit_seen);
+        enter(start, 0, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
         while let Some(top) = stack.last_mut() {
             let pc = top.0[t] as usize;
             let opts = &code.points[pc].options;
@@ -405,11 +420,12 @@ impl<'c> Engine<'c> {
                         }
                     } else if !done.contains(&next) {
                         visited += 1;
-                        if visited > self.max_atomic {
+                        let late = visited % 1024 == 0 && self.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+                        if visited > self.max_atomic || path_steps > max_path_steps || late {
                             out.bound = true;
                             return out;
                         }
-                        enter(next, i as u16, &mut stack, &mut on_stack, &mut out, &mut exit_seen);
+                        enter(next, i as u16, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
                     }
                 }
             }

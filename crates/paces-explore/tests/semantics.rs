@@ -361,3 +361,19 @@ fn completion_of_a_stuck_run_does_not_follow_an_endless_loop() {
     assert!(full.trace.len() < 40, "{} events", full.trace.len());
     assert!(full.trace.is_bad());
 }
+
+/// A loop inside an atomic block that may leave it after every iteration, with a counter
+/// that only grows: every depth of the search inside the block is an exit. The paths of
+/// those exits together grow with the square of the depth; the search stops at its bound
+/// instead of running for hours.
+#[test]
+fn an_unbounded_loop_inside_an_atomic_block_ends_at_a_bound() {
+    let (_, result) = run(
+        "var x = 0, y = 0;
+         thread t { atomic { while (*) { x := x + 1; } } }
+         thread u { y := 1; }",
+        Config::new(),
+    );
+    assert!(matches!(result.verdict, Verdict::BoundReached { .. }), "{result}");
+    assert_eq!(result.bound, Some(paces_explore::Bound::AtomicStates));
+}
