@@ -7,6 +7,8 @@
 //! region to its end (a depth-first search over the holding thread's steps), so no state has
 //! an atomic owner and other threads can never interleave with it.
 
+use std::time::Instant;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
@@ -139,8 +141,8 @@ pub(crate) struct Engine<'c> {
     pub spin_end_states: bool,
     /// Merge private steps into the transition before them (see `merge_private`).
     pub merge: bool,
-    /// When a search inside an atomic block gives up (reported as its bound).
-    pub deadline: Option<std::time::Instant>,
+    /// When the searches built on this engine give up (see [`Engine::late`]).
+    pub deadline: Option<Instant>,
 }
 
 impl<'c> Engine<'c> {
@@ -154,6 +156,12 @@ impl<'c> Engine<'c> {
             merge: false,
             deadline: None,
         }
+    }
+
+    /// Whether the deadline has passed, looked up once every 1024 counts of `count` (a
+    /// search's step counter), so the clock stays off the hot path.
+    pub(crate) fn late(&self, count: usize) -> bool {
+        count % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Resets the dead private variables of every thread (when `reset_dead`).
@@ -420,8 +428,7 @@ impl<'c> Engine<'c> {
                         }
                     } else if !done.contains(&next) {
                         visited += 1;
-                        let late = visited % 1024 == 0 && self.deadline.is_some_and(|d| std::time::Instant::now() >= d);
-                        if visited > self.max_atomic || path_steps > max_path_steps || late {
+                        if visited > self.max_atomic || path_steps > max_path_steps || self.late(visited) {
                             out.bound = true;
                             return out;
                         }

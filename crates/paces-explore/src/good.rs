@@ -151,22 +151,14 @@ struct Enumerator<'e, 'c> {
     max_len: usize,
     /// Report paths that cannot go on, not only complete ones.
     stuck: bool,
-    /// When to stop ([`GoodConfig::max_time`]).
-    deadline: Option<Instant>,
 }
 
 /// One transition of the enumeration: the thread, its exact steps, the state after.
 type Move = (usize, Vec<XStep>, Vec<i64>);
 
 impl<'e, 'c> Enumerator<'e, 'c> {
-    fn new(
-        e: &'e Engine<'c>,
-        policy: Policy,
-        steps_left: usize,
-        config: &GoodConfig,
-        deadline: Option<Instant>,
-    ) -> Self {
-        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck, deadline }
+    fn new(e: &'e Engine<'c>, policy: Policy, steps_left: usize, config: &GoodConfig) -> Self {
+        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck }
     }
 
     /// Transitions allowed from `s` given the running thread (`cur`; for sequential runs the
@@ -286,7 +278,7 @@ impl<'e, 'c> Enumerator<'e, 'c> {
                 continue;
             }
             self.steps_left = self.steps_left.saturating_sub(1);
-            if self.steps_left % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.e.late(self.steps_left) {
                 self.steps_left = 0;
             }
             path.truncate(len);
@@ -371,7 +363,8 @@ fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
 pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>, Error> {
     let deadline = config.max_time.and_then(|t| Instant::now().checked_add(t));
     let c = compile(program)?;
-    let e = Engine::new(&c, Some(config.unwind), usize::MAX / 2);
+    let mut e = Engine::new(&c, Some(config.unwind), usize::MAX / 2);
+    e.deadline = deadline;
     let mut out: Vec<Trace> = Vec::new();
     let mut classes: FxHashSet<Vec<(EventKey, VarId, Option<EventKey>)>> = FxHashSet::default();
     let mut combos: BTreeMap<Loc, BTreeSet<Combo>> = BTreeMap::new();
@@ -424,7 +417,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         true
     };
     if config.preemption_free {
-        let mut en = Enumerator::new(&e, Policy::PreemptionFree, config.max_steps, config, deadline);
+        let mut en = Enumerator::new(&e, Policy::PreemptionFree, config.max_steps, config);
         en.run(&mut |xs| consider(xs, false, &mut out));
     }
     if config.sequential {
@@ -432,7 +425,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         let mut order: Vec<usize> = (0..n).collect();
         let mut steps = config.max_steps;
         for _ in 0..config.max_orders {
-            let mut en = Enumerator::new(&e, Policy::Sequential(order.clone()), steps, config, deadline);
+            let mut en = Enumerator::new(&e, Policy::Sequential(order.clone()), steps, config);
             en.run(&mut |xs| {
                 consider(xs, false, &mut out);
                 false
@@ -444,7 +437,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
         }
     }
     if config.assertions {
-        let mut en = Enumerator::new(&e, Policy::Any, config.max_steps, config, deadline);
+        let mut en = Enumerator::new(&e, Policy::Any, config.max_steps, config);
         en.run(&mut |xs| consider(xs, true, &mut out));
     }
     if let Some(err) = error {

@@ -1,7 +1,7 @@
 //! Final states of complete sequential traces, and variable names.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use paces_cwhile::ir::{Program, ThreadIdx, VarIdx};
 use paces_trace::VarId;
@@ -39,7 +39,8 @@ use crate::error::{Error, ErrorKind};
 /// ```
 pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTreeSet<Vec<i64>>, Error> {
     let c = compile(program)?;
-    let e = Engine::new(&c, config.unwind, config.max_atomic_states);
+    let mut e = Engine::new(&c, config.unwind, config.max_atomic_states);
+    e.deadline = config.max_time.and_then(|t| Instant::now().checked_add(t));
     let n = e.lay.threads;
     if n > 24 {
         return Err(Error::new(ErrorKind::BoundReached, "sequential final states: more than 24 threads"));
@@ -50,10 +51,8 @@ pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTr
     let mut budget = Budget {
         visited: 0,
         max_states: config.max_states,
-        start: Instant::now(),
-        max_time: config.max_time,
         // The states kept: those of the visited sets (each a vector of `width` values).
-        state_bytes: (e.initial().len() * std::mem::size_of::<i64>() + 32).max(1),
+        state_bytes: e.initial().len() * std::mem::size_of::<i64>() + 32,
         max_memory: config.max_memory,
     };
     let mut masks: Vec<usize> = (0..=full).collect();
@@ -78,15 +77,14 @@ pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTr
 struct Budget {
     visited: usize,
     max_states: usize,
-    start: Instant,
-    max_time: Option<Duration>,
     state_bytes: usize,
     max_memory: usize,
 }
 
 impl Budget {
-    /// Counts one more visited state; an error once a bound is passed.
-    fn visit(&mut self) -> Result<(), Error> {
+    /// Counts one more visited state; an error once a bound (or the engine's deadline) is
+    /// passed.
+    fn visit(&mut self, e: &Engine<'_>) -> Result<(), Error> {
         self.visited += 1;
         let bound = |what: &str| {
             Error::new(
@@ -100,7 +98,7 @@ impl Budget {
         if self.visited.saturating_mul(self.state_bytes) > self.max_memory {
             return Err(bound("memory bound"));
         }
-        if self.visited % 4096 == 0 && self.max_time.is_some_and(|limit| self.start.elapsed() > limit) {
+        if e.late(self.visited) {
             return Err(bound("time bound"));
         }
         Ok(())
@@ -132,7 +130,7 @@ fn run_alone(e: &Engine<'_>, s: &[i64], t: usize, budget: &mut Budget) -> Result
                 };
                 for x in succs {
                     if seen.insert(x.clone()) {
-                        budget.visit()?;
+                        budget.visit(e)?;
                         work.push(x);
                     }
                 }

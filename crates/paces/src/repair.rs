@@ -379,12 +379,9 @@ impl<'a> Run<'a> {
 
     /// The final states of the complete sequential runs, or the stop when a bound of the
     /// checker (or the loop's time limit) cut them short.
-    fn sequential(
-        &mut self,
-        program: &Program,
-        config: &paces_explore::Config,
-    ) -> Result<Result<BTreeSet<Vec<i64>>, StopReason>, Error> {
-        match Self::timed(&mut self.time.explore, || sequential_final_states(program, config)) {
+    fn sequential(&mut self, program: &Program) -> Result<Result<BTreeSet<Vec<i64>>, StopReason>, Error> {
+        let config = self.check_config();
+        match Self::timed(&mut self.time.explore, || sequential_final_states(program, &config)) {
             Ok(seq) => Ok(Ok(seq)),
             Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => Ok(Err(if self.out_of_time() {
                 StopReason::TimeLimit
@@ -611,12 +608,12 @@ impl<'a> Run<'a> {
                 return Ok(self.stop_with(StopReason::BoundReached { what }, &mut learner, original_text, iterations));
             } else {
                 if original_seq.is_none() {
-                    match self.sequential(program, &self.check_config())? {
+                    match self.sequential(program)? {
                         Ok(seq) => original_seq = Some(seq),
                         Err(stop) => return Ok(self.stop_with(stop, &mut learner, original_text, iterations)),
                     }
                 }
-                let seq = match self.sequential(&repaired, &self.check_config())? {
+                let seq = match self.sequential(&repaired)? {
                     Ok(seq) => seq,
                     Err(stop) => return Ok(self.stop_with(stop, &mut learner, original_text, iterations)),
                 };

@@ -9,46 +9,11 @@
 //! The library crates are optimised in test builds (see the workspace manifest), which keeps
 //! rtl8169 (nine candidate checks of about a million states each) near its release time.
 
+mod common;
+
+use common::{check_accepted, program};
 use expect_test::{expect, Expect};
-use paces::explore::{check, sequential_final_states, Config};
 use paces::{Mode, Repair, StopReason};
-
-fn program(name: &str) -> paces::cwhile::Program {
-    let path = format!("{}/test_data/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    paces::cwhile::parse(&text).unwrap_or_else(|d| panic!("{path}: {d}"))
-}
-
-/// Checks an accepted repair against the original by exploring both from scratch.
-fn recheck(name: &str, original: &paces::cwhile::Program, report: &paces::Report) {
-    let text = report.repaired_text.as_ref().expect("a repair has its text");
-    let repaired = paces::cwhile::parse(text).unwrap_or_else(|d| panic!("{name}: the repair does not parse: {d}"));
-    assert_eq!(&paces::cwhile::print(&repaired), text, "{name}: printing the parsed repair gives another text");
-    let all = Config::new().stop_at_first_failure(false);
-    let after = check(&repaired, &all).expect("the checker runs on the repair");
-    assert!(after.bound.is_none(), "{name}: the check of the repair reached a bound");
-    assert!(after.failures.is_empty(), "{name}: assertions still fail: {:?}", after.failures.keys());
-    if !after.deadlocks.is_empty() || !after.livelocks.is_empty() {
-        // The original's whole space can be large (rtl8169: 25 million states): explored
-        // only when the repair has a deadlock or livelock to compare.
-        let before = check(original, &all.find(false, true, true)).expect("the checker runs on the original");
-        assert!(before.bound.is_none(), "{name}: the check of the original reached a bound");
-        for id in after.deadlocks.keys() {
-            assert!(before.deadlocks.contains_key(id), "{name}: new deadlock {id:?}");
-        }
-        for id in after.livelocks.keys() {
-            assert!(before.livelocks.contains_key(id), "{name}: new atomic livelock {id:?}");
-        }
-    }
-    let seq = Config::new();
-    assert_eq!(
-        sequential_final_states(&repaired, &seq).expect("sequential runs of the repair"),
-        sequential_final_states(original, &seq).expect("sequential runs of the original"),
-        "{name}: the sequential final states differ"
-    );
-    let a = report.acceptance.expect("a repair records its acceptance");
-    assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
-}
 
 /// Runs the loop, re-checks a repair, and compares the outcome with the snapshot.
 fn run(name: &str, mode: Mode, expected: Expect) {
@@ -56,7 +21,7 @@ fn run(name: &str, mode: Mode, expected: Expect) {
     let report = Repair::new().mode(mode).run(&original).unwrap_or_else(|e| panic!("{name}: {e}"));
     let outcome = match &report.stop {
         StopReason::Repaired => {
-            recheck(name, &original, &report);
+            check_accepted(&report);
             format!("repaired, iterations: {}: {}", report.iterations, report.transformation_text.join("; "))
         }
         StopReason::NoRepair { .. } => {

@@ -1,12 +1,9 @@
 //! End-to-end tests of the repair loop on the paper's examples and the held-in benchmarks.
 
-use paces::{Mode, Repair, StopReason};
+mod common;
 
-fn program(name: &str) -> paces::cwhile::Program {
-    let path = format!("{}/test_data/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    paces::cwhile::parse(&text).unwrap_or_else(|d| panic!("{path}: {d}"))
-}
+use common::{check_accepted, program};
+use paces::{Mode, Repair, StopReason};
 
 /// Labels of one block of the repaired program, in their new order.
 fn block_of(report: &paces::Report, label: &str) -> Vec<String> {
@@ -17,21 +14,11 @@ fn block_of(report: &paces::Report, label: &str) -> Vec<String> {
     candidate.order(block).iter().map(|l| space.name(*l).to_owned()).collect()
 }
 
-/// Checks what the loop promises of an accepted repair, independently of the loop: the
-/// repaired text parses back to itself, and the checker finds no assertion failure in it.
+/// The explanation of a "no repair in this space" stop; any other stop fails the test.
 #[track_caller]
-fn check_accepted(report: &paces::Report) {
-    assert!(report.stop.is_success(), "not repaired: {}", report.stop);
-    let text = report.repaired_text.as_ref().expect("repaired text");
-    let reparsed = paces::cwhile::parse(text).expect("the repaired program parses");
-    assert_eq!(&paces::cwhile::print(&reparsed), text, "printing the parsed repair gives it back");
-    let result = paces::explore::check(&reparsed, &paces::explore::Config::new().stop_at_first_failure(false))
-        .expect("the checker runs");
-    assert!(result.failures.is_empty(), "an assertion still fails: {:?}", result.failures.keys());
-    if report.stop == StopReason::Repaired {
-        let a = report.acceptance.expect("acceptance recorded");
-        assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
-    }
+fn no_repair(report: &paces::Report) -> &str {
+    let StopReason::NoRepair { explanation } = &report.stop else { panic!("not `no repair`: {}", report.stop) };
+    explanation
 }
 
 #[test]
@@ -223,7 +210,7 @@ fn a_candidates_complete_bad_trace_without_a_fix_ends_the_search() {
     )
     .unwrap();
     let report = Repair::new().run(&p).unwrap();
-    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
+    let explanation = no_repair(&report);
     assert!(explanation.contains("false"), "{explanation}");
     assert!(report.iterations <= 5, "{} iterations", report.iterations);
 }
@@ -242,7 +229,7 @@ fn an_assume_after_the_failure_is_no_synchronisation() {
     )
     .unwrap();
     let report = Repair::new().run(&p).unwrap();
-    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
+    let explanation = no_repair(&report);
     assert!(explanation.contains("has no cycle"), "{explanation}");
     assert_eq!(report.iterations, 1);
 }
@@ -253,7 +240,7 @@ fn an_assume_after_the_failure_is_no_synchronisation() {
 #[test]
 fn dv1394_has_no_repair_in_the_space() {
     let report = Repair::new().run(&program("dv1394")).unwrap();
-    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{:?}", report.stop) };
+    let explanation = no_repair(&report);
     assert!(explanation.contains("has no cycle"), "{explanation}");
     assert_eq!(report.iterations, 1);
     assert!(report.repaired.is_none());

@@ -1,0 +1,50 @@
+//! Shared by the end-to-end tests: the held-in programs and an independent check of a repair.
+
+use paces::explore::{check, sequential_final_states, Config};
+use paces::StopReason;
+
+/// A held-in program from `test_data/`.
+pub fn program(name: &str) -> paces::cwhile::Program {
+    let path = format!("{}/test_data/{name}.cw", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    paces::cwhile::parse(&text).unwrap_or_else(|d| panic!("{path}: {d}"))
+}
+
+/// Checks what the loop promises of an accepted program, independently of the loop, by
+/// exploring it and the original from scratch: the repaired text parses back to itself, no
+/// assertion fails, no deadlock or atomic livelock is new, and the sequential final states
+/// are the original's.
+#[track_caller]
+pub fn check_accepted(report: &paces::Report) {
+    assert!(report.stop.is_success(), "not repaired: {}", report.stop);
+    let original = paces::cwhile::parse(&report.original_text).expect("the original parses");
+    let text = report.repaired_text.as_ref().expect("an accepted program has its text");
+    let repaired = paces::cwhile::parse(text).unwrap_or_else(|d| panic!("the repair does not parse: {d}"));
+    assert_eq!(&paces::cwhile::print(&repaired), text, "printing the parsed repair gives another text");
+    let all = Config::new().stop_at_first_failure(false);
+    let after = check(&repaired, &all).expect("the checker runs on the repair");
+    assert!(after.bound.is_none(), "the check of the repair reached a bound");
+    assert!(after.failures.is_empty(), "assertions still fail: {:?}", after.failures.keys());
+    if !after.deadlocks.is_empty() || !after.livelocks.is_empty() {
+        // The original's whole space can be large (rtl8169: 25 million states): explored
+        // only when the repair has a deadlock or livelock to compare.
+        let before = check(&original, &all.find(false, true, true)).expect("the checker runs on the original");
+        assert!(before.bound.is_none(), "the check of the original reached a bound");
+        for id in after.deadlocks.keys() {
+            assert!(before.deadlocks.contains_key(id), "new deadlock {id:?}");
+        }
+        for id in after.livelocks.keys() {
+            assert!(before.livelocks.contains_key(id), "new atomic livelock {id:?}");
+        }
+    }
+    let seq = Config::new();
+    assert_eq!(
+        sequential_final_states(&repaired, &seq).expect("sequential runs of the repair"),
+        sequential_final_states(&original, &seq).expect("sequential runs of the original"),
+        "the sequential final states differ"
+    );
+    if report.stop == StopReason::Repaired {
+        let a = report.acceptance.expect("a repair records its acceptance");
+        assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
+    }
+}
