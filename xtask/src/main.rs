@@ -1,6 +1,8 @@
 //! `cargo xtask`: the single entry point for chores.
 //!
-//! * `cargo xtask ci` runs what `.ci/run` runs (format check, clippy, the test suite).
+//! * `cargo xtask ci` runs the cargo steps of `.ci/run` (format check, clippy, the test suite,
+//!   the docs with warnings denied, the CaDiCaL backend); `.ci/run` also installs the system
+//!   packages they need.
 //! * `cargo xtask table [--runs N] [--out FILE]` measures the paper's Table 1 here.
 
 mod table;
@@ -42,20 +44,72 @@ fn table_command(args: &[String]) -> Result<(), String> {
     table::table(&root, runs, &out)
 }
 
-/// Runs one cargo command, failing with its command line when it fails.
-fn cargo(args: &[&str]) -> Result<(), String> {
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let status = Command::new(env!("CARGO")).args(args).status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+/// One cargo step of CI: environment variables, then cargo's arguments.
+struct Step {
+    env: &'static [(&'static str, &'static str)],
+    args: &'static [&'static str],
+}
+
+/// The cargo steps of `.ci/run`, in its order.
+const CI_STEPS: &[Step] = &[
+    Step { env: &[], args: &["fmt", "--all", "--", "--check"] },
+    Step { env: &[], args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"] },
+    Step { env: &[], args: &["test", "--workspace"] },
+    Step { env: &[("RUSTDOCFLAGS", "-D warnings")], args: &["doc", "--workspace", "--no-deps"] },
+    Step {
+        env: &[],
+        args: &["clippy", "-p", "paces-solver", "--all-targets", "--features", "cadical", "--", "-D", "warnings"],
+    },
+    Step { env: &[], args: &["test", "-p", "paces-solver", "--features", "cadical"] },
+];
+
+impl Step {
+    /// The step as a shell line, as `.ci/run` spells it.
+    fn shell(&self) -> String {
+        let mut line = String::new();
+        for (key, value) in self.env {
+            line.push_str(&format!("{key}=\"{value}\" "));
+        }
+        line.push_str("cargo ");
+        line.push_str(&self.args.join(" "));
+        line
+    }
+
+    /// Runs the step, failing with its command line when it fails.
+    fn run(&self) -> Result<(), String> {
+        eprintln!("xtask: {}", self.shell());
+        let status = Command::new(env!("CARGO"))
+            .args(self.args)
+            .envs(self.env.iter().copied())
+            .status()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("`{}` failed ({status})", self.shell()))
+        }
     }
 }
 
-/// The checks of `.ci/run`, in the same order.
+/// The cargo steps of `.ci/run`, in the same order.
 fn ci() -> Result<(), String> {
-    cargo(&["fmt", "--all", "--", "--check"])?;
-    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-    cargo(&["test", "--workspace"])
+    CI_STEPS.iter().try_for_each(Step::run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CI_STEPS;
+
+    #[test]
+    fn xtask_ci_runs_the_cargo_steps_of_ci_run() {
+        let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../.ci/run")).unwrap();
+        let in_script: Vec<&str> = script
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with('#') && l.contains("cargo "))
+            .filter(|l| !l.starts_with("export"))
+            .collect();
+        let ours: Vec<String> = CI_STEPS.iter().map(|s| s.shell()).collect();
+        assert_eq!(in_script, ours);
+    }
 }

@@ -192,10 +192,35 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// Builds the `paces` binary in release mode and returns its path, as cargo reports it (so
+/// `CARGO_TARGET_DIR` and `--target-dir` are honoured).
+fn build_paces() -> Result<PathBuf, String> {
+    eprintln!("xtask: cargo build --release -p paces-cli");
+    let output = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "-p", "paces-cli", "--message-format=json"])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("`cargo build --release -p paces-cli` failed ({})", output.status));
+    }
+    executable_of(&String::from_utf8_lossy(&output.stdout), "paces")
+        .ok_or_else(|| "cargo built paces-cli but reported no `paces` executable".to_string())
+}
+
+/// The executable of the binary target `name` among cargo's JSON messages.
+fn executable_of(messages: &str, name: &str) -> Option<PathBuf> {
+    messages
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .filter(|m| m["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin")))
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+}
+
 /// Runs the table and prints it; writes the JSON next to `out`.
 pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
-    crate::cargo(&["build", "--release", "--quiet", "-p", "paces-cli"])?;
-    let binary = root.join("target/release/paces");
+    let binary = build_paces()?;
     let mut md = String::new();
     let mut rows = Vec::new();
     md.push_str(
@@ -303,4 +328,22 @@ pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     eprintln!("xtask: wrote {}", out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::executable_of;
+
+    #[test]
+    fn the_binary_is_found_where_cargo_says_it_is() {
+        let messages = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"paces","kind":["lib"]},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"paces","kind":["bin"]},"executable":"/elsewhere/release/paces"}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        assert_eq!(executable_of(messages, "paces"), Some("/elsewhere/release/paces".into()));
+        assert_eq!(executable_of(messages, "other"), None);
+    }
 }
