@@ -91,6 +91,7 @@ mod candidate;
 mod constraint;
 mod error;
 mod ids;
+mod shapes;
 mod space;
 
 pub use candidate::{Candidate, Cost, Section, Transformation};

@@ -47,6 +47,50 @@ impl Program {
         &self.stmts[id.index()]
     }
 
+    /// Whether a statement is or holds a loop (in its branches, bodies and the procedures it
+    /// calls).
+    ///
+    /// # Panics
+    /// When `stmt` is not a statement of this program.
+    pub fn holds_loop(&self, stmt: StmtId) -> bool {
+        let mut stack = vec![stmt];
+        let mut seen_procs = std::collections::BTreeSet::new();
+        while let Some(s) = stack.pop() {
+            let blocks: Vec<BlockId> = match &self.stmt(s).kind {
+                StmtKind::While { .. } => return true,
+                StmtKind::If { then_block, else_block, .. } => {
+                    std::iter::once(*then_block).chain(*else_block).collect()
+                }
+                StmtKind::Atomic(b) | StmtKind::NoReorder(b) => vec![*b],
+                StmtKind::Call(p) if seen_procs.insert(p.index()) => vec![self.procs[p.index()].body],
+                _ => Vec::new(),
+            };
+            for b in blocks {
+                stack.extend(self.block(b).items.iter().copied());
+            }
+        }
+        false
+    }
+
+    /// For this program, a candidate of `original` applied ([`Program::apply`]), and the label
+    /// of one of its atomic blocks: the locations of `original` of the section's items that
+    /// hold a loop, when the block is a section the candidate added. Empty for an atomic block
+    /// the user wrote (no transformation changes it) and for a label that names no atomic
+    /// block.
+    pub fn loops_in_added_section(&self, original: &Program, label: &str) -> Vec<Loc> {
+        let Some(stmt) = self.loc(label).and_then(|l| self.stmt_at(l)) else { return Vec::new() };
+        let StmtKind::Atomic(body) = self.stmt(stmt).kind else { return Vec::new() };
+        if original.loc(label).is_some() {
+            return Vec::new();
+        }
+        self.block(body)
+            .items
+            .iter()
+            .filter(|&&item| self.holds_loop(item))
+            .filter_map(|&item| original.loc(&self.stmt(item).label))
+            .collect()
+    }
+
     /// A block.
     ///
     /// # Panics

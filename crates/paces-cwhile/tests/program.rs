@@ -253,3 +253,22 @@ fn section_roles() {
     assert!(p.is_preemption_point(id("a")) && p.is_preemption_point(id("d")) && !p.is_preemption_point(id("f")));
     assert_eq!(p.weight(p.stmt_at(p.loc("f").unwrap()).unwrap()), 0);
 }
+
+#[test]
+fn loops_inside_an_added_section_are_found_through_calls() {
+    let p = program(
+        "var x = 0;\nproc spin {\n  while (*) {\n    x := x;\n  }\n}\nthread t {\n  A: x := 1;\n  B: spin();\n  C: if (*) {\n    x := 2;\n  }\n}\nthread u {\n  D: atomic {\n    while (*) {\n      x := 3;\n    }\n  }\n  E: x := 4;\n}\n",
+    );
+    let loc = |label: &str| p.loc(label).unwrap();
+    let holds = |label: &str| p.holds_loop(p.stmt_at(loc(label)).unwrap());
+    assert_eq!([holds("A"), holds("B"), holds("C"), holds("D"), holds("E")], [false, true, false, true, false]);
+    let space = p.space();
+    let orders = space.blocks().map(|b| space.items(b).to_vec()).collect();
+    let candidate = Candidate::new(&space, orders, &[(loc("A"), loc("C"))]).unwrap();
+    let applied = p.apply(&candidate).unwrap();
+    assert_eq!(applied.loops_in_added_section(&p, "atomic_A"), [loc("B")]);
+    // A user-written atomic block is no added section; a label of no atomic block names none.
+    assert!(applied.loops_in_added_section(&p, "D").is_empty());
+    assert!(applied.loops_in_added_section(&p, "E").is_empty());
+    assert!(applied.loops_in_added_section(&p, "nowhere").is_empty());
+}

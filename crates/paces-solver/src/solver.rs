@@ -86,6 +86,7 @@ pub struct Unsat {
 
 /// The answer of [`Solver::solve`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// A cheapest candidate satisfying every added constraint.
     Solution(Solution),

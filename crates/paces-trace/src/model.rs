@@ -261,6 +261,12 @@ impl Trace {
         &self.blocked
     }
 
+    /// Where the blocked steps wait: the items of every block that encloses a blocked step
+    /// (the step itself, or the compound statements around it), sorted.
+    pub fn blocked_items(&self) -> std::collections::BTreeSet<Loc> {
+        self.blocked.iter().flat_map(|step| step.scope.iter().map(|entry| entry.item)).collect()
+    }
+
     /// Steps the trace does not execute but its threads would take next, each thread's in its
     /// program order after its last event (and after its blocked step, if any): a checker
     /// that stops at a failure, or whose threads cannot go on past it, lists them so that a

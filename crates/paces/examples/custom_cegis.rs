@@ -48,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             assert!(transformations.iter().any(|t| t.display(learner.space()).to_string().contains('C')));
         }
         Proposal::Unsatisfiable { explanation } => println!("no candidate: {explanation}"),
+        other => println!("an answer this example does not know: {other:?}"),
     }
     Ok(())
 }

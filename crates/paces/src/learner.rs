@@ -22,8 +22,8 @@ impl Default for LearnerConfig {
     fn default() -> Self {
         LearnerConfig {
             learn: LearnConfig::new(),
-            max_constraint_edges: 3,
-            deepen_to: 4,
+            max_constraint_edges: Self::DEFAULT_MAX_CONSTRAINT_EDGES,
+            deepen_to: Self::DEFAULT_DEEPEN_TO,
             backend: BackendKind::default(),
             relax_on_conflict: true,
         }
@@ -31,6 +31,12 @@ impl Default for LearnerConfig {
 }
 
 impl LearnerConfig {
+    /// The default of [`LearnerConfig::max_constraint_edges`].
+    pub const DEFAULT_MAX_CONSTRAINT_EDGES: usize = 3;
+
+    /// The default of [`LearnerConfig::deepen_to`].
+    pub const DEFAULT_DEEPEN_TO: usize = 4;
+
     /// The default configuration.
     pub fn new() -> Self {
         Self::default()
@@ -50,8 +56,8 @@ impl LearnerConfig {
         self
     }
 
-    /// The most constraint edges on one elimination cycle (the K of the fixes). Default: 3
-    /// (one more than [`paces_generalize::EliminateConfig`]'s: a fix that moves a step behind
+    /// The most constraint edges on one elimination cycle (the K of the fixes). Default:
+    /// [`LearnerConfig::DEFAULT_MAX_CONSTRAINT_EDGES`] (3: one more than [`paces_generalize::EliminateConfig`]'s: a fix that moves a step behind
     /// a signal the failing thread sends after its failure also needs the orders on the way
     /// kept, as lc-rc's does).
     pub fn max_constraint_edges(mut self, k: usize) -> Self {
@@ -60,7 +66,8 @@ impl LearnerConfig {
     }
 
     /// How far K grows for a bad trace whose fixes take part in a conflict (see
-    /// [`LearnerConfig::relax_on_conflict`]); never below the starting K. Default: 4.
+    /// [`LearnerConfig::relax_on_conflict`]); never below the starting K. Default:
+    /// [`LearnerConfig::DEFAULT_DEEPEN_TO`] (4).
     pub fn deepen_to(mut self, k: usize) -> Self {
         self.deepen_to = k;
         self
@@ -126,6 +133,7 @@ pub struct Lesson {
 
 /// The learner's next proposal.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Proposal {
     /// The cheapest candidate satisfying every constraint learned so far.
     Candidate {
@@ -437,6 +445,10 @@ impl Learner {
                         }
                         return Ok(Proposal::Unsatisfiable { explanation });
                     }
+                }
+                other => {
+                    let message = format!("the solver gave an answer the learner does not know: {other:?}");
+                    return Err(Error::new(crate::ErrorKind::Internal, message));
                 }
             }
         }

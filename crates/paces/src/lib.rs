@@ -46,5 +46,5 @@ pub use paces_trace as trace;
 pub use diff::line_diff;
 pub use error::{Error, ErrorKind};
 pub use learner::{Learner, LearnerConfig, Lesson, Proposal};
-pub use repair::{Acceptance, Iteration, Mode, Repair, Report, StopReason, TimeSplit};
+pub use repair::{Acceptance, Iteration, IterationKind, Mode, Repair, Report, StopReason, TimeSplit};
 pub use translate::translate_trace;

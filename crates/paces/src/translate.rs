@@ -22,7 +22,7 @@ pub fn translate_trace(trace: &Trace, from: &Program, to: &Program) -> Result<Tr
     }
     let mut builder = TraceBuilder::new();
     for event in trace.events() {
-        builder.push(translate_event(event, from, to)?).map_err(|e| Error::new(ErrorKind::Internal, e.to_string()))?;
+        builder.push(translate_event(event, from, to)?)?;
     }
     for blocked in trace.blocked() {
         let e = translate_event(blocked, from, to)?;
@@ -30,7 +30,7 @@ pub fn translate_trace(trace: &Trace, from: &Program, to: &Program) -> Result<Tr
         for r in &e.reads {
             step = step.read_from(r.var, r.from);
         }
-        step.push_blocked().map_err(|e| Error::new(ErrorKind::Internal, e.to_string()))?;
+        step.push_blocked()?;
     }
     for pending in trace.pending() {
         let e = translate_event(pending, from, to)?;

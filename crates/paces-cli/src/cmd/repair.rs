@@ -55,13 +55,13 @@ pub struct Args {
     #[arg(long)]
     pub time_limit: Option<f64>,
     /// The most bad-trace rounds.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = Repair::DEFAULT_MAX_ITERATIONS)]
     pub max_iterations: usize,
     /// The most constraint edges per elimination cycle (K).
-    #[arg(short = 'k', long, default_value_t = 3)]
+    #[arg(short = 'k', long, default_value_t = paces::LearnerConfig::DEFAULT_MAX_CONSTRAINT_EDGES)]
     pub max_constraint_edges: usize,
     /// How far K grows for a bad trace whose fixes conflict with the other constraints.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = paces::LearnerConfig::DEFAULT_DEEPEN_TO)]
     pub deepen_to: usize,
     /// Which LearnGoodUnder to use.
     #[arg(long, value_enum, default_value = "full")]
@@ -267,7 +267,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         .iter()
         .map(|it| {
             serde_json::json!({
-                "kind": it.kind, "problem": it.problem, "schedule": it.schedule,
+                "kind": it.kind.name(), "problem": it.problem, "schedule": it.schedule,
                 "fixes": it.fixes, "proposal": it.proposal,
             })
         })
@@ -298,13 +298,13 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         "candidate": candidate,
         "repaired_program": report.repaired_text,
         "diff": report.diff,
-        "acceptance": report.acceptance.map(|a| serde_json::json!({
+        "acceptance": report.acceptance.as_ref().map(|a| serde_json::json!({
             "no_assertion_failure": a.no_assertion_failure,
             "no_new_deadlock": a.no_new_deadlock,
             "no_new_livelock": a.no_new_livelock,
             "same_sequential_states": a.same_sequential_states,
         })),
-        "original_deadlocks": report.original_deadlocks,
+        "original_deadlocks": report.original_deadlocks.as_deref().unwrap_or_default(),
         "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
         "states_explored": report.states_explored,
         "original_states": report.original_states,

@@ -44,7 +44,10 @@ pub fn check_accepted(report: &paces::Report) {
         "the sequential final states differ"
     );
     if report.stop == StopReason::Repaired {
-        let a = report.acceptance.expect("a repair records its acceptance");
+        let a = report.acceptance.as_ref().expect("a repair records its acceptance");
         assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
+        assert!(a.accepted());
+        assert_eq!(a.deadlocks, after.deadlocks.keys().map(ToString::to_string).collect::<Vec<_>>());
+        assert_eq!(a.livelocks, after.livelocks.keys().map(ToString::to_string).collect::<Vec<_>>());
     }
 }

@@ -1,0 +1,166 @@
+//! Constraints about candidates rather than traces: what a CEGIS loop states when a checker
+//! rejects a candidate for a reason no trace explains in full (a rejected candidate never to be
+//! proposed again, a move to undo, a statement to keep out of sections).
+
+use std::collections::BTreeSet;
+
+use crate::{Arena, Candidate, Loc, NodeId, Space};
+
+impl Arena {
+    /// A constraint every candidate satisfies except those with `candidate`'s block orders and
+    /// sections: the no-good of a rejected candidate. The order of the items inside one
+    /// section cannot be named by atoms, so candidates that differ from `candidate` only there
+    /// are excluded too.
+    pub fn excluding(&mut self, candidate: &Candidate, space: &Space) -> NodeId {
+        let mut parts = Vec::new();
+        for block in space.blocks() {
+            for pair in candidate.order(block).windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                if candidate.in_one_section(a, b) {
+                    parts.push(self.atomic(a, b));
+                } else {
+                    let together = self.atomic(a, b);
+                    let apart = self.not(together);
+                    let order = self.order(a, b);
+                    parts.push(apart);
+                    parts.push(order);
+                }
+            }
+        }
+        let all = self.and(parts);
+        self.not(all)
+    }
+
+    /// "Undo one of `candidate`'s moves that involve `items`": the disjunction, over every item
+    /// `w` of `items` and every item `x` of its block whose relative order with `w` the
+    /// candidate inverted, of the original order of the pair held strictly (in order and not in
+    /// one section, since a section holding both satisfies `Order` alone). `true` when the
+    /// candidate moved none of them. Items outside the space are ignored.
+    pub fn undo_a_move(&mut self, items: &BTreeSet<Loc>, candidate: &Candidate, space: &Space) -> NodeId {
+        let mut options = Vec::new();
+        for &w in items {
+            let Some((block, i)) = space.item_position(w) else { continue };
+            let Some(pw) = candidate.position(w) else { continue };
+            for (j, &x) in space.items(block).iter().enumerate() {
+                let Some(px) = candidate.position(x) else { continue };
+                // x originally before w and now after it, or the other way round.
+                let (a, b) = if j < i && px > pw {
+                    (x, w)
+                } else if j > i && px < pw {
+                    (w, x)
+                } else {
+                    continue;
+                };
+                let order = self.order(a, b);
+                let together = self.atomic(a, b);
+                let apart = self.not(together);
+                options.push(self.and([order, apart]));
+            }
+        }
+        if options.is_empty() {
+            return self.tru();
+        }
+        self.or(options)
+    }
+
+    /// "None of `locs` lies in an added section": for each, no section atom with another item
+    /// of its block. Locations outside the space are ignored.
+    pub fn outside_sections(&mut self, locs: &[Loc], space: &Space) -> NodeId {
+        let mut parts = Vec::new();
+        for &loc in locs {
+            let Some(block) = space.block_of(loc) else { continue };
+            for &other in space.items(block) {
+                if other != loc {
+                    let together = self.atomic(loc, other);
+                    parts.push(self.not(together));
+                }
+            }
+        }
+        self.and(parts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Arena, Candidate, ItemInfo, Loc, Space, SpaceBuilder};
+
+    /// One block `a b c` whose items may all be reordered and put in sections.
+    fn space() -> Space {
+        let mut builder = SpaceBuilder::new();
+        let block = builder.block(false);
+        for name in ["a", "b", "c"] {
+            let loc = builder.loc(name).unwrap();
+            builder.item(block, loc, ItemInfo::SIMPLE).unwrap();
+        }
+        builder.build().unwrap()
+    }
+
+    fn locs(space: &Space, names: &[&str]) -> Vec<Loc> {
+        names.iter().map(|n| space.loc(n).unwrap()).collect()
+    }
+
+    /// A candidate as atoms see it: per block, the units (sections as sorted item sets,
+    /// other items alone) in order.
+    fn units(candidate: &Candidate, space: &Space) -> Vec<Vec<Vec<Loc>>> {
+        let mut all = Vec::new();
+        for block in space.blocks() {
+            let mut units: Vec<Vec<Loc>> = Vec::new();
+            let mut previous = None;
+            for &loc in candidate.order(block) {
+                let section = candidate.section_of(loc).map(|s| s.first);
+                match units.last_mut() {
+                    Some(unit) if section.is_some() && section == previous => unit.push(loc),
+                    _ => units.push(vec![loc]),
+                }
+                previous = section;
+            }
+            units.iter_mut().for_each(|u| u.sort());
+            all.push(units);
+        }
+        all
+    }
+
+    #[test]
+    fn excluding_rejects_exactly_the_candidate_up_to_the_order_inside_sections() {
+        let space = space();
+        let all = Candidate::enumerate(&space, 10_000).unwrap();
+        assert!(all.len() > 10 && all.iter().any(|c| !c.sections().is_empty()));
+        for rejected in &all {
+            let mut arena = Arena::new();
+            let root = arena.excluding(rejected, &space);
+            for other in &all {
+                let same = units(rejected, &space) == units(other, &space);
+                assert_eq!(arena.eval(root, other), !same, "{other:?} against {rejected:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn undo_a_move_asks_for_an_inverted_pair_back() {
+        let space = space();
+        let [a, b, c] = locs(&space, &["a", "b", "c"])[..] else { unreachable!() };
+        let moved = Candidate::new(&space, vec![vec![c, a, b]], &[]).unwrap();
+        let mut arena = Arena::new();
+        let undo = arena.undo_a_move(&[c].into(), &moved, &space);
+        assert!(!arena.eval(undo, &moved));
+        assert!(arena.eval(undo, &Candidate::original(&space)));
+        // Moving c behind b alone undoes the move of c in front of b.
+        assert!(arena.eval(undo, &Candidate::new(&space, vec![vec![a, c, b]], &[]).unwrap()));
+        // An item the candidate did not move gives nothing to undo.
+        let untouched = arena.undo_a_move(&[a].into(), &Candidate::original(&space), &space);
+        assert_eq!(untouched, arena.tru());
+    }
+
+    #[test]
+    fn outside_sections_forbids_every_section_holding_the_location() {
+        let space = space();
+        let [a, b, c] = locs(&space, &["a", "b", "c"])[..] else { unreachable!() };
+        let mut arena = Arena::new();
+        let root = arena.outside_sections(&[a], &space);
+        let section = |x, y| Candidate::new(&space, vec![vec![a, b, c]], &[(x, y)]).unwrap();
+        assert!(!arena.eval(root, &section(a, b)));
+        assert!(!arena.eval(root, &section(a, c)));
+        assert!(arena.eval(root, &section(b, c)));
+        assert!(arena.eval(root, &Candidate::original(&space)));
+    }
+}

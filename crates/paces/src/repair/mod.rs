@@ -1,0 +1,183 @@
+//! The repair loop (the paper's Algorithm 2): its configuration here, the loop in `run`, its
+//! report in `report`.
+
+mod report;
+mod run;
+
+use std::fmt;
+use std::time::Duration;
+
+use paces_cwhile::ir::Program;
+use paces_explore::GoodConfig;
+use paces_solver::BackendKind;
+use paces_trace::Variant;
+
+use crate::learner::LearnerConfig;
+use crate::Error;
+
+pub use report::{Acceptance, Iteration, IterationKind, Report, StopReason, TimeSplit};
+
+/// Which traces the loop learns from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// PACES: learn from good traces of the original program first, then from bad traces.
+    #[default]
+    Mixed,
+    /// The CEGIS baseline: learn from counterexamples only.
+    BadOnly,
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Mixed => "mixed",
+            Mode::BadOnly => "bad-only",
+        })
+    }
+}
+
+/// The repair loop, configured with consuming setters (each documents its default).
+///
+/// # Example
+/// ```
+/// let program = paces_cwhile::parse(
+///     "var x = 0, y = 0;\n thread t1 { A: x := 1; B: y := 1; }\n thread t2 { 1: await(y == 1); 2: assert(x == 1); }",
+/// )?;
+/// let report = paces::Repair::new().run(&program)?;
+/// assert_eq!(report.stop, paces::StopReason::AlreadyCorrect);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Repair {
+    mode: Mode,
+    good: GoodConfig,
+    learner: LearnerConfig,
+    check: paces_explore::Config,
+    max_iterations: usize,
+    time_limit: Option<Duration>,
+    dot: bool,
+}
+
+impl Default for Repair {
+    fn default() -> Self {
+        Repair {
+            mode: Mode::Mixed,
+            good: GoodConfig::new(),
+            learner: LearnerConfig::new(),
+            check: paces_explore::Config::new(),
+            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            time_limit: None,
+            dot: false,
+        }
+    }
+}
+
+impl Repair {
+    /// The default of [`Repair::max_iterations`].
+    pub const DEFAULT_MAX_ITERATIONS: usize = 100;
+
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Mixed (PACES) or bad-only (CEGIS). Default: [`Mode::Mixed`].
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Which good traces to learn from and their limits. Default: [`GoodConfig::new`]
+    /// (preemption-free, per-assertion up to 10, sequential).
+    pub fn good_traces(mut self, config: GoodConfig) -> Self {
+        self.good = config;
+        self
+    }
+
+    /// LearnGoodUnder's fallback on or off. Default: on.
+    pub fn fallback(mut self, on: bool) -> Self {
+        self.learner = self.learner.fallback(on);
+        self
+    }
+
+    /// Whether a constraint stronger than what is known (a good trace's fallback, a bad
+    /// trace's fixes found with K constraint edges, a new deadlock's guess) that conflicts
+    /// with the other constraints is relaxed rather than ending the run with "no repair"
+    /// ([`LearnerConfig::relax_on_conflict`](crate::LearnerConfig::relax_on_conflict)). Default: on.
+    pub fn relax_on_conflict(mut self, on: bool) -> Self {
+        self.learner = self.learner.relax_on_conflict(on);
+        self
+    }
+
+    /// LearnGoodUnder variant. Default: [`Variant::Full`].
+    pub fn variant(mut self, variant: Variant) -> Self {
+        self.learner = self.learner.variant(variant);
+        self
+    }
+
+    /// The most constraint edges on one elimination cycle (K). Default:
+    /// [`LearnerConfig::DEFAULT_MAX_CONSTRAINT_EDGES`] (3; see
+    /// [`LearnerConfig::max_constraint_edges`]).
+    pub fn max_constraint_edges(mut self, k: usize) -> Self {
+        self.learner = self.learner.max_constraint_edges(k);
+        self
+    }
+
+    /// How far K grows for a bad trace whose fixes conflict with the other constraints
+    /// ([`LearnerConfig::deepen_to`](crate::LearnerConfig::deepen_to)). Default:
+    /// [`LearnerConfig::DEFAULT_DEEPEN_TO`] (4).
+    pub fn deepen_to(mut self, k: usize) -> Self {
+        self.learner = self.learner.deepen_to(k);
+        self
+    }
+
+    /// The SAT backend. Default: the pure-Rust one.
+    pub fn backend(mut self, backend: BackendKind) -> Self {
+        self.learner = self.learner.backend(backend);
+        self
+    }
+
+    /// The checker's bounds and switches. Default: [`paces_explore::Config::new`] (exact,
+    /// partial-order reduction on, parallel). The loop decides itself how far each check
+    /// goes, whatever `stop_at_first_failure` says: a candidate is checked up to its first
+    /// problem, and fully when that problem is a deadlock or an atomic livelock (then every
+    /// deadlock and livelock is compared with the original's); the original is explored
+    /// fully when a candidate first needs its deadlocks.
+    pub fn checker(mut self, config: paces_explore::Config) -> Self {
+        self.check = config;
+        self
+    }
+
+    /// Worker threads of the checker (`None`: all cores). Default: `None`.
+    pub fn threads(mut self, n: Option<usize>) -> Self {
+        self.check = self.check.threads(n);
+        self
+    }
+
+    /// The most bad-trace rounds. Default: [`Repair::DEFAULT_MAX_ITERATIONS`] (100).
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.max_iterations = n;
+        self
+    }
+
+    /// A wall-clock limit for the whole run. Default: none.
+    pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
+        self.time_limit = limit;
+        self
+    }
+
+    /// Collect DOT graphs of every trace graph, partial order and fix cycle. Default: off.
+    pub fn dot(mut self, on: bool) -> Self {
+        self.dot = on;
+        self
+    }
+
+    /// Repairs `program`.
+    ///
+    /// # Errors
+    /// Only when a component fails (a bug or a malformed input); every verdict, including
+    /// "no repair", is a [`Report`].
+    pub fn run(&self, program: &Program) -> Result<Report, Error> {
+        run::run(self, program)
+    }
+}

@@ -1,0 +1,333 @@
+//! What a run of the repair loop reports, and the builder that records each fact when the loop
+//! computes it.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use paces_constraint::{Candidate, Space, Stats, Transformation};
+use paces_cwhile::ir::Program;
+
+use super::Mode;
+use crate::diff::line_diff;
+use crate::learner::Learner;
+
+/// Why a run stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// A repair was found and accepted by the checker.
+    Repaired,
+    /// The program has no reachable assertion failure: nothing to repair.
+    AlreadyCorrect,
+    /// No program of the space satisfies the learned constraints.
+    NoRepair {
+        /// Which constraints conflict, in words.
+        explanation: String,
+    },
+    /// The iteration limit was reached.
+    IterationLimit,
+    /// The time limit was reached.
+    TimeLimit,
+    /// The checker reached one of its bounds.
+    BoundReached {
+        /// What was reached.
+        what: String,
+    },
+}
+
+impl StopReason {
+    /// A stable short name: `repaired`, `already-correct`, `no-repair`, `iteration-limit`,
+    /// `time-limit`, `bound-reached`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StopReason::Repaired => "repaired",
+            StopReason::AlreadyCorrect => "already-correct",
+            StopReason::NoRepair { .. } => "no-repair",
+            StopReason::IterationLimit => "iteration-limit",
+            StopReason::TimeLimit => "time-limit",
+            StopReason::BoundReached { .. } => "bound-reached",
+        }
+    }
+
+    /// Whether the run ends with a program free of bugs (repaired or already correct).
+    pub fn is_success(&self) -> bool {
+        matches!(self, StopReason::Repaired | StopReason::AlreadyCorrect)
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Repaired => f.write_str("repaired"),
+            StopReason::AlreadyCorrect => f.write_str("already correct: no assertion can fail"),
+            StopReason::NoRepair { explanation } => write!(f, "no repair in this space: {explanation}"),
+            StopReason::IterationLimit => f.write_str("iteration limit reached"),
+            StopReason::TimeLimit => f.write_str("time limit reached"),
+            StopReason::BoundReached { what } => write!(f, "the checker reached its {what}"),
+        }
+    }
+}
+
+/// The checks an accepted program passed, with what they compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Acceptance {
+    /// No assertion can fail.
+    pub no_assertion_failure: bool,
+    /// Every reachable deadlock was reachable in the original.
+    pub no_new_deadlock: bool,
+    /// Every reachable atomic livelock was reachable in the original.
+    pub no_new_livelock: bool,
+    /// The final states of complete sequential traces equal the original's.
+    pub same_sequential_states: bool,
+    /// The accepted program's deadlocks (each one the original has too), in words.
+    pub deadlocks: Vec<String>,
+    /// The accepted program's atomic livelocks (each one the original has too), in words.
+    pub livelocks: Vec<String>,
+    /// How many distinct final states the complete sequential runs reach.
+    pub sequential_final_states: usize,
+}
+
+impl Acceptance {
+    /// Whether every check passed.
+    pub fn accepted(&self) -> bool {
+        self.no_assertion_failure && self.no_new_deadlock && self.no_new_livelock && self.same_sequential_states
+    }
+}
+
+/// Where the time went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TimeSplit {
+    /// Model checking (candidates, good traces, sequential states).
+    pub explore: Duration,
+    /// LearnGoodUnder and bad-trace elimination.
+    pub learn: Duration,
+    /// Choosing candidates.
+    pub solve: Duration,
+    /// The whole run.
+    pub total: Duration,
+}
+
+/// What a rejected program was rejected for, and so what an iteration learned from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IterationKind {
+    /// An assertion fails: a bad trace.
+    Bad,
+    /// A deadlock the original program does not have.
+    Deadlock,
+    /// An atomic livelock the original program does not have.
+    Livelock,
+    /// The final states of complete sequential runs differ from the original's.
+    Sequential,
+}
+
+impl IterationKind {
+    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IterationKind::Bad => "bad",
+            IterationKind::Deadlock => "deadlock",
+            IterationKind::Livelock => "livelock",
+            IterationKind::Sequential => "sequential",
+        }
+    }
+}
+
+impl fmt::Display for IterationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one iteration learned from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Iteration {
+    /// What the program learned from was rejected for.
+    pub kind: IterationKind,
+    /// What went wrong, in words (the failing label, the deadlock, ...).
+    pub problem: String,
+    /// The schedule of the trace learned from (labels), empty when none.
+    pub schedule: Vec<String>,
+    /// Fixes its elimination graph offered.
+    pub fixes: usize,
+    /// The transformations of the candidate proposed afterwards (empty when none).
+    pub proposal: Vec<String>,
+}
+
+impl Iteration {
+    pub(super) fn new(kind: IterationKind, problem: String) -> Iteration {
+        Iteration { kind, problem, schedule: Vec::new(), fixes: 0, proposal: Vec::new() }
+    }
+}
+
+/// What a run did and found.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Report {
+    /// Why the run stopped.
+    pub stop: StopReason,
+    /// The mode it ran in.
+    pub mode: Mode,
+    /// The repaired program (the original when already correct).
+    pub repaired: Option<Program>,
+    /// The repaired program's canonical text (the original's when already correct).
+    pub repaired_text: Option<String>,
+    /// The original program's canonical text.
+    pub original_text: String,
+    /// The accepted candidate (the original one when already correct).
+    pub candidate: Option<Candidate>,
+    /// The transformations from the original to the repair.
+    pub transformations: Vec<Transformation>,
+    /// The transformations in words (`swap A <-> B`, `atomic [A; B]`).
+    pub transformation_text: Vec<String>,
+    /// A line diff of the canonical texts (empty unless repaired).
+    pub diff: String,
+    /// Bad-trace rounds (bad, deadlock, livelock or sequential rejections learned from); one
+    /// entry of [`Report::history`] each.
+    pub iterations: usize,
+    /// Good traces learned from.
+    pub good_traces: usize,
+    /// Good traces whose fallback was relaxed to their covered edges because it conflicted
+    /// with the other constraints ([`Repair::relax_on_conflict`](super::Repair::relax_on_conflict)).
+    pub relaxed_good_traces: usize,
+    /// Times a bad trace's fixes were searched again with a larger K because they conflicted
+    /// with the other constraints ([`Repair::relax_on_conflict`](super::Repair::relax_on_conflict)).
+    pub deepened_bad_traces: usize,
+    /// Constraints learned from new deadlocks of candidates that were dropped because they
+    /// conflicted with the other constraints ([`Repair::relax_on_conflict`](super::Repair::relax_on_conflict)).
+    pub dropped_constraints: usize,
+    /// Bad (or deadlock) traces learned from.
+    pub bad_traces: usize,
+    /// Size of the conjunction of every learned constraint.
+    pub constraint: Stats,
+    /// States the checker stored, summed over every check.
+    pub states_explored: usize,
+    /// States of the check that decided the original program's verdict (the first check of
+    /// every run).
+    pub original_states: usize,
+    /// Where the time went.
+    pub time: TimeSplit,
+    /// The checks the accepted program passed (for a repair).
+    pub acceptance: Option<Acceptance>,
+    /// The iterations in order.
+    pub history: Vec<Iteration>,
+    /// Deadlocks of the original program (they are allowed to remain), in words; `None` when
+    /// the run never explored the original fully (it stopped at its first bad trace and no
+    /// candidate had a deadlock or livelock to compare).
+    pub original_deadlocks: Option<Vec<String>>,
+    /// The space of the original program (names locations).
+    pub space: Space,
+    /// Graphs in DOT, named (`good-1.dot`, `bad-1-order.dot`, `bad-1-fix-1.dot`), when
+    /// [`Repair::dot`](super::Repair::dot) is on.
+    pub dots: Vec<(String, String)>,
+}
+
+/// The accepted program, as the builder keeps it until the report is made.
+pub(super) struct Accepted {
+    pub(super) program: Program,
+    pub(super) candidate: Candidate,
+    pub(super) transformations: Vec<Transformation>,
+    pub(super) acceptance: Option<Acceptance>,
+}
+
+/// Collects the facts of a run as the loop computes them; [`ReportBuilder::finish`] makes the
+/// report. Every figure of the report comes from one field here or from the learner.
+pub(super) struct ReportBuilder {
+    start: Instant,
+    mode: Mode,
+    space: Space,
+    original_text: String,
+    pub(super) time: TimeSplit,
+    pub(super) states: usize,
+    pub(super) original_states: usize,
+    pub(super) original_deadlocks: Option<Vec<String>>,
+    pub(super) history: Vec<Iteration>,
+    pub(super) dots: Vec<(String, String)>,
+    accepted: Option<Accepted>,
+}
+
+impl ReportBuilder {
+    pub(super) fn new(mode: Mode, program: &Program, space: Space) -> ReportBuilder {
+        ReportBuilder {
+            start: Instant::now(),
+            mode,
+            space,
+            original_text: paces_cwhile::print(program),
+            time: TimeSplit::default(),
+            states: 0,
+            original_states: 0,
+            original_deadlocks: None,
+            history: Vec::new(),
+            dots: Vec::new(),
+            accepted: None,
+        }
+    }
+
+    /// When the run started.
+    pub(super) fn start(&self) -> Instant {
+        self.start
+    }
+
+    /// Runs `f`, adding its time to `slot` of the time split.
+    pub(super) fn timed<T>(&mut self, slot: fn(&mut TimeSplit) -> &mut Duration, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        *slot(&mut self.time) += t.elapsed();
+        out
+    }
+
+    /// Records the program the run ends with.
+    pub(super) fn accept(&mut self, accepted: Accepted) {
+        self.accepted = Some(accepted);
+    }
+
+    /// The report of a run that stopped for `stop`; what was learned comes from `learner`
+    /// (none when the run stopped before learning).
+    pub(super) fn finish(mut self, stop: StopReason, learner: Option<&mut Learner>) -> Report {
+        self.time.total = self.start.elapsed();
+        let (constraint, (good_traces, bad_traces), relaxed_good_traces, deepened_bad_traces, dropped_constraints) =
+            match learner {
+                Some(l) => (l.stats(), l.counts(), l.relaxed(), l.deepened(), l.dropped()),
+                None => (Stats::default(), (0, 0), 0, 0, 0),
+            };
+        let (repaired, candidate, transformations, acceptance) = match self.accepted {
+            Some(a) => (Some(a.program), Some(a.candidate), a.transformations, a.acceptance),
+            None => (None, None, Vec::new(), None),
+        };
+        let repaired_text = repaired.as_ref().map(paces_cwhile::print);
+        let diff = match (&stop, &repaired_text) {
+            (StopReason::Repaired, Some(text)) => line_diff(&self.original_text, text),
+            _ => String::new(),
+        };
+        let transformation_text = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
+        Report {
+            stop,
+            mode: self.mode,
+            repaired,
+            repaired_text,
+            original_text: self.original_text,
+            candidate,
+            transformations,
+            transformation_text,
+            diff,
+            iterations: self.history.len(),
+            good_traces,
+            relaxed_good_traces,
+            deepened_bad_traces,
+            dropped_constraints,
+            bad_traces,
+            constraint,
+            states_explored: self.states,
+            original_states: self.original_states,
+            time: self.time,
+            acceptance,
+            history: self.history,
+            original_deadlocks: self.original_deadlocks,
+            space: self.space,
+            dots: self.dots,
+        }
+    }
+}

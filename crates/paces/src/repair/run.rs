@@ -1,0 +1,473 @@
+//! One run of the repair loop, as its phases: judge the original, learn from its good traces,
+//! then repeat (learn from the last rejection, propose a candidate, judge it) until a
+//! candidate is accepted or the run stops.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use paces_constraint::{Candidate, Space, Transformation};
+use paces_cwhile::ir::Program;
+use paces_explore::{
+    check, complete_counterexample, freely_bad, good_traces, sequential_final_states, Bound, CheckResult,
+    Counterexample, DeadlockId, LivelockId, Verdict,
+};
+use paces_generalize::Elimination;
+use paces_trace::Trace;
+
+use super::report::{Acceptance, Accepted, Iteration, IterationKind, ReportBuilder, StopReason, TimeSplit};
+use super::{Mode, Repair, Report};
+use crate::learner::{Learner, Proposal};
+use crate::translate::translate_trace;
+use crate::{Error, ErrorKind};
+
+/// Configurations the free-transformation search of one good trace may visit.
+const FREE_BUDGET: usize = 5_000;
+
+/// Configurations the completion of a bad trace may visit.
+const COMPLETION_BUDGET: usize = 200_000;
+
+/// Runs the loop of `cfg` on `program`.
+pub(super) fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
+    let mut run = Run::new(cfg, program);
+    let stop = run.go()?;
+    Ok(run.report.finish(stop, run.learner.as_mut()))
+}
+
+/// What a candidate (or the original) was rejected for.
+enum Rejection {
+    /// An assertion fails or a new deadlock is reachable: a trace to learn from.
+    Trace { kind: IterationKind, problem: String, cex: Counterexample },
+    /// A new atomic livelock in the atomic block labelled `block_label`.
+    Livelock { problem: String, block_label: String },
+    /// The sequential final states changed.
+    Sequential,
+}
+
+impl Rejection {
+    fn iteration(&self) -> Iteration {
+        match self {
+            Rejection::Trace { kind, problem, .. } => Iteration::new(*kind, problem.clone()),
+            Rejection::Livelock { problem, .. } => Iteration::new(IterationKind::Livelock, problem.clone()),
+            Rejection::Sequential => Iteration::new(
+                IterationKind::Sequential,
+                "the final states of complete sequential traces changed".into(),
+            ),
+        }
+    }
+}
+
+/// A rejected program: the original (no candidate) or a candidate applied.
+struct Rejected {
+    why: Rejection,
+    program: Program,
+    candidate: Option<Candidate>,
+}
+
+/// The judgement of a candidate.
+enum Judgement {
+    Accepted(Acceptance),
+    Rejected(Rejection),
+    Stop(StopReason),
+}
+
+/// Deadlock and livelock identities of a program.
+type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
+
+/// Facts of the original program that only some candidates need, computed once.
+#[derive(Default)]
+struct Original {
+    sets: Option<Sets>,
+    sequential: Option<BTreeSet<Vec<i64>>>,
+}
+
+struct Run<'a> {
+    cfg: &'a Repair,
+    program: &'a Program,
+    space: Space,
+    report: ReportBuilder,
+    original: Original,
+    learner: Option<Learner>,
+}
+
+impl<'a> Run<'a> {
+    fn new(cfg: &'a Repair, program: &'a Program) -> Self {
+        let space = program.space();
+        let report = ReportBuilder::new(cfg.mode, program, space.clone());
+        Run { cfg, program, space, report, original: Original::default(), learner: None }
+    }
+
+    fn go(&mut self) -> Result<StopReason, Error> {
+        let first = match self.judge_original()? {
+            Ok(cex) => cex,
+            Err(stop) => return Ok(stop),
+        };
+        self.learner = Some(Learner::new(self.space.clone(), self.cfg.learner.clone())?);
+        if self.cfg.mode == Mode::Mixed {
+            self.learn_from_good_traces()?;
+        }
+        let why = Rejection::Trace { kind: IterationKind::Bad, problem: failure_text(&first), cex: first };
+        let mut rejected = Rejected { why, program: self.program.clone(), candidate: None };
+        loop {
+            if self.out_of_time() {
+                return Ok(StopReason::TimeLimit);
+            }
+            if self.report.history.len() >= self.cfg.max_iterations {
+                return Ok(StopReason::IterationLimit);
+            }
+            let mut record = rejected.why.iteration();
+            let outcome = self.learn_from_rejection(&rejected, &mut record);
+            let outcome = match outcome {
+                Ok(None) => self.propose(&mut record),
+                Ok(Some(stop)) => Ok(Err(stop)),
+                Err(e) => Err(e),
+            };
+            self.report.history.push(record);
+            let (candidate, transformations) = match outcome? {
+                Ok(proposal) => proposal,
+                Err(stop) => return Ok(stop),
+            };
+            let program = self.program.apply(&candidate)?;
+            match self.judge(&program)? {
+                Judgement::Accepted(acceptance) => {
+                    let acceptance = Some(acceptance);
+                    self.report.accept(Accepted { program, candidate, transformations, acceptance });
+                    return Ok(StopReason::Repaired);
+                }
+                Judgement::Rejected(why) => rejected = Rejected { why, program, candidate: Some(candidate) },
+                Judgement::Stop(stop) => return Ok(stop),
+            }
+        }
+    }
+
+    fn learner(&mut self) -> &mut Learner {
+        self.learner.as_mut().expect("the learner is made before the loop learns")
+    }
+
+    fn out_of_time(&self) -> bool {
+        self.cfg.time_limit.is_some_and(|l| self.report.start().elapsed() >= l)
+    }
+
+    /// The stop for a check cut short by `bound`: the run's time limit when the checker's
+    /// time bound was what is left of it, the checker's bound otherwise.
+    fn bound_stop(&self, bound: Bound) -> StopReason {
+        if bound == Bound::Time && self.out_of_time() {
+            StopReason::TimeLimit
+        } else {
+            StopReason::BoundReached { what: bound.to_string() }
+        }
+    }
+
+    // ---- checking ----
+
+    /// The checker's configuration, with what is left of the run's time limit.
+    fn check_config(&self) -> paces_explore::Config {
+        let mut c = self.cfg.check.clone().stop_at_first_failure(false);
+        if let Some(limit) = self.cfg.time_limit {
+            let left = limit.saturating_sub(self.report.start().elapsed());
+            c = c.max_time(Some(left.max(Duration::from_millis(1))));
+        }
+        c
+    }
+
+    fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
+        let config = self.check_config().stop_at_first_failure(stop_at_first);
+        let result = self.report.timed(explore, || check(program, &config))?;
+        self.report.states += result.states;
+        Ok(result)
+    }
+
+    /// Checks in two stages: up to the first problem (cheap on a buggy candidate, the usual
+    /// case), and fully only when that problem is a deadlock or livelock (then every deadlock
+    /// and livelock is needed, to compare with the original's, and failures may lie deeper).
+    fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
+        let quick = self.check_with(program, true)?;
+        match quick.verdict {
+            Verdict::Deadlock(..) | Verdict::Livelock(..) => self.check_with(program, false),
+            _ => Ok(quick),
+        }
+    }
+
+    /// The final states of the complete sequential runs, or the stop when a bound of the
+    /// checker (or the loop's time limit) cut them short.
+    fn sequential(&mut self, program: &Program) -> Result<Result<BTreeSet<Vec<i64>>, StopReason>, Error> {
+        let config = self.check_config();
+        match self.report.timed(explore, || sequential_final_states(program, &config)) {
+            Ok(seq) => Ok(Ok(seq)),
+            Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => Ok(Err(if self.out_of_time() {
+                StopReason::TimeLimit
+            } else {
+                StopReason::BoundReached { what: e.to_string() }
+            })),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The deadlocks and livelocks of the original program (a full exploration, once).
+    fn original_sets(&mut self) -> Result<Sets, Error> {
+        if let Some(sets) = &self.original.sets {
+            return Ok(sets.clone());
+        }
+        let full = self.check_with(self.program, false)?;
+        Ok(self.record_original_sets(&full))
+    }
+
+    fn record_original_sets(&mut self, full: &CheckResult) -> Sets {
+        let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
+        self.report.original_deadlocks = Some(sets.0.iter().map(ToString::to_string).collect());
+        self.original.sets = Some(sets.clone());
+        sets
+    }
+
+    /// The original's sequential final states, computed when a candidate first needs them
+    /// (they can be costly, and a run that never reaches acceptance does not need them).
+    fn original_sequential(&mut self) -> Result<Result<BTreeSet<Vec<i64>>, StopReason>, Error> {
+        if let Some(seq) = &self.original.sequential {
+            return Ok(Ok(seq.clone()));
+        }
+        let seq = self.sequential(self.program)?;
+        if let Ok(seq) = &seq {
+            self.original.sequential = Some(seq.clone());
+        }
+        Ok(seq)
+    }
+
+    // ---- the phases ----
+
+    /// Checks the original program: its first bad trace, or why the run stops at once.
+    fn judge_original(&mut self) -> Result<Result<Counterexample, StopReason>, Error> {
+        let original = self.check(self.program)?;
+        self.report.original_states = original.states;
+        if let Verdict::BoundReached { what, .. } = &original.verdict {
+            return Ok(Err(self.bound_stop(*what)));
+        }
+        // Unless the check stopped at a bad trace, it went through the whole space.
+        if !matches!(original.verdict, Verdict::Bad(_)) {
+            self.record_original_sets(&original);
+        }
+        if let Some(cex) = first_failure(&original) {
+            return Ok(Ok(cex));
+        }
+        if let Some(bound) = original.bound {
+            // Explored in part (after a deadlock, the whole space is searched): an assertion
+            // may fail beyond the bound.
+            return Ok(Err(self.bound_stop(bound)));
+        }
+        let candidate = Candidate::original(&self.space);
+        let program = self.program.clone();
+        self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None });
+        Ok(Err(StopReason::AlreadyCorrect))
+    }
+
+    /// Mixed mode's first phase: LearnGoodUnder on the original's good traces.
+    fn learn_from_good_traces(&mut self) -> Result<(), Error> {
+        let remaining = self.cfg.time_limit.map(|limit| limit.saturating_sub(self.report.start().elapsed()));
+        let config = self.cfg.good.clone().max_time(remaining);
+        let program = self.program;
+        let traces = self.report.timed(explore, || good_traces(program, &config))?;
+        for (i, t) in traces.iter().enumerate() {
+            if self.out_of_time() {
+                break; // the loop stops with the time limit
+            }
+            let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+            self.report.timed(learn, || {
+                learner.learn_good_checked(t, || freely_bad(program, t, FREE_BUDGET).ok().flatten())
+            })?;
+            if self.cfg.dot {
+                self.report.dots.push((format!("good-{}.dot", i + 1), crate::dot::trace_graph(program, t)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Learns from a rejected program: the fixes of its trace (or the guess for a livelock),
+    /// then the no-good of the rejected candidate. A stop when the original's own bad trace
+    /// has no fix or learning passes a memory bound.
+    fn learn_from_rejection(
+        &mut self,
+        rejected: &Rejected,
+        record: &mut Iteration,
+    ) -> Result<Option<StopReason>, Error> {
+        match &rejected.why {
+            Rejection::Trace { kind, cex, .. } => {
+                if let Some(stop) = self.learn_from_trace(rejected, *kind, cex, record)? {
+                    return Ok(Some(stop));
+                }
+            }
+            Rejection::Livelock { block_label, .. } => {
+                let locs = rejected.program.loops_in_added_section(self.program, block_label);
+                let space = self.space.clone();
+                let learner = self.learner();
+                let constraint = learner.arena_mut().outside_sections(&locs, &space);
+                learner.require(constraint, &format!("livelock in {block_label}"))?;
+            }
+            Rejection::Sequential => {}
+        }
+        if let Some(candidate) = &rejected.candidate {
+            // Safety net: a rejected candidate is never proposed again, even when what was
+            // learned from it does not exclude it.
+            let space = self.space.clone();
+            let learner = self.learner();
+            let nogood = learner.arena_mut().excluding(candidate, &space);
+            learner.require(nogood, "a rejected candidate")?;
+        }
+        Ok(None)
+    }
+
+    fn learn_from_trace(
+        &mut self,
+        rejected: &Rejected,
+        kind: IterationKind,
+        cex: &Counterexample,
+        record: &mut Iteration,
+    ) -> Result<Option<StopReason>, Error> {
+        // Execution goes on after a failure: complete the trace so that its generalisation
+        // sees the writes after the failing read.
+        let cex = self.report.timed(explore, || complete_counterexample(&rejected.program, cex, COMPLETION_BUDGET))?;
+        let trace = translate_trace(&cex.trace, &rejected.program, self.program)?;
+        record.schedule = cex.schedule.steps.iter().map(|s| s.label.clone()).collect();
+        // A new deadlock of a candidate may be freed by a write its trace never reaches: when
+        // the trace offers no fix, the guess is that one of the moves that led to it must be
+        // undone.
+        let space = self.space.clone();
+        let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+        let undo = match (&rejected.candidate, kind) {
+            (Some(candidate), IterationKind::Deadlock) => {
+                Some(learner.arena_mut().undo_a_move(&trace.blocked_items(), candidate, &space))
+            }
+            _ => None,
+        };
+        let (lesson, elimination) = match self.report.timed(learn, || learner.learn_bad_or(&trace, undo)) {
+            Err(e) if *e.kind() == ErrorKind::Limit => {
+                let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
+                let what = format!("memory bound in learning from a bad trace: {detail}");
+                return Ok(Some(StopReason::BoundReached { what }));
+            }
+            r => r?,
+        };
+        if self.cfg.dot {
+            self.push_bad_dots(&trace, &elimination);
+        }
+        record.fixes = lesson.fixes;
+        if lesson.fixes == 0 && rejected.candidate.is_none() {
+            let explanation = format!(
+                "the elimination graph of the original program's bad trace ({}) has no cycle: \
+                 no reordering or atomic section of this space removes it",
+                record.problem
+            );
+            return Ok(Some(StopReason::NoRepair { explanation }));
+        }
+        Ok(None)
+    }
+
+    /// The cheapest candidate satisfying everything learned, or "no repair".
+    fn propose(
+        &mut self,
+        record: &mut Iteration,
+    ) -> Result<Result<(Candidate, Vec<Transformation>), StopReason>, Error> {
+        let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+        match self.report.timed(solve, || learner.propose())? {
+            Proposal::Unsatisfiable { explanation } => Ok(Err(StopReason::NoRepair { explanation })),
+            Proposal::Candidate { candidate, transformations, .. } => {
+                record.proposal = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
+                Ok(Ok((candidate, transformations)))
+            }
+        }
+    }
+
+    /// Checks a candidate program: accepted with no assertion failure, no new deadlock or
+    /// livelock and the original's sequential final states; otherwise rejected for the first
+    /// of those it fails, or a stop when a bound cut the check short.
+    fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
+        let result = self.check(program)?;
+        if let Verdict::BoundReached { what, .. } = &result.verdict {
+            return Ok(Judgement::Stop(self.bound_stop(*what)));
+        }
+        let (original_deadlocks, original_livelocks) = if result.deadlocks.is_empty() && result.livelocks.is_empty() {
+            Sets::default()
+        } else {
+            self.original_sets()?
+        };
+        let new_deadlock = result.deadlocks.iter().find(|(id, _)| !original_deadlocks.contains(id));
+        let new_livelock = result.livelocks.iter().find(|(id, _)| !original_livelocks.contains(id));
+        let failure = first_failure(&result);
+        let mut acceptance = Acceptance {
+            no_assertion_failure: failure.is_none(),
+            no_new_deadlock: new_deadlock.is_none(),
+            no_new_livelock: new_livelock.is_none(),
+            same_sequential_states: false,
+            deadlocks: result.deadlocks.keys().map(ToString::to_string).collect(),
+            livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
+            sequential_final_states: 0,
+        };
+        if let Some(cex) = failure {
+            let problem = failure_text(&cex);
+            return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
+        }
+        if let Some((id, cex)) = new_deadlock {
+            let (problem, cex) = (format!("new deadlock: {id}"), cex.clone());
+            return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
+        }
+        if let Some((id, _)) = new_livelock {
+            let problem = format!("new atomic livelock: {id}");
+            return Ok(Judgement::Rejected(Rejection::Livelock { problem, block_label: id.block.clone() }));
+        }
+        if let Some(bound) = result.bound {
+            // No failure in the part explored: not enough to accept.
+            return Ok(Judgement::Stop(self.bound_stop(bound)));
+        }
+        let before = match self.original_sequential()? {
+            Ok(seq) => seq,
+            Err(stop) => return Ok(Judgement::Stop(stop)),
+        };
+        let after = match self.sequential(program)? {
+            Ok(seq) => seq,
+            Err(stop) => return Ok(Judgement::Stop(stop)),
+        };
+        acceptance.same_sequential_states = after == before;
+        acceptance.sequential_final_states = after.len();
+        if !acceptance.same_sequential_states {
+            return Ok(Judgement::Rejected(Rejection::Sequential));
+        }
+        debug_assert!(acceptance.accepted());
+        Ok(Judgement::Accepted(acceptance))
+    }
+
+    fn push_bad_dots(&mut self, trace: &Trace, e: &Elimination) {
+        let round = self.report.history.len() + 1;
+        let program = self.program;
+        let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
+        self.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &label)));
+        for i in 0..e.fixes.len() {
+            if let Some(d) = e.fix_dot(i, trace, &self.space, &label) {
+                self.report.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
+            }
+        }
+    }
+}
+
+fn explore(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.explore
+}
+
+fn learn(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.learn
+}
+
+fn solve(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.solve
+}
+
+/// The shortest bad trace of a check, if an assertion can fail.
+fn first_failure(result: &CheckResult) -> Option<Counterexample> {
+    if let Verdict::Bad(c) = &result.verdict {
+        return Some((**c).clone());
+    }
+    result.failures.values().min_by_key(|c| c.schedule.steps.len()).cloned()
+}
+
+fn failure_text(cex: &Counterexample) -> String {
+    match cex.failing_step.and_then(|i| cex.schedule.steps.get(i)) {
+        Some(step) => format!("`{}` fails", step.label),
+        None => "a failure".into(),
+    }
+}

@@ -1,0 +1,118 @@
+//! The report's figures on every stop reason: each figure says what happened, whichever way
+//! the run ended.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{check_accepted, program};
+use paces::{IterationKind, Mode, Repair, Report, StopReason};
+
+fn parse(source: &str) -> paces::cwhile::Program {
+    paces::cwhile::parse(source).unwrap()
+}
+
+/// What holds of every report, whatever the stop.
+#[track_caller]
+fn common_figures(report: &Report, original: &paces::cwhile::Program) {
+    assert_eq!(report.original_text, paces::cwhile::print(original));
+    assert_eq!(report.iterations, report.history.len(), "one history entry per iteration");
+    assert!(report.original_states > 0, "the original is always checked first");
+    assert!(report.states_explored >= report.original_states);
+    let t = &report.time;
+    assert!(t.total >= t.explore + t.learn + t.solve, "{t:?}");
+    assert_eq!(report.transformation_text.len(), report.transformations.len());
+    assert_eq!(report.repaired_text, report.repaired.as_ref().map(paces::cwhile::print));
+    if report.stop != StopReason::Repaired {
+        assert!(report.acceptance.is_none() && report.diff.is_empty() && report.transformations.is_empty());
+    }
+    if !report.stop.is_success() {
+        assert!(report.repaired.is_none() && report.candidate.is_none());
+    }
+}
+
+#[test]
+fn repaired() {
+    let original = program("paper1");
+    let report = Repair::new().run(&original).unwrap();
+    common_figures(&report, &original);
+    check_accepted(&report);
+    assert_eq!(report.stop, StopReason::Repaired);
+    assert_eq!(report.transformation_text, ["swap A <-> B", "swap A <-> C"]);
+    assert_eq!(report.good_traces, 1);
+    assert_eq!(report.bad_traces, 1);
+    assert_eq!(report.history[0].kind, IterationKind::Bad);
+    assert_eq!(report.history[0].proposal, report.transformation_text);
+    assert!(report.constraint.atoms > 0);
+    assert!(report.diff.contains("-  A: x := 1;") && report.diff.contains("+  A: x := 1;"), "{}", report.diff);
+    let candidate = report.candidate.as_ref().unwrap();
+    assert_eq!(candidate.transformations(&report.space), report.transformations);
+    let acceptance = report.acceptance.as_ref().unwrap();
+    assert!(acceptance.accepted());
+    assert!(acceptance.deadlocks.is_empty() && acceptance.livelocks.is_empty());
+    assert_eq!(acceptance.sequential_final_states, 1);
+    // The repair has no deadlock: the original's were never needed.
+    assert_eq!(report.original_deadlocks, None);
+}
+
+#[test]
+fn already_correct_records_the_original_and_its_deadlocks() {
+    let original = parse("var x = 0; thread a { A: await(x == 1); } thread b { B: x := 0; }");
+    let report = Repair::new().run(&original).unwrap();
+    common_figures(&report, &original);
+    assert_eq!(report.stop, StopReason::AlreadyCorrect);
+    assert_eq!(report.iterations, 0);
+    assert_eq!((report.good_traces, report.bad_traces), (0, 0));
+    assert_eq!(report.repaired_text.as_deref(), Some(report.original_text.as_str()));
+    assert!(report.candidate.as_ref().unwrap().is_original(&report.space));
+    let full = paces::explore::Config::new().stop_at_first_failure(false);
+    assert_eq!(report.original_states, paces::explore::check(&original, &full).unwrap().states);
+    let deadlocks = report.original_deadlocks.as_ref().expect("explored fully");
+    assert_eq!(deadlocks.len(), 1, "{deadlocks:?}");
+    assert!(deadlocks[0].contains('A'), "{deadlocks:?}");
+}
+
+#[test]
+fn no_repair_counts_the_iteration_that_found_no_fix() {
+    let original = parse("var x = 0; thread a { A: x := 1; } thread b { B: assert(x == 1); }");
+    let report = Repair::new().run(&original).unwrap();
+    common_figures(&report, &original);
+    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
+    assert!(explanation.contains("`B` fails"), "{explanation}");
+    assert_eq!(report.iterations, 1);
+    assert_eq!((report.history[0].kind, report.history[0].fixes), (IterationKind::Bad, 0));
+    assert!(report.history[0].schedule.iter().any(|l| l == "B"), "{:?}", report.history[0].schedule);
+    assert_eq!(report.bad_traces, 1);
+}
+
+#[test]
+fn iteration_limit_reports_the_iterations_run() {
+    let original = program("ex4");
+    let report = Repair::new().mode(Mode::BadOnly).max_iterations(2).run(&original).unwrap();
+    common_figures(&report, &original);
+    assert_eq!(report.stop, StopReason::IterationLimit);
+    assert_eq!(report.iterations, 2);
+    assert_eq!(report.bad_traces, 2);
+    assert!(report.history.iter().all(|it| !it.proposal.is_empty()), "each iteration proposed a candidate");
+    assert!(report.states_explored > report.original_states, "candidates were checked");
+}
+
+#[test]
+fn time_limit_is_reported_as_the_time_limit() {
+    let original = program("paper1");
+    let report = Repair::new().time_limit(Some(Duration::ZERO)).run(&original).unwrap();
+    common_figures(&report, &original);
+    assert_eq!(report.stop, StopReason::TimeLimit);
+    assert_eq!(report.iterations, 0);
+}
+
+#[test]
+fn bound_reached_on_the_original() {
+    let original = program("paper1");
+    let report = Repair::new().checker(paces::explore::Config::new().max_states(2)).run(&original).unwrap();
+    common_figures(&report, &original);
+    let StopReason::BoundReached { what } = &report.stop else { panic!("{}", report.stop) };
+    assert_eq!(what, "state bound");
+    assert_eq!(report.iterations, 0);
+    assert_eq!(report.states_explored, report.original_states);
+}
