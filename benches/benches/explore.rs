@@ -1,6 +1,6 @@
 //! Measures the model checker (`paces-explore`) on held-in programs: the default check (stops at the first failure) and the exhaustive exploration, with and without partial-order reduction.
 //!
-//! The programs are read from `benches/data/heldin/` (copies of `shared/heldin`). rtl8169's
+//! The programs are the held-in benchmarks of `examples/`. rtl8169's
 //! exhaustive exploration takes minutes, so only its default check is measured here; see
 //! `docs/explore.md` for the full table.
 

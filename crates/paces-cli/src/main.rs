@@ -1,10 +1,10 @@
-//! The `paces` command line: formats, exports and (in later versions) repairs Cwhile
-//! programs.
+//! The `paces` command line: repairs, model-checks, formats and exports Cwhile programs, and
+//! shows the traces the repair loop learns from.
 //!
 //! Each subcommand lives in its own module under `cmd/` and returns a [`cmd::Outcome`];
 //! this file only parses arguments, dispatches and turns the outcome into an exit code:
-//! 0 success, 1 a negative answer (`fmt --check` on a file that is not canonical), 2 bad
-//! input or usage.
+//! 0 success, 1 a negative answer (a bug remains, or `fmt --check` on a file that is not
+//! canonical), 2 bad input or usage, 3 `check` reached a bound first.
 
 use std::process::ExitCode;
 

@@ -175,9 +175,9 @@ proptest! {
         check_arena_invariants(&arena);
     }
 
-    /// `Order(a, b)` and `Atomic(a, b)` mean what design section 2 says, on every candidate and
-    /// every pair of locations (items of one block, of different blocks, non-items, one id the
-    /// space never made).
+    /// `Order(a, b)` and `Atomic(a, b)` mean what `docs/glossary.md` ("Program constraint") says,
+    /// on every candidate and every pair of locations (items of one block, of different blocks,
+    /// non-items, one id the space never made).
     #[test]
     fn atoms_agree_with_their_definition(desc in space_desc(3, 4), seed in any::<u64>()) {
         let built = desc.build();

@@ -2,7 +2,7 @@
 //! diagnostics.
 //!
 //! Cwhile is the small C-like language PACES repairs programs in (`docs/language.md`
-//! records every choice beyond the language contract). This crate turns its text into the
+//! describes it and records every choice the frontend makes). This crate turns its text into the
 //! [`ir::Program`] that the model checker explores and the repair loop transforms, and back:
 //!
 //! * [`parse`] / [`parse_bytes`]: text to a checked [`Program`], or [`Diagnostics`] (each a

@@ -156,7 +156,7 @@ impl Program {
         })
     }
 
-    /// Whether two statements are sequentially equivalent in either order (the spec's rule):
+    /// Whether two statements are sequentially equivalent in either order (Cwhile's rule):
     /// neither writes a variable that the other reads or writes, and they are not both
     /// members of one `noreorder` body. A statement does not commute with itself.
     pub fn commutes(&self, a: StmtId, b: StmtId) -> bool {

@@ -8,14 +8,15 @@
 //!   Counterexamples ([`Counterexample`]) come both as a readable [`Schedule`] and as a
 //!   validated [`paces_trace::Trace`].
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
-//! * [`good_traces`] produces good traces for learning (design section 7).
+//! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
+//!   `docs/ARCHITECTURE.md`, "Good traces for learning").
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
 //!   traces (to check that a repair kept the sequential meaning).
 //! * [`render_columns`] draws a trace with one column per thread.
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
 //!
 //! # Semantics
-//! Exactly the language spec's "Steps, traces and the error flag". Each simple statement and
+//! The traces of `docs/language.md`, made precise. Each simple statement and
 //! each step a sugar adds is one atomic step. An `atomic` block (also `lock` and `down`) runs
 //! without interleaving; a block whose first step is an `await` waits to enter. An `await`
 //! whose condition is false is a disabled step. An `assume` whose condition is false is also

@@ -1,5 +1,5 @@
-//! The held-in benchmarks (`benches/data/heldin`, copies of `shared/heldin`): the failing
-//! assertions are exactly those the manifest lists, with and without partial-order
+//! The held-in benchmarks (`examples/`): the failing assertions are exactly those their
+//! manifest (`examples/MANIFEST.md`) lists, with and without partial-order
 //! reduction, and the answer does not depend on the number of worker threads.
 
 use std::collections::BTreeSet;

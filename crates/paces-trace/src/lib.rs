@@ -64,7 +64,7 @@
 //!   regression definition: 2,000 random small programs with random good traces, 79,352
 //!   candidate programs (atomic sections included), 2,922 of them with a regression; the
 //!   default configuration let none through. Its incompleteness, the share of
-//!   regression-free candidates it rejects, was 11.4% (1.2% without the fallback, which is
+//!   regression-free candidates it rejects, is 11.4% (1.2% without the fallback, which is
 //!   then unsound: 2,132 regressions let through).
 //! * `tests/covers.rs` checks that the dynamic programme equals the paper's disjunction over
 //!   all covers on random traces with nested blocks, loops and calls; `tests/size.rs` that the

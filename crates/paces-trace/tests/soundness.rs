@@ -5,8 +5,8 @@
 //! variables (initially 0), each statement one of `x := c`, `x := y`, `assert(x == c)`,
 //! `await(x == c)`, run by a tiny interpreter written here (the crate knows no language).
 //! Each thread is one block whose items are its statements; two items keep their order when
-//! they do not commute (one writes a variable the other reads or writes), as the language
-//! spec says. Atomic sections are part of the space in about half of the cases (and whenever
+//! they do not commute (one writes a variable the other reads or writes), as in Cwhile
+//! (`docs/language.md`). Atomic sections are part of the space in about half of the cases (and whenever
 //! the space stays small enough to enumerate), so candidates with sections are checked too.
 //!
 //! The oracle follows the paper's definitions literally, with one economy (explained at
@@ -54,7 +54,7 @@ impl Stmt {
         }
     }
 
-    /// The spec's rule: neither writes a variable that the other reads or writes.
+    /// Cwhile's rule: neither writes a variable that the other reads or writes.
     fn commutes(self, other: Stmt) -> bool {
         let clash = |a: Stmt, b: Stmt| a.writes().is_some_and(|w| b.reads() == Some(w) || b.writes() == Some(w));
         !clash(self, other) && !clash(other, self)

@@ -196,7 +196,7 @@ fn a_lazy_initialisation_race_gets_a_section_around_each_test_and_set() {
 
 /// A random program (found by a stress run): after two rounds a candidate's complete bad trace
 /// (`t2` runs first and makes `L2` fail) has no fix in the whole space, not even with K = 4, so
-/// the search ends there. It used to walk through 100 candidates, excluding one at a time.
+/// the search ends there instead of excluding one candidate at a time.
 #[test]
 fn a_candidates_complete_bad_trace_without_a_fix_ends_the_search() {
     let p = paces::cwhile::parse(
@@ -217,8 +217,8 @@ fn a_candidates_complete_bad_trace_without_a_fix_ends_the_search() {
 
 /// `t2` fails at once when it runs first, so nothing can repair it. Its later `if (y == 1)`
 /// reads `y` from `L0`, but moving that `if` in front of the failure orders nothing (the
-/// loop may take the other branch or stop), so it offers no fix; it used to offer "move the
-/// loop first", and the loop then spent its time limit on candidates.
+/// loop may take the other branch or stop), so it offers no fix, and the loop says "no repair"
+/// after one iteration.
 #[test]
 fn an_assume_after_the_failure_is_no_synchronisation() {
     let p = paces::cwhile::parse(
