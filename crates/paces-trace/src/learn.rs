@@ -111,8 +111,8 @@ pub fn learn_good(trace: &Trace, arena: &mut Arena, config: &LearnConfig) -> Lea
 
     let covers = match config.variant {
         Variant::Full => {
-            let graph = CoverGraph::build(trace, &conds, true);
-            Dp::new(&graph, trace, &conds, true).run(arena, &pairs)
+            let graph = CoverGraph::build(trace, &conds);
+            Dp::new(&graph, trace, &conds).run(arena, &pairs)
         }
         Variant::Simplified => simplified_covers(trace, &conds, &pairs, arena),
     };
@@ -244,7 +244,7 @@ struct VarChains {
 }
 
 impl CoverGraph {
-    fn build(trace: &Trace, conds: &[bool], nonfree: bool) -> CoverGraph {
+    fn build(trace: &Trace, conds: &[bool]) -> CoverGraph {
         let mut b = GraphBuilder::default();
         let mut threads: FxHashMap<ThreadId, Vec<Level>> = FxHashMap::default();
         let mut vars: FxHashMap<VarId, VarChains> = FxHashMap::default();
@@ -336,16 +336,14 @@ impl CoverGraph {
                     }
                 }
             }
-            if nonfree {
-                for (n, w) in e.writes.iter().enumerate() {
-                    if e.writes[..n].iter().any(|x| x.var == w.var) {
-                        continue;
-                    }
-                    if let Some(st) = vars.get(&w.var) {
-                        let other = if st.last_value != w.value { Some(st.last_value) } else { st.other_value };
-                        if let Some(c) = other.and_then(|c| st.chains.get(&c)) {
-                            b.edge(*c, v, TRUE_GUARD);
-                        }
+            for (n, w) in e.writes.iter().enumerate() {
+                if e.writes[..n].iter().any(|x| x.var == w.var) {
+                    continue;
+                }
+                if let Some(st) = vars.get(&w.var) {
+                    let other = if st.last_value != w.value { Some(st.last_value) } else { st.other_value };
+                    if let Some(c) = other.and_then(|c| st.chains.get(&c)) {
+                        b.edge(*c, v, TRUE_GUARD);
                     }
                 }
             }
@@ -358,27 +356,25 @@ impl CoverGraph {
                 b.edge(v, s, TRUE_GUARD);
                 inner.sofar = Some(s);
             }
-            if nonfree {
-                for (n, w) in e.writes.iter().enumerate() {
-                    if e.writes[..n].iter().any(|x| x.var == w.var) {
-                        continue;
-                    }
-                    let st = vars.entry(w.var).or_insert_with(|| VarChains {
-                        last_value: w.value,
-                        other_value: None,
-                        chains: FxHashMap::default(),
-                    });
-                    if st.last_value != w.value {
-                        st.other_value = Some(st.last_value);
-                        st.last_value = w.value;
-                    }
-                    let c = b.node();
-                    if let Some(&old) = st.chains.get(&w.value) {
-                        b.edge(old, c, TRUE_GUARD);
-                    }
-                    b.edge(v, c, TRUE_GUARD);
-                    st.chains.insert(w.value, c);
+            for (n, w) in e.writes.iter().enumerate() {
+                if e.writes[..n].iter().any(|x| x.var == w.var) {
+                    continue;
                 }
+                let st = vars.entry(w.var).or_insert_with(|| VarChains {
+                    last_value: w.value,
+                    other_value: None,
+                    chains: FxHashMap::default(),
+                });
+                if st.last_value != w.value {
+                    st.other_value = Some(st.last_value);
+                    st.last_value = w.value;
+                }
+                let c = b.node();
+                if let Some(&old) = st.chains.get(&w.value) {
+                    b.edge(old, c, TRUE_GUARD);
+                }
+                b.edge(v, c, TRUE_GUARD);
+                st.chains.insert(w.value, c);
             }
         }
         let n = b.nodes as usize;
@@ -414,7 +410,6 @@ struct Dp<'g> {
     graph: &'g CoverGraph,
     trace: &'g Trace,
     conds: &'g [bool],
-    nonfree: bool,
     atom_nodes: Vec<Option<NodeId>>,
     relevant: Vec<bool>,
     value: Vec<NodeId>,
@@ -422,12 +417,11 @@ struct Dp<'g> {
 }
 
 impl<'g> Dp<'g> {
-    fn new(graph: &'g CoverGraph, trace: &'g Trace, conds: &'g [bool], nonfree: bool) -> Self {
+    fn new(graph: &'g CoverGraph, trace: &'g Trace, conds: &'g [bool]) -> Self {
         Dp {
             graph,
             trace,
             conds,
-            nonfree,
             atom_nodes: vec![None; graph.atoms.len()],
             relevant: Vec::new(),
             value: Vec::new(),
@@ -443,8 +437,7 @@ impl<'g> Dp<'g> {
         let (ea, eb) = (&events[a], &events[b]);
         (ea.thread == eb.thread && lift(ea, eb).is_none())
             || (self.conds[b] && eb.reads.iter().any(|r| r.from.is_some_and(|w| w.index() == a)))
-            || (self.nonfree
-                && ea.writes.iter().any(|x| eb.writes.iter().any(|y| x.var == y.var && x.value != y.value)))
+            || ea.writes.iter().any(|x| eb.writes.iter().any(|y| x.var == y.var && x.value != y.value))
     }
 
     /// The cover formula of every pair (true for an edge out of bottom, false for an edge
