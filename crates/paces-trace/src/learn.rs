@@ -2,6 +2,7 @@
 //! good trace.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::hash::Hash;
 
 use paces_constraint::{Arena, Atom, Loc, NodeId};
 use rustc_hash::FxHashMap;
@@ -523,22 +524,7 @@ impl<'g> Dp<'g> {
     /// source (forwards) or that target (backwards), whichever serves more pairs.
     fn sweeps(&mut self, arena: &mut Arena, todo: &[(usize, usize, usize)], result: &mut [NodeId]) {
         let node = |e: usize| self.graph.event_node[e];
-        let mut by_source: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut by_target: FxHashMap<u32, usize> = FxHashMap::default();
-        for &(_, s, t) in todo {
-            *by_source.entry(node(s)).or_default() += 1;
-            *by_target.entry(node(t)).or_default() += 1;
-        }
-        let mut forward: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
-        let mut backward: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
-        for &(p, s, t) in todo {
-            let (s, t) = (node(s), node(t));
-            if by_source[&s] >= by_target[&t] {
-                forward.entry(s).or_default().push((t, p));
-            } else {
-                backward.entry(t).or_default().push((s, p));
-            }
-        }
+        let (forward, backward) = group_runs(todo.iter().map(|&(p, s, t)| (p, node(s), node(t))));
         for (s, targets) in forward {
             self.sweep(arena, s, &targets, true, result);
         }
@@ -621,6 +607,32 @@ impl<'g> Dp<'g> {
     }
 }
 
+/// Pairs grouped by where one run starts: per start, its (other end, pair) entries.
+type Groups<K> = BTreeMap<K, Vec<(K, usize)>>;
+
+/// Groups `(pair, source, target)` triples so that one run serves each group: by source (a
+/// forward run) when the pair's source serves at least as many pairs as its target, by target
+/// (a backward run) otherwise. Returns the forward and the backward groups, in `todo`'s order
+/// within each group.
+fn group_runs<K: Copy + Ord + Hash>(todo: impl Iterator<Item = (usize, K, K)> + Clone) -> (Groups<K>, Groups<K>) {
+    let mut by_source: FxHashMap<K, usize> = FxHashMap::default();
+    let mut by_target: FxHashMap<K, usize> = FxHashMap::default();
+    for (_, s, t) in todo.clone() {
+        *by_source.entry(s).or_default() += 1;
+        *by_target.entry(t).or_default() += 1;
+    }
+    let mut forward: Groups<K> = BTreeMap::new();
+    let mut backward: Groups<K> = BTreeMap::new();
+    for (p, s, t) in todo {
+        if by_source[&s] >= by_target[&t] {
+            forward.entry(s).or_default().push((t, p));
+        } else {
+            backward.entry(t).or_default().push((s, p));
+        }
+    }
+    (forward, backward)
+}
+
 /// The simplified variant's covers: for each pair, the first cover a breadth-first search
 /// finds over consecutive intra-thread edges and direct reads-from edges into conditionals
 /// (data-flow steps tried first); each maximal run of intra-thread steps on it stands for the
@@ -663,21 +675,7 @@ fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], aren
             _ => result[p] = arena.fals(),
         }
     }
-    let mut by_source: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut by_target: FxHashMap<usize, usize> = FxHashMap::default();
-    for &(_, s, t) in &todo {
-        *by_source.entry(s).or_default() += 1;
-        *by_target.entry(t).or_default() += 1;
-    }
-    let mut forward: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-    let mut backward: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-    for &(p, s, t) in &todo {
-        if by_source[&s] >= by_target[&t] {
-            forward.entry(s).or_default().push((t, p));
-        } else {
-            backward.entry(t).or_default().push((s, p));
-        }
-    }
+    let (forward, backward) = group_runs(todo.iter().copied());
     // The search tree: `link[v]` is v's neighbour towards the search's start, `intra[v]`
     // whether that step is an intra-thread one.
     let mut link = vec![NONE; n];
