@@ -61,7 +61,8 @@
 //! orderings, because every edge of the cycle then says "not later than" (program order in
 //! the candidate, or one atomic section: the same point of the trace) and the cross-thread
 //! ordering says "strictly earlier". Fixes are deduplicated by their atoms and kept minimal
-//! (no fix's atoms contain another's); the error-eliminating constraint is their
+//! (no fix's atoms contain another's; checked for fixes of at most 12 atoms, so for every
+//! fix when K <= 12); the error-eliminating constraint is their
 //! disjunction, and `false` when there is none: the caller reports "no repair in this space".
 //!
 //! The search: reachability over the no-constraint edges is precomputed as bitsets over the
