@@ -49,6 +49,7 @@ impl EdgeKind {
 
 /// One edge of an elimination cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CycleEdge {
     /// Where the edge starts.
     pub from: EventId,
@@ -62,6 +63,7 @@ pub struct CycleEdge {
 
 /// One fix: an elimination cycle and the constraint it stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Fix {
     /// The conjunction of the cycle's constraint atoms, in the arena given to [`eliminate`].
     pub constraint: NodeId,
