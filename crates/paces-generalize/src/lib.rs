@@ -14,7 +14,7 @@
 //!   the soundness argument are on [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
 //! * [`eliminate`] builds the *trace elimination graph* over the space and returns an
 //!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and cost),
-//!   the cheapest one, and the *error-eliminating constraint*, the disjunction of the fixes'
+//!   cheapest first, and the *error-eliminating constraint*, the disjunction of the fixes'
 //!   constraints in the [`Arena`](paces_constraint::Arena). [`Elimination::fix_dot`] draws a
 //!   fix's cycle. [`EliminateConfig`] holds the settings (K, bounds).
 //!
@@ -120,7 +120,7 @@
 //!
 //! let mut arena = Arena::new();
 //! let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new())?;
-//! let best = &elim.fixes[elim.cheapest.unwrap()];
+//! let best = &elim.fixes[0];
 //! assert_eq!(best.atoms, vec![Atom::Order(c, a), Atom::Order(one, two)]);
 //! assert_eq!(arena.display(best.constraint, &space, 80).to_string(), "C <= A /\\ 1 <= 2");
 //! assert!(!elim.preemption_free_possible);

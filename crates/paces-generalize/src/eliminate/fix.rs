@@ -97,12 +97,10 @@ pub struct Elimination {
     /// when no fix exists: no candidate of the space eliminates the bug pattern with at most K
     /// constraint edges (the caller reports "no repair in this space").
     pub constraint: NodeId,
-    /// The fixes, cheapest first (ties broken by their atoms), deduplicated by their atoms,
-    /// and minimal: no fix's atoms contain another fix's atoms (checked for fixes of at most
-    /// 12 atoms, which every fix is when K <= 12).
+    /// The fixes, cheapest first (ties broken by their atoms, so `fixes.first()` is the
+    /// cheapest fix), deduplicated by their atoms, and minimal: no fix's atoms contain another
+    /// fix's atoms (checked for fixes of at most 12 atoms, which every fix is when K <= 12).
     pub fixes: Vec<Fix>,
-    /// The index of the cheapest fix (`Some(0)` whenever there is a fix).
-    pub cheapest: Option<usize>,
     /// The generalised partial order.
     pub partial_order: PartialOrder,
     /// Whether the trace can be turned into a preemption-free one: whether some

@@ -67,7 +67,6 @@ pub fn eliminate(
     }
     fixes.sort_by(|x, y| (x.cost, &x.atoms).cmp(&(y.cost, &y.atoms)));
     let constraint = arena.or(fixes.iter().map(|f| f.constraint).collect::<Vec<_>>());
-    let cheapest = if fixes.is_empty() { None } else { Some(0) };
     let preemption_free_possible = g.preemption_free;
-    Ok(Elimination { constraint, fixes, cheapest, partial_order: po, preemption_free_possible, complete })
+    Ok(Elimination { constraint, fixes, partial_order: po, preemption_free_possible, complete })
 }
