@@ -1,4 +1,4 @@
-//! What [`eliminate`](super::eliminate) returns: the [`Elimination`], its [`Fix`]es, the
+//! What [`eliminate`] returns: the [`Elimination`], its [`Fix`]es, the
 //! [`CycleEdge`]s of their cycles and the [`EdgeKind`]s of those edges, and a one-line
 //! description of a fix.
 
