@@ -159,7 +159,7 @@ fn bench(c: &mut Criterion) {
             elim.fixes.len(),
             elim.complete,
             elim.preemption_free_possible,
-            elim.cheapest.map(|i| elim.fixes[i].cost),
+            elim.fixes.first().map(|f| f.cost),
         );
         group.throughput(Throughput::Elements(trace.len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(events), &trace, |b, trace| {

@@ -14,7 +14,7 @@
 //!   the soundness argument are on [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
 //! * [`eliminate`] builds the *trace elimination graph* over the space and returns an
 //!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and cost),
-//!   the cheapest one, and the *error-eliminating constraint*, the disjunction of the fixes'
+//!   cheapest first, and the *error-eliminating constraint*, the disjunction of the fixes'
 //!   constraints in the [`Arena`](paces_constraint::Arena). [`Elimination::fix_dot`] draws a
 //!   fix's cycle. [`EliminateConfig`] holds the settings (K, bounds).
 //!
@@ -61,7 +61,8 @@
 //! orderings, because every edge of the cycle then says "not later than" (program order in
 //! the candidate, or one atomic section: the same point of the trace) and the cross-thread
 //! ordering says "strictly earlier". Fixes are deduplicated by their atoms and kept minimal
-//! (no fix's atoms contain another's); the error-eliminating constraint is their
+//! (no fix's atoms contain another's; checked for fixes of at most 12 atoms, so for every
+//! fix when K <= 12); the error-eliminating constraint is their
 //! disjunction, and `false` when there is none: the caller reports "no repair in this space".
 //!
 //! The search: reachability over the no-constraint edges is precomputed as bitsets over the
@@ -119,7 +120,7 @@
 //!
 //! let mut arena = Arena::new();
 //! let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new())?;
-//! let best = &elim.fixes[elim.cheapest.unwrap()];
+//! let best = &elim.fixes[0];
 //! assert_eq!(best.atoms, vec![Atom::Order(c, a), Atom::Order(one, two)]);
 //! assert_eq!(arena.display(best.constraint, &space, 80).to_string(), "C <= A /\\ 1 <= 2");
 //! assert!(!elim.preemption_free_possible);

@@ -2,6 +2,7 @@
 //! good trace.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::hash::Hash;
 
 use paces_constraint::{Arena, Atom, Loc, NodeId};
 use rustc_hash::FxHashMap;
@@ -111,8 +112,8 @@ pub fn learn_good(trace: &Trace, arena: &mut Arena, config: &LearnConfig) -> Lea
 
     let covers = match config.variant {
         Variant::Full => {
-            let graph = CoverGraph::build(trace, &conds, true);
-            Dp::new(&graph, trace, &conds, true).run(arena, &pairs)
+            let graph = CoverGraph::build(trace, &conds);
+            Dp::new(&graph, trace, &conds).run(arena, &pairs)
         }
         Variant::Simplified => simplified_covers(trace, &conds, &pairs, arena),
     };
@@ -244,7 +245,7 @@ struct VarChains {
 }
 
 impl CoverGraph {
-    fn build(trace: &Trace, conds: &[bool], nonfree: bool) -> CoverGraph {
+    fn build(trace: &Trace, conds: &[bool]) -> CoverGraph {
         let mut b = GraphBuilder::default();
         let mut threads: FxHashMap<ThreadId, Vec<Level>> = FxHashMap::default();
         let mut vars: FxHashMap<VarId, VarChains> = FxHashMap::default();
@@ -336,16 +337,14 @@ impl CoverGraph {
                     }
                 }
             }
-            if nonfree {
-                for (n, w) in e.writes.iter().enumerate() {
-                    if e.writes[..n].iter().any(|x| x.var == w.var) {
-                        continue;
-                    }
-                    if let Some(st) = vars.get(&w.var) {
-                        let other = if st.last_value != w.value { Some(st.last_value) } else { st.other_value };
-                        if let Some(c) = other.and_then(|c| st.chains.get(&c)) {
-                            b.edge(*c, v, TRUE_GUARD);
-                        }
+            for (n, w) in e.writes.iter().enumerate() {
+                if e.writes[..n].iter().any(|x| x.var == w.var) {
+                    continue;
+                }
+                if let Some(st) = vars.get(&w.var) {
+                    let other = if st.last_value != w.value { Some(st.last_value) } else { st.other_value };
+                    if let Some(c) = other.and_then(|c| st.chains.get(&c)) {
+                        b.edge(*c, v, TRUE_GUARD);
                     }
                 }
             }
@@ -358,27 +357,25 @@ impl CoverGraph {
                 b.edge(v, s, TRUE_GUARD);
                 inner.sofar = Some(s);
             }
-            if nonfree {
-                for (n, w) in e.writes.iter().enumerate() {
-                    if e.writes[..n].iter().any(|x| x.var == w.var) {
-                        continue;
-                    }
-                    let st = vars.entry(w.var).or_insert_with(|| VarChains {
-                        last_value: w.value,
-                        other_value: None,
-                        chains: FxHashMap::default(),
-                    });
-                    if st.last_value != w.value {
-                        st.other_value = Some(st.last_value);
-                        st.last_value = w.value;
-                    }
-                    let c = b.node();
-                    if let Some(&old) = st.chains.get(&w.value) {
-                        b.edge(old, c, TRUE_GUARD);
-                    }
-                    b.edge(v, c, TRUE_GUARD);
-                    st.chains.insert(w.value, c);
+            for (n, w) in e.writes.iter().enumerate() {
+                if e.writes[..n].iter().any(|x| x.var == w.var) {
+                    continue;
                 }
+                let st = vars.entry(w.var).or_insert_with(|| VarChains {
+                    last_value: w.value,
+                    other_value: None,
+                    chains: FxHashMap::default(),
+                });
+                if st.last_value != w.value {
+                    st.other_value = Some(st.last_value);
+                    st.last_value = w.value;
+                }
+                let c = b.node();
+                if let Some(&old) = st.chains.get(&w.value) {
+                    b.edge(old, c, TRUE_GUARD);
+                }
+                b.edge(v, c, TRUE_GUARD);
+                st.chains.insert(w.value, c);
             }
         }
         let n = b.nodes as usize;
@@ -414,7 +411,6 @@ struct Dp<'g> {
     graph: &'g CoverGraph,
     trace: &'g Trace,
     conds: &'g [bool],
-    nonfree: bool,
     atom_nodes: Vec<Option<NodeId>>,
     relevant: Vec<bool>,
     value: Vec<NodeId>,
@@ -422,12 +418,11 @@ struct Dp<'g> {
 }
 
 impl<'g> Dp<'g> {
-    fn new(graph: &'g CoverGraph, trace: &'g Trace, conds: &'g [bool], nonfree: bool) -> Self {
+    fn new(graph: &'g CoverGraph, trace: &'g Trace, conds: &'g [bool]) -> Self {
         Dp {
             graph,
             trace,
             conds,
-            nonfree,
             atom_nodes: vec![None; graph.atoms.len()],
             relevant: Vec::new(),
             value: Vec::new(),
@@ -443,8 +438,7 @@ impl<'g> Dp<'g> {
         let (ea, eb) = (&events[a], &events[b]);
         (ea.thread == eb.thread && lift(ea, eb).is_none())
             || (self.conds[b] && eb.reads.iter().any(|r| r.from.is_some_and(|w| w.index() == a)))
-            || (self.nonfree
-                && ea.writes.iter().any(|x| eb.writes.iter().any(|y| x.var == y.var && x.value != y.value)))
+            || ea.writes.iter().any(|x| eb.writes.iter().any(|y| x.var == y.var && x.value != y.value))
     }
 
     /// The cover formula of every pair (true for an edge out of bottom, false for an edge
@@ -530,22 +524,7 @@ impl<'g> Dp<'g> {
     /// source (forwards) or that target (backwards), whichever serves more pairs.
     fn sweeps(&mut self, arena: &mut Arena, todo: &[(usize, usize, usize)], result: &mut [NodeId]) {
         let node = |e: usize| self.graph.event_node[e];
-        let mut by_source: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut by_target: FxHashMap<u32, usize> = FxHashMap::default();
-        for &(_, s, t) in todo {
-            *by_source.entry(node(s)).or_default() += 1;
-            *by_target.entry(node(t)).or_default() += 1;
-        }
-        let mut forward: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
-        let mut backward: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
-        for &(p, s, t) in todo {
-            let (s, t) = (node(s), node(t));
-            if by_source[&s] >= by_target[&t] {
-                forward.entry(s).or_default().push((t, p));
-            } else {
-                backward.entry(t).or_default().push((s, p));
-            }
-        }
+        let (forward, backward) = group_runs(todo.iter().map(|&(p, s, t)| (p, node(s), node(t))));
         for (s, targets) in forward {
             self.sweep(arena, s, &targets, true, result);
         }
@@ -628,6 +607,32 @@ impl<'g> Dp<'g> {
     }
 }
 
+/// Pairs grouped by where one run starts: per start, its (other end, pair) entries.
+type Groups<K> = BTreeMap<K, Vec<(K, usize)>>;
+
+/// Groups `(pair, source, target)` triples so that one run serves each group: by source (a
+/// forward run) when the pair's source serves at least as many pairs as its target, by target
+/// (a backward run) otherwise. Returns the forward and the backward groups, in `todo`'s order
+/// within each group.
+fn group_runs<K: Copy + Ord + Hash>(todo: impl Iterator<Item = (usize, K, K)> + Clone) -> (Groups<K>, Groups<K>) {
+    let mut by_source: FxHashMap<K, usize> = FxHashMap::default();
+    let mut by_target: FxHashMap<K, usize> = FxHashMap::default();
+    for (_, s, t) in todo.clone() {
+        *by_source.entry(s).or_default() += 1;
+        *by_target.entry(t).or_default() += 1;
+    }
+    let mut forward: Groups<K> = BTreeMap::new();
+    let mut backward: Groups<K> = BTreeMap::new();
+    for (p, s, t) in todo {
+        if by_source[&s] >= by_target[&t] {
+            forward.entry(s).or_default().push((t, p));
+        } else {
+            backward.entry(t).or_default().push((s, p));
+        }
+    }
+    (forward, backward)
+}
+
 /// The simplified variant's covers: for each pair, the first cover a breadth-first search
 /// finds over consecutive intra-thread edges and direct reads-from edges into conditionals
 /// (data-flow steps tried first); each maximal run of intra-thread steps on it stands for the
@@ -670,21 +675,7 @@ fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], aren
             _ => result[p] = arena.fals(),
         }
     }
-    let mut by_source: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut by_target: FxHashMap<usize, usize> = FxHashMap::default();
-    for &(_, s, t) in &todo {
-        *by_source.entry(s).or_default() += 1;
-        *by_target.entry(t).or_default() += 1;
-    }
-    let mut forward: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-    let mut backward: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-    for &(p, s, t) in &todo {
-        if by_source[&s] >= by_target[&t] {
-            forward.entry(s).or_default().push((t, p));
-        } else {
-            backward.entry(t).or_default().push((s, p));
-        }
-    }
+    let (forward, backward) = group_runs(todo.iter().copied());
     // The search tree: `link[v]` is v's neighbour towards the search's start, `intra[v]`
     // whether that step is an intra-thread one.
     let mut link = vec![NONE; n];

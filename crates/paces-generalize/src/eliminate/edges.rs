@@ -1,0 +1,130 @@
+//! The constraint edges of the elimination graph: which reorders, kept orders and atomic
+//! sections join two events of one thread, and what each weighs.
+
+use paces_constraint::{Atom, Loc, SectionRole};
+use smallvec::SmallVec;
+
+use super::graph::Graph;
+use super::EdgeKind;
+use crate::Error;
+
+/// One constraint edge option between two events.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Opt {
+    pub(super) kind: EdgeKind,
+    pub(super) weight: u64,
+}
+
+/// The weight factors R (of reorders) and A (of atomic sections) for a graph of `n` nodes and
+/// cycles of at most `k` constraint edges.
+///
+/// R exceeds the weight of any path of no-constraint edges of K + 1 segments (each at most
+/// 2n), and A exceeds R * n^2, so an atomic section is chosen only where no reordering works.
+pub(super) fn weight_factors(n: u64, k: u64) -> (u64, u64) {
+    let r = n.saturating_mul(2).saturating_mul(k.saturating_add(1)).saturating_add(1);
+    let a = r.saturating_mul(n.saturating_mul(n)).saturating_add(1);
+    (r, a)
+}
+
+impl Graph<'_> {
+    /// Whether an atomic section may hold items `a` and `b`: the block takes sections, the
+    /// item that opens the section is no `Excluded` item, the other and every item forced
+    /// between them are `Free` (an await may only open a section).
+    fn atomic_legal(&self, a: Loc, b: Loc, may_change: bool) -> bool {
+        let space = self.space;
+        let (Some((block, pa)), Some((_, pb))) = (space.item_position(a), space.item_position(b)) else { return false };
+        if space.is_closed(block) {
+            return false;
+        }
+        let role = |l: Loc| space.item_info(l).map_or(SectionRole::Excluded, |i| i.role);
+        let items = space.items(block);
+        let legal = |first: Loc, last: Loc| -> bool {
+            if role(first) == SectionRole::Excluded || role(last) != SectionRole::Free {
+                return false;
+            }
+            let (lo, hi) = (pa.min(pb), pa.max(pb));
+            let non_free = &self.non_free[block.index()];
+            let from = non_free.partition_point(|&p| p <= lo);
+            non_free[from..].iter().take_while(|&&p| p < hi).all(|&p| {
+                let k = items[p];
+                !(space.is_fixed(first, k) && space.is_fixed(k, last))
+            })
+        };
+        let (first, last) = if pa < pb { (a, b) } else { (b, a) };
+        legal(first, last) || (may_change && legal(last, first))
+    }
+
+    /// Backward between two events of one item (the guard of an `if` and a step of its
+    /// branch, or steps of two iterations of a loop): no order between them can change, but a
+    /// section that holds the item holds both. Sections hold at least two items, so the item
+    /// is offered with each neighbour in the original order, `Atomic(item, neighbour)`.
+    fn enclosing_sections(&self, u: u32, v: u32, out: &mut SmallVec<[Opt; 2]>) {
+        let (x, y) = (self.ev[u as usize], self.ev[v as usize]);
+        let common = x
+            .scope
+            .iter()
+            .zip(&y.scope)
+            .take_while(|(sx, sy)| sx.instance == sy.instance && sx.item == sy.item)
+            .last()
+            .map(|(sx, _)| sx.item);
+        let Some(item) = common else { return };
+        let space = self.space;
+        let Some((block, pos)) = space.item_position(item) else { return };
+        let items = space.items(block);
+        let neighbours = [pos.checked_sub(1), Some(pos + 1)];
+        for n in neighbours.into_iter().flatten().filter_map(|p| items.get(p).copied()) {
+            if self.atomic_legal(item, n, space.may_change_order(item, n)) {
+                let w = self.a.saturating_mul(self.section_weight(item, n));
+                out.push(Opt { kind: EdgeKind::Atomic(Atom::atomic(item, n)), weight: w });
+            }
+        }
+    }
+
+    /// The simple statements of the items from `a` to `b` in the original order.
+    fn section_weight(&self, a: Loc, b: Loc) -> u64 {
+        let space = self.space;
+        let (Some((block, pa)), Some((_, pb))) = (space.item_position(a), space.item_position(b)) else { return 1 };
+        space.items(block)[pa.min(pb)..=pa.max(pb)]
+            .iter()
+            .map(|&l| u64::from(space.item_info(l).map_or(1, |i| i.weight)))
+            .sum()
+    }
+
+    /// The constraint edges from `from` to `to` (one thread, different events).
+    pub(super) fn options(&self, from: u32, to: u32, out: &mut SmallVec<[Opt; 2]>) -> Result<(), Error> {
+        out.clear();
+        let space = self.space;
+        let (fu, tu) = (from as usize, to as usize);
+        if self.tpos[tu] < self.tpos[fu] {
+            // Backward: `to` comes first in the thread.
+            let Some((a, b)) = self.lifted(to, from)? else {
+                self.enclosing_sections(to, from, out);
+                return Ok(());
+            };
+            let may = space.may_change_order(a, b);
+            // Only a wait itself counts here (an item that opens with an await: an `await`,
+            // a `lock`); moving a call or a branch that holds a wait deeper inside is
+            // allowed, as the original tool allowed it (rtl8169's fix moves `free_irq()` in
+            // front of `dev_down()`, whose `synchronize_irq()` waits).
+            let wait = |l: Loc| space.item_info(l).is_some_and(|i| i.role == SectionRole::Opener);
+            let crosses = wait(a) || wait(b);
+            if may && (self.preemption_free || !crosses) {
+                let (pa, pb) = (space.item_position(a).map_or(0, |p| p.1), space.item_position(b).map_or(0, |p| p.1));
+                let dist = pa.abs_diff(pb).max(1) as u64;
+                out.push(Opt { kind: EdgeKind::Reorder(Atom::Order(b, a)), weight: self.r.saturating_mul(dist) });
+            }
+            if self.atomic_legal(a, b, may) {
+                let w = self.a.saturating_mul(self.section_weight(a, b));
+                out.push(Opt { kind: EdgeKind::Atomic(Atom::atomic(a, b)), weight: w });
+            }
+        } else if !self.blocked[tu] {
+            if let Some((a, b)) = self.lifted(from, to)? {
+                if space.may_change_order(a, b) {
+                    let span = u64::from(self.tpos[tu] - self.tpos[fu]);
+                    out.push(Opt { kind: EdgeKind::Keep(Atom::Order(a, b)), weight: span });
+                }
+            }
+        }
+        Ok(())
+    }
+}
