@@ -565,19 +565,14 @@ impl<'c> Engine<'c> {
         }
         if self.spin_end_states {
             exp.deadlock = self.spin_stuck(s);
-            if exp.succs.is_empty() {
-                return exp;
-            }
-        } else if exp.succs.is_empty() {
+            return exp;
+        }
+        if exp.succs.is_empty() {
             let all_done = stands.iter().all(|s| *s == Stand::Done);
             let any_cut = stands.contains(&Stand::Cut);
             if !all_done && !any_cut {
                 exp.deadlock = Some(stands);
             }
-            return exp;
-        }
-        if self.spin_end_states {
-            exp.deadlock = self.spin_stuck(s);
             return exp;
         }
         exp.ranges = ranges;
