@@ -10,7 +10,7 @@ use paces_trace::Trace;
 use rayon::prelude::*;
 
 use crate::compile::{compile, Compiled};
-use crate::engine::{Engine, Expansion, Found, Stand, EXIT};
+use crate::engine::{Engine, Expansion, Found, Settings, Stand, EXIT};
 use crate::error::Error;
 use crate::replay::{build_trace, to_schedule, transitions_to_steps, Schedule};
 use crate::store::{encode, hash_bytes, Store};
@@ -445,11 +445,17 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
 
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
-    let mut e = Engine::new(c, config.unwind, config.max_atomic_states);
-    e.reset_dead = true;
-    e.spin_end_states = config.spin_end_states;
-    e.merge = !config.spin_end_states;
-    e.deadline = config.max_time.and_then(|t| start.checked_add(t));
+    let e = Engine::new(
+        c,
+        Settings {
+            unwind: config.unwind,
+            max_atomic: config.max_atomic_states,
+            reset_dead: true,
+            spin_end_states: config.spin_end_states,
+            merge: !config.spin_end_states,
+            deadline: config.max_time.and_then(|t| start.checked_add(t)),
+        },
+    );
     let stride = e.lay.stride;
     let max_states = config.max_states.max(1);
     let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };
