@@ -203,6 +203,7 @@ impl std::ops::BitOr for FailureKinds {
 
 /// A witness: the steps of a trace as a readable schedule and as a validated trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Counterexample {
     /// The steps by thread and label.
     pub schedule: Schedule,
@@ -449,14 +450,12 @@ impl Search<'_> {
         blocked: Option<&[Stand]>,
     ) -> Result<Counterexample, Error> {
         let mut trans = self.path_to(state);
-        let before = transitions_to_steps(&self.e, &trans).len();
         if let Some(l) = last {
             trans.push(l);
         }
         let xs = transitions_to_steps(&self.e, &trans);
         let trace = build_trace(&self.e, &xs, blocked, false)?;
         let failing_step = trace.first_failure().map(|e| e.index());
-        let _ = before;
         Ok(Counterexample { schedule: to_schedule(self.e.c, &xs), trace, failing_step, cycle_start: None })
     }
 }
