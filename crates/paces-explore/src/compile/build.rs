@@ -118,45 +118,19 @@ impl<'p> ThreadBuilder<'p> {
             StmtKind::Assign { var, expr } => {
                 let target = self.var(*var)?;
                 let (code, reads) = self.code(expr)?;
-                self.add_step(
-                    at.here,
-                    at.next,
-                    Vec::new(),
-                    stmt.loc,
-                    StepKind::Assign(target, code),
-                    reads,
-                    Some(target),
-                );
+                self.assign_step(at, stmt.loc, target, code, reads);
             }
             StmtKind::Assume(e) => self.test_step(at, stmt.loc, e, StepKind::Assume)?,
             StmtKind::Await(e) => self.test_step(at, stmt.loc, e, StepKind::Await)?,
             StmtKind::Assert(e) => self.test_step(at, stmt.loc, e, StepKind::Assert)?,
-            StmtKind::Skip => self.add_step(at.here, at.next, Vec::new(), stmt.loc, StepKind::Skip, Vec::new(), None),
+            StmtKind::Skip => self.add_step(at.here, at.next, Vec::new(), stmt.loc, StepKind::Skip, Vec::new()),
             StmtKind::Unlock(v) => {
                 let target = self.var(*v)?;
-                let code = Code::constant(0);
-                self.add_step(
-                    at.here,
-                    at.next,
-                    Vec::new(),
-                    stmt.loc,
-                    StepKind::Assign(target, code),
-                    Vec::new(),
-                    Some(target),
-                );
+                self.assign_step(at, stmt.loc, target, Code::constant(0), Vec::new());
             }
             StmtKind::Up(v) => {
                 let target = self.var(*v)?;
-                let code = Code::increment(target);
-                self.add_step(
-                    at.here,
-                    at.next,
-                    Vec::new(),
-                    stmt.loc,
-                    StepKind::Assign(target, code),
-                    vec![target],
-                    Some(target),
-                );
+                self.assign_step(at, stmt.loc, target, Code::increment(target), vec![target]);
             }
             StmtKind::Lock { var, wait, set } | StmtKind::Down { var, wait, set } => {
                 self.lock(at, stmt.loc, *var, wait, set)?;
@@ -180,10 +154,15 @@ impl<'p> ThreadBuilder<'p> {
         Ok(())
     }
 
+    /// An assignment of `code` (which reads `reads`) to `target`.
+    fn assign_step(&mut self, at: &At<'_>, loc: Loc, target: VarRef, code: Code, reads: Vec<VarRef>) {
+        self.add_step(at.here, at.next, Vec::new(), loc, StepKind::Assign(target, code), reads);
+    }
+
     /// An `assume`, `await` or `assert` of `e` (`kind` says which).
     fn test_step(&mut self, at: &At<'_>, loc: Loc, e: &Expr, kind: fn(Code) -> StepKind) -> Result<(), Error> {
         let (code, reads) = self.code(e)?;
-        self.add_step(at.here, at.next, Vec::new(), loc, kind(code), reads, None);
+        self.add_step(at.here, at.next, Vec::new(), loc, kind(code), reads);
         Ok(())
     }
 
@@ -204,9 +183,9 @@ impl<'p> ThreadBuilder<'p> {
         };
         let mid = self.new_point(at.occ, Some(r), Some(loc))?;
         let (wcode, wreads) = self.code(&wait.expr)?;
-        self.add_step(at.here, mid, Vec::new(), wait.loc, StepKind::Await(wcode), wreads, None);
+        self.add_step(at.here, mid, Vec::new(), wait.loc, StepKind::Await(wcode), wreads);
         let (scode, sreads) = self.code(&set.expr)?;
-        self.add_step(mid, at.next, Vec::new(), set.loc, StepKind::Assign(target, scode), sreads, Some(target));
+        self.add_step(mid, at.next, Vec::new(), set.loc, StepKind::Assign(target, scode), sreads);
         Ok(())
     }
 
@@ -441,7 +420,8 @@ impl<'p> ThreadBuilder<'p> {
         Code::compile(e, |v| self.var(v))
     }
 
-    #[allow(clippy::too_many_arguments)] // Reason: a private constructor called from one place per step kind.
+    /// Adds a step from point `site` to point `after` (making `after_moves` on the way) that
+    /// reads `reads` and, for an assignment, writes its target.
     fn add_step(
         &mut self,
         site: u32,
@@ -450,8 +430,11 @@ impl<'p> ThreadBuilder<'p> {
         loc: Loc,
         kind: StepKind,
         reads: Vec<VarRef>,
-        write: Option<VarRef>,
     ) {
+        let write = match kind {
+            StepKind::Assign(target, _) => Some(target),
+            _ => None,
+        };
         let event = match kind {
             StepKind::Assign(..) | StepKind::Skip => EventKind::Plain,
             StepKind::Assume(_) => EventKind::Assume,
@@ -483,7 +466,7 @@ impl<'p> ThreadBuilder<'p> {
         step: &paces_cwhile::ir::Step,
     ) -> Result<(), Error> {
         let (code, reads) = self.code(&step.expr)?;
-        self.add_step(site, after, moves, step.loc, StepKind::Assume(code), reads, None);
+        self.add_step(site, after, moves, step.loc, StepKind::Assume(code), reads);
         Ok(())
     }
 
