@@ -1,6 +1,6 @@
-//! Good traces for learning (design section 7): complete preemption-free traces, one per
-//! reads-from class; for each assertion, good traces that pass it reading from distinct
-//! combinations of writers; complete sequential traces.
+//! Good traces to learn regression-preventing constraints from: complete preemption-free
+//! traces, one per reads-from class; for each assertion, good traces that pass it reading
+//! from distinct combinations of writers; complete sequential traces.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -331,8 +331,8 @@ fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
     v
 }
 
-/// Good traces of the program for learning (design section 7), without duplicates of one
-/// reads-from class:
+/// Good traces of the program to learn regression-preventing constraints from, without
+/// duplicates of one reads-from class:
 /// 1. complete preemption-free traces (threads switch only where the running thread may
 ///    wait, cannot step, or is at its end), one per reads-from class;
 /// 2. complete sequential traces (threads one after another to their end), for the first

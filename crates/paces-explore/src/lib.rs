@@ -8,26 +8,27 @@
 //!   Counterexamples ([`Counterexample`]) come both as a readable [`Schedule`] and as a
 //!   validated [`paces_trace::Trace`].
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
-//! * [`good_traces`] produces good traces for learning (design section 7).
+//! * [`good_traces`] produces the good traces PACES learns regression-preventing constraints
+//!   from.
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
 //!   traces (to check that a repair kept the sequential meaning).
 //! * [`render_columns`] draws a trace with one column per thread.
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
 //!
 //! # Semantics
-//! Exactly the language spec's "Steps, traces and the error flag". Each simple statement and
-//! each step a sugar adds is one atomic step. An `atomic` block (also `lock` and `down`) runs
-//! without interleaving; a block whose first step is an `await` waits to enter. An `await`
-//! whose condition is false is a disabled step. An `assume` whose condition is false is also
-//! a disabled step (the path is not a trace beyond that point); a state where no thread can
-//! step but some thread could only go on through a false `assume` (or past the loop bound) is
-//! therefore *cut*, not deadlocked. A failed assertion or a division (or remainder) by zero
-//! makes the trace bad and execution goes on (a division by zero yields 0). `&&` and `||`
-//! evaluate their right operand only when needed. The choice of `if (*)`/`while (*)` is made
-//! with the first step of the branch taken; a thread is at its end when it can reach its end
-//! without a step. A deadlock is a state where no thread can step, not every thread is at
-//! its end and no thread is cut. An atomic livelock is a cycle of steps inside one execution
-//! of an atomic block. Integers are 64-bit and wrap.
+//! Each simple statement and each step a sugar adds is one atomic step. An `atomic` block
+//! (also `lock` and `down`) runs without interleaving; a block whose first step is an
+//! `await` waits to enter. An `await` whose condition is false is a disabled step. An
+//! `assume` whose condition is false is also a disabled step (the path is not a trace
+//! beyond that point); a state where no thread can step but some thread could only go on
+//! through a false `assume` (or past the loop bound) is therefore *cut*, not deadlocked. A
+//! failed assertion or a division (or remainder) by zero makes the trace bad and execution
+//! goes on (a division by zero yields 0). `&&` and `||` evaluate their right operand only
+//! when needed. The choice of `if (*)`/`while (*)` is made with the first step of the
+//! branch taken; a thread is at its end when it can reach its end without a step. A
+//! deadlock is a state where no thread can step, not every thread is at its end and no
+//! thread is cut. An atomic livelock is a cycle of steps inside one execution of an atomic
+//! block. Integers are 64-bit and wrap.
 //!
 //! # How it explores
 //! A state holds every thread's control point, the globals and every thread's locals (and,
