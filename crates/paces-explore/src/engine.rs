@@ -467,10 +467,10 @@ impl<'c> Engine<'c> {
 
     /// Takes, right after a transition of thread `t`, the steps that follow it when they are
     /// the thread's only next step, touch only its private variables (locals and globals no
-    /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with every other
-    /// thread's steps and leave no choice, so the states between them need not be stored.
-    /// Appends an option index (0) per step to `path`; returns the index in `path` of the
-    /// first failing one.
+    /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with
+    /// every other thread's steps and leave no choice, so the states between them need not
+    /// be stored. Appends an option index (0) per step to `path`; returns the index in
+    /// `path` of the first failing one.
     pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Option<usize> {
         if !self.merge {
             return None;
