@@ -10,7 +10,7 @@ use paces_trace::Trace;
 use rayon::prelude::*;
 
 use crate::compile::{compile, Compiled};
-use crate::engine::{Engine, Expansion, Found, Stand, EXIT};
+use crate::engine::{Engine, Expansion, Found, Settings, Stand, EXIT};
 use crate::error::Error;
 use crate::replay::{build_trace, to_schedule, transitions_to_steps, Schedule};
 use crate::store::{encode, hash_bytes, Store};
@@ -34,7 +34,7 @@ pub struct Config {
     pub(crate) stop_at_first_failure: bool,
     pub(crate) unwind: Option<u32>,
     pub(crate) spin_end_states: bool,
-    pub(crate) find: [bool; 3],
+    pub(crate) find: FailureKinds,
 }
 
 impl Default for Config {
@@ -52,7 +52,7 @@ impl Default for Config {
             stop_at_first_failure: true,
             unwind: None,
             spin_end_states: false,
-            find: [true; 3],
+            find: FailureKinds::ALL,
         }
     }
 }
@@ -129,10 +129,11 @@ impl Config {
         self
     }
 
-    /// Which failures to look for: bad traces, deadlocks, atomic livelocks. Failures of a
-    /// kind switched off are neither reported nor stop the search. Default: all three.
-    pub fn find(mut self, bad: bool, deadlocks: bool, livelocks: bool) -> Self {
-        self.find = [bad, deadlocks, livelocks];
+    /// Which kinds of failure to look for (combine [`FailureKinds`] constants with `|`).
+    /// Failures of a kind not in the set are neither reported nor stop the search. Default:
+    /// [`FailureKinds::ALL`].
+    pub fn find(mut self, kinds: FailureKinds) -> Self {
+        self.find = kinds;
         self
     }
 
@@ -156,8 +157,53 @@ impl Config {
     }
 }
 
+/// A set of kinds of failure, for [`Config::find`]: bad traces, deadlocks and atomic
+/// livelocks. Combine the constants with `|`.
+///
+/// # Example
+/// ```
+/// use paces_explore::{check, Config, FailureKinds, Verdict};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse("var x = 0; thread a { A: x := 1; } thread b { B: assert(x == 0); }")?;
+/// let kinds = FailureKinds::DEADLOCKS | FailureKinds::LIVELOCKS;
+/// assert!(!kinds.contains(FailureKinds::BAD));
+/// // The failing assertion is not looked for.
+/// let result = check(&program, &Config::new().find(kinds))?;
+/// assert_eq!(result.verdict, Verdict::Correct);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FailureKinds(u8);
+
+impl FailureKinds {
+    /// No kind: the search looks for nothing and explores every reachable state.
+    pub const NONE: Self = FailureKinds(0);
+    /// Bad traces: a failing assertion, or a division or remainder by zero.
+    pub const BAD: Self = FailureKinds(1);
+    /// Deadlocks.
+    pub const DEADLOCKS: Self = FailureKinds(1 << 1);
+    /// Atomic livelocks.
+    pub const LIVELOCKS: Self = FailureKinds(1 << 2);
+    /// All three kinds.
+    pub const ALL: Self = FailureKinds(Self::BAD.0 | Self::DEADLOCKS.0 | Self::LIVELOCKS.0);
+
+    /// Whether every kind of `other` is in the set.
+    pub fn contains(self, other: FailureKinds) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for FailureKinds {
+    type Output = FailureKinds;
+
+    fn bitor(self, other: FailureKinds) -> FailureKinds {
+        FailureKinds(self.0 | other.0)
+    }
+}
+
 /// A witness: the steps of a trace as a readable schedule and as a validated trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Counterexample {
     /// The steps by thread and label.
     pub schedule: Schedule,
@@ -404,14 +450,12 @@ impl Search<'_> {
         blocked: Option<&[Stand]>,
     ) -> Result<Counterexample, Error> {
         let mut trans = self.path_to(state);
-        let before = transitions_to_steps(&self.e, &trans).len();
         if let Some(l) = last {
             trans.push(l);
         }
         let xs = transitions_to_steps(&self.e, &trans);
         let trace = build_trace(&self.e, &xs, blocked, false)?;
         let failing_step = trace.first_failure().map(|e| e.index());
-        let _ = before;
         Ok(Counterexample { schedule: to_schedule(self.e.c, &xs), trace, failing_step, cycle_start: None })
     }
 }
@@ -445,11 +489,17 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
 
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
-    let mut e = Engine::new(c, config.unwind, config.max_atomic_states);
-    e.reset_dead = true;
-    e.spin_end_states = config.spin_end_states;
-    e.merge = !config.spin_end_states;
-    e.deadline = config.max_time.and_then(|t| start.checked_add(t));
+    let e = Engine::new(
+        c,
+        Settings {
+            unwind: config.unwind,
+            max_atomic: config.max_atomic_states,
+            reset_dead: true,
+            spin_end_states: config.spin_end_states,
+            merge: !config.spin_end_states,
+            deadline: config.max_time.and_then(|t| start.checked_add(t)),
+        },
+    );
     let stride = e.lay.stride;
     let max_states = config.max_states.max(1);
     let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };
@@ -518,8 +568,8 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                 }
                 for f in exp.found {
                     match f {
-                        Found::Fail { .. } if !config.find[0] => {}
-                        Found::Livelock { .. } if !config.find[2] => {}
+                        Found::Fail { .. } if !config.find.contains(FailureKinds::BAD) => {}
+                        Found::Livelock { .. } if !config.find.contains(FailureKinds::LIVELOCKS) => {}
                         Found::Fail { thread, opt, internal } => {
                             let last = (thread as usize, opt, internal);
                             let label = fail_label(&search.e, &search.store.get(i), &last);
@@ -543,7 +593,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                         }
                     }
                 }
-                if let Some(stands) = exp.deadlock.filter(|_| config.find[1]) {
+                if let Some(stands) = exp.deadlock.filter(|_| config.find.contains(FailureKinds::DEADLOCKS)) {
                     let id = deadlock_id(&search.e, &search.store.get(i), &stands);
                     first_kind.get_or_insert(1);
                     deadlocks.entry(id).or_insert((i, stands));

@@ -7,7 +7,7 @@ use rustc_hash::FxHashSet;
 
 use crate::check::Counterexample;
 use crate::compile::compile;
-use crate::engine::Engine;
+use crate::engine::{Engine, Settings};
 use crate::error::{Error, ErrorKind};
 use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
 
@@ -47,7 +47,7 @@ pub fn complete_counterexample(
         return Ok(cex.clone());
     }
     let c = compile(program)?;
-    let e = Engine::new(&c, None, usize::MAX / 2);
+    let e = Engine::new(&c, Settings::default());
     let xs = resolve(&e, &cex.schedule)?;
     let mut conf = Conf { state: e.initial().to_vec(), holder: None };
     for &x in &xs {

@@ -129,33 +129,58 @@ pub(crate) struct Expansion {
     enabled: Vec<Vec<bool>>,
 }
 
-/// The engine: a compiled program and a state layout.
-pub(crate) struct Engine<'c> {
-    pub c: &'c Compiled,
-    pub lay: Layout,
+/// How an [`Engine`] explores, beyond the program: the loop bound, the bound of an atomic
+/// block's search, the state reductions, SPIN's end states and the deadline.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Settings {
+    /// Cut paths where a loop runs more than this many iterations per entry (see
+    /// [`crate::Config::unwind`]). Default: `None` (exact).
+    pub unwind: Option<u32>,
+    /// The most states one run of an atomic block may visit. Default: `usize::MAX` (no
+    /// bound).
     pub max_atomic: usize,
     /// Reset dead private variables in successors (sound for every query that does not
-    /// look at final values).
+    /// look at final values). Default: `false`.
     pub reset_dead: bool,
     /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
+    /// Default: `false`.
     pub spin_end_states: bool,
-    /// Merge private steps into the transition before them (see `merge_private`).
+    /// Merge private steps into the transition before them (see `Engine::merge_private`).
+    /// Default: `false`.
     pub merge: bool,
-    /// When the searches built on this engine give up (see [`Engine::late`]).
+    /// When the searches built on the engine give up (see [`Engine::late`]). Default: `None`
+    /// (never).
     pub deadline: Option<Instant>,
 }
 
-impl<'c> Engine<'c> {
-    pub(crate) fn new(c: &'c Compiled, unwind: Option<u32>, max_atomic: usize) -> Self {
-        Engine {
-            c,
-            lay: Layout::new(c, unwind),
-            max_atomic,
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            unwind: None,
+            max_atomic: usize::MAX,
             reset_dead: false,
             spin_end_states: false,
             merge: false,
             deadline: None,
         }
+    }
+}
+
+/// The engine: a compiled program, a state layout, and the [`Settings`] it explores with.
+pub(crate) struct Engine<'c> {
+    pub c: &'c Compiled,
+    pub lay: Layout,
+    max_atomic: usize,
+    reset_dead: bool,
+    spin_end_states: bool,
+    merge: bool,
+    deadline: Option<Instant>,
+}
+
+impl<'c> Engine<'c> {
+    pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
+        let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline } = settings;
+        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead, spin_end_states, merge, deadline }
     }
 
     /// Whether the deadline has passed, looked up once every 1024 counts of `count` (a
@@ -164,7 +189,7 @@ impl<'c> Engine<'c> {
         count % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Resets the dead private variables of every thread (when `reset_dead`).
+    /// Resets the dead private variables of every thread (when [`Settings::reset_dead`]).
     pub(crate) fn canon(&self, s: &mut [i64]) {
         if !self.reset_dead {
             return;
@@ -442,10 +467,10 @@ impl<'c> Engine<'c> {
 
     /// Takes, right after a transition of thread `t`, the steps that follow it when they are
     /// the thread's only next step, touch only its private variables (locals and globals no
-    /// other thread uses) and can be taken (when `merge`): they commute with every other
-    /// thread's steps and leave no choice, so the states between them need not be stored.
-    /// Appends an option index (0) per step to `path`; returns the index in `path` of the
-    /// first failing one.
+    /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with
+    /// every other thread's steps and leave no choice, so the states between them need not
+    /// be stored. Appends an option index (0) per step to `path`; returns the index in
+    /// `path` of the first failing one.
     pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Option<usize> {
         if !self.merge {
             return None;
@@ -565,19 +590,14 @@ impl<'c> Engine<'c> {
         }
         if self.spin_end_states {
             exp.deadlock = self.spin_stuck(s);
-            if exp.succs.is_empty() {
-                return exp;
-            }
-        } else if exp.succs.is_empty() {
+            return exp;
+        }
+        if exp.succs.is_empty() {
             let all_done = stands.iter().all(|s| *s == Stand::Done);
             let any_cut = stands.contains(&Stand::Cut);
             if !all_done && !any_cut {
                 exp.deadlock = Some(stands);
             }
-            return exp;
-        }
-        if self.spin_end_states {
-            exp.deadlock = self.spin_stuck(s);
             return exp;
         }
         exp.ranges = ranges;

@@ -11,7 +11,7 @@ use paces_trace::{Trace, VarId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::compile::compile;
-use crate::engine::Engine;
+use crate::engine::{Engine, Settings};
 use crate::error::Error;
 use crate::replay::{resolve, take, Conf, Schedule, ScheduleStep, XStep};
 
@@ -36,7 +36,7 @@ use crate::replay::{resolve, take, Conf, Schedule, ScheduleStep, XStep};
 /// ```
 pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Option<bool>, Error> {
     let c = compile(program)?;
-    let e = Engine::new(&c, None, usize::MAX / 2);
+    let e = Engine::new(&c, Settings::default());
     let schedule = Schedule {
         steps: trace
             .events()

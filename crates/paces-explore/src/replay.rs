@@ -9,7 +9,7 @@ use paces_trace::{BlockInstance, EventKind, ScopeEntry, StepBuilder, ThreadId, T
 use rustc_hash::FxHashSet;
 
 use crate::compile::{compile, Compiled, Move, StepInfo, StepKind, TCode, VarRef};
-use crate::engine::{Engine, Outcome, Stand, EXIT};
+use crate::engine::{Engine, Outcome, Settings, Stand, EXIT};
 use crate::error::{Error, ErrorKind, ReplayStop};
 
 /// One step of a [`Schedule`]: the thread that takes it and the label of the step (a
@@ -157,7 +157,7 @@ fn next_labels(e: &Engine<'_>, code: &TCode, pc: usize) -> String {
 /// ```
 pub fn replay(program: &Program, schedule: &Schedule) -> Result<Trace, Error> {
     let c = compile(program)?;
-    let e = Engine::new(&c, None, usize::MAX);
+    let e = Engine::new(&c, Settings::default());
     let xs = resolve(&e, schedule)?;
     build_trace(&e, &xs, None, false)
 }

@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 
 use crate::check::Config;
 use crate::compile::{compile, VarLayout};
-use crate::engine::{Engine, Outcome};
+use crate::engine::{Engine, Outcome, Settings};
 use crate::error::{Error, ErrorKind};
 
 /// The final global states (values of the globals in declaration order) of every complete
@@ -39,8 +39,15 @@ use crate::error::{Error, ErrorKind};
 /// ```
 pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTreeSet<Vec<i64>>, Error> {
     let c = compile(program)?;
-    let mut e = Engine::new(&c, config.unwind, config.max_atomic_states);
-    e.deadline = config.max_time.and_then(|t| Instant::now().checked_add(t));
+    let e = Engine::new(
+        &c,
+        Settings {
+            unwind: config.unwind,
+            max_atomic: config.max_atomic_states,
+            deadline: config.max_time.and_then(|t| Instant::now().checked_add(t)),
+            ..Settings::default()
+        },
+    );
     let n = e.lay.threads;
     if n > 24 {
         return Err(Error::new(ErrorKind::BoundReached, "sequential final states: more than 24 threads"));

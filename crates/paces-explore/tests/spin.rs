@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use paces_explore::{check, Config, Verdict};
+use paces_explore::{check, Config, FailureKinds, Verdict};
 use proptest::prelude::*;
 
 fn have(tool: &str) -> bool {
@@ -89,8 +89,8 @@ fn agree(ours: (bool, bool), spin: (Option<bool>, Option<bool>)) -> bool {
 
 /// Our verdicts: (assertion failure reachable, SPIN-style deadlock reachable).
 fn our_verdicts(program: &paces_cwhile::Program) -> (bool, bool) {
-    let bad = check(program, &Config::new().find(true, false, false)).expect("check");
-    let dl = check(program, &Config::new().spin_end_states(true).find(false, true, false)).expect("check");
+    let bad = check(program, &Config::new().find(FailureKinds::BAD)).expect("check");
+    let dl = check(program, &Config::new().spin_end_states(true).find(FailureKinds::DEADLOCKS)).expect("check");
     for r in [&bad, &dl] {
         assert!(!matches!(r.verdict, Verdict::BoundReached { .. }), "bound reached: {r}");
     }
@@ -134,7 +134,7 @@ fn dv1394_known_fix_still_fails_in_promela() {
     assert_eq!(spin_verdicts(&fixed).0, Some(true), "SPIN finds no assertion violation in the fixed model");
     let src = std::fs::read_to_string(dir.join("../../benches/data/heldin/dv1394.cw")).unwrap();
     let original = paces_cwhile::parse(&src).unwrap();
-    let result = check(&original, &Config::new().find(true, false, false)).expect("check");
+    let result = check(&original, &Config::new().find(FailureKinds::BAD)).expect("check");
     let Verdict::Bad(cex) = &result.verdict else { panic!("the original dv1394 has no failure: {result}") };
     let step = cex.failing_step.expect("a failing step");
     let failing = cex.schedule.steps[step].label.clone();

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use paces::explore::{check, Config};
+use paces::explore::{check, Config, FailureKinds};
 
 /// The statements, in the original order; 194 must stay before 195 (both write the module
 /// reference count), every other pair is independent.
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !source.contains(&tail) {
         return Err("examples/usb-serial.cw does not hold the disconnect block this example expects".into());
     }
-    let config = Config::new().stop_at_first_failure(false).find(true, true, true);
+    let config = Config::new().stop_at_first_failure(false).find(FailureKinds::ALL);
     let original = check(&paces::cwhile::parse(&source)?, &config)?;
     let known: BTreeSet<_> = original.deadlocks.keys().cloned().collect();
     println!(

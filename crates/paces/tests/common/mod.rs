@@ -1,6 +1,6 @@
 //! Shared by the end-to-end tests: the held-in programs and an independent check of a repair.
 
-use paces::explore::{check, sequential_final_states, Config};
+use paces::explore::{check, sequential_final_states, Config, FailureKinds};
 use paces::StopReason;
 
 /// A held-in program from `test_data/`.
@@ -28,7 +28,8 @@ pub fn check_accepted(report: &paces::Report) {
     if !after.deadlocks.is_empty() || !after.livelocks.is_empty() {
         // The original's whole space can be large (rtl8169: 25 million states): explored
         // only when the repair has a deadlock or livelock to compare.
-        let before = check(&original, &all.find(false, true, true)).expect("the checker runs on the original");
+        let before = check(&original, &all.find(FailureKinds::DEADLOCKS | FailureKinds::LIVELOCKS))
+            .expect("the checker runs on the original");
         assert!(before.bound.is_none(), "the check of the original reached a bound");
         for id in after.deadlocks.keys() {
             assert!(before.deadlocks.contains_key(id), "new deadlock {id:?}");

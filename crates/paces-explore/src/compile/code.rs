@@ -1,0 +1,187 @@
+//! Expressions as code for a small stack machine without recursion: compiling an IR
+//! expression, and evaluating the code on a state's globals and locals.
+
+use paces_cwhile::ir::{BinOp, Expr, UnOp, VarIdx};
+use smallvec::SmallVec;
+
+use super::layout::VarRef;
+use crate::error::Error;
+
+/// One instruction of a compiled expression (a stack machine without recursion).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Const(i64),
+    Load(VarRef),
+    Not,
+    Neg,
+    Bin(BinOp),
+    /// Pops a value; when it is 0, pushes 0 and jumps (short-circuit `&&`).
+    AndJump(u32),
+    /// Pops a value; when it is not 0, pushes 1 and jumps (short-circuit `||`).
+    OrJump(u32),
+    /// Normalises the top of the stack to 0 or 1.
+    Bool,
+}
+
+/// A compiled expression.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Code {
+    pub ops: Vec<Op>,
+}
+
+impl Code {
+    /// The constant `v`.
+    pub(super) fn constant(v: i64) -> Code {
+        Code { ops: vec![Op::Const(v)] }
+    }
+
+    /// `var + 1`.
+    pub(super) fn increment(var: VarRef) -> Code {
+        Code { ops: vec![Op::Load(var), Op::Const(1), Op::Bin(BinOp::Add)] }
+    }
+
+    /// Compiles an expression without recursion, with `var` giving where each variable lives;
+    /// also returns the variables it reads, without repetition, in order of first occurrence.
+    pub(super) fn compile(
+        e: &Expr,
+        var: impl Fn(VarIdx) -> Result<VarRef, Error>,
+    ) -> Result<(Code, Vec<VarRef>), Error> {
+        enum Task<'e> {
+            Visit(&'e Expr),
+            Emit(Op),
+            AndJump,
+            OrJump,
+            Patch,
+        }
+        let mut ops: Vec<Op> = Vec::new();
+        let mut reads: Vec<VarRef> = Vec::new();
+        let mut patches: Vec<usize> = Vec::new();
+        let mut tasks = vec![Task::Visit(e)];
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Visit(e) => match e {
+                    Expr::Int(v) => ops.push(Op::Const(*v)),
+                    Expr::Bool(b) => ops.push(Op::Const(i64::from(*b))),
+                    Expr::Var(v) => {
+                        let r = var(*v)?;
+                        if !reads.contains(&r) {
+                            reads.push(r);
+                        }
+                        ops.push(Op::Load(r));
+                    }
+                    Expr::Unary(op, a) => {
+                        tasks.push(Task::Emit(match op {
+                            UnOp::Not => Op::Not,
+                            UnOp::Neg => Op::Neg,
+                        }));
+                        tasks.push(Task::Visit(a));
+                    }
+                    Expr::Binary(BinOp::And, a, b) => {
+                        tasks.extend([
+                            Task::Patch,
+                            Task::Emit(Op::Bool),
+                            Task::Visit(b),
+                            Task::AndJump,
+                            Task::Visit(a),
+                        ]);
+                    }
+                    Expr::Binary(BinOp::Or, a, b) => {
+                        tasks.extend([Task::Patch, Task::Emit(Op::Bool), Task::Visit(b), Task::OrJump, Task::Visit(a)]);
+                    }
+                    Expr::Binary(op, a, b) => {
+                        tasks.extend([Task::Emit(Op::Bin(*op)), Task::Visit(b), Task::Visit(a)]);
+                    }
+                },
+                Task::Emit(op) => ops.push(op),
+                Task::AndJump => {
+                    patches.push(ops.len());
+                    ops.push(Op::AndJump(0));
+                }
+                Task::OrJump => {
+                    patches.push(ops.len());
+                    ops.push(Op::OrJump(0));
+                }
+                Task::Patch => {
+                    let at = patches.pop().unwrap_or(0);
+                    let target = ops.len() as u32;
+                    match &mut ops[at] {
+                        Op::AndJump(t) | Op::OrJump(t) => *t = target,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok((Code { ops }, reads))
+    }
+
+    /// Evaluates the expression; a division or remainder by zero yields 0 for that operation
+    /// and sets `div0`.
+    pub(crate) fn eval(&self, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
+        let mut stack: SmallVec<[i64; 16]> = SmallVec::new();
+        let mut pc = 0;
+        while pc < self.ops.len() {
+            match self.ops[pc] {
+                Op::Const(v) => stack.push(v),
+                Op::Load(VarRef::Global(g)) => stack.push(globals[g as usize]),
+                Op::Load(VarRef::Local(l)) => stack.push(locals[l as usize]),
+                Op::Not => {
+                    let v = stack.pop().unwrap_or(0);
+                    stack.push(i64::from(v == 0));
+                }
+                Op::Neg => {
+                    let v = stack.pop().unwrap_or(0);
+                    stack.push(v.wrapping_neg());
+                }
+                Op::Bool => {
+                    let v = stack.pop().unwrap_or(0);
+                    stack.push(i64::from(v != 0));
+                }
+                Op::AndJump(target) => {
+                    let v = stack.pop().unwrap_or(0);
+                    if v == 0 {
+                        stack.push(0);
+                        pc = target as usize;
+                        continue;
+                    }
+                }
+                Op::OrJump(target) => {
+                    let v = stack.pop().unwrap_or(0);
+                    if v != 0 {
+                        stack.push(1);
+                        pc = target as usize;
+                        continue;
+                    }
+                }
+                Op::Bin(op) => {
+                    let b = stack.pop().unwrap_or(0);
+                    let a = stack.pop().unwrap_or(0);
+                    stack.push(binop(op, a, b, div0));
+                }
+            }
+            pc += 1;
+        }
+        stack.pop().unwrap_or(0)
+    }
+}
+
+fn binop(op: BinOp, a: i64, b: i64, div0: &mut bool) -> i64 {
+    match op {
+        BinOp::Or => i64::from(a != 0 || b != 0),
+        BinOp::And => i64::from(a != 0 && b != 0),
+        BinOp::Eq => i64::from(a == b),
+        BinOp::Ne => i64::from(a != b),
+        BinOp::Lt => i64::from(a < b),
+        BinOp::Le => i64::from(a <= b),
+        BinOp::Gt => i64::from(a > b),
+        BinOp::Ge => i64::from(a >= b),
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div | BinOp::Rem if b == 0 => {
+            *div0 = true;
+            0
+        }
+        BinOp::Div => a.wrapping_div(b),
+        BinOp::Rem => a.wrapping_rem(b),
+    }
+}
