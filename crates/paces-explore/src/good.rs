@@ -11,7 +11,7 @@ use paces_trace::{EventKind, Trace, VarId};
 use rustc_hash::FxHashSet;
 
 use crate::compile::{compile, StepKind};
-use crate::engine::{Engine, Outcome, EXIT};
+use crate::engine::{Engine, Outcome, Settings, EXIT};
 use crate::error::Error;
 use crate::replay::{build_trace, XStep};
 
@@ -362,8 +362,7 @@ fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
 pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>, Error> {
     let deadline = config.max_time.and_then(|t| Instant::now().checked_add(t));
     let c = compile(program)?;
-    let mut e = Engine::new(&c, Some(config.unwind), usize::MAX / 2);
-    e.deadline = deadline;
+    let e = Engine::new(&c, Settings { unwind: Some(config.unwind), deadline, ..Settings::default() });
     let mut out: Vec<Trace> = Vec::new();
     let mut classes: FxHashSet<Vec<(EventKey, VarId, Option<EventKey>)>> = FxHashSet::default();
     let mut combos: BTreeMap<Loc, BTreeSet<Combo>> = BTreeMap::new();

@@ -105,7 +105,9 @@ mod replay;
 mod seq;
 mod store;
 
-pub use check::{check, Bound, CheckResult, Config, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
+pub use check::{
+    check, Bound, CheckResult, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, ThreadStand, Verdict,
+};
 pub use complete::complete_counterexample;
 pub use error::{Error, ErrorKind, ReplayStop};
 pub use free::freely_bad;
