@@ -40,7 +40,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            max_states: 100_000_000,
+            max_states: Self::DEFAULT_MAX_STATES,
             max_depth: None,
             max_time: None,
             max_memory: 8 << 30,
@@ -58,12 +58,15 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The default of [`Config::max_states`].
+    pub const DEFAULT_MAX_STATES: usize = 100_000_000;
+
     /// The default configuration.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The most states to store. Default: 100,000,000.
+    /// The most states to store. Default: [`Config::DEFAULT_MAX_STATES`] (100,000,000).
     pub fn max_states(mut self, n: usize) -> Self {
         self.max_states = n;
         self

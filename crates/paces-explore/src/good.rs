@@ -35,7 +35,7 @@ impl Default for GoodConfig {
     fn default() -> Self {
         GoodConfig {
             max_traces: 200,
-            per_assertion: 10,
+            per_assertion: Self::DEFAULT_PER_ASSERTION,
             max_steps: 200_000,
             max_len: 500,
             unwind: 2,
@@ -50,6 +50,9 @@ impl Default for GoodConfig {
 }
 
 impl GoodConfig {
+    /// The default of [`GoodConfig::per_assertion`].
+    pub const DEFAULT_PER_ASSERTION: usize = 10;
+
     /// The default configuration.
     pub fn new() -> Self {
         Self::default()
@@ -62,7 +65,7 @@ impl GoodConfig {
     }
 
     /// For each assertion, the most traces that pass it with distinct combinations of
-    /// writers. Default: 10 (the original tool's number).
+    /// writers. Default: [`GoodConfig::DEFAULT_PER_ASSERTION`] (10, the original tool's number).
     pub fn per_assertion(mut self, n: usize) -> Self {
         self.per_assertion = n;
         self

@@ -24,7 +24,7 @@ pub struct Args {
 #[derive(Debug, clap::Args)]
 pub struct CheckerArgs {
     /// Stop after storing this many states (a clear "bound reached", never a hang).
-    #[arg(long, default_value_t = 100_000_000)]
+    #[arg(long, default_value_t = Config::DEFAULT_MAX_STATES)]
     pub max_states: usize,
     /// Stop the checker after this many seconds.
     #[arg(long)]

@@ -76,7 +76,7 @@ pub struct Args {
     #[arg(long)]
     pub no_relax: bool,
     /// Good traces per assertion (distinct writer combinations).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
     /// Bounds and switches of the checker.
     #[command(flatten)]

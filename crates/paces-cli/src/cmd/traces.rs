@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Good traces per assertion (distinct writer combinations).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
     /// Bounds and switches of the checker (for the bad trace).
     #[command(flatten)]
