@@ -243,3 +243,31 @@ fn section_roles() {
     assert!(p.is_preemption_point(id("a")) && p.is_preemption_point(id("d")) && !p.is_preemption_point(id("f")));
     assert_eq!(p.weight(p.stmt_at(p.loc("f").unwrap()).unwrap()), 0);
 }
+
+/// A program taken apart, changed and built again answers from its new parts, although the
+/// old one had computed its facts.
+#[test]
+fn a_rebuilt_program_answers_from_its_new_parts() {
+    let p = program("var x, y;\nthread t { a: x := 1; b: y := 1; }");
+    let a = p.stmt_at(p.loc("a").unwrap()).unwrap();
+    assert_eq!(names(&p, p.writes(a)), ["x"]);
+    let write_y = p.stmt(p.stmt_at(p.loc("b").unwrap()).unwrap()).kind.clone();
+    let mut parts = p.clone().into_parts();
+    parts.stmts[a.index()].kind = write_y;
+    parts.loc_names[0] = "c".to_owned();
+    let q = Program::new(parts);
+    assert_eq!(names(&q, q.writes(a)), ["y"]);
+    assert_eq!(q.loc("a"), None);
+    assert_eq!(q.stmt_at(q.loc("c").unwrap()), Some(a));
+    assert_ne!(p, q);
+}
+
+/// A program built by hand from empty parts has no statement and an empty space.
+#[test]
+fn a_program_from_empty_parts() {
+    let p = Program::new(paces_cwhile::ir::Parts::default());
+    assert_eq!(p.global_count(), 0);
+    assert_eq!(p.loc("a"), None);
+    assert_eq!(p.space().blocks().count(), 0);
+    assert_eq!(Program::new(p.clone().into_parts()), p);
+}
