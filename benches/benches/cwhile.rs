@@ -1,6 +1,6 @@
 //! Measures the Cwhile frontend (bytes per second): parsing and checking the two largest held-in benchmarks and a 1 MB synthetic program, printing them, and building their space.
 //!
-//! The held-in programs are read from `examples/` (copies of the paper's benchmarks); the
+//! The held-in programs are the paper's benchmarks of `examples/` (through `paces-heldin`); the
 //! synthetic program is one thread of 25,000 labelled assignments over three globals.
 
 use std::hint::black_box;
@@ -9,11 +9,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn inputs() -> Vec<(String, String)> {
-    let dir = format!("{}/../examples", env!("CARGO_MANIFEST_DIR"));
-    let mut out: Vec<(String, String)> = ["rtl8169.cw", "usb-serial.cw"]
-        .iter()
-        .map(|n| (n.to_string(), std::fs::read_to_string(format!("{dir}/{n}")).expect("held-in program")))
-        .collect();
+    let mut out: Vec<(String, String)> =
+        ["rtl8169", "usb-serial"].iter().map(|n| (format!("{n}.cw"), paces_heldin::source(n).to_owned())).collect();
     let mut big = String::from("var x, y, z;\nthread t {\n");
     let mut i = 0;
     while big.len() < 1_000_000 {

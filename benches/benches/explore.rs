@@ -1,6 +1,6 @@
 //! Measures the model checker (`paces-explore`) on held-in programs: the default check (stops at the first failure) and the exhaustive exploration, with and without partial-order reduction.
 //!
-//! The programs are the held-in benchmarks of `examples/`. rtl8169's
+//! The programs are the held-in benchmarks of `examples/` (through `paces-heldin`). rtl8169's
 //! exhaustive exploration takes minutes, so only its default check is measured here; see
 //! `docs/explore.md` for the full table.
 
@@ -11,9 +11,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use paces_explore::{check, Config};
 
 fn program(name: &str) -> paces_cwhile::Program {
-    let path = format!("{}/data/heldin/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    let src = std::fs::read_to_string(&path).expect("held-in program");
-    paces_cwhile::parse(&src).expect("valid program")
+    paces_cwhile::parse(paces_heldin::source(name)).expect("valid program")
 }
 
 fn bench(c: &mut Criterion) {

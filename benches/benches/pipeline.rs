@@ -14,9 +14,7 @@ use paces_solver::{Solver, SolverConfig};
 use paces_trace::{learn_good, LearnConfig, Trace};
 
 fn load(name: &str) -> Program {
-    let path = format!("{}/data/heldin/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    paces_cwhile::parse(&text).unwrap_or_else(|d| panic!("{path}: {d}"))
+    paces_cwhile::parse(paces_heldin::source(name)).unwrap_or_else(|d| panic!("{name}: {d}"))
 }
 
 fn first_bad(p: &Program) -> Trace {

@@ -41,7 +41,7 @@ fn table_command(args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown option `{other}`")),
         }
     }
-    table::table(&root, runs, &out)
+    table::table(runs, &out)
 }
 
 /// One cargo step of CI: environment variables, then cargo's arguments.

@@ -219,7 +219,7 @@ fn executable_of(messages: &str, name: &str) -> Option<PathBuf> {
 }
 
 /// Runs the table and prints it; writes the JSON next to `out`.
-pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
+pub fn table(runs: usize, out: &Path) -> Result<(), String> {
     let binary = build_paces()?;
     let mut md = String::new();
     let mut rows = Vec::new();
@@ -232,7 +232,7 @@ pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
     );
     let total = Instant::now();
     for bench in BENCHES {
-        let file: PathBuf = root.join("examples").join(format!("{}.cw", bench.name));
+        let file = paces_heldin::path(bench.name);
         let mut mixed = Vec::new();
         let mut bad = Vec::new();
         for _ in 0..runs {
@@ -332,7 +332,15 @@ pub fn table(root: &Path, runs: usize, out: &Path) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::executable_of;
+    use super::{executable_of, BENCHES};
+
+    /// The table has one row per held-in benchmark.
+    #[test]
+    fn the_table_covers_every_benchmark() {
+        let mut ours: Vec<&str> = BENCHES.iter().map(|b| b.name).collect();
+        ours.sort_unstable();
+        assert_eq!(ours, paces_heldin::NAMES);
+    }
 
     #[test]
     fn the_binary_is_found_where_cargo_says_it_is() {

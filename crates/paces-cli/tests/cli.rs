@@ -18,8 +18,9 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
 }
 
+/// The file of a held-in benchmark, as an argument.
 fn example(name: &str) -> String {
-    format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+    paces_heldin::path(name).display().to_string()
 }
 
 fn scratch(name: &str, contents: &[u8]) -> String {
@@ -32,7 +33,7 @@ fn scratch(name: &str, contents: &[u8]) -> String {
 
 #[test]
 fn fmt_prints_canonical_text() {
-    let out = paces(&["fmt", &example("paper1.cw")], None);
+    let out = paces(&["fmt", &example("paper1")], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with("var x = 0, y = 0, z = 0;\n\nthread thread1 {\n  A: x := 1;\n"), "{stdout}");
@@ -48,7 +49,7 @@ fn fmt_prints_canonical_text() {
 
 #[test]
 fn fmt_check_rejects_non_canonical_text() {
-    let out = paces(&["fmt", "--check", &example("paper1.cw")], None);
+    let out = paces(&["fmt", "--check", &example("paper1")], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("not in canonical form"), "{}", text(&out.stderr));
@@ -102,7 +103,7 @@ fn non_utf8_and_missing_files_exit_2() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["frobnicate"][..], &["fmt"], &["export", &example("paper1.cw")], &[]] {
+    for args in [&["frobnicate"][..], &["fmt"], &["export", &example("paper1")], &[]] {
         let out = paces(args, None);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
     }
@@ -110,7 +111,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn export_promela() {
-    let out = paces(&["export", "--promela", &example("paper1.cw")], None);
+    let out = paces(&["export", "--promela", &example("paper1")], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let pml = text(&out.stdout);
     for needle in ["int g_x = 0;", "active proctype t_thread1()", "L3_1: (g_x == (1));", "assert((g_z == (1)));"] {

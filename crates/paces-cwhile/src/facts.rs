@@ -10,12 +10,13 @@ use rustc_hash::FxHashMap;
 
 use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, StmtId, StmtKind, VarIdx};
 
-/// A cache of facts derived from the other fields of a [`Program`], filled on first use.
+/// A cache of facts derived from a [`Program`]'s parts, filled on first use; the parts never
+/// change while they form that program.
 ///
-/// It takes no part in comparisons (two programs with equal fields are equal whatever their
+/// It takes no part in comparisons (two programs with equal parts are equal whatever their
 /// caches hold) and a clone keeps what was computed.
 #[derive(Clone, Default)]
-pub struct Derived {
+pub(crate) struct Derived {
     cell: OnceLock<Facts>,
 }
 
@@ -56,7 +57,7 @@ pub(crate) struct Facts {
 
 impl Program {
     pub(crate) fn facts(&self) -> &Facts {
-        self.derived.cell.get_or_init(|| Facts::compute(self))
+        self.derived().cell.get_or_init(|| Facts::compute(self))
     }
 }
 

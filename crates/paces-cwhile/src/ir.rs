@@ -5,9 +5,12 @@
 //! `if (b)`, the `await` of `lock`) have derived labels and locations of their own (see
 //! `docs/language.md`). Blocks use the same [`BlockId`]s as the program's [`Space`](paces_constraint::Space).
 
+use std::fmt;
+use std::ops::Deref;
+
 use paces_constraint::{BlockId, Loc};
 
-pub use crate::facts::Derived;
+use crate::facts::Derived;
 
 /// A byte range in the source text (`start..end`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -19,23 +22,23 @@ pub struct Span {
 }
 
 paces_constraint::define_id!(
-    /// A statement of the program (index into [`Program::stmts`]).
+    /// A statement of the program (index into [`Parts::stmts`]).
     StmtId,
     "s"
 );
 paces_constraint::define_id!(
-    /// A variable (index into [`Program::vars`]): a global, a thread's local or a procedure's
+    /// A variable (index into [`Parts::vars`]): a global, a thread's local or a procedure's
     /// local (each thread has its own copy of a procedure's locals at run time).
     VarIdx,
     "v"
 );
 paces_constraint::define_id!(
-    /// A thread (index into [`Program::threads`]), in declaration order.
+    /// A thread (index into [`Parts::threads`]), in declaration order.
     ThreadIdx,
     "t"
 );
 paces_constraint::define_id!(
-    /// A procedure (index into [`Program::procs`]), in declaration order.
+    /// A procedure (index into [`Parts::procs`]), in declaration order.
     ProcIdx,
     "p"
 );
@@ -280,9 +283,11 @@ pub struct Proc {
     pub span: Span,
 }
 
-/// A checked Cwhile program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Program {
+/// What a [`Program`] is made of: its variables, threads, procedures, statements, blocks and
+/// location names. A program's parts are read as its fields (`program.stmts`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Parts {
     /// All variables: globals first (in declaration order), then locals.
     pub vars: Vec<Var>,
     /// Threads in declaration order.
@@ -295,8 +300,68 @@ pub struct Program {
     pub blocks: Vec<Block>,
     /// Location names, indexed by [`Loc`] (statement labels and derived step labels).
     pub loc_names: Vec<String>,
-    /// Facts derived from the fields above (read and write sets, weights, section roles,
-    /// lookup tables), computed on first use. A program built by hand starts with
-    /// `Derived::default()`; reset it the same way after changing any other field.
-    pub derived: Derived,
+}
+
+/// A Cwhile program (checked, when [`parse`](crate::parse) made it): its [`Parts`] and a
+/// cache of facts derived from them (read and write sets, weights, section roles, lookup
+/// tables), computed on first use.
+///
+/// The parts are read-only once they form a program: they are read as fields through
+/// `Deref` (`program.stmts`, `program.loc_names`), and nothing hands out a mutable reference
+/// to them. A program built by hand is made with [`Program::new`]; to change one, take it
+/// apart with [`Program::into_parts`] and build a new one. So a program's cache always
+/// belongs to the parts it was made with and can never be stale. This is the smallest design
+/// that guarantees it: readers keep plain field access, and nothing needs to edit a program
+/// in place (a transformed program is a new one, [`Program::apply`]).
+///
+/// ```compile_fail
+/// let mut program = paces_cwhile::parse("thread t { skip; }").unwrap();
+/// program.loc_names.clear(); // the parts of a program cannot be changed in place
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Program {
+    parts: Parts,
+    derived: Derived,
+}
+
+impl Program {
+    /// The program made of `parts`, its cache empty. The parts are taken as they are, not
+    /// checked as [`parse`](crate::parse) checks text.
+    pub fn new(parts: Parts) -> Program {
+        Program { parts, derived: Derived::default() }
+    }
+
+    /// The parts of the program, to change and build a new program from.
+    pub fn into_parts(self) -> Parts {
+        self.parts
+    }
+
+    /// The cache of derived facts.
+    pub(crate) fn derived(&self) -> &Derived {
+        &self.derived
+    }
+}
+
+impl Deref for Program {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.parts
+    }
+}
+
+/// Shows the parts as the program's own fields, then whether the cache is filled.
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Parts { vars, threads, procs, stmts, blocks, loc_names } = &self.parts;
+        f.debug_struct("Program")
+            .field("vars", vars)
+            .field("threads", threads)
+            .field("procs", procs)
+            .field("stmts", stmts)
+            .field("blocks", blocks)
+            .field("loc_names", loc_names)
+            .field("derived", &self.derived)
+            .finish()
+    }
 }

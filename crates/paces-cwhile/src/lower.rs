@@ -14,15 +14,14 @@ pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics
     if let Some(d) = Diagnostics::new(std::mem::take(&mut l.diags)) {
         return Err(d);
     }
-    let program = Program {
+    let program = Program::new(Parts {
         vars: l.vars,
         threads: l.threads,
         procs: l.procs,
         stmts: l.stmts,
         blocks: l.blocks,
         loc_names: l.loc_names,
-        derived: Derived::default(),
-    };
+    });
     let mut diags = Vec::new();
     check_atomic_awaits(&program, source, &mut diags);
     match Diagnostics::new(diags) {

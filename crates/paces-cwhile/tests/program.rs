@@ -5,11 +5,6 @@ use expect_test::expect;
 use paces_constraint::{Candidate, SectionRole};
 use paces_cwhile::{parse, print, Program};
 
-fn heldin(name: &str) -> String {
-    let path = format!("{}/test_data/heldin/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 #[track_caller]
 fn program(src: &str) -> Program {
     parse(src).unwrap_or_else(|d| panic!("{}", paces_cwhile::render(&d, "test.cw", src, false)))
@@ -21,7 +16,7 @@ fn names(p: &Program, vs: &[paces_cwhile::ir::VarIdx]) -> Vec<String> {
 
 #[test]
 fn figure7_labels_effects_and_commute_pairs() {
-    let p = program(&heldin("paper1.cw"));
+    let p = program(paces_heldin::source("paper1"));
     // Every location in pre-order; no sugar, so no derived steps.
     assert_eq!(p.loc_names, ["A", "B", "C", "1", "2", "3", "n", "p"]);
     assert_eq!(p.global_count(), 3);
@@ -151,19 +146,14 @@ fn noreorder_fixes_every_pair() {
 
 #[test]
 fn heldin_programs_parse_print_and_round_trip() {
-    let dir = format!("{}/test_data/heldin", env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.retain(|f| f.extension().is_some_and(|e| e == "cw"));
-    files.sort();
-    assert_eq!(files.len(), 12);
-    for f in files {
-        let src = std::fs::read_to_string(&f).unwrap();
-        let p = program(&src);
+    assert_eq!(paces_heldin::NAMES.len(), 12);
+    for &name in paces_heldin::NAMES {
+        let p = program(paces_heldin::source(name));
         let printed = print(&p);
         let again = program(&printed);
-        assert_eq!(print(&again), printed, "{}", f.display());
+        assert_eq!(print(&again), printed, "{name}");
         // Labels, locations and effects survive printing.
-        assert_eq!(again.loc_names, p.loc_names, "{}", f.display());
+        assert_eq!(again.loc_names, p.loc_names, "{name}");
         assert_eq!(again.stmts.len(), p.stmts.len());
         for i in 0..p.stmts.len() {
             let s = paces_cwhile::ir::StmtId::from_u32(i as u32);
@@ -173,14 +163,14 @@ fn heldin_programs_parse_print_and_round_trip() {
         // The original candidate gives back the same program.
         let space = p.space();
         let same = p.apply(&Candidate::original(&space)).unwrap();
-        assert_eq!(print(&same), printed, "{}", f.display());
+        assert_eq!(print(&same), printed, "{name}");
         assert!(!paces_cwhile::to_promela(&p).is_empty());
     }
 }
 
 #[test]
 fn apply_reorder_and_atomic_section() {
-    let p = program(&heldin("paper1.cw"));
+    let p = program(paces_heldin::source("paper1"));
     let space = p.space();
     let l = |n: &str| p.loc(n).unwrap();
     // The paper's fix: B; C; A. Plus an atomic section [n; p] in thread3.
@@ -230,7 +220,7 @@ fn apply_names_sections_uniquely() {
 
 #[test]
 fn apply_rejects_a_foreign_candidate() {
-    let p = program(&heldin("paper1.cw"));
+    let p = program(paces_heldin::source("paper1"));
     let other = program("thread t { a: skip; b: skip; }");
     let c = Candidate::original(&other.space());
     let e = p.apply(&c).unwrap_err();
@@ -271,4 +261,32 @@ fn loops_inside_an_added_section_are_found_through_calls() {
     assert!(applied.loops_in_added_section(&p, "D").is_empty());
     assert!(applied.loops_in_added_section(&p, "E").is_empty());
     assert!(applied.loops_in_added_section(&p, "nowhere").is_empty());
+}
+
+/// A program taken apart, changed and built again answers from its new parts, although the
+/// old one had computed its facts.
+#[test]
+fn a_rebuilt_program_answers_from_its_new_parts() {
+    let p = program("var x, y;\nthread t { a: x := 1; b: y := 1; }");
+    let a = p.stmt_at(p.loc("a").unwrap()).unwrap();
+    assert_eq!(names(&p, p.writes(a)), ["x"]);
+    let write_y = p.stmt(p.stmt_at(p.loc("b").unwrap()).unwrap()).kind.clone();
+    let mut parts = p.clone().into_parts();
+    parts.stmts[a.index()].kind = write_y;
+    parts.loc_names[0] = "c".to_owned();
+    let q = Program::new(parts);
+    assert_eq!(names(&q, q.writes(a)), ["y"]);
+    assert_eq!(q.loc("a"), None);
+    assert_eq!(q.stmt_at(q.loc("c").unwrap()), Some(a));
+    assert_ne!(p, q);
+}
+
+/// A program built by hand from empty parts has no statement and an empty space.
+#[test]
+fn a_program_from_empty_parts() {
+    let p = Program::new(paces_cwhile::ir::Parts::default());
+    assert_eq!(p.global_count(), 0);
+    assert_eq!(p.loc("a"), None);
+    assert_eq!(p.space().blocks().count(), 0);
+    assert_eq!(Program::new(p.clone().into_parts()), p);
 }

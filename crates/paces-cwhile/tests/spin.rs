@@ -28,22 +28,18 @@ fn spin(name: &str, source: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn heldin(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/test_data/heldin/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
 #[test]
 fn promela_agrees_with_the_semantics() {
     if !have("spin", "-V") || !have("cc", "--version") {
         eprintln!("spin or cc not installed: Promela export not checked against SPIN");
         return;
     }
-    for name in ["paper1.cw", "ex-regr.cw", "iwl3945.cw"] {
-        let report = spin(name, &heldin(name));
+    for name in ["paper1", "ex-regr", "iwl3945"] {
+        let report = spin(name, paces_heldin::source(name));
         assert!(report.contains("assertion violated"), "{name}: {report}");
     }
     // The paper's repair of Figure 7 (B; C; A) is correct.
-    let fixed = heldin("paper1.cw")
+    let fixed = paces_heldin::source("paper1")
         .replace("  A: x := 1;\n  B: y := 1;\n  C: z := 1;", "  B: y := 1;\n  C: z := 1;\n  A: x := 1;");
     let report = spin("fixed", &fixed);
     assert!(report.contains("errors: 0"), "{report}");

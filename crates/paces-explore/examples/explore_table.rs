@@ -1,4 +1,4 @@
-//! Prints a markdown table for every held-in program (`benches/data/heldin/*.cw`): states
+//! Prints a markdown table for every held-in program (`examples/*.cw`) or the given files: states
 //! and wall time of our checker (the default check, which stops at the first failure, and
 //! the exhaustive exploration with and without partial-order reduction), and SPIN on the
 //! exported Promela (states stored, compile time apart from run time) when `spin` and `gcc`
@@ -7,7 +7,7 @@
 //! Run from the workspace root:
 //! `cargo run --release -p paces-explore --example explore_table [-- FILE.cw ...]`
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -16,13 +16,7 @@ use paces_explore::{check, Config};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let files: Vec<PathBuf> = if args.is_empty() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/data/heldin");
-        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "cw"))
-            .collect();
-        v.sort();
-        v
+        paces_heldin::NAMES.iter().map(|name| paces_heldin::path(name)).collect()
     } else {
         args.iter().map(PathBuf::from).collect()
     };

@@ -8,8 +8,7 @@ use paces_explore::{good_traces, GoodConfig};
 use paces_trace::EventKind;
 
 fn heldin(name: &str) -> paces_cwhile::Program {
-    let path = format!("{}/../../benches/data/heldin/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    paces_cwhile::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+    paces_cwhile::parse(paces_heldin::source(name)).unwrap()
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The held-in benchmarks (`examples/`): the failing assertions are exactly those their
-//! manifest (`examples/MANIFEST.md`) lists, with and without partial-order
+//! The held-in benchmarks (`examples/`, read through `paces-heldin`): the failing assertions
+//! are exactly those the manifest (`examples/MANIFEST.md`) lists, with and without partial-order
 //! reduction, and the answer does not depend on the number of worker threads.
 
 use std::collections::BTreeSet;
@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 use paces_explore::{check, replay, Config, Verdict};
 
 fn heldin(name: &str) -> paces_cwhile::Program {
-    let path = format!("{}/../../benches/data/heldin/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    paces_cwhile::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+    paces_cwhile::parse(paces_heldin::source(name)).unwrap()
 }
 
 #[test]

@@ -102,21 +102,13 @@ fn heldin_programs_agree_with_spin() {
     if !spin_available() {
         return;
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/data/heldin");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("benches/data/heldin")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cw"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 12);
-    for f in files {
-        let src = std::fs::read_to_string(&f).unwrap();
-        let program = paces_cwhile::parse(&src).unwrap();
+    assert_eq!(paces_heldin::NAMES.len(), 12);
+    for &name in paces_heldin::NAMES {
+        let program = paces_cwhile::parse(paces_heldin::source(name)).unwrap();
         let ours = our_verdicts(&program);
         let spin = spin_verdicts(&paces_cwhile::to_promela(&program));
-        eprintln!("{}: ours (bad, deadlock) = {ours:?}, spin = {spin:?}", f.display());
-        assert_eq!((Some(ours.0), Some(ours.1)), spin, "{}", f.display());
+        eprintln!("{name}: ours (bad, deadlock) = {ours:?}, spin = {spin:?}");
+        assert_eq!((Some(ours.0), Some(ours.1)), spin, "{name}");
     }
 }
 
@@ -132,8 +124,7 @@ fn dv1394_known_fix_still_fails_in_promela() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fixed = std::fs::read_to_string(dir.join("tests/data/dv1394_known_fix.pml")).unwrap();
     assert_eq!(spin_verdicts(&fixed).0, Some(true), "SPIN finds no assertion violation in the fixed model");
-    let src = std::fs::read_to_string(dir.join("../../benches/data/heldin/dv1394.cw")).unwrap();
-    let original = paces_cwhile::parse(&src).unwrap();
+    let original = paces_cwhile::parse(paces_heldin::source("dv1394")).unwrap();
     let result = check(&original, &Config::new().find(FailureKinds::BAD)).expect("check");
     let Verdict::Bad(cex) = &result.verdict else { panic!("the original dv1394 has no failure: {result}") };
     let step = cex.failing_step.expect("a failing step");

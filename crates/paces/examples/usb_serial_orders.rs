@@ -44,14 +44,13 @@ fn orders(prefix: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tty_first = std::env::args().any(|a| a == "--tty-lock-first");
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/usb-serial.cw");
-    let source = std::fs::read_to_string(path)?;
+    let source = paces_heldin::source("usb-serial");
     let tail: String = TAIL.iter().map(|s| s.1).collect();
     if !source.contains(&tail) {
         return Err("examples/usb-serial.cw does not hold the disconnect block this example expects".into());
     }
     let config = Config::new().stop_at_first_failure(false).find(FailureKinds::ALL);
-    let original = check(&paces::cwhile::parse(&source)?, &config)?;
+    let original = check(&paces::cwhile::parse(source)?, &config)?;
     let known: BTreeSet<_> = original.deadlocks.keys().cloned().collect();
     println!(
         "original: {} deadlocks, failing assertions {:?}",

@@ -1,5 +1,5 @@
-//! End-to-end on every held-in benchmark (`test_data/`, copied from the shared held-in set), in
-//! both modes. A repair is re-checked here, independently of the loop's own acceptance: the
+//! End-to-end on every held-in benchmark (`examples/`, read through `paces-heldin`), in both
+//! modes. A repair is re-checked here, independently of the loop's own acceptance: the
 //! repaired text parses back to itself, and a fresh exploration of the parsed text finds no
 //! failing assertion, no deadlock or atomic livelock the original cannot reach, and the
 //! original's sequential final states. What each run ends with (stop reason, iterations and, for

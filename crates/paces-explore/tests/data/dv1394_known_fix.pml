@@ -1,4 +1,4 @@
-/* dv1394 (benches/data/heldin/dv1394.cw) with the manifest's known fix applied by hand to
+/* dv1394 (examples/dv1394.cw) with the manifest's known fix applied by hand to
  * `paces export --promela`'s output: 3 moved below the no-reorder block NR, I above the page
  * fault PF, an atomic section [1; NR] in mmap_thread and [E; H] in the page fault. Both
  * sections hold a wait that is not their first step (6 and F), which Cwhile rejects (E0108),

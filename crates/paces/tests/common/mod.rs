@@ -3,11 +3,9 @@
 use paces::explore::{check, sequential_final_states, Config, FailureKinds};
 use paces::StopReason;
 
-/// A held-in program from `test_data/`.
+/// A held-in program (`examples/NAME.cw`, read through `paces-heldin`).
 pub fn program(name: &str) -> paces::cwhile::Program {
-    let path = format!("{}/test_data/{name}.cw", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    paces::cwhile::parse(&text).unwrap_or_else(|d| panic!("{path}: {d}"))
+    paces::cwhile::parse(paces_heldin::source(name)).unwrap_or_else(|d| panic!("{name}: {d}"))
 }
 
 /// Checks what the loop promises of an accepted program, independently of the loop, by
