@@ -34,6 +34,9 @@ pub enum ErrorKind {
     BoundReached,
     /// A trace could not be built (an internal inconsistency; please report it).
     Trace,
+    /// A trace of one program was to be translated into another that is not its original
+    /// ([`translate_trace`](crate::translate_trace)).
+    Unrelated,
 }
 
 /// The error of every fallible operation of this crate.

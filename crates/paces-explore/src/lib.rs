@@ -8,6 +8,7 @@
 //!   Counterexamples ([`Counterexample`]) come both as a readable [`Schedule`] and as a
 //!   validated [`paces_trace::Trace`].
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
+//! * [`translate_trace`] turns a trace of a candidate program into one of its original.
 //! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
 //!   `docs/ARCHITECTURE.md`, "Good traces for learning").
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
@@ -104,6 +105,7 @@ mod render;
 mod replay;
 mod seq;
 mod store;
+mod translate;
 
 pub use check::{
     check, Bound, CheckResult, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, ThreadStand, Verdict,
@@ -115,3 +117,4 @@ pub use good::{good_traces, GoodConfig};
 pub use render::{render_columns, Steps};
 pub use replay::{replay, Schedule, ScheduleStep};
 pub use seq::{sequential_final_states, var_id, var_name};
+pub use translate::translate_trace;

@@ -34,7 +34,6 @@ mod dot;
 mod error;
 mod learner;
 mod repair;
-mod translate;
 
 pub use paces_constraint as constraint;
 pub use paces_cwhile as cwhile;
@@ -46,5 +45,5 @@ pub use paces_trace as trace;
 pub use diff::line_diff;
 pub use error::{Error, ErrorKind};
 pub use learner::{Learner, LearnerConfig, Lesson, Proposal};
+pub use paces_explore::translate_trace;
 pub use repair::{Acceptance, Iteration, IterationKind, Mode, Repair, Report, StopReason, TimeSplit};
-pub use translate::translate_trace;

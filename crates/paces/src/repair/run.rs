@@ -8,8 +8,8 @@ use std::time::Duration;
 use paces_constraint::{Candidate, Space, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{
-    check, complete_counterexample, freely_bad, good_traces, sequential_final_states, Bound, CheckResult,
-    Counterexample, DeadlockId, LivelockId, Verdict,
+    check, complete_counterexample, freely_bad, good_traces, sequential_final_states, translate_trace, Bound,
+    CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
 };
 use paces_generalize::Elimination;
 use paces_trace::Trace;
@@ -17,7 +17,6 @@ use paces_trace::Trace;
 use super::report::{Acceptance, Accepted, Iteration, IterationKind, ReportBuilder, StopReason, TimeSplit};
 use super::{Mode, Repair, Report};
 use crate::learner::{Learner, Proposal};
-use crate::translate::translate_trace;
 use crate::{Error, ErrorKind};
 
 /// Configurations the free-transformation search of one good trace may visit.

@@ -10,19 +10,20 @@
 use paces_cwhile::ir::Program;
 use paces_trace::{BlockInstance, Event, ScopeEntry, Trace, TraceBuilder};
 
-use crate::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
 
 /// Translates `trace` of `from` (a candidate program) into a trace of `to` (the original).
 ///
 /// # Errors
-/// When a location of the trace has no counterpart in `to` (the programs are unrelated).
+/// [`ErrorKind::Unrelated`] when a location of the trace has no counterpart in `to` (the
+/// programs are not a candidate and its original).
 pub fn translate_trace(trace: &Trace, from: &Program, to: &Program) -> Result<Trace, Error> {
     if std::ptr::eq(from, to) {
         return Ok(trace.clone());
     }
     let mut builder = TraceBuilder::new();
     for event in trace.events() {
-        builder.push(translate_event(event, from, to)?)?;
+        builder.push(translate_event(event, from, to)?).map_err(|e| Error::new(ErrorKind::Trace, e.to_string()))?;
     }
     for blocked in trace.blocked() {
         let e = translate_event(blocked, from, to)?;
@@ -30,7 +31,7 @@ pub fn translate_trace(trace: &Trace, from: &Program, to: &Program) -> Result<Tr
         for r in &e.reads {
             step = step.read_from(r.var, r.from);
         }
-        step.push_blocked()?;
+        step.push_blocked().map_err(|e| Error::new(ErrorKind::Trace, e.to_string()))?;
     }
     for pending in trace.pending() {
         let e = translate_event(pending, from, to)?;
@@ -51,7 +52,7 @@ fn translate_event(event: &Event, from: &Program, to: &Program) -> Result<Event,
         let name = from.loc_names.get(loc.index()).map(String::as_str).unwrap_or("?");
         to.loc(name).ok_or_else(|| {
             Error::new(
-                ErrorKind::Internal,
+                ErrorKind::Unrelated,
                 format!("location `{name}` of the candidate is not in the original program"),
             )
         })
