@@ -18,9 +18,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("paces-solver", &["paces-constraint"]),
     ("paces-cwhile", &["paces-constraint"]),
     ("paces-explore", &["paces-cwhile", "paces-trace", "paces-constraint"]),
+    // The learner: the four learner crates and nothing of Cwhile or the checker.
+    ("paces-learn", &["paces-constraint", "paces-trace", "paces-generalize", "paces-solver"]),
     (
         "paces",
-        &["paces-constraint", "paces-trace", "paces-generalize", "paces-solver", "paces-cwhile", "paces-explore"],
+        &[
+            "paces-constraint",
+            "paces-trace",
+            "paces-generalize",
+            "paces-solver",
+            "paces-learn",
+            "paces-cwhile",
+            "paces-explore",
+        ],
     ),
     // The binary is the top: it may reach past the umbrella crate to the front end it parses,
     // prints and exports with directly (the checker it reaches through `paces::explore`).

@@ -97,3 +97,69 @@ macro_rules! define_error {
         impl ::std::error::Error for $name {}
     };
 }
+
+/// Defines the error type of a crate that composes others, the way [`define_error!`] does,
+/// plus the component error that caused it as its `source()`: crate-private
+/// `new(kind, message)` (no source) and `from_source(kind, message, source)`. `Display` prints
+/// the message, then `: ` and the source's message, so `{e}` says everything; `PartialEq`
+/// compares kinds and those texts.
+#[macro_export]
+macro_rules! define_sourced_error {
+    ($(#[$meta:meta])* $name:ident, $kind:ty) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            kind: $kind,
+            message: ::std::string::String,
+            source: ::core::option::Option<
+                ::std::sync::Arc<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync + 'static>,
+            >,
+        }
+
+        impl $name {
+            #[allow(dead_code)] // Reason: a crate may build all its errors from sources.
+            pub(crate) fn new(kind: $kind, message: impl ::core::convert::Into<::std::string::String>) -> Self {
+                $name { kind, message: message.into(), source: ::core::option::Option::None }
+            }
+
+            #[allow(dead_code)] // Reason: a crate may have no component errors to wrap.
+            pub(crate) fn from_source(
+                kind: $kind,
+                message: impl ::core::convert::Into<::std::string::String>,
+                source: impl ::std::error::Error + ::core::marker::Send + ::core::marker::Sync + 'static,
+            ) -> Self {
+                let source = ::std::sync::Arc::new(source);
+                $name { kind, message: message.into(), source: ::core::option::Option::Some(source) }
+            }
+
+            /// The kind of error.
+            pub fn kind(&self) -> &$kind {
+                &self.kind
+            }
+        }
+
+        impl ::core::cmp::PartialEq for $name {
+            fn eq(&self, other: &$name) -> bool {
+                self.kind == other.kind && self.to_string() == other.to_string()
+            }
+        }
+
+        impl ::core::cmp::Eq for $name {}
+
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(&self.message)?;
+                if let ::core::option::Option::Some(source) = &self.source {
+                    write!(f, ": {source}")?;
+                }
+                ::core::result::Result::Ok(())
+            }
+        }
+
+        impl ::std::error::Error for $name {
+            fn source(&self) -> ::core::option::Option<&(dyn ::std::error::Error + 'static)> {
+                self.source.as_deref().map(|s| s as &(dyn ::std::error::Error + 'static))
+            }
+        }
+    };
+}

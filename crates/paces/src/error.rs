@@ -1,9 +1,5 @@
 //! The error type of the `paces` crate.
 
-use std::error::Error as StdError;
-use std::fmt;
-use std::sync::Arc;
-
 /// What went wrong; see [`Error::kind`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -47,64 +43,21 @@ impl ErrorKind {
     }
 }
 
-/// The error of the repair loop and the learner: a [kind](Error::kind), a message, and the
-/// component's own error as its [source](std::error::Error::source) when a component failed.
-///
-/// `Display` prints the message followed by the source's (so `{e}` says everything); walk
-/// `source()` to get the component's error itself, e.g. to downcast it.
-#[derive(Clone, Debug)]
-pub struct Error {
-    kind: ErrorKind,
-    message: String,
-    source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
-}
-
-impl Error {
-    /// An error of the loop itself, with no source.
-    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), source: None }
-    }
-
-    /// An error of a component, kept as the source.
-    pub(crate) fn from_source(kind: ErrorKind, source: impl StdError + Send + Sync + 'static) -> Self {
-        Error { message: kind.context().to_owned(), kind, source: Some(Arc::new(source)) }
-    }
-
-    /// The kind of error.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-}
-
-impl PartialEq for Error {
-    fn eq(&self, other: &Error) -> bool {
-        self.kind == other.kind && self.to_string() == other.to_string()
-    }
-}
-
-impl Eq for Error {}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(source) = &self.source {
-            write!(f, ": {source}")?;
-        }
-        Ok(())
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source.as_deref().map(|s| s as &(dyn StdError + 'static))
-    }
-}
+paces_constraint::define_sourced_error!(
+    /// The error of the repair loop and the learner: a [kind](Error::kind), a message, and the component's own error
+    /// as its [source](std::error::Error::source) when a component failed.
+    ///
+    /// `Display` prints the message followed by the source's (so `{e}` says everything); walk
+    /// `source()` to get the component's error itself, e.g. to downcast it.
+    Error,
+    ErrorKind
+);
 
 macro_rules! from_error {
     ($t:ty, $kind:ident) => {
         impl From<$t> for Error {
             fn from(e: $t) -> Self {
-                Error::from_source(ErrorKind::$kind, e)
+                Error::from_source(ErrorKind::$kind, ErrorKind::$kind.context(), e)
             }
         }
     };
@@ -113,20 +66,19 @@ macro_rules! from_error {
 from_error!(paces_cwhile::Diagnostics, Input);
 from_error!(paces_cwhile::Error, Apply);
 from_error!(paces_explore::Error, Check);
-from_error!(paces_solver::Error, Solve);
 from_error!(paces_trace::TraceError, Internal);
 
-impl From<paces_generalize::Error> for Error {
-    fn from(e: paces_generalize::Error) -> Self {
+impl From<paces_learn::Error> for Error {
+    fn from(e: paces_learn::Error) -> Self {
         let kind = match e.kind() {
-            paces_generalize::ErrorKind::TooLarge => ErrorKind::Limit,
-            paces_generalize::ErrorKind::NotBad => ErrorKind::NotBad,
-            paces_generalize::ErrorKind::SpaceMismatch | paces_generalize::ErrorKind::UnknownEvent => {
-                ErrorKind::SpaceMismatch
-            }
+            paces_learn::ErrorKind::Limit => ErrorKind::Limit,
+            paces_learn::ErrorKind::NotBad => ErrorKind::NotBad,
+            paces_learn::ErrorKind::SpaceMismatch => ErrorKind::SpaceMismatch,
+            paces_learn::ErrorKind::Solve => ErrorKind::Solve,
+            paces_learn::ErrorKind::Internal => ErrorKind::Internal,
             _ => ErrorKind::Learn,
         };
-        Error::from_source(kind, e)
+        Error::from_source(kind.clone(), kind.context(), e)
     }
 }
 
@@ -136,42 +88,22 @@ mod tests {
 
     use super::*;
 
-    fn program() -> paces_cwhile::Program {
-        paces_cwhile::parse(
+    /// The learner's error keeps its kind and stays reachable as the source.
+    #[test]
+    fn a_learner_error_keeps_its_kind_and_source() {
+        let program = paces_cwhile::parse(
             "var x = 0, y = 0; thread a { A: x := 1; C: y := 1; } thread b { 1: await(x == 1); 2: assert(y == 1); }",
         )
-        .unwrap()
-    }
-
-    /// An elimination graph past its memory bound is a resource limit, not a learning error:
-    /// the loop turns it into the stop "bound reached".
-    #[test]
-    fn an_elimination_past_its_memory_bound_is_a_limit() {
-        let program = program();
-        let result = paces_explore::check(&program, &paces_explore::Config::new()).unwrap();
-        let cex = result.verdict.counterexample().expect("2 fails");
-        let mut arena = paces_constraint::Arena::new();
-        let config = paces_generalize::EliminateConfig::new().max_memory(1);
-        let e = paces_generalize::eliminate(&cex.trace, &program.space(), &mut arena, &config).unwrap_err();
-        assert_eq!(Error::from(e).kind(), &ErrorKind::Limit);
-    }
-
-    /// A component's error keeps its kind and stays reachable as the source.
-    #[test]
-    fn a_component_error_keeps_its_kind_and_source() {
-        let program = program();
-        // The original's good trace is not bad: the generalisation refuses it.
+        .unwrap();
         let traces = paces_explore::good_traces(&program, &paces_explore::GoodConfig::new()).unwrap();
         let good = traces.first().expect("a good trace");
-        let mut arena = paces_constraint::Arena::new();
-        let config = paces_generalize::EliminateConfig::new();
-        let e = paces_generalize::eliminate(good, &program.space(), &mut arena, &config).unwrap_err();
-        let text = e.to_string();
-        let error = Error::from(e);
+        let mut learner = paces_learn::Learner::new(program.space(), paces_learn::LearnerConfig::new()).unwrap();
+        let inner = learner.learn_bad(good).unwrap_err();
+        let text = inner.to_string();
+        let error = Error::from(inner);
         assert_eq!(error.kind(), &ErrorKind::NotBad);
         let source = error.source().expect("the source is kept");
-        let inner = source.downcast_ref::<paces_generalize::Error>().expect("as the generalisation's error");
-        assert_eq!(inner.kind(), &paces_generalize::ErrorKind::NotBad);
+        assert!(source.downcast_ref::<paces_learn::Error>().is_some());
         assert_eq!(error.to_string(), format!("the trace is not bad: {text}"));
     }
 }

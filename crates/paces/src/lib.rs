@@ -7,10 +7,11 @@
 //!
 //! * [`Repair`]: the loop (the paper's Algorithm 2) with its configuration; [`Repair::run`]
 //!   returns a [`Report`] saying why it stopped ([`StopReason`]) and what it did.
-//! * [`Learner`]: the embedding API for tools with their own checker: feed it good and bad
-//!   `paces-trace` traces over a space, ask it for the next candidate.
+//! * [`Learner`]: the embedding API for tools with their own checker (from [`learn`], which
+//!   such a tool can depend on alone): feed it good and bad `paces-trace` traces over a space,
+//!   ask it for the next candidate.
 //! * The crates it composes, re-exported: [`constraint`], [`trace`], [`generalize`],
-//!   [`solver`], [`cwhile`], [`explore`].
+//!   [`solver`], [`learn`], [`cwhile`], [`explore`].
 //!
 //! # Example
 //! The paper's Figure 7: mixed mode moves `A` after `C` in one iteration.
@@ -32,18 +33,18 @@
 mod diff;
 mod dot;
 mod error;
-mod learner;
 mod repair;
 
 pub use paces_constraint as constraint;
 pub use paces_cwhile as cwhile;
 pub use paces_explore as explore;
 pub use paces_generalize as generalize;
+pub use paces_learn as learn;
 pub use paces_solver as solver;
 pub use paces_trace as trace;
 
 pub use diff::line_diff;
 pub use error::{Error, ErrorKind};
-pub use learner::{Learner, LearnerConfig, Lesson, Proposal};
 pub use paces_explore::translate_trace;
+pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{Acceptance, Iteration, IterationKind, Mode, Repair, Report, StopReason, TimeSplit};

@@ -12,8 +12,8 @@ use paces_explore::GoodConfig;
 use paces_solver::BackendKind;
 use paces_trace::Variant;
 
-use crate::learner::LearnerConfig;
 use crate::Error;
+use paces_learn::LearnerConfig;
 
 pub use report::{Acceptance, Iteration, IterationKind, Report, StopReason, TimeSplit};
 

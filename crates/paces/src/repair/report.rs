@@ -9,7 +9,7 @@ use paces_cwhile::ir::Program;
 
 use super::Mode;
 use crate::diff::line_diff;
-use crate::learner::Learner;
+use paces_learn::Learner;
 
 /// Why a run stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,11 +12,11 @@ use paces_explore::{
     CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
 };
 use paces_generalize::Elimination;
+use paces_learn::{Learner, Proposal};
 use paces_trace::Trace;
 
 use super::report::{Acceptance, Accepted, Iteration, IterationKind, ReportBuilder, StopReason, TimeSplit};
 use super::{Mode, Repair, Report};
-use crate::learner::{Learner, Proposal};
 use crate::{Error, ErrorKind};
 
 /// Configurations the free-transformation search of one good trace may visit.
@@ -336,7 +336,7 @@ impl<'a> Run<'a> {
             _ => None,
         };
         let (lesson, elimination) = match self.report.timed(learn, || learner.learn_bad_or(&trace, undo)) {
-            Err(e) if *e.kind() == ErrorKind::Limit => {
+            Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
                 let what = format!("memory bound in learning from a bad trace: {detail}");
                 return Ok(Some(StopReason::BoundReached { what }));
@@ -370,6 +370,7 @@ impl<'a> Run<'a> {
                 record.proposal = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
                 Ok(Ok((candidate, transformations)))
             }
+            other => Err(Error::new(ErrorKind::Internal, format!("the learner proposed something unknown: {other:?}"))),
         }
     }
 

@@ -1,11 +1,11 @@
-//! Drives the [`paces::Learner`] with hand-made traces, as a tool with its own model checker
+//! Drives the [`paces_learn::Learner`] with hand-made traces, as a tool with its own model checker
 //! would: the paper's Example 4 (`A: x:=1; B: z:=1; C: y:=1 || 1: await(x==1); 2: assert(y==1)`).
 //!
-//! Run with `cargo run -p paces --example custom_cegis`.
+//! Run with `cargo run -p paces-learn --example custom_cegis`.
 
-use paces::constraint::{ItemInfo, SpaceBuilder};
-use paces::trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
-use paces::{Learner, LearnerConfig, Proposal};
+use paces_learn::constraint::{ItemInfo, SpaceBuilder};
+use paces_learn::trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
+use paces_learn::{Learner, LearnerConfig, Proposal};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The space: two threads, one block each; every pair commutes except none here.

@@ -6,7 +6,7 @@ use paces_generalize::{eliminate, EliminateConfig, Elimination};
 use paces_solver::{BackendKind, ConstraintId, Outcome, Solver, SolverConfig};
 use paces_trace::{learn_good, LearnConfig, Trace, Variant};
 
-use crate::Error;
+use crate::{Error, ErrorKind};
 
 /// How a [`Learner`] learns; consuming setters, each documenting its default.
 #[derive(Clone, Debug)]
@@ -448,7 +448,7 @@ impl Learner {
                 }
                 other => {
                     let message = format!("the solver gave an answer the learner does not know: {other:?}");
-                    return Err(Error::new(crate::ErrorKind::Internal, message));
+                    return Err(Error::new(ErrorKind::Internal, message));
                 }
             }
         }
