@@ -3,6 +3,7 @@
 //! from an IR to lower it again.
 
 use crate::ir::{BinOp, Span, UnOp};
+use crate::print::prec;
 
 /// The deepest nesting of statements the parser accepts. Everything that walks the tree
 /// recursively relies on this bound (and [`MAX_EXPR_DEPTH`]) to stay within the stack, even
@@ -174,10 +175,15 @@ impl Expr {
 /// What the grammar's fallible actions report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum UserError {
-    /// Statements nested deeper than [`MAX_DEPTH`].
+    /// Statements nested deeper than [`MAX_DEPTH`]: the whole (innermost) statement that
+    /// passes it.
     StmtTooDeep(Span),
-    /// An expression nested deeper than [`MAX_DEPTH`].
+    /// An expression nested deeper than [`MAX_EXPR_DEPTH`]: the head of the expression that
+    /// passes it.
     ExprTooDeep(Span),
+    /// A chain of operators of one precedence level (`a + b - c + ..`) that makes an
+    /// expression deeper than [`MAX_EXPR_DEPTH`]: the operator that passes it.
+    ChainTooLong(Span),
 }
 
 /// A span from lalrpop's byte offsets (the input length was checked to fit in `u32`).
@@ -195,7 +201,7 @@ type ActionResult<'s, T> = Result<T, lalrpop_util::ParseError<usize, crate::lexe
 /// A compound statement, unless it nests too deep.
 pub(crate) fn checked<'s>(s: Stmt) -> ActionResult<'s, Stmt> {
     if s.depth > MAX_DEPTH {
-        Err(lalrpop_util::ParseError::User { error: UserError::StmtTooDeep(head(s.span)) })
+        Err(lalrpop_util::ParseError::User { error: UserError::StmtTooDeep(s.span) })
     } else {
         Ok(s)
     }
@@ -209,8 +215,14 @@ fn checked_expr<'s>(e: Expr) -> ActionResult<'s, Expr> {
     }
 }
 
-/// A binary expression, unless it nests too deep.
-pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> ActionResult<'s, Expr> {
+/// A binary expression (`at`: its operator), unless it nests too deep. When the depth comes
+/// from the left operand continuing a chain of the same precedence level, the expression is
+/// long rather than nested, and the error says so at the operator.
+pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize, at: Span) -> ActionResult<'s, Expr> {
+    let chained = matches!(a.kind, ExprKind::Binary(inner, ..) if prec(inner) == prec(op));
+    if chained && a.depth >= b.depth && a.depth >= MAX_EXPR_DEPTH {
+        return Err(lalrpop_util::ParseError::User { error: UserError::ChainTooLong(at) });
+    }
     checked_expr(Expr::binary(op, a, b, span(l, r)))
 }
 
@@ -220,6 +232,6 @@ pub(crate) fn un<'s>(op: UnOp, e: Expr, l: usize, r: usize) -> ActionResult<'s, 
 }
 
 /// The first byte of a span: where a too-deep construct starts (the whole span may be huge).
-fn head(s: Span) -> Span {
+pub(crate) fn head(s: Span) -> Span {
     Span { start: s.start, end: s.start.saturating_add(1).min(s.end.max(s.start)) }
 }

@@ -3,10 +3,10 @@
 use std::fmt;
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel};
-use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor::Ansi, Config};
 
 use crate::ir::Span;
+use crate::snippet::{self, Snippet};
 
 /// One error found in a Cwhile program.
 ///
@@ -45,11 +45,7 @@ impl Diagnostic {
 
 /// The 1-based line and column (in characters) of a byte offset.
 pub(crate) fn line_col(source: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(source.len());
-    while !source.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &source[..offset];
+    let before = &source[..crate::snippet::clamp(source, offset)];
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let col = before[line_start..].chars().count() + 1;
@@ -130,43 +126,53 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
+/// The most diagnostics [`render`] shows; a line says how many more there are.
+pub const MAX_RENDERED: usize = 100;
+
 /// Renders diagnostics with the source line and a caret under the primary range, as the
 /// command line shows them (`color` adds ANSI colours). This is the workspace's one renderer.
+///
+/// The output is bounded whatever the input: a snippet shows one line, shortened around the
+/// error with `…` where it is cut; control characters of the source, the file name and the
+/// messages are escaped (so a file cannot send terminal escapes); messages and notes are cut
+/// at 200 characters; at most [`MAX_RENDERED`] diagnostics are shown.
 pub fn render(diags: &Diagnostics, file_name: &str, source: &str, color: bool) -> String {
-    let file = SimpleFile::new(file_name, source);
-    let config = Config::default();
+    let name = snippet::text(file_name);
     let mut out = String::new();
-    for d in diags {
-        let start = clamp(source, d.primary.start as usize);
-        let end = clamp(source, (d.primary.end as usize).max(start));
-        let cs = CsDiagnostic::error()
-            .with_code(d.code)
-            .with_message(&d.message)
-            .with_labels(vec![CsLabel::primary((), start..end).with_message(&d.label)])
-            .with_notes(d.notes.clone());
-        let rendered = if color {
-            let mut ansi = Ansi::new(Vec::new());
-            term::emit_to_write_style(&mut ansi, &config, &file, &cs)
-                .ok()
-                .map(|()| String::from_utf8_lossy(&ansi.into_inner()).into_owned())
-        } else {
-            term::emit_into_string(&config, &file, &cs).ok()
-        };
-        match rendered {
+    for d in diags.iter().take(MAX_RENDERED) {
+        let snippet = Snippet::new(&name, source, d.primary, d.line_col(source));
+        match render_one(d, &snippet, color) {
             Some(text) => out.push_str(&text),
             None => {
                 let (line, col) = d.line_col(source);
-                out.push_str(&format!("error[{}]: {}\n --> {file_name}:{line}:{col}\n\n", d.code, d.message));
+                out.push_str(&format!(
+                    "error[{}]: {}\n --> {name}:{line}:{col}\n\n",
+                    d.code,
+                    snippet::text(&d.message)
+                ));
             }
         }
+    }
+    if diags.len() > MAX_RENDERED {
+        out.push_str(&format!("... and {} more errors not shown\n\n", diags.len() - MAX_RENDERED));
     }
     out
 }
 
-fn clamp(source: &str, offset: usize) -> usize {
-    let mut offset = offset.min(source.len());
-    while !source.is_char_boundary(offset) {
-        offset -= 1;
+/// One diagnostic with its snippet; `None` when the renderer fails.
+fn render_one(d: &Diagnostic, snippet: &Snippet<'_>, color: bool) -> Option<String> {
+    let config = Config::default();
+    let cs = CsDiagnostic::error()
+        .with_code(d.code)
+        .with_message(snippet::text(&d.message))
+        .with_labels(vec![CsLabel::primary((), snippet.primary()).with_message(snippet::text(&d.label))])
+        .with_notes(d.notes.iter().map(|n| snippet::text(n)).collect());
+    if color {
+        let mut ansi = Ansi::new(Vec::new());
+        term::emit_to_write_style(&mut ansi, &config, snippet, &cs)
+            .ok()
+            .map(|()| String::from_utf8_lossy(&ansi.into_inner()).into_owned())
+    } else {
+        term::emit_into_string(&config, snippet, &cs).ok()
     }
-    offset
 }

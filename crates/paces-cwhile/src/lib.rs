@@ -57,9 +57,10 @@ mod lower;
 mod print;
 mod program;
 mod promela;
+mod snippet;
 mod syntax;
 
-pub use diag::{render, Diagnostic, Diagnostics};
+pub use diag::{render, Diagnostic, Diagnostics, MAX_RENDERED};
 pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};
 pub use print::print;

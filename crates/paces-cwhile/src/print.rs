@@ -149,7 +149,8 @@ pub(crate) fn head(p: &Program, kind: &StmtKind) -> String {
     }
 }
 
-fn prec(op: BinOp) -> u8 {
+/// The precedence level of a binary operator (higher binds tighter).
+pub(crate) fn prec(op: BinOp) -> u8 {
     match op {
         BinOp::Or => 1,
         BinOp::And => 2,

@@ -2,7 +2,7 @@
 
 use lalrpop_util::ParseError;
 
-use crate::ast::{Decl, UserError, MAX_DEPTH, MAX_EXPR_DEPTH};
+use crate::ast::{head, Decl, UserError, MAX_DEPTH, MAX_EXPR_DEPTH};
 use crate::diag::Diagnostic;
 use crate::ir::Span;
 use crate::lexer::{self, LexError, Tok};
@@ -38,7 +38,7 @@ fn expected_note(expected: &[String]) -> Option<String> {
     }
 }
 
-fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source_len: usize) -> Diagnostic {
+fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagnostic {
     match e {
         ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
             let d = Diagnostic::new("E0004", format!("unexpected {}", tok.describe()), span(l, r), "unexpected here");
@@ -51,7 +51,7 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source_len: usize) -> D
             Diagnostic::new("E0004", format!("unexpected {}", tok.describe()), span(l, r), "unexpected here")
         }
         ParseError::UnrecognizedEof { location, expected } => {
-            let at = location.min(source_len);
+            let at = location.min(source.len());
             let d = Diagnostic::new("E0005", "unexpected end of file", span(at, at), "the file ends here");
             match expected_note(&expected) {
                 Some(n) => d.note(n),
@@ -62,10 +62,13 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source_len: usize) -> D
             Diagnostic::new("E0002", "invalid token", span(location, location + 1), "not a token")
         }
         ParseError::User { error } => match error {
-            UserError::StmtTooDeep(s) => {
-                Diagnostic::new("E0006", format!("statements are nested deeper than {MAX_DEPTH} levels"), s, "too deep")
-                    .note("split the program into procedures or flatten the nesting")
-            }
+            UserError::StmtTooDeep(s) => Diagnostic::new(
+                "E0006",
+                format!("statements are nested deeper than {MAX_DEPTH} levels"),
+                limit_passed(source, s),
+                format!("level {} starts here", MAX_DEPTH + 1),
+            )
+            .note("split the program into procedures or flatten the nesting"),
             UserError::ExprTooDeep(s) => Diagnostic::new(
                 "E0006",
                 format!("an expression is nested deeper than {MAX_EXPR_DEPTH} levels"),
@@ -73,8 +76,41 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source_len: usize) -> D
                 "too deep",
             )
             .note("split the expression with intermediate local variables"),
+            UserError::ChainTooLong(s) => Diagnostic::new(
+                "E0008",
+                "an expression has too many operators in a row",
+                s,
+                format!("the limit of {MAX_EXPR_DEPTH} levels is passed here"),
+            )
+            .note(format!(
+                "each operator of a chain such as `a + b + c` counts as one level, at most {MAX_EXPR_DEPTH} in all"
+            ))
+            .note("split the expression with intermediate local variables"),
         },
     }
+}
+
+/// Where statement nesting first passes [`MAX_DEPTH`], given the statement `too_deep` that
+/// the parser rejected (it reduces the innermost levels first, so `too_deep` may lie far
+/// below that point): the first token inside braces of level `MAX_DEPTH + 1`, counting the
+/// braces of a thread or procedure as level 1. Braces never count more levels than the tree
+/// has, so that token is inside the first rejected statement. An `else if` chain nests
+/// without braces; when braces alone do not pass the limit before `too_deep` ends, the head
+/// of `too_deep` is the answer.
+fn limit_passed(source: &str, too_deep: Span) -> Span {
+    let mut depth = 0u32;
+    for (l, tok, r) in lexer::tokens(source).flatten() {
+        if l >= too_deep.end as usize {
+            break;
+        }
+        match tok {
+            Tok::LBrace => depth += 1,
+            Tok::RBrace => depth = depth.saturating_sub(1),
+            _ if depth > MAX_DEPTH => return span(l, r),
+            _ => {}
+        }
+    }
+    head(too_deep)
 }
 
 /// Parses `source` into declarations; every lexical and syntax error as a diagnostic.
@@ -136,7 +172,7 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
     let mut recovered = Vec::new();
     let result = grammar::ProgramParser::new().parse(&mut recovered, tokens);
     for r in recovered {
-        let d = parse_error(r.error, source.len());
+        let d = parse_error(r.error, source);
         if !(unterminated && d.code == "E0005") {
             diags.push(d);
         }
@@ -145,7 +181,7 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
         Ok(decls) if diags.is_empty() => return Ok(decls),
         Ok(_) => {}
         Err(e) => {
-            let d = parse_error(e, source.len());
+            let d = parse_error(e, source);
             // An unterminated comment swallows the rest of the file: the parser's complaint
             // about the missing end adds nothing.
             if !(unterminated && d.code == "E0005") {

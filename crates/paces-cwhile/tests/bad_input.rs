@@ -230,3 +230,25 @@ fn a_run_of_invalid_characters_is_one_error() {
     assert_eq!(d.codes(), ["E0002", "E0002"], "{d}");
     assert_eq!(d.as_slice()[0].message, "invalid characters");
 }
+
+#[test]
+fn nesting_error_points_where_the_limit_is_passed() {
+    // One `if` per line: line 3 holds level 1, so level 257 is on line 259.
+    let n = 10_000;
+    let src = format!("var x;\nthread t {{\n{}skip;\n{}}}\n", "if (x == 1) {\n".repeat(n), "}\n".repeat(n));
+    check(&src, "E0006", 259, 1);
+}
+
+#[test]
+fn a_long_flat_expression_is_long_not_deep() {
+    let src = format!("var x;\nthread t {{ x := 1{}; }}\n", " + 1".repeat(10_000));
+    let d = parse(&src).unwrap_err();
+    assert_eq!(d.codes(), ["E0008"], "{d}");
+    assert!(!d.as_slice()[0].message.contains("nested"), "{d}");
+    // The caret is on the operator that passes the limit: the 512th `+`.
+    let at = d.as_slice()[0].primary;
+    assert_eq!(&src[at.start as usize..at.end as usize], "+");
+    assert_eq!(d.as_slice()[0].line_col(&src), (2, 19 + 4 * 511));
+    // Within the limit, a chain parses as before.
+    assert!(parse(&format!("var x;\nthread t {{ x := 1{}; }}\n", " + 1".repeat(511))).is_ok());
+}

@@ -1,0 +1,195 @@
+//! Hostile inputs through the real binary: binary bytes, non-UTF-8, a huge line, deep nesting,
+//! long flat expressions, terminal escapes, many errors and 5 MB programs. Each run must end
+//! within a generous time (the child is killed otherwise) with the expected exit code and
+//! message, no panic, and bounded output. The big inputs are generated here.
+
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long one run may take, in a debug build on a busy machine.
+const TIME_LIMIT: Duration = Duration::from_secs(180);
+
+/// The most bytes of stderr one rejected input may produce: at most 100 rendered errors of a
+/// few hundred bytes each, whatever the input.
+const MAX_STDERR: usize = 64 * 1024;
+
+/// What a run of the binary produced.
+struct Run {
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// Waits for `child`, killing it when it outlives [`TIME_LIMIT`].
+fn wait(mut child: Child, args: &[&str]) -> Option<i32> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if start.elapsed() > TIME_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`paces {}` ran longer than {TIME_LIMIT:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `paces ARGS FILE` on a scratch file holding `contents`.
+fn run(args: &[&str], name: &str, contents: &[u8]) -> Run {
+    let dir = std::env::temp_dir().join(format!("paces-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    let mut all: Vec<&str> = args.to_vec();
+    let file = path.display().to_string();
+    all.push(&file);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_paces"))
+        .args(&all)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let out = drain(child.stdout.take().unwrap());
+    let err = drain(child.stderr.take().unwrap());
+    let code = wait(child, &all);
+    let stderr = String::from_utf8(err.join().unwrap()).expect("stderr is UTF-8");
+    let _ = std::fs::remove_file(&path);
+    assert!(!stderr.contains("panicked"), "`paces {}` panicked:\n{stderr}", all.join(" "));
+    Run { code, stdout: out.join().unwrap(), stderr }
+}
+
+/// Asserts that `contents` is rejected by `check` and `fmt` with exit code 2, a bounded
+/// stderr containing every one of `needles`, no terminal escape byte and nothing on stdout;
+/// returns the stderr of `check`.
+#[track_caller]
+fn rejected(name: &str, contents: &[u8], needles: &[&str]) -> String {
+    let mut first = None;
+    for cmd in ["check", "fmt"] {
+        let r = run(&[cmd], name, contents);
+        assert_eq!(r.code, Some(2), "{cmd} {name}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{cmd} {name}: stdout is not empty");
+        assert!(r.stderr.len() <= MAX_STDERR, "{cmd} {name}: {} bytes of stderr", r.stderr.len());
+        assert!(
+            !r.stderr.contains('\u{1b}') && !r.stderr.contains('\u{7}'),
+            "{cmd} {name}: escape bytes reached stderr"
+        );
+        for needle in needles {
+            assert!(r.stderr.contains(needle), "{cmd} {name}: `{needle}` missing in:\n{}", r.stderr);
+        }
+        first.get_or_insert(r.stderr);
+    }
+    first.unwrap()
+}
+
+/// Deterministic bytes that look like a binary file (NUL, high bytes, escapes).
+fn binary_bytes(n: usize) -> Vec<u8> {
+    let mut x: u32 = 0x2545_f491;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x.to_le_bytes()[0]
+        })
+        .collect()
+}
+
+#[test]
+fn binary_file() {
+    let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0".to_vec();
+    bytes.extend(binary_bytes(64 * 1024));
+    rejected("binary.cw", &bytes, &["error[E0001]: the file is not valid UTF-8", "1 error"]);
+}
+
+#[test]
+fn non_utf8_inside_a_program() {
+    rejected("latin1.cw", b"var x;\nthread t {\n  x := 1; // caf\xe9\n}\n", &["error[E0001]", "offset 34"]);
+}
+
+#[test]
+fn a_200_kb_line_is_shortened() {
+    let mut line = "x := 1; ".repeat(12_500);
+    line.insert(line.len() / 2, '@');
+    let src = format!("var x;\nthread t {{ {line} }}\n");
+    assert!(src.len() > 100_000);
+    let err = rejected("long-line.cw", src.as_bytes(), &["error[E0002]: invalid character `@`", "…"]);
+    // One error: a header, one shortened source line and a caret line, all short.
+    assert!(err.lines().all(|l| l.chars().count() < 300), "{err}");
+}
+
+#[test]
+fn deep_nesting() {
+    let n = 10_000;
+    let src = format!("var x;\nthread t {{\n{}skip;\n{}}}\n", "if (x == 1) {\n".repeat(n), "}\n".repeat(n));
+    rejected(
+        "deep.cw",
+        src.as_bytes(),
+        &["error[E0006]: statements are nested deeper than 256 levels", "deep.cw:259:1"],
+    );
+    let src = format!("var x;\nthread t {{ x := {}1; }}\n", "-".repeat(100_000));
+    rejected("deep-expr.cw", src.as_bytes(), &["error[E0006]: an expression is nested deeper than 512 levels"]);
+}
+
+#[test]
+fn long_flat_expressions() {
+    for op in ["+", "*", "&&", "<"] {
+        let src = format!("var x;\nthread t {{ x := 1{}; }}\n", format!(" {op} 1").repeat(10_000));
+        let err = rejected("flat.cw", src.as_bytes(), &["error[E0008]: an expression has too many operators in a row"]);
+        assert!(!err.contains("nested"), "{err}");
+    }
+}
+
+#[test]
+fn terminal_escapes_are_escaped() {
+    let src = b"var x;\nthread t {\n  x := 1 \x1b]0;owned\x07 \x1b[2J;\n}\n";
+    rejected("escapes.cw", src, &["error[E0002]", "\\u{1b}]0"]);
+}
+
+#[test]
+fn many_errors_are_capped() {
+    let src = format!("var x;\nthread t {{ x := 1; }}\n{}\n", "@ ".repeat(100_000));
+    rejected("many.cw", src.as_bytes(), &["more errors not shown", "100000 errors"]);
+}
+
+/// A valid program of about `bytes` bytes: two threads of labelled assignments.
+fn big_program(bytes: usize) -> String {
+    let mut src = String::from("var x, y;\n");
+    for t in ["t", "u"] {
+        src.push_str(&format!("thread {t} {{\n"));
+        let mut i = 0;
+        while src.len() < bytes * if t == "t" { 1 } else { 2 } / 2 {
+            src.push_str(&format!("  {t}{i}: x := (y + {i}) * x - 1;\n"));
+            i += 1;
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+#[test]
+fn five_megabytes() {
+    let src = big_program(5_000_000);
+    let fmt = run(&["fmt"], "big.cw", src.as_bytes());
+    assert_eq!(fmt.code, Some(0), "{}", fmt.stderr);
+    assert!(fmt.stdout.len() >= src.len() - 100, "{} bytes of output", fmt.stdout.len());
+    let check = run(&["check", "--max-time", "30"], "big.cw", src.as_bytes());
+    assert!(check.code.is_some(), "check was killed by a signal: {}", check.stderr);
+    assert!(check.stdout.len() <= MAX_STDERR, "{} bytes of output", check.stdout.len());
+    // The same program with a syntax error at its very end.
+    let broken = format!("{src}thread v {{ x := ; }}\n");
+    rejected("big-broken.cw", broken.as_bytes(), &["error[E0004]: unexpected `;`"]);
+}
