@@ -118,3 +118,89 @@ fn export_promela() {
         assert!(pml.contains(needle), "{needle} missing in:\n{pml}");
     }
 }
+
+/// The checker's statistics once, with singular and plural right.
+#[test]
+fn check_prints_its_statistics_once() {
+    let path = scratch("one.cw", b"var x = 0;\nthread a { A: x := 1; }\n");
+    let out = paces(&["check", &path], None);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("1 transition,"), "{stdout}");
+    assert_eq!(stdout.matches(" s\n").count() + stdout.matches("s;").count(), 1, "{stdout}");
+    assert!(!stdout.contains("0.000s"), "{stdout}");
+}
+
+/// A division by zero is named as one.
+#[test]
+fn division_by_zero_is_named() {
+    let path = scratch("div.cw", b"var x = 0, y = 1;\nthread a { q1: y := 10 / x; }\n");
+    let out = paces(&["check", &path], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("bad: division by zero at q1"), "{}", text(&out.stdout));
+}
+
+/// `-o` is checked before the repair starts and honoured with `--format json`.
+#[test]
+fn repair_output_file_is_checked_first_and_honoured_in_json() {
+    let out = paces(&["repair", &example("paper1"), "-o", "/nonexistent/dir/fixed.cw"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("cannot write `/nonexistent/dir/fixed.cw`"), "{err}");
+    assert!(!err.contains("repaired"), "no repair ran: {err}");
+    let path = scratch("fixed-json.cw", b"");
+    std::fs::remove_file(&path).unwrap();
+    let out = paces(&["repair", &example("paper1"), "-o", &path, "--format", "json"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&path).expect("-o written with --format json");
+    assert!(written.contains("B: y := 1;"), "{written}");
+    assert!(text(&out.stdout).contains("\"schema\": \"paces-repair/1\""));
+}
+
+/// The summary says that the original deadlocks, with and without `--verbose`.
+#[test]
+fn repair_says_the_original_deadlocks() {
+    let path = scratch("dead.cw", b"var x = 0;\nthread a { A: await(x == 1); }\nthread b { B: x := 0; }\n");
+    for extra in [&[][..], &["--verbose"]] {
+        let mut args = vec!["repair", path.as_str()];
+        args.extend_from_slice(extra);
+        let out = paces(&args, None);
+        assert_eq!(out.status.code(), Some(0));
+        let err = text(&out.stderr);
+        assert!(err.contains("already correct"), "{err}");
+        assert!(err.contains("the original program deadlocks"), "{err}");
+        assert!(err.contains("a at A"), "{err}");
+    }
+}
+
+/// A good-trace search cut by its length bound is reported in text and JSON.
+#[test]
+fn repair_says_when_the_good_trace_search_hit_a_bound() {
+    let body = |v: &str| (0..251).map(|i| format!("{v} := {i}; ")).collect::<String>();
+    let src =
+        format!("var x = 0, y = 0;\nthread a {{ {} }}\nthread b {{ {} assert(x == 250); }}\n", body("x"), body("y"));
+    let path = scratch("long.cw", src.as_bytes());
+    let out = paces(&["traces", &path], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("trace length bound: the good traces are a sample"), "{}", text(&out.stdout));
+    let out = paces(&["traces", &path, "--format", "json"], None);
+    assert!(text(&out.stdout).contains("\"length\""), "{}", text(&out.stdout));
+}
+
+/// The small usage points: `-q` with `-v`, `export` without a language, negative numbers,
+/// `fmt --check`'s help.
+#[test]
+fn usage_is_consistent() {
+    let out = paces(&["repair", &example("paper1"), "-q", "-v"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot be used with"), "{}", text(&out.stderr));
+    let out = paces(&["export", &example("paper1")], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("export needs a target language"), "{}", text(&out.stderr));
+    let out = paces(&["repair", &example("paper1"), "--time-limit", "-1"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("--time-limit takes a positive number") && !err.contains("-- -1"), "{err}");
+    let out = paces(&["fmt", "--help"], None);
+    assert!(!text(&out.stdout).contains("Print nothing;"), "{}", text(&out.stdout));
+}

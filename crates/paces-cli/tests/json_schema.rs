@@ -1,5 +1,6 @@
-//! `paces repair --format json` output validated against `docs/repair.schema.json`, and the
-//! exit codes of `check` and `repair` on real programs.
+//! `--format json` output of `repair`, `check`, `traces` and of bad input validated against
+//! `docs/{repair,check,traces,error}.schema.json`, and the exit codes of every subcommand on
+//! real programs.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -77,7 +78,77 @@ fn validate(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
 }
 
 fn schema() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(root().join("docs/repair.schema.json")).unwrap()).unwrap()
+    schema_of("repair")
+}
+
+/// The schema file `docs/NAME.schema.json`.
+fn schema_of(name: &str) -> Value {
+    let path = root().join(format!("docs/{name}.schema.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Parses `out` as JSON and validates it against `docs/NAME.schema.json`.
+#[track_caller]
+fn valid(name: &str, out: &str) -> Value {
+    let v: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"));
+    validate(&schema_of(name), &v, "$").unwrap_or_else(|e| panic!("{e}\n{out}"));
+    v
+}
+
+fn scratch(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("paces-cli-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn check_and_traces_json_match_their_schemas() {
+    let (status, out, _) = paces(&["check", &example("paper1"), "--format", "json"]);
+    assert_eq!(status, 1);
+    let v = valid("check", &out);
+    assert_eq!(v["threads"], serde_json::json!(["thread1", "thread2", "thread3"]));
+    assert_eq!(v["message"], "bad: 3 fails", "the message holds no statistics");
+    assert!(v["time_ms"]["total"].is_number());
+    let (status, out, _) = paces(&["traces", &example("paper1"), "--format", "json"]);
+    assert_eq!(status, 0);
+    let v = valid("traces", &out);
+    assert_eq!(v["threads"].as_array().unwrap().len(), 3);
+    let looping = scratch("loop.cw", "var x = 0;\nthread a { while (true) { x := x + 1; } }\n");
+    let (status, out, _) = paces(&["check", &looping, "--format", "json", "--max-states", "50"]);
+    assert_eq!(status, 3);
+    assert_eq!(valid("check", &out)["verdict"], "bound-reached", "one spelling");
+}
+
+#[test]
+fn bad_input_gives_a_json_error_document() {
+    let bad = scratch("bad.cw", "var x;\nthread t {\n  x := ;\n}\n");
+    for sub in ["check", "repair", "traces"] {
+        let (status, out, err) = paces(&[sub, &bad, "--format", "json"]);
+        assert_eq!(status, 2, "{sub}");
+        let v = valid("error", &out);
+        assert_eq!(v["errors"][0]["code"], "E0004", "{sub}: {out}");
+        assert_eq!((v["errors"][0]["line"].as_u64(), v["errors"][0]["column"].as_u64()), (Some(3), Some(8)));
+        assert!(err.contains("error[E0004]"), "stderr keeps the rendered error: {err}");
+    }
+    let (status, out, _) = paces(&["check", "/nonexistent/x.cw", "--format", "json"]);
+    assert_eq!(status, 2);
+    assert!(valid("error", &out)["errors"][0]["message"].as_str().unwrap().contains("cannot read"));
+    let (status, out, _) = paces(&["repair", &example("paper1"), "--format", "json", "--time-limit", "-1"]);
+    assert_eq!(status, 2);
+    assert!(valid("error", &out)["errors"][0]["message"].as_str().unwrap().contains("--time-limit"));
+}
+
+/// `check --unwind` whose bound cut a path gives no plain "correct": exit 3.
+#[test]
+fn a_bounded_correct_is_not_a_plain_success() {
+    let looping = scratch("count.cw", "var x = 0;\nthread a { while (x < 10) { x := x + 1; } assert(x >= 0); }\n");
+    let (status, out, _) = paces(&["check", &looping, "--unwind", "3"]);
+    assert_eq!(status, 3, "{out}");
+    assert!(out.contains("correct (loops unwound to 3, bound hit)"), "{out}");
+    let (status, out, _) = paces(&["check", &looping, "--unwind", "20"]);
+    assert_eq!(status, 0, "the bound was not hit: {out}");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::compile::{compile, Compiled};
 use crate::engine::{Engine, Expansion, Found, Settings, Stand, EXIT};
 use crate::error::Error;
-use crate::replay::{build_trace, to_schedule, transitions_to_steps, Schedule};
+use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, Schedule};
 use crate::store::{encode, hash_bytes, Store};
 
 /// States expanded per batch; batches are merged in order, so results do not depend on the
@@ -214,6 +214,9 @@ pub struct Counterexample {
     pub trace: Trace,
     /// The failing step (an index into the schedule and the trace), for a bad trace.
     pub failing_step: Option<usize>,
+    /// Whether the failing step fails by dividing (or taking a remainder) by zero; when false,
+    /// a failing step is a false assertion.
+    pub division_by_zero: bool,
     /// For an atomic livelock: the schedule index where the cycle starts (the cycle runs
     /// from there to the end and returns to the state before that step).
     pub cycle_start: Option<usize>,
@@ -367,25 +370,52 @@ pub struct CheckResult {
     pub failures: BTreeMap<String, Counterexample>,
 }
 
-impl fmt::Display for CheckResult {
+/// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`,
+/// `deadlock: ...`, `atomic livelock: ...`, `state bound reached after N states`.
+impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.verdict {
-            Verdict::Correct => f.write_str("correct")?,
+        match self {
+            Verdict::Correct => f.write_str("correct"),
             Verdict::Bad(c) => {
                 let label = c.failing_step.and_then(|i| c.schedule.steps.get(i)).map_or("?", |s| s.label.as_str());
-                write!(f, "bad: {label} fails")?
+                if c.division_by_zero {
+                    write!(f, "bad: division by zero at {label}")
+                } else {
+                    write!(f, "bad: {label} fails")
+                }
             }
-            Verdict::Deadlock(id, _) => write!(f, "deadlock: {id}")?,
-            Verdict::Livelock(id, _) => write!(f, "atomic livelock: {id}")?,
-            Verdict::BoundReached { what, states } => write!(f, "{what} reached after {states} states")?,
+            Verdict::Deadlock(id, _) => write!(f, "deadlock: {id}"),
+            Verdict::Livelock(id, _) => write!(f, "atomic livelock: {id}"),
+            Verdict::BoundReached { what, states } => write!(f, "{what} reached after {states} states"),
         }
+    }
+}
+
+impl CheckResult {
+    /// The verdict in words with what qualifies it (a bound reached after a failure was
+    /// found, the loop bound), without the statistics that [`CheckResult`]'s `Display` adds.
+    pub fn verdict_text(&self) -> String {
+        let mut s = self.verdict.to_string();
         if let (Some(b), false) = (self.bound, matches!(self.verdict, Verdict::BoundReached { .. })) {
-            write!(f, " ({b} reached)")?;
+            s.push_str(&format!(" ({b} reached)"));
         }
         if let Some(n) = self.unwind {
-            write!(f, " (loops unwound to {n}{})", if self.unwind_reached { ", bound hit" } else { "" })?;
+            s.push_str(&format!(" (loops unwound to {n}{})", if self.unwind_reached { ", bound hit" } else { "" }));
         }
-        write!(f, "; {} states, {} transitions, {:.3}s", self.states, self.transitions, self.time.as_secs_f64())
+        s
+    }
+}
+
+impl fmt::Display for CheckResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}; {} states, {} transitions, {:.3}s",
+            self.verdict_text(),
+            self.states,
+            self.transitions,
+            self.time.as_secs_f64()
+        )
     }
 }
 
@@ -459,7 +489,14 @@ impl Search<'_> {
         let xs = transitions_to_steps(&self.e, &trans);
         let trace = build_trace(&self.e, &xs, blocked, false)?;
         let failing_step = trace.first_failure().map(|e| e.index());
-        Ok(Counterexample { schedule: to_schedule(self.e.c, &xs), trace, failing_step, cycle_start: None })
+        let division_by_zero = failing_step.is_some_and(|i| divides_by_zero_at(&self.e, &xs, i));
+        Ok(Counterexample {
+            schedule: to_schedule(self.e.c, &xs),
+            trace,
+            failing_step,
+            division_by_zero,
+            cycle_start: None,
+        })
     }
 }
 

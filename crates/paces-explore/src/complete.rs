@@ -129,6 +129,7 @@ pub fn complete_counterexample(
                 schedule: to_schedule(&c, &all),
                 trace,
                 failing_step: cex.failing_step,
+                division_by_zero: cex.division_by_zero,
                 cycle_start: None,
             });
         }
@@ -142,6 +143,7 @@ pub fn complete_counterexample(
         schedule: to_schedule(&c, &all),
         trace: build_trace(&e, &all, None, true)?,
         failing_step: cex.failing_step,
+        division_by_zero: cex.division_by_zero,
         cycle_start: None,
     })
 }

@@ -263,6 +263,19 @@ impl<'c> Engine<'c> {
         self.apply_step(s, t, opt, true)
     }
 
+    /// Whether taking option `opt` of thread `t` in `s` divides (or takes a remainder) by zero.
+    pub(crate) fn divides_by_zero(&self, s: &[i64], t: usize, opt: &Opt) -> bool {
+        let (g, l) = self.split(s, t);
+        let mut div0 = false;
+        match &self.c.threads[t].steps[opt.step as usize].kind {
+            StepKind::Assume(c) | StepKind::Await(c) | StepKind::Assert(c) | StepKind::Assign(_, c) => {
+                c.eval(g, l, &mut div0);
+            }
+            StepKind::Skip => {}
+        }
+        div0
+    }
+
     fn apply_step(&self, s: &mut [i64], t: usize, opt: &Opt, force: bool) -> Outcome {
         let code = &self.c.threads[t];
         let st = &code.steps[opt.step as usize];

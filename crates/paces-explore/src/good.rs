@@ -3,6 +3,7 @@
 //! it reading from distinct combinations of writers; complete sequential traces.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::time::{Duration, Instant};
 
 use paces_constraint::Loc;
@@ -134,6 +135,58 @@ impl GoodConfig {
     }
 }
 
+/// A bound of [`GoodConfig`] that cut a good-trace search short: with it, more good traces
+/// may exist than the search returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum GoodBound {
+    /// [`GoodConfig::max_steps`]: a search ran out of steps with paths left to follow (not
+    /// reported with [`GoodBound::Time`]: the clock stops a search by taking its steps away).
+    Steps,
+    /// [`GoodConfig::max_len`]: a path was not followed because it grew too long.
+    Length,
+    /// [`GoodConfig::max_time`].
+    Time,
+    /// [`GoodConfig::max_traces`]: the list was full.
+    Traces,
+}
+
+impl GoodBound {
+    /// A stable short name: `steps`, `length`, `time` or `traces`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GoodBound::Steps => "steps",
+            GoodBound::Length => "length",
+            GoodBound::Time => "time",
+            GoodBound::Traces => "traces",
+        }
+    }
+}
+
+impl fmt::Display for GoodBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GoodBound::Steps => "step bound",
+            GoodBound::Length => "trace length bound",
+            GoodBound::Time => "time bound",
+            GoodBound::Traces => "trace count bound",
+        })
+    }
+}
+
+/// What [`search_good_traces`] found: the good traces and the bounds that cut the search
+/// short.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GoodTraces {
+    /// The good traces, as [`good_traces`] returns them.
+    pub traces: Vec<Trace>,
+    /// The bounds that were hit, sorted and without repeats; empty when every search ran to
+    /// its end (within the loop bound [`GoodConfig::unwind`] and the thread orders
+    /// [`GoodConfig::max_orders`], which are part of what the searches look for).
+    pub bounds: Vec<GoodBound>,
+}
+
 /// Which interleavings a search follows.
 #[derive(Clone, Debug)]
 enum Policy {
@@ -154,6 +207,8 @@ struct Enumerator<'e, 'c> {
     max_len: usize,
     /// Report paths that cannot go on, not only complete ones.
     stuck: bool,
+    /// The bounds this enumeration hit.
+    hit: BTreeSet<GoodBound>,
 }
 
 /// One transition of the enumeration: the thread, its exact steps, the state after.
@@ -161,7 +216,7 @@ type Move = (usize, Vec<XStep>, Vec<i64>);
 
 impl<'e, 'c> Enumerator<'e, 'c> {
     fn new(e: &'e Engine<'c>, policy: Policy, steps_left: usize, config: &GoodConfig) -> Self {
-        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck }
+        Enumerator { e, policy, steps_left, max_len: config.max_len, stuck: config.stuck, hit: BTreeSet::new() }
     }
 
     /// Transitions allowed from `s` given the running thread (`cur`; for sequential runs the
@@ -269,6 +324,9 @@ impl<'e, 'c> Enumerator<'e, 'c> {
         }
         while let Some(top) = stack.last_mut() {
             if top.1 >= top.0.len() || self.steps_left == 0 {
+                if top.1 < top.0.len() {
+                    self.hit.insert(GoodBound::Steps);
+                }
                 let len = top.2;
                 stack.pop();
                 path.truncate(len);
@@ -278,11 +336,13 @@ impl<'e, 'c> Enumerator<'e, 'c> {
             top.1 += 1;
             let len = path.len();
             if len + xs.len() > self.max_len {
+                self.hit.insert(GoodBound::Length);
                 continue;
             }
             self.steps_left = self.steps_left.saturating_sub(1);
             if self.e.late(self.steps_left) {
                 self.steps_left = 0;
+                self.hit.insert(GoodBound::Time);
             }
             path.truncate(len);
             path.extend(xs);
@@ -348,6 +408,8 @@ fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
 /// bounded by [`GoodConfig::unwind`], so on large programs the lists are samples, not
 /// complete; the order is deterministic.
 ///
+/// [`search_good_traces`] also says which bounds cut the searches short.
+///
 /// # Errors
 /// When the program cannot be compiled or a trace cannot be built.
 ///
@@ -363,6 +425,29 @@ fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
 /// # Ok(()) }
 /// ```
 pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>, Error> {
+    search_good_traces(program, config).map(|found| found.traces)
+}
+
+/// The good traces of [`good_traces`] and the [`GoodBound`]s that cut the searches short
+/// (when one was hit, the traces are a sample and a program may get none at all).
+///
+/// # Errors
+/// As [`good_traces`].
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use paces_explore::{search_good_traces, GoodBound, GoodConfig};
+/// let program = paces_cwhile::parse(
+///     "var x = 0; thread a { A: x := 1; B: x := 2; } thread b { C: assert(x >= 0); }",
+/// )?;
+/// let found = search_good_traces(&program, &GoodConfig::new())?;
+/// assert!(found.bounds.is_empty());
+/// let short = search_good_traces(&program, &GoodConfig::new().max_len(2))?;
+/// assert_eq!(short.bounds, vec![GoodBound::Length]);
+/// # Ok(()) }
+/// ```
+pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<GoodTraces, Error> {
     let deadline = config.max_time.and_then(|t| Instant::now().checked_add(t));
     let c = compile(program)?;
     let e = Engine::new(&c, Settings { unwind: Some(config.unwind), deadline, ..Settings::default() });
@@ -370,10 +455,13 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
     let mut classes: FxHashSet<Vec<(EventKey, VarId, Option<EventKey>)>> = FxHashSet::default();
     let mut combos: BTreeMap<Loc, BTreeSet<Combo>> = BTreeMap::new();
     let mut error: Option<Error> = None;
+    let mut bounds: BTreeSet<GoodBound> = BTreeSet::new();
+    let mut full = false;
     // Adds a trace when its class is new; `need_combo` keeps only traces that bring a new
     // writer combination for some assertion.
     let mut consider = |xs: &[XStep], need_combo: bool, out: &mut Vec<Trace>| -> bool {
         if out.len() >= config.max_traces {
+            full = true;
             return false;
         }
         let trace = match build_trace(&e, xs, None, false) {
@@ -420,6 +508,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
     if config.preemption_free {
         let mut en = Enumerator::new(&e, Policy::PreemptionFree, config.max_steps, config);
         en.run(&mut |xs| consider(xs, false, &mut out));
+        bounds.append(&mut en.hit);
     }
     if config.sequential {
         let n = e.lay.threads;
@@ -432,6 +521,7 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
                 false
             });
             steps = en.steps_left;
+            bounds.append(&mut en.hit);
             if !next_permutation(&mut order) {
                 break;
             }
@@ -440,11 +530,18 @@ pub fn good_traces(program: &Program, config: &GoodConfig) -> Result<Vec<Trace>,
     if config.assertions {
         let mut en = Enumerator::new(&e, Policy::Any, config.max_steps, config);
         en.run(&mut |xs| consider(xs, true, &mut out));
+        bounds.append(&mut en.hit);
     }
     if let Some(err) = error {
         return Err(err);
     }
-    Ok(out)
+    if full {
+        bounds.insert(GoodBound::Traces);
+    }
+    if bounds.contains(&GoodBound::Time) {
+        bounds.remove(&GoodBound::Steps);
+    }
+    Ok(GoodTraces { traces: out, bounds: bounds.into_iter().collect() })
 }
 
 /// The next permutation in lexicographic order; false after the last.

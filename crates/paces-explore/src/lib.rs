@@ -10,7 +10,8 @@
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
 //! * [`translate_trace`] turns a trace of a candidate program into one of its original.
 //! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
-//!   `docs/ARCHITECTURE.md`, "Good traces for learning").
+//!   `docs/ARCHITECTURE.md`, "Good traces for learning"); [`search_good_traces`] also says
+//!   which [`GoodBound`]s cut the search short.
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
 //!   traces (to check that a repair kept the sequential meaning).
 //! * [`render_columns`] draws a trace with one column per thread.
@@ -113,7 +114,7 @@ pub use check::{
 pub use complete::complete_counterexample;
 pub use error::{Error, ErrorKind, ReplayStop};
 pub use free::freely_bad;
-pub use good::{good_traces, GoodConfig};
+pub use good::{good_traces, search_good_traces, GoodBound, GoodConfig, GoodTraces};
 pub use render::{render_columns, Steps};
 pub use replay::{replay, Schedule, ScheduleStep};
 pub use seq::{sequential_final_states, var_id, var_name};

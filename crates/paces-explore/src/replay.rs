@@ -8,7 +8,7 @@ use paces_cwhile::ir::{Program, ThreadIdx};
 use paces_trace::{BlockInstance, EventKind, ScopeEntry, StepBuilder, ThreadId, Trace, TraceBuilder};
 use rustc_hash::FxHashSet;
 
-use crate::compile::{compile, Compiled, Move, StepInfo, StepKind, TCode, VarRef};
+use crate::compile::{compile, Compiled, Move, Opt, StepInfo, StepKind, TCode, VarRef};
 use crate::engine::{Engine, Outcome, Settings, Stand, EXIT};
 use crate::error::{Error, ErrorKind, ReplayStop};
 
@@ -89,6 +89,35 @@ pub(crate) struct Conf {
 
 /// Why `x` cannot be taken in `conf` (None: it can), and the configuration after it.
 pub(crate) fn take(e: &Engine<'_>, conf: &Conf, x: XStep) -> Result<(Conf, bool), String> {
+    let (mut s, opt) = before(e, conf, x)?;
+    match e.apply(&mut s, x.thread, opt) {
+        Outcome::Disabled { assume: false } => Err("its await condition does not hold".into()),
+        Outcome::Disabled { assume: true } => Err("its assume condition is false: the trace is cut here".into()),
+        Outcome::Unwound => Err("the loop bound forbids it".into()),
+        Outcome::Done { failed } => {
+            let holder = e.in_region(&s, x.thread).then_some(x.thread);
+            Ok((Conf { state: s, holder }, failed))
+        }
+    }
+}
+
+/// Whether step `index` of `xs` divides (or takes a remainder) by zero when the steps before
+/// it are taken from the initial state; false when they cannot be.
+pub(crate) fn divides_by_zero_at(e: &Engine<'_>, xs: &[XStep], index: usize) -> bool {
+    let mut conf = Conf { state: e.initial().to_vec(), holder: None };
+    for &x in xs.iter().take(index) {
+        match take(e, &conf, x) {
+            Ok((next, _)) => conf = next,
+            Err(_) => return false,
+        }
+    }
+    let Some(&x) = xs.get(index) else { return false };
+    before(e, &conf, x).is_ok_and(|(s, opt)| e.divides_by_zero(&s, x.thread, opt))
+}
+
+/// The state `x` is taken from (a thread holding an atomic region leaves it first) and the
+/// option of `x`'s thread that takes it; why that is impossible otherwise.
+fn before<'e>(e: &'e Engine<'_>, conf: &Conf, x: XStep) -> Result<(Vec<i64>, &'e Opt), String> {
     let mut s = conf.state.clone();
     let code = &e.c.threads[x.thread];
     if let Some(h) = conf.holder {
@@ -105,15 +134,7 @@ pub(crate) fn take(e: &Engine<'_>, conf: &Conf, x: XStep) -> Result<(Conf, bool)
     let Some(opt) = code.points[pc].options.iter().find(|o| o.step == x.step) else {
         return Err(format!("it is not a next step of the thread (next: {})", next_labels(e, code, pc)));
     };
-    match e.apply(&mut s, x.thread, opt) {
-        Outcome::Disabled { assume: false } => Err("its await condition does not hold".into()),
-        Outcome::Disabled { assume: true } => Err("its assume condition is false: the trace is cut here".into()),
-        Outcome::Unwound => Err("the loop bound forbids it".into()),
-        Outcome::Done { failed } => {
-            let holder = e.in_region(&s, x.thread).then_some(x.thread);
-            Ok((Conf { state: s, holder }, failed))
-        }
-    }
+    Ok((s, opt))
 }
 
 fn next_labels(e: &Engine<'_>, code: &TCode, pc: usize) -> String {

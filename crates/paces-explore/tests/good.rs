@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use paces_explore::{good_traces, GoodConfig};
+use paces_explore::{good_traces, search_good_traces, GoodBound, GoodConfig};
 use paces_trace::EventKind;
 
 fn heldin(name: &str) -> paces_cwhile::Program {
@@ -93,4 +93,29 @@ fn a_passed_time_bound_stops_the_searches() {
     let cut = good_traces(&program, &GoodConfig::new().max_time(Some(std::time::Duration::ZERO))).unwrap();
     assert!(cut.len() < all.len(), "{} traces with the bound, {} without", cut.len(), all.len());
     assert!(cut.iter().all(|t| !t.is_bad()));
+}
+
+/// Two threads of 250 assignments each: every complete trace is longer than the length bound
+/// (500), so the search finds no trace and says which bound it hit; with 240 each it finds
+/// some.
+#[test]
+fn a_search_cut_by_a_bound_says_so() {
+    let long = |n: usize| {
+        let body = |v: &str| (0..n).map(|i| format!("{v} := {i}; ")).collect::<String>();
+        let src = format!("var x = 0, y = 0; thread a {{ {} }} thread b {{ {} }}", body("x"), body("y"));
+        paces_cwhile::parse(&src).unwrap()
+    };
+    let cut = search_good_traces(&long(251), &GoodConfig::new()).unwrap();
+    assert!(cut.traces.is_empty());
+    assert!(cut.bounds.contains(&GoodBound::Length), "{:?}", cut.bounds);
+    let fits = search_good_traces(&long(240), &GoodConfig::new()).unwrap();
+    assert!(!fits.traces.is_empty());
+    assert!(!fits.bounds.contains(&GoodBound::Length), "{:?}", fits.bounds);
+    let few = search_good_traces(&heldin("paper1"), &GoodConfig::new().max_traces(1)).unwrap();
+    assert_eq!(few.traces.len(), 1);
+    assert!(few.bounds.contains(&GoodBound::Traces), "{:?}", few.bounds);
+    let late =
+        search_good_traces(&heldin("rtl8169"), &GoodConfig::new().max_time(Some(std::time::Duration::ZERO))).unwrap();
+    assert!(late.bounds.contains(&GoodBound::Time), "{:?}", late.bounds);
+    assert!(!late.bounds.contains(&GoodBound::Steps), "{:?}", late.bounds);
 }

@@ -160,6 +160,25 @@ fn division_by_zero_is_bad_and_execution_goes_on() {
     assert_eq!(r.verdict, Verdict::Correct, "{r}");
 }
 
+/// A failing step says whether it divides by zero or asserts something false, after a
+/// preemption as well as alone.
+#[test]
+fn a_division_by_zero_is_told_from_a_false_assertion() {
+    let (_, r) = run("var x = 0, y = 5; thread a { q1: y := 10 % x; }", Config::new());
+    let Verdict::Bad(c) = &r.verdict else { panic!("{r}") };
+    assert!(c.division_by_zero);
+    assert_eq!(r.verdict.to_string(), "bad: division by zero at q1");
+    let (_, r) =
+        run("var x = 1, y = 5; thread a { A: x := 0; } thread b { B: await(x == 0); C: y := 1 / x; }", Config::new());
+    assert_eq!(r.verdict.to_string(), "bad: division by zero at C");
+    let (_, r) = run("var x = 0; thread a { A: assert(x == 1); }", Config::new());
+    let Verdict::Bad(c) = &r.verdict else { panic!("{r}") };
+    assert!(!c.division_by_zero);
+    assert_eq!(r.verdict.to_string(), "bad: A fails");
+    assert!(r.to_string().starts_with("bad: A fails; "), "{r}");
+    assert_eq!(r.verdict_text(), "bad: A fails");
+}
+
 #[test]
 fn failed_assert_continues() {
     let (_, r) = run(

@@ -116,3 +116,26 @@ fn bound_reached_on_the_original() {
     assert_eq!(report.iterations, 0);
     assert_eq!(report.states_explored, report.original_states);
 }
+
+/// A good-trace search cut short by a bound says so; with no bound hit the list is empty.
+#[test]
+fn a_good_trace_search_cut_by_a_bound_is_recorded() {
+    let original = program("paper1");
+    let report = Repair::new().run(&original).unwrap();
+    assert!(report.good_search_bounds.is_empty(), "{:?}", report.good_search_bounds);
+    let short = paces::explore::GoodConfig::new().max_len(3);
+    let report = Repair::new().good_traces(short.clone()).run(&original).unwrap();
+    common_figures(&report, &original);
+    assert_eq!(report.good_traces, 0);
+    assert_eq!(report.good_search_bounds, [paces::explore::GoodBound::Length]);
+    let bad_only = Repair::new().mode(Mode::BadOnly).good_traces(short).run(&original).unwrap();
+    assert!(bad_only.good_search_bounds.is_empty(), "bad-only mode searches for no good trace");
+}
+
+/// A division by zero is named as one in the iteration that learned from it.
+#[test]
+fn a_division_by_zero_is_named_in_the_history() {
+    let original = parse("var x = 0, y = 1; thread a { A: x := 1; } thread b { B: y := 10 / x; }");
+    let report = Repair::new().run(&original).unwrap();
+    assert_eq!(report.history[0].problem, "division by zero at `B`");
+}

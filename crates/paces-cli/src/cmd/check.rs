@@ -5,7 +5,7 @@ use std::time::Duration;
 use paces::cwhile::Program;
 use paces::explore::{check, render_columns, Config, Verdict};
 
-use super::{fail, load, write_stdout, FileArg, Format, Input, Outcome};
+use super::{count, fail_in, load, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Outcome};
 
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
@@ -24,38 +24,39 @@ pub struct Args {
 #[derive(Debug, clap::Args)]
 pub struct CheckerArgs {
     /// Stop after storing this many states (a clear "bound reached", never a hang).
-    #[arg(long, default_value_t = Config::DEFAULT_MAX_STATES)]
+    #[arg(long, default_value_t = Config::DEFAULT_MAX_STATES, allow_negative_numbers = true)]
     pub max_states: usize,
     /// Stop the checker after this many seconds.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
     /// Turn partial-order reduction off.
     #[arg(long)]
     pub no_por: bool,
     /// Unwind every loop at most N times per entry (like CBMC's --unwind); reported in the
     /// verdict. Default: exact.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub unwind: Option<u32>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }
 
 impl CheckerArgs {
     /// Reads and parses `file` and builds the checker configuration; failures are reported on
-    /// stderr.
-    pub fn load(&self, file: &std::path::Path) -> Result<(Input, Program, Config), Outcome> {
-        let (input, program) = load(file)?;
-        Ok((input, program, self.config()?))
+    /// stderr (and as JSON on stdout in `format` JSON).
+    pub fn load(&self, file: &std::path::Path, format: Format) -> Result<(Input, Program, Config), Outcome> {
+        let (input, program) = load(file, format)?;
+        let config = self.config().map_err(|message| fail_in(format, &input.name, message))?;
+        Ok((input, program, config))
     }
 
-    /// The checker configuration these flags describe.
-    pub fn config(&self) -> Result<Config, Outcome> {
+    /// The checker configuration these flags describe, or what is wrong with them.
+    pub fn config(&self) -> Result<Config, &'static str> {
         let mut c =
             Config::new().max_states(self.max_states).por(!self.no_por).unwind(self.unwind).threads(self.threads);
         if let Some(s) = self.max_time {
             if !(s.is_finite() && s > 0.0) {
-                return Err(fail("--max-time takes a positive number of seconds"));
+                return Err("--max-time takes a positive number of seconds");
             }
             c = c.max_time(Some(Duration::from_secs_f64(s)));
         }
@@ -64,17 +65,19 @@ impl CheckerArgs {
 }
 
 /// Runs `paces check`: exit 0 when correct, 1 when a failure, deadlock or atomic livelock is
-/// reachable, 2 on bad input, 3 when a bound was reached first.
+/// reachable, 2 on bad input, 3 when a bound was reached first or "correct" holds only within
+/// the loop bound that some path hit (`--unwind`).
 pub fn run(args: &Args) -> Outcome {
-    let (input, program, config) = match args.bounds.load(&args.file) {
+    let (input, program, config) = match args.bounds.load(&args.file, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
     let result = match check(&program, &config) {
         Ok(r) => r,
-        Err(e) => return fail(&format!("{}: {e}", input.name)),
+        Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
     let outcome = match &result.verdict {
+        Verdict::Correct if result.unwind_reached => Outcome::Inconclusive,
         Verdict::Correct => Outcome::Success,
         Verdict::BoundReached { .. } => Outcome::Inconclusive,
         _ => Outcome::No,
@@ -82,7 +85,7 @@ pub fn run(args: &Args) -> Outcome {
     let cex = result.verdict.counterexample();
     let text = match args.format {
         Format::Text => {
-            let mut s = format!("{}: {result}\n", input.name);
+            let mut s = format!("{}: {}\n", input.name, result.verdict_text());
             if let Some(unwind) = result.unwind {
                 s.push_str(&format!("note: loops unwound at most {unwind} times per entry (not an exact verdict)\n"));
             }
@@ -91,26 +94,29 @@ pub fn run(args: &Args) -> Outcome {
                 s.push_str(&render_columns(&program, (&c.schedule).into(), c.failing_step));
             }
             s.push_str(&format!(
-                "\n{} states, {} transitions, {:.3} s\n",
-                result.states,
-                result.transitions,
+                "\n{}, {}, {:.3} s\n",
+                count(result.states as u64, "state"),
+                count(result.transitions, "transition"),
                 result.time.as_secs_f64()
             ));
             s
         }
         Format::Json => {
             let v = serde_json::json!({
-                "schema": "paces-check/1",
+                "schema": "paces-check/2",
                 "file": input.name,
-                "verdict": result.verdict.name(),
-                "message": result.to_string(),
+                "threads": threads_json(&program),
+                "verdict": verdict_json(&result.verdict),
+                "message": result.verdict_text(),
+                "division_by_zero": cex.is_some_and(|c| c.division_by_zero),
                 "trace": cex.map(|c| super::schedule_json(&c.schedule, c.failing_step)),
                 "deadlock": match &result.verdict { Verdict::Deadlock(id, _) => Some(id.to_string()), _ => None },
                 "livelock": match &result.verdict { Verdict::Livelock(id, _) => Some(id.to_string()), _ => None },
                 "states": result.states,
                 "transitions": result.transitions,
                 "unwind": result.unwind,
-                "time_ms": result.time.as_secs_f64() * 1000.0,
+                "unwind_reached": result.unwind_reached,
+                "time_ms": {"total": super::ms(result.time)},
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         }

@@ -1,20 +1,21 @@
 //! `paces fmt FILE`: canonical printing.
 
-use super::{load, write_stdout, FileArg, Outcome};
+use super::{load, write_stdout, FileArg, Format, Outcome};
 
 /// Arguments of `paces fmt`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The Cwhile file (`-` reads standard input).
     pub file: FileArg,
-    /// Print nothing; exit with 1 when the file is not in canonical form.
+    /// Print no program: exit with 0 when the file is in canonical form, with 1 (and a note on
+    /// stderr) when it is not.
     #[arg(long)]
     pub check: bool,
 }
 
 /// Runs `paces fmt`.
 pub fn run(args: &Args) -> Outcome {
-    let (input, program) = match load(&args.file) {
+    let (input, program) = match load(&args.file, Format::Text) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };

@@ -47,32 +47,44 @@ pub struct Input {
     pub bytes: Vec<u8>,
 }
 
-/// Reads a file, or standard input for `-`; reports a failure on stderr.
-pub fn read_input(path: &Path) -> Result<Input, Outcome> {
+/// Reads a file, or standard input for `-`; why it cannot be read otherwise.
+pub fn read_input(path: &Path) -> Result<Input, String> {
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         return match std::io::stdin().lock().read_to_end(&mut bytes) {
             Ok(_) => Ok(Input { name: "<stdin>".to_owned(), bytes }),
-            Err(e) => Err(fail(&format!("cannot read standard input: {e}"))),
+            Err(e) => Err(format!("cannot read standard input: {e}")),
         };
     }
     match std::fs::read(path) {
         Ok(bytes) => Ok(Input { name: path.display().to_string(), bytes }),
-        Err(e) => Err(fail(&format!("cannot read `{}`: {e}", path.display()))),
+        Err(e) => Err(format!("cannot read `{}`: {e}", path.display())),
     }
 }
 
-/// Reads and parses a file (`-`: standard input); failures are reported on stderr.
-pub fn load(path: &Path) -> Result<(Input, Program), Outcome> {
-    let input = read_input(path)?;
-    let program = parse(&input)?;
+/// Reads and parses a file (`-`: standard input); failures are reported on stderr, and with
+/// [`Format::Json`] also as a `paces-error/1` document on stdout.
+pub fn load(path: &Path, format: Format) -> Result<(Input, Program), Outcome> {
+    let input = read_input(path).map_err(|message| fail_in(format, &path.display().to_string(), &message))?;
+    let program = parse(&input, format)?;
     Ok((input, program))
 }
 
-/// Parses an input; on errors, renders them with source snippets on stderr.
-pub fn parse(input: &Input) -> Result<Program, Outcome> {
+/// Parses an input; on errors, renders them with source snippets on stderr (and with
+/// [`Format::Json`] lists them in a `paces-error/1` document on stdout).
+pub fn parse(input: &Input, format: Format) -> Result<Program, Outcome> {
     paces_cwhile::parse_bytes(&input.bytes).map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);
+        if format == Format::Json {
+            let errors = diags
+                .iter()
+                .map(|d| {
+                    let (line, column) = d.line_col(&source);
+                    serde_json::json!({"code": d.code, "message": d.message, "line": line, "column": column})
+                })
+                .collect();
+            let _ = write_stdout(&error_json(&input.name, errors));
+        }
         let text = paces_cwhile::render(&diags, &input.name, &source, use_color());
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes());
@@ -95,6 +107,22 @@ pub fn fail(message: &str) -> Outcome {
     Outcome::Failure
 }
 
+/// As [`fail`]; with [`Format::Json`] the error also goes to stdout as a `paces-error/1`
+/// document about `file`.
+pub fn fail_in(format: Format, file: &str, message: &str) -> Outcome {
+    if format == Format::Json {
+        let error = serde_json::json!({"code": null, "message": message, "line": null, "column": null});
+        let _ = write_stdout(&error_json(file, vec![error]));
+    }
+    fail(message)
+}
+
+/// The `paces-error/1` document (docs/json.md): the input's name and its errors.
+fn error_json(file: &str, errors: Vec<serde_json::Value>) -> String {
+    let v = serde_json::json!({"schema": "paces-error/1", "file": file, "errors": errors});
+    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+}
+
 /// Writes text to stdout; a closed pipe (`paces fmt f | head`) is not an error.
 pub fn write_stdout(text: &str) -> Outcome {
     let mut out = std::io::stdout().lock();
@@ -115,6 +143,27 @@ pub enum Format {
     Text,
     /// JSON for tools (see docs/json.md).
     Json,
+}
+
+/// A verdict's name in JSON: `correct`, `bad`, `deadlock`, `livelock`, `bound-reached`.
+pub fn verdict_json(verdict: &paces::explore::Verdict) -> String {
+    verdict.name().replace(' ', "-")
+}
+
+/// The program's thread names, in order: what a step's `thread` index points at.
+pub fn threads_json(program: &Program) -> serde_json::Value {
+    program.threads.iter().map(|t| t.name.clone()).collect()
+}
+
+/// A duration in milliseconds, to the microsecond.
+pub fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// A count and its noun, plural unless the count is 1 (`1 transition`, `2 states`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A schedule as JSON: one object per step (thread index, label), the failing one marked.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use paces::{Mode, Repair, Report};
 
 use super::check::CheckerArgs;
-use super::{fail, write_stdout, FileArg, Format, Outcome};
+use super::{fail_in, ms, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -32,7 +32,8 @@ pub enum LearnArg {
 pub struct Args {
     /// The Cwhile file (`-` reads standard input).
     pub file: FileArg,
-    /// Write the repaired program to this file instead of stdout.
+    /// Write the repaired program to this file (in every format; with text the program then
+    /// leaves stdout). Checked for writing before the repair starts.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
     /// mixed (PACES) or bad-only (CEGIS).
@@ -46,22 +47,22 @@ pub struct Args {
     #[arg(long)]
     pub dot: Option<PathBuf>,
     /// Print no summary.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Print every iteration.
     #[arg(short, long)]
     pub verbose: bool,
     /// Stop after this many seconds (reported as "time limit").
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
     /// The most bad-trace rounds.
-    #[arg(long, default_value_t = Repair::DEFAULT_MAX_ITERATIONS)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = Repair::DEFAULT_MAX_ITERATIONS)]
     pub max_iterations: usize,
     /// The most constraint edges per elimination cycle (K).
-    #[arg(short = 'k', long, default_value_t = paces::LearnerConfig::DEFAULT_MAX_CONSTRAINT_EDGES)]
+    #[arg(short = 'k', long, allow_negative_numbers = true, default_value_t = paces::LearnerConfig::DEFAULT_MAX_CONSTRAINT_EDGES)]
     pub max_constraint_edges: usize,
     /// How far K grows for a bad trace whose fixes conflict with the other constraints.
-    #[arg(long, default_value_t = paces::LearnerConfig::DEFAULT_DEEPEN_TO)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = paces::LearnerConfig::DEFAULT_DEEPEN_TO)]
     pub deepen_to: usize,
     /// Which LearnGoodUnder to use.
     #[arg(long, value_enum, default_value = "full")]
@@ -76,7 +77,7 @@ pub struct Args {
     #[arg(long)]
     pub no_relax: bool,
     /// Good traces per assertion (distinct writer combinations).
-    #[arg(long, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
     /// Bounds and switches of the checker.
     #[command(flatten)]
@@ -86,15 +87,18 @@ pub struct Args {
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage.
 pub fn run(args: &Args) -> Outcome {
-    let (input, program, checker) = match args.bounds.load(&args.file) {
+    let (input, program, checker) = match args.bounds.load(&args.file, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
     let time_limit = match args.time_limit {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(_) => return fail("--time-limit takes a positive number of seconds"),
+        Some(_) => return fail_in(args.format, &input.name, "--time-limit takes a positive number of seconds"),
     };
+    if let Err(message) = check_destinations(args) {
+        return fail_in(args.format, &input.name, &message);
+    }
     let repair = Repair::new()
         .mode(match args.mode {
             ModeArg::Mixed => Mode::Mixed,
@@ -119,41 +123,76 @@ pub fn run(args: &Args) -> Outcome {
     }
     let report = match repair.run(&program) {
         Ok(r) => r,
-        Err(e) => return fail(&format!("{}: {e}", input.name)),
+        Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
     if progress {
         eprint!("{:width$}\r", "", width = input.name.len() + 24);
     }
     if let Some(dir) = &args.dot {
         if let Err(e) = write_dots(dir, &report) {
-            return fail(&format!("cannot write DOT files to `{}`: {e}", dir.display()));
+            return fail_in(args.format, &input.name, &format!("cannot write DOT files to `{}`: {e}", dir.display()));
         }
     }
     let success = report.stop.is_success();
-    let written = match args.format {
-        Format::Json => write_stdout(&format!(
+    let written = match (&report.repaired_text, &args.output) {
+        (Some(text), Some(path)) => match std::fs::write(path, text) {
+            Ok(()) => Outcome::Success,
+            Err(e) => fail_in(args.format, &input.name, &format!("cannot write `{}`: {e}", path.display())),
+        },
+        _ => Outcome::Success,
+    };
+    let written = match (written, args.format) {
+        (Outcome::Success, Format::Json) => write_stdout(&format!(
             "{}\n",
             serde_json::to_string_pretty(&report_json(&input.name, &program, &report)).unwrap_or_default()
         )),
-        Format::Text => {
+        (Outcome::Success, Format::Text) => {
             if !args.quiet {
                 let _ = std::io::stderr().lock().write_all(summary(&input.name, &report, args.verbose).as_bytes());
             }
             match (&report.repaired_text, &args.output) {
-                (Some(text), Some(path)) => match std::fs::write(path, text) {
-                    Ok(()) => Outcome::Success,
-                    Err(e) => fail(&format!("cannot write `{}`: {e}", path.display())),
-                },
                 (Some(text), None) => write_stdout(text),
-                (None, _) => Outcome::Success,
+                _ => Outcome::Success,
             }
         }
+        (other, _) => other,
     };
     match written {
         Outcome::Success if success => Outcome::Success,
         Outcome::Success => Outcome::No,
         other => other,
     }
+}
+
+/// Checks, before the repair starts, that `-o` names a file that can be written (an existing
+/// file is opened without truncating it; a new one is created and removed again) and creates
+/// the `--dot` folder.
+fn check_destinations(args: &Args) -> Result<(), String> {
+    if let Some(path) = &args.output {
+        let cannot = |e: std::io::Error| format!("cannot write `{}`: {e}", path.display());
+        if path.is_dir() {
+            return Err(format!("cannot write `{}`: it is a directory", path.display()));
+        }
+        if path.exists() {
+            std::fs::OpenOptions::new().append(true).open(path).map_err(cannot)?;
+        } else {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(cannot)?;
+            std::fs::remove_file(path).map_err(cannot)?;
+        }
+    }
+    if let Some(dir) = &args.dot {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot write DOT files to `{}`: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Says which bounds cut the good-trace search short; `None` when none did.
+pub fn good_bounds_note(bounds: &[paces::explore::GoodBound]) -> Option<String> {
+    if bounds.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = bounds.iter().map(ToString::to_string).collect();
+    Some(format!("the good-trace search stopped at its {}: the good traces are a sample", names.join(", ")))
 }
 
 fn write_dots(dir: &std::path::Path, report: &Report) -> std::io::Result<()> {
@@ -213,6 +252,15 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         report.constraint.nodes,
         report.constraint.atoms
     ));
+    if let Some(note) = good_bounds_note(&report.good_search_bounds) {
+        s.push_str(&format!("  warning: {note}\n"));
+    }
+    if let Some(deadlocks) = report.original_deadlocks.as_ref().filter(|d| !d.is_empty()) {
+        s.push_str("  the original program deadlocks (a repair may keep these, never add one):\n");
+        for d in deadlocks {
+            s.push_str(&format!("    {d}\n"));
+        }
+    }
     if let Some(a) = &report.acceptance {
         s.push_str(&format!(
             "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final states: {}\n",
@@ -235,10 +283,6 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         }
     }
     s
-}
-
-fn ms(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 /// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md).
@@ -290,6 +334,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         },
         "iterations": report.iterations,
         "good_traces": report.good_traces,
+        "good_search_bounds": report.good_search_bounds.iter().map(|b| b.name()).collect::<Vec<_>>(),
         "relaxed_good_traces": report.relaxed_good_traces,
         "deepened_bad_traces": report.deepened_bad_traces,
         "dropped_constraints": report.dropped_constraints,

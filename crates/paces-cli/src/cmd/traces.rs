@@ -1,9 +1,9 @@
 //! `paces traces FILE`: the good traces mixed mode learns from, and the first bad trace.
 
-use paces::explore::{check, good_traces, render_columns, GoodConfig, Verdict};
+use paces::explore::{check, render_columns, search_good_traces, GoodConfig, Verdict};
 
 use super::check::CheckerArgs;
-use super::{fail, write_stdout, FileArg, Format, Outcome};
+use super::{fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, Outcome};
 
 /// Arguments of `paces traces`.
 #[derive(Debug, clap::Args)]
@@ -14,26 +14,28 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Good traces per assertion (distinct writer combinations).
-    #[arg(long, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
     /// Bounds and switches of the checker (for the bad trace).
     #[command(flatten)]
     pub bounds: CheckerArgs,
 }
 
-/// Runs `paces traces`.
+/// Runs `paces traces`: exit 0 when the traces are listed (whatever the verdict), 2 on bad
+/// input or usage.
 pub fn run(args: &Args) -> Outcome {
-    let (input, program, config) = match args.bounds.load(&args.file) {
+    let (input, program, config) = match args.bounds.load(&args.file, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    let good = match good_traces(&program, &GoodConfig::new().per_assertion(args.per_assertion)) {
+    let found = match search_good_traces(&program, &GoodConfig::new().per_assertion(args.per_assertion)) {
         Ok(g) => g,
-        Err(e) => return fail(&format!("{}: {e}", input.name)),
+        Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
+    let good = &found.traces;
     let result = match check(&program, &config) {
         Ok(r) => r,
-        Err(e) => return fail(&format!("{}: {e}", input.name)),
+        Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
     let bad = match &result.verdict {
         Verdict::Bad(c) | Verdict::Deadlock(_, c) | Verdict::Livelock(_, c) => Some(c),
@@ -47,6 +49,9 @@ pub fn run(args: &Args) -> Outcome {
                 s.push_str(&format!("good trace {} ({} steps):\n", i + 1, t.len()));
                 s.push_str(&render_columns(&program, t.into(), None));
                 s.push('\n');
+            }
+            if let Some(note) = super::repair::good_bounds_note(&found.bounds) {
+                s.push_str(&format!("note: {note}\n"));
             }
             match bad {
                 Some(c) => {
@@ -70,10 +75,12 @@ pub fn run(args: &Args) -> Outcome {
                 })
                 .collect();
             let v = serde_json::json!({
-                "schema": "paces-traces/1",
+                "schema": "paces-traces/2",
                 "file": input.name,
+                "threads": threads_json(&program),
                 "good": good,
-                "verdict": result.verdict.name(),
+                "good_search_bounds": found.bounds.iter().map(|b| b.name()).collect::<Vec<_>>(),
+                "verdict": verdict_json(&result.verdict),
                 "bad": bad.map(|c| super::schedule_json(&c.schedule, c.failing_step)),
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())

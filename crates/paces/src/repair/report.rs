@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use paces_constraint::{Candidate, Space, Stats, Transformation};
 use paces_cwhile::ir::Program;
+use paces_explore::GoodBound;
 
 use super::Mode;
 use crate::diff::line_diff;
@@ -190,6 +191,10 @@ pub struct Report {
     pub iterations: usize,
     /// Good traces learned from.
     pub good_traces: usize,
+    /// The bounds that cut the search for good traces short (sorted, no repeats): when there
+    /// are any, [`Report::good_traces`] counts a sample (possibly empty). Empty in bad-only
+    /// mode and when the run stopped before the search.
+    pub good_search_bounds: Vec<GoodBound>,
     /// Good traces whose fallback was relaxed to their covered edges because it conflicted
     /// with the other constraints ([`Repair::relax_on_conflict`](super::Repair::relax_on_conflict)).
     pub relaxed_good_traces: usize,
@@ -244,6 +249,7 @@ pub(super) struct ReportBuilder {
     pub(super) states: usize,
     pub(super) original_states: usize,
     pub(super) original_deadlocks: Option<Vec<String>>,
+    pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
     pub(super) dots: Vec<(String, String)>,
     accepted: Option<Accepted>,
@@ -260,6 +266,7 @@ impl ReportBuilder {
             states: 0,
             original_states: 0,
             original_deadlocks: None,
+            good_search_bounds: Vec::new(),
             history: Vec::new(),
             dots: Vec::new(),
             accepted: None,
@@ -315,6 +322,7 @@ impl ReportBuilder {
             diff,
             iterations: self.history.len(),
             good_traces,
+            good_search_bounds: self.good_search_bounds,
             relaxed_good_traces,
             deepened_bad_traces,
             dropped_constraints,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use paces_constraint::{Candidate, Space, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{
-    check, complete_counterexample, freely_bad, good_traces, sequential_final_states, translate_trace, Bound,
+    check, complete_counterexample, freely_bad, search_good_traces, sequential_final_states, translate_trace, Bound,
     CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
 };
 use paces_generalize::Elimination;
@@ -262,7 +262,9 @@ impl<'a> Run<'a> {
         let remaining = self.cfg.time_limit.map(|limit| limit.saturating_sub(self.report.start().elapsed()));
         let config = self.cfg.good.clone().max_time(remaining);
         let program = self.program;
-        let traces = self.report.timed(explore, || good_traces(program, &config))?;
+        let found = self.report.timed(explore, || search_good_traces(program, &config))?;
+        self.report.good_search_bounds = found.bounds;
+        let traces = found.traces;
         for (i, t) in traces.iter().enumerate() {
             if self.out_of_time() {
                 break; // the loop stops with the time limit
@@ -467,6 +469,7 @@ fn first_failure(result: &CheckResult) -> Option<Counterexample> {
 
 fn failure_text(cex: &Counterexample) -> String {
     match cex.failing_step.and_then(|i| cex.schedule.steps.get(i)) {
+        Some(step) if cex.division_by_zero => format!("division by zero at `{}`", step.label),
         Some(step) => format!("`{}` fails", step.label),
         None => "a failure".into(),
     }
