@@ -45,13 +45,21 @@ impl Transformation {
     /// Displays the transformation with the space's location names: `swap A <-> B`,
     /// `atomic [A; B]`.
     pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
-        DisplayTransformation { t: self, space }
+        DisplayTransformation { t: self, space, candidate: None }
+    }
+
+    /// Displays the transformation as a step towards `candidate`: like
+    /// [`Transformation::display`], but an atomic section lists every item inside it in the
+    /// candidate's order, `atomic [A; B; C]`, so that the items between its ends are seen.
+    pub fn display_in<'a>(&'a self, space: &'a Space, candidate: &'a Candidate) -> impl fmt::Display + 'a {
+        DisplayTransformation { t: self, space, candidate: Some(candidate) }
     }
 }
 
 struct DisplayTransformation<'a> {
     t: &'a Transformation,
     space: &'a Space,
+    candidate: Option<&'a Candidate>,
 }
 
 impl fmt::Display for DisplayTransformation<'_> {
@@ -61,10 +69,32 @@ impl fmt::Display for DisplayTransformation<'_> {
                 write!(f, "swap {} <-> {}", self.space.name(first), self.space.name(second))
             }
             Transformation::Atomic { first, last } => {
-                write!(f, "atomic [{}; {}]", self.space.name(first), self.space.name(last))
+                let inside = self.candidate.and_then(|c| c.section_of(first).map(|s| c.section_items(s)));
+                match inside {
+                    Some(items) if items.len() >= 2 => write_section(f, self.space, items),
+                    _ => write!(f, "atomic [{}; {}]", self.space.name(first), self.space.name(last)),
+                }
             }
         }
     }
+}
+
+/// `atomic [A; B; C]`: every item of a section.
+fn write_section(f: &mut fmt::Formatter<'_>, space: &Space, items: &[Loc]) -> fmt::Result {
+    f.write_str("atomic [")?;
+    write_items(f, space, items)?;
+    f.write_str("]")
+}
+
+/// `A; B; C`.
+fn write_items(f: &mut fmt::Formatter<'_>, space: &Space, items: &[Loc]) -> fmt::Result {
+    for (i, &loc) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str("; ")?;
+        }
+        f.write_str(space.name(loc))?;
+    }
+    Ok(())
 }
 
 /// The cost of a candidate, compared lexicographically: first the simple statements inside
@@ -170,6 +200,14 @@ impl Candidate {
             }
         }
         Candidate { orders, sections, pos, block_of, section_of }
+    }
+
+    /// Displays the candidate with the space's names, one line per block that has items:
+    /// the block (its thread's name when the space declares a thread running it, `block N`
+    /// otherwise), then its items in the new order, each added section written with every
+    /// item inside it: `thread1: B; C; A` and `thread2: 1; atomic [2; 3]`.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayCandidate { candidate: self, space }
     }
 
     /// The new order of a block (empty for an unknown block).
@@ -529,4 +567,54 @@ fn section_sets(space: &Space, block: BlockId, order: &[Loc]) -> Vec<Vec<(Loc, L
         sets[p] = here;
     }
     std::mem::take(&mut sets[0])
+}
+
+struct DisplayCandidate<'a> {
+    candidate: &'a Candidate,
+    space: &'a Space,
+}
+
+impl fmt::Display for DisplayCandidate<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (candidate, space) = (self.candidate, self.space);
+        let mut first_line = true;
+        for block in space.blocks() {
+            let order = candidate.order(block);
+            if order.is_empty() {
+                continue;
+            }
+            if !first_line {
+                f.write_str("\n")?;
+            }
+            first_line = false;
+            match space.threads().find(|&(_, b)| b == block) {
+                Some((name, _)) => write!(f, "{name}: ")?,
+                None => write!(f, "block {}: ", block.index())?,
+            }
+            write_order(f, candidate, space, order)?;
+        }
+        Ok(())
+    }
+}
+
+/// A block's new order, its sections written with every item inside: `1; atomic [2; 3]`.
+fn write_order(f: &mut fmt::Formatter<'_>, candidate: &Candidate, space: &Space, order: &[Loc]) -> fmt::Result {
+    let mut i = 0;
+    while i < order.len() {
+        if i > 0 {
+            f.write_str("; ")?;
+        }
+        match candidate.section_of(order[i]) {
+            Some(section) => {
+                let items = candidate.section_items(section);
+                write_section(f, space, items)?;
+                i += items.len().max(1);
+            }
+            None => {
+                write_items(f, space, &order[i..=i])?;
+                i += 1;
+            }
+        }
+    }
+    Ok(())
 }

@@ -86,6 +86,7 @@ pub struct SpaceBuilder {
     by_name: FxHashMap<String, Loc>,
     loc_item: Vec<Option<(BlockId, u32)>>,
     blocks: Vec<DraftBlock>,
+    threads: Vec<(String, BlockId)>,
 }
 
 impl SpaceBuilder {
@@ -118,6 +119,27 @@ impl SpaceBuilder {
         let id = BlockId::new(self.blocks.len()).expect("fewer than 2^32 blocks");
         self.blocks.push((Vec::new(), Vec::new(), closed, Vec::new()));
         id
+    }
+
+    /// Declares the next thread (numbered from 0 in the order declared) under a name, running
+    /// `block` as its top block. Optional: a space with declared threads lets a trace be
+    /// checked for thread numbers and top blocks, and names its threads in messages.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnknownBlock`], or [`ErrorKind::DuplicateItem`] when another thread
+    /// already runs `block`.
+    pub fn thread(&mut self, name: &str, block: BlockId) -> Result<u32, Error> {
+        if block.index() >= self.blocks.len() {
+            return Err(Error::new(ErrorKind::UnknownBlock, format!("unknown block {block}")));
+        }
+        if let Some((other, _)) = self.threads.iter().find(|(_, b)| *b == block) {
+            let message = format!("threads `{other}` and `{name}` run one block");
+            return Err(Error::new(ErrorKind::DuplicateItem, message));
+        }
+        let index =
+            u32::try_from(self.threads.len()).map_err(|_| Error::new(ErrorKind::TooMany, "too many threads"))?;
+        self.threads.push((name.to_owned(), block));
+        Ok(index)
     }
 
     /// Appends `loc` as the next item of `block`, in original order.
@@ -218,7 +240,7 @@ impl SpaceBuilder {
                 BlockData { items, info, closed, fixed, closure, words }
             })
             .collect();
-        Ok(Space { names: self.names, by_name: self.by_name, loc_item: self.loc_item, blocks })
+        Ok(Space { names: self.names, by_name: self.by_name, loc_item: self.loc_item, blocks, threads: self.threads })
     }
 }
 
@@ -234,6 +256,7 @@ pub struct Space {
     by_name: FxHashMap<String, Loc>,
     loc_item: Vec<Option<(BlockId, u32)>>,
     blocks: Vec<BlockData>,
+    threads: Vec<(String, BlockId)>,
 }
 
 impl Space {
@@ -265,6 +288,17 @@ impl Space {
     /// All blocks, in id order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockId> + '_ {
         (0..self.blocks.len()).map(|i| BlockId::from_u32(i as u32))
+    }
+
+    /// The threads declared with [`SpaceBuilder::thread`], in order: each one's name and top
+    /// block. Empty when the space declares none.
+    pub fn threads(&self) -> impl ExactSizeIterator<Item = (&str, BlockId)> + '_ {
+        self.threads.iter().map(|(name, block)| (name.as_str(), *block))
+    }
+
+    /// The name and top block of thread number `index`, when declared.
+    pub fn thread(&self, index: usize) -> Option<(&str, BlockId)> {
+        self.threads.get(index).map(|(name, block)| (name.as_str(), *block))
     }
 
     /// The items of a block in original order (empty for an unknown block).

@@ -18,6 +18,18 @@ pub enum ErrorKind {
     /// A resource limit of a component (an elimination graph whose tables would pass their
     /// memory bound).
     Limit,
+    /// A trace names a thread the space does not declare.
+    UnknownThread,
+    /// A trace names a location the space does not have.
+    UnknownLocation,
+    /// A trace's scope names a block the space does not have.
+    UnknownBlock,
+    /// A trace's scope does not fit the space: empty, an item outside its entry's block, or an
+    /// innermost item that is not the event's own location.
+    ScopeMismatch,
+    /// A thread of a trace runs a top block that is not its own (another thread's, or not the
+    /// one the space declares for it).
+    ThreadBlock,
 }
 
 impl ErrorKind {
@@ -30,6 +42,11 @@ impl ErrorKind {
             ErrorKind::Solve => "the solver failed",
             ErrorKind::Internal => "internal inconsistency",
             ErrorKind::Limit => "a resource bound was reached",
+            ErrorKind::UnknownThread
+            | ErrorKind::UnknownLocation
+            | ErrorKind::UnknownBlock
+            | ErrorKind::ScopeMismatch
+            | ErrorKind::ThreadBlock => "the trace does not fit the space",
         }
     }
 }
@@ -59,6 +76,21 @@ impl From<paces_generalize::Error> for Error {
                 ErrorKind::SpaceMismatch
             }
             _ => ErrorKind::Learn,
+        };
+        Error::from_source(kind.clone(), kind.context(), e)
+    }
+}
+
+impl From<paces_trace::TraceError> for Error {
+    fn from(e: paces_trace::TraceError) -> Self {
+        use paces_trace::TraceErrorKind as T;
+        let kind = match e.kind() {
+            T::UnknownThread => ErrorKind::UnknownThread,
+            T::UnknownLoc => ErrorKind::UnknownLocation,
+            T::UnknownBlock => ErrorKind::UnknownBlock,
+            T::ScopeMismatch | T::EmptyScope | T::ScopeOrder => ErrorKind::ScopeMismatch,
+            T::ThreadBlock => ErrorKind::ThreadBlock,
+            _ => ErrorKind::SpaceMismatch,
         };
         Error::from_source(kind.clone(), kind.context(), e)
     }

@@ -1,12 +1,23 @@
 //! The embedding API: a learner that takes good and bad traces of any checker and proposes
 //! the next candidate program, so that a custom CEGIS loop needs no Cwhile.
 
+use std::fmt;
+
 use paces_constraint::{Arena, Candidate, Cost, NodeId, Space, Stats, Transformation};
 use paces_generalize::{eliminate, EliminateConfig, Elimination};
 use paces_solver::{BackendKind, ConstraintId, Outcome, Solver, SolverConfig};
 use paces_trace::{learn_good, LearnConfig, Trace, Variant};
 
 use crate::{Error, ErrorKind};
+
+/// Whether a bad trace ends at its failure with no blocked and no pending steps.
+fn stops_at_failure(trace: &Trace) -> bool {
+    let last = trace.len().checked_sub(1);
+    trace.first_failure().map(|e| e.index()) == last
+        && last.is_some()
+        && trace.blocked().is_empty()
+        && trace.pending().is_empty()
+}
 
 /// How a [`Learner`] learns; consuming setters, each documenting its default.
 #[derive(Clone, Debug)]
@@ -119,7 +130,8 @@ enum Guess {
     Fixes { k: usize, alternative: Option<NodeId> },
 }
 
-/// What the learner took from one trace.
+/// What the learner took from one trace. Shown with the space's names by
+/// [`Lesson::display`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Lesson {
@@ -129,6 +141,83 @@ pub struct Lesson {
     pub fallback_used: bool,
     /// For a bad trace: how many fixes its elimination graph offered.
     pub fixes: usize,
+    /// Whether the trace was given as good or as bad.
+    pub role: Role,
+    /// The trace's number among the good or the bad traces, from 1 (as the learner's
+    /// constraints and its explanations name it: `bad trace #1`).
+    pub number: usize,
+    /// For a bad trace: whether it ends at its failure with no blocked and no pending steps,
+    /// so that the writes a fix must order the failure before may be missing. Not an error (a
+    /// failure may well be the last step of every thread), but when such a trace offers no
+    /// fix, [`Lesson::warning`] says what to add.
+    pub stops_at_failure: bool,
+}
+
+/// Whether a trace was learned as good or as bad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Role {
+    /// A good trace (LearnGoodUnder).
+    Good,
+    /// A bad trace (elimination).
+    Bad,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Good => "good",
+            Role::Bad => "bad",
+        }
+    }
+}
+
+/// The advice for a bad trace that stops at its failure.
+const STOPS_AT_FAILURE: &str = "the bad trace ends at its failure and lists no pending steps: a fix orders the \
+     failure before a write that comes after it, which such a trace does not show; run the trace on past its \
+     failure, or list each thread's next steps as pending steps (`StepBuilder::push_pending`)";
+
+/// How much of one constraint [`Lesson::display`] and [`Learner::display_constraints`] print.
+const SHOWN_CHARS: usize = 2000;
+
+impl Lesson {
+    /// The warning for a bad trace that ends at its failure with no blocked or pending steps
+    /// and offered no fix: what to add to the trace. `None` otherwise.
+    pub fn warning(&self) -> Option<&'static str> {
+        (self.stops_at_failure && self.fixes == 0).then_some(STOPS_AT_FAILURE)
+    }
+
+    /// Displays the lesson with the space's names: `good trace #1: 1 <= 2 /\ A <= B`, then
+    /// what the learner should know about it (a good trace's fallback, a bad trace's number
+    /// of fixes, the warning). A constraint is cut after 2000 characters (`...`).
+    pub fn display<'a>(&'a self, learner: &'a Learner) -> impl fmt::Display + 'a {
+        DisplayLesson { lesson: self, learner }
+    }
+}
+
+struct DisplayLesson<'a> {
+    lesson: &'a Lesson,
+    learner: &'a Learner,
+}
+
+impl fmt::Display for DisplayLesson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (lesson, learner) = (self.lesson, self.learner);
+        let constraint = learner.arena.display(lesson.constraint, &learner.space, SHOWN_CHARS);
+        write!(f, "{} trace #{}: {constraint}", lesson.role.name(), lesson.number)?;
+        match lesson.role {
+            Role::Good if lesson.fallback_used => f.write_str(
+                "\n  (fallback: an edge of the trace has no cover, so every order of the trace is frozen; \
+                 `LearnerConfig::fallback(false)` learns the covered edges only)",
+            )?,
+            Role::Good => {}
+            Role::Bad => write!(f, "\n  ({} fixes)", lesson.fixes)?,
+        }
+        if let Some(warning) = lesson.warning() {
+            write!(f, "\n  warning: {warning}")?;
+        }
+        Ok(())
+    }
 }
 
 /// The learner's next proposal.
@@ -151,6 +240,40 @@ pub enum Proposal {
     },
 }
 
+impl Proposal {
+    /// Displays the proposal with the space's names: for a candidate, its cost, the
+    /// transformations leading to it (an atomic section with every item inside it, `atomic
+    /// [A; B; C]`), then the candidate itself (see [`Candidate::display`]); otherwise the
+    /// explanation.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayProposal { proposal: self, space }
+    }
+}
+
+struct DisplayProposal<'a> {
+    proposal: &'a Proposal,
+    space: &'a Space,
+}
+
+impl fmt::Display for DisplayProposal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let space = self.space;
+        match self.proposal {
+            Proposal::Candidate { candidate, cost, transformations } => {
+                writeln!(f, "candidate (cost {cost}), from the original by:")?;
+                if transformations.is_empty() {
+                    writeln!(f, "  nothing (the original program)")?;
+                }
+                for t in transformations {
+                    writeln!(f, "  {}", t.display_in(space, candidate))?;
+                }
+                write!(f, "{}", candidate.display(space))
+            }
+            Proposal::Unsatisfiable { explanation } => write!(f, "no candidate: {explanation}"),
+        }
+    }
+}
+
 /// Learns regression-preventing constraints from good traces and error-eliminating
 /// constraints from bad traces over one [`Space`], and proposes the cheapest candidate that
 /// satisfies all of them.
@@ -164,6 +287,8 @@ pub struct Learner {
     solver: Solver,
     config: LearnerConfig,
     learned: Vec<NodeId>,
+    /// The name of each of `learned`, as the solver's explanations give it.
+    names: Vec<String>,
     good: usize,
     bad: usize,
     relaxable: Vec<Relaxable>,
@@ -185,6 +310,7 @@ impl Learner {
             solver,
             config,
             learned: Vec::new(),
+            names: Vec::new(),
             good: 0,
             bad: 0,
             relaxable: Vec::new(),
@@ -208,6 +334,15 @@ impl Learner {
     pub fn constraint(&mut self) -> NodeId {
         let parts = self.learned.clone();
         self.arena.and(parts)
+    }
+
+    /// Displays every constraint learned so far with the space's names, one per line, each
+    /// under the name the explanations use: `good trace #1: 1 <= 2 /\ A <= B`,
+    /// `bad trace #1: C <= A \/ [A; C]`, `bad trace #1 (K = 4): ...`. A constraint that a
+    /// conflict relaxed reads `good trace #1 (relaxed): true`, its replacement follows. Each
+    /// constraint is cut after 2000 characters (`...`).
+    pub fn display_constraints(&self) -> impl fmt::Display + '_ {
+        DisplayConstraints { learner: self }
     }
 
     /// Size statistics of everything learned so far.
@@ -262,6 +397,7 @@ impl Learner {
         trace: &Trace,
         freely_bad: impl FnOnce() -> Option<bool>,
     ) -> Result<Lesson, Error> {
+        trace.check_against(&self.space)?;
         let config = &self.config.learn;
         let mut learned = learn_good(trace, &mut self.arena, config);
         if learned.fallback_used && freely_bad() == Some(true) {
@@ -281,7 +417,14 @@ impl Learner {
                 kind,
             });
         }
-        Ok(Lesson { constraint: learned.constraint, fallback_used: learned.fallback_used, fixes: 0 })
+        Ok(Lesson {
+            constraint: learned.constraint,
+            fallback_used: learned.fallback_used,
+            fixes: 0,
+            role: Role::Good,
+            number: self.good,
+            stops_at_failure: false,
+        })
     }
 
     /// Learns from a bad (or deadlock) trace: the disjunction of its fixes. A complete trace
@@ -320,6 +463,7 @@ impl Learner {
     /// # Errors
     /// As for [`Learner::learn_bad`].
     pub fn learn_bad_or(&mut self, trace: &Trace, alternative: Option<NodeId>) -> Result<(Lesson, Elimination), Error> {
+        trace.check_against(&self.space)?;
         self.bad += 1;
         let k = self.config.max_constraint_edges;
         let (constraint, elimination) = self.eliminate(trace, k, alternative)?;
@@ -333,8 +477,14 @@ impl Learner {
             let number = self.bad;
             self.relaxable.push(Relaxable { id, index, constraint, trace: trace.clone(), number, kind });
         }
-        let lesson =
-            Lesson { constraint: elimination.constraint, fallback_used: false, fixes: elimination.fixes.len() };
+        let lesson = Lesson {
+            constraint: elimination.constraint,
+            fallback_used: false,
+            fixes: elimination.fixes.len(),
+            role: Role::Bad,
+            number: self.bad,
+            stops_at_failure: stops_at_failure(trace),
+        };
         Ok((lesson, elimination))
     }
 
@@ -369,6 +519,7 @@ impl Learner {
 
     fn add(&mut self, constraint: NodeId, name: String) -> Result<ConstraintId, Error> {
         self.learned.push(constraint);
+        self.names.push(name.clone());
         Ok(self.solver.add(&self.arena, constraint, &name)?)
     }
 
@@ -389,6 +540,7 @@ impl Learner {
         for r in &hit {
             self.solver.retract(r.id)?;
             self.learned[r.index] = self.arena.tru();
+            self.names[r.index].push_str(" (relaxed)");
             match r.kind {
                 Guess::Fallback => {
                     let covered = learn_good(&r.trace, &mut self.arena, &self.config.learn.clone().fallback(false));
@@ -437,7 +589,14 @@ impl Learner {
                             _ => None,
                         });
                         let mut explanation = u.explanation;
-                        if let Some(k) = bounded.max() {
+                        let fals = self.arena.fals();
+                        let short = self
+                            .relaxable
+                            .iter()
+                            .any(|r| ids.contains(&r.id) && r.constraint == fals && stops_at_failure(&r.trace));
+                        if short {
+                            explanation.push_str(&format!("\n  ({STOPS_AT_FAILURE})"));
+                        } else if let Some(k) = bounded.max() {
                             explanation.push_str(&format!(
                                 "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges: \
                                  a fix that needs a longer cycle is not ruled out)"
@@ -452,5 +611,22 @@ impl Learner {
                 }
             }
         }
+    }
+}
+
+struct DisplayConstraints<'a> {
+    learner: &'a Learner,
+}
+
+impl fmt::Display for DisplayConstraints<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let learner = self.learner;
+        for (i, (&constraint, name)) in learner.learned.iter().zip(&learner.names).enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{name}: {}", learner.arena.display(constraint, &learner.space, SHOWN_CHARS))?;
+        }
+        Ok(())
     }
 }

@@ -26,4 +26,4 @@ pub use paces_solver as solver;
 pub use paces_trace as trace;
 
 pub use error::{Error, ErrorKind};
-pub use learner::{Learner, LearnerConfig, Lesson, Proposal};
+pub use learner::{Learner, LearnerConfig, Lesson, Proposal, Role};

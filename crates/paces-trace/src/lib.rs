@@ -9,6 +9,8 @@
 //!   location, their scope (the chain of [`BlockInstance`] and item, see [`ScopeEntry`]), their
 //!   [`EventKind`], the variables they read with the event read from ([`Read`]), and the
 //!   values they write ([`Write`]). Bad input gives a [`TraceError`] with a [`TraceErrorKind`].
+//!   [`Trace::check_against`] checks a trace against a [`paces_constraint::Space`]: its
+//!   threads, locations, blocks and scopes.
 //! * [`lift`]: an intra-thread pair of events as a program constraint atom (the design's
 //!   lifting rule, generalising the paper's "same execution of a basic block").
 //! * [`TraceGraph`]: G(pi) with [`Node`]s and the four [`EdgeKind`]s, `interfere`, covers
@@ -75,12 +77,14 @@
 //! `docs/learn.md` has the details, the tables and the known limits.
 //!
 //! # Errors
-//! Only the [`TraceBuilder`] fails, with a [`TraceError`]; a built [`Trace`] is valid, so
+//! Only the [`TraceBuilder`] and [`Trace::check_against`] fail, with a [`TraceError`]; a
+//! built [`Trace`] is valid on its own (whether it fits a space is the check's job), so
 //! [`TraceGraph::new`] and [`learn_good`] always succeed.
 //!
 //! # Crate features
 //! None.
 
+mod check;
 mod graph;
 mod learn;
 mod model;

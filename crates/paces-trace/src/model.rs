@@ -177,6 +177,19 @@ pub enum TraceErrorKind {
     ScopeOrder,
     /// More events than fit in 32 bits.
     TooManyEvents,
+    /// A thread number the space does not declare (see [`Trace::check_against`]).
+    UnknownThread,
+    /// A location the space does not have.
+    UnknownLoc,
+    /// A block the space does not have.
+    UnknownBlock,
+    /// A scope that does not fit the space: an item that is not an item of its entry's
+    /// block, or an innermost item that is neither the event's location nor a compound item
+    /// that can hold it.
+    ScopeMismatch,
+    /// A thread whose top block is not its own: another thread's, a different one from
+    /// event to event, or not the block the space declares for it.
+    ThreadBlock,
 }
 
 /// The error of [`TraceBuilder`].
@@ -187,7 +200,7 @@ pub struct TraceError {
 }
 
 impl TraceError {
-    fn new(kind: TraceErrorKind, message: String) -> Self {
+    pub(crate) fn new(kind: TraceErrorKind, message: String) -> Self {
         TraceError { kind, message }
     }
 

@@ -73,7 +73,12 @@ impl From<paces_learn::Error> for Error {
         let kind = match e.kind() {
             paces_learn::ErrorKind::Limit => ErrorKind::Limit,
             paces_learn::ErrorKind::NotBad => ErrorKind::NotBad,
-            paces_learn::ErrorKind::SpaceMismatch => ErrorKind::SpaceMismatch,
+            paces_learn::ErrorKind::SpaceMismatch
+            | paces_learn::ErrorKind::UnknownThread
+            | paces_learn::ErrorKind::UnknownLocation
+            | paces_learn::ErrorKind::UnknownBlock
+            | paces_learn::ErrorKind::ScopeMismatch
+            | paces_learn::ErrorKind::ThreadBlock => ErrorKind::SpaceMismatch,
             paces_learn::ErrorKind::Solve => ErrorKind::Solve,
             paces_learn::ErrorKind::Internal => ErrorKind::Internal,
             _ => ErrorKind::Learn,

@@ -1,0 +1,45 @@
+//! The crate in `tests/external/`, outside the workspace, as a user with their own checker
+//! writes it: its dependency tree holds neither our language nor our checker, and it reaches
+//! the paper's answer for Figure 7 with `paces-learn` alone.
+//!
+//! The slow test of this crate: it builds that crate with cargo (in a directory of its own
+//! under the workspace's target directory, so the outer build's lock is not needed; the
+//! first run builds its dependencies there).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn manifest() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/external/Cargo.toml")
+}
+
+/// `cargo ARGS --manifest-path tests/external/Cargo.toml`, with its own target directory.
+fn cargo(args: &[&str]) -> Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/external-crate");
+    let output = Command::new(cargo)
+        .args(args)
+        .arg("--manifest-path")
+        .arg(manifest())
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+#[test]
+fn the_external_crate_builds_without_our_language_or_checker_and_repairs_figure_7() {
+    let metadata = String::from_utf8(cargo(&["metadata", "--format-version", "1"]).stdout).unwrap();
+    assert!(metadata.contains("\"name\":\"paces-learn\""), "paces-learn is its dependency");
+    for banned in ["paces-cwhile", "paces-explore", "paces"] {
+        assert!(!metadata.contains(&format!("\"name\":\"{banned}\"")), "{banned} is in the dependency tree");
+    }
+    let run = String::from_utf8(cargo(&["run", "--quiet"]).stdout).unwrap();
+    assert!(run.contains("thread1: B; C; A\n"), "{run}");
+}
