@@ -138,8 +138,9 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn learner(&mut self) -> &mut Learner {
-        self.learner.as_mut().expect("the learner is made before the loop learns")
+    /// The learner and the space it learns over, borrowed together.
+    fn learner(&mut self) -> (&mut Learner, &Space) {
+        (self.learner.as_mut().expect("the learner is made before the loop learns"), &self.space)
     }
 
     fn out_of_time(&self) -> bool {
@@ -201,33 +202,33 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The deadlocks and livelocks of the original program (a full exploration, once).
-    fn original_sets(&mut self) -> Result<Sets, Error> {
-        if let Some(sets) = &self.original.sets {
-            return Ok(sets.clone());
+    /// Makes sure the deadlocks and livelocks of the original program are known (a full
+    /// exploration, once).
+    fn ensure_original_sets(&mut self) -> Result<(), Error> {
+        if self.original.sets.is_none() {
+            let full = self.check_with(self.program, false)?;
+            self.record_original_sets(&full);
         }
-        let full = self.check_with(self.program, false)?;
-        Ok(self.record_original_sets(&full))
+        Ok(())
     }
 
-    fn record_original_sets(&mut self, full: &CheckResult) -> Sets {
+    fn record_original_sets(&mut self, full: &CheckResult) {
         let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
         self.report.original_deadlocks = Some(sets.0.iter().map(ToString::to_string).collect());
-        self.original.sets = Some(sets.clone());
-        sets
+        self.original.sets = Some(sets);
     }
 
-    /// The original's sequential final states, computed when a candidate first needs them
-    /// (they can be costly, and a run that never reaches acceptance does not need them).
-    fn original_sequential(&mut self) -> Result<Result<BTreeSet<Vec<i64>>, StopReason>, Error> {
-        if let Some(seq) = &self.original.sequential {
-            return Ok(Ok(seq.clone()));
+    /// Makes sure the original's sequential final states are known, computed when a candidate
+    /// first needs them (they can be costly, and a run that never reaches acceptance does not
+    /// need them); the stop when a bound cut them short.
+    fn ensure_original_sequential(&mut self) -> Result<Option<StopReason>, Error> {
+        if self.original.sequential.is_none() {
+            match self.sequential(self.program)? {
+                Ok(seq) => self.original.sequential = Some(seq),
+                Err(stop) => return Ok(Some(stop)),
+            }
         }
-        let seq = self.sequential(self.program)?;
-        if let Ok(seq) = &seq {
-            self.original.sequential = Some(seq.clone());
-        }
-        Ok(seq)
+        Ok(None)
     }
 
     // ---- the phases ----
@@ -296,9 +297,8 @@ impl<'a> Run<'a> {
             }
             Rejection::Livelock { block_label, .. } => {
                 let locs = rejected.program.loops_in_added_section(self.program, block_label);
-                let space = self.space.clone();
-                let learner = self.learner();
-                let constraint = learner.arena_mut().outside_sections(&locs, &space);
+                let (learner, space) = self.learner();
+                let constraint = learner.arena_mut().outside_sections(&locs, space);
                 learner.require(constraint, &format!("livelock in {block_label}"))?;
             }
             Rejection::Sequential => {}
@@ -306,9 +306,8 @@ impl<'a> Run<'a> {
         if let Some(candidate) = &rejected.candidate {
             // Safety net: a rejected candidate is never proposed again, even when what was
             // learned from it does not exclude it.
-            let space = self.space.clone();
-            let learner = self.learner();
-            let nogood = learner.arena_mut().excluding(candidate, &space);
+            let (learner, space) = self.learner();
+            let nogood = learner.arena_mut().excluding(candidate, space);
             learner.require(nogood, "a rejected candidate")?;
         }
         Ok(None)
@@ -329,11 +328,11 @@ impl<'a> Run<'a> {
         // A new deadlock of a candidate may be freed by a write its trace never reaches: when
         // the trace offers no fix, the guess is that one of the moves that led to it must be
         // undone.
-        let space = self.space.clone();
-        let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+        let (learner, space) =
+            (self.learner.as_mut().expect("the learner is made before the loop learns"), &self.space);
         let undo = match (&rejected.candidate, kind) {
             (Some(candidate), IterationKind::Deadlock) => {
-                Some(learner.arena_mut().undo_a_move(&trace.blocked_items(), candidate, &space))
+                Some(learner.arena_mut().undo_a_move(&trace.blocked_items(), candidate, space))
             }
             _ => None,
         };
@@ -384,13 +383,13 @@ impl<'a> Run<'a> {
         if let Verdict::BoundReached { what, .. } = &result.verdict {
             return Ok(Judgement::Stop(self.bound_stop(*what)));
         }
-        let (original_deadlocks, original_livelocks) = if result.deadlocks.is_empty() && result.livelocks.is_empty() {
-            Sets::default()
-        } else {
-            self.original_sets()?
-        };
-        let new_deadlock = result.deadlocks.iter().find(|(id, _)| !original_deadlocks.contains(id));
-        let new_livelock = result.livelocks.iter().find(|(id, _)| !original_livelocks.contains(id));
+        if !result.deadlocks.is_empty() || !result.livelocks.is_empty() {
+            self.ensure_original_sets()?;
+        }
+        // The original's sets are unknown only when the candidate has neither.
+        let sets = self.original.sets.as_ref();
+        let new_deadlock = result.deadlocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.0.contains(id)));
+        let new_livelock = result.livelocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.1.contains(id)));
         let failure = first_failure(&result);
         let mut acceptance = Acceptance {
             no_assertion_failure: failure.is_none(),
@@ -417,15 +416,14 @@ impl<'a> Run<'a> {
             // No failure in the part explored: not enough to accept.
             return Ok(Judgement::Stop(self.bound_stop(bound)));
         }
-        let before = match self.original_sequential()? {
-            Ok(seq) => seq,
-            Err(stop) => return Ok(Judgement::Stop(stop)),
-        };
+        if let Some(stop) = self.ensure_original_sequential()? {
+            return Ok(Judgement::Stop(stop));
+        }
         let after = match self.sequential(program)? {
             Ok(seq) => seq,
             Err(stop) => return Ok(Judgement::Stop(stop)),
         };
-        acceptance.same_sequential_states = after == before;
+        acceptance.same_sequential_states = self.original.sequential.as_ref() == Some(&after);
         acceptance.sequential_final_states = after.len();
         if !acceptance.same_sequential_states {
             return Ok(Judgement::Rejected(Rejection::Sequential));
