@@ -66,6 +66,15 @@ pub enum Failure {
 ///    or 3 kept them first; but an ordering into an event kept only for a chain from an
 ///    event off the chain is ([`PartialOrder::is_context_edge`]): where a step after the
 ///    failure read its values from changes neither the failure nor the signal.
+///
+///    The future goes on into the pending steps ([`Trace::pending`]): a thread whose last
+///    executed event is in the future has its pending steps in it, and a pending condition of
+///    another thread that reads a variable such a pending step writes joins it, ordered after
+///    that write (the first one found). A joining condition whose thread has kept events
+///    before it is kept with its chain, as above. The condition waits for a write that comes
+///    only after the failure has been signalled; moving a kept step of its thread behind it
+///    is a fix (usb-serial: disconnect's wait 190 for the port work's write, which the port
+///    work makes only after the failing write callback woke it, must come before 188).
 /// 5. *Orderings*: program order between successive kept events of a thread, and, between
 ///    kept events of different threads, the trace order of each conflicting pair (kept as the
 ///    *immediate* conflicts: a read after its writer; a write after the previous write of its
@@ -272,7 +281,7 @@ impl<'t> Indexed<'t> {
 /// from it (a thread joining it) is kept when its thread has a kept event before it,
 /// together with the chain that leads to it from the failure. Returns the events it adds,
 /// sorted, and the events of the chains (kept before or not).
-fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) -> (Vec<EventId>, Vec<u32>) {
+fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) -> Signals {
     let events = trace.events();
     let mut future = vec![false; events.len()];
     future[f] = true;
@@ -301,6 +310,28 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) ->
     let mut seen = vec![false; events.len()];
     let mut added = Vec::new();
     let mut chain = Vec::new();
+    let mut waits = Vec::new();
+    for (c, w) in pending_signals(trace, ix, &future, keep) {
+        waits.push((w, c));
+        // The chain inside the pending steps: the condition, then the writer and its thread's
+        // pending steps back to its last executed event, which the loop below goes on from.
+        let mut i = c;
+        loop {
+            chain.push(i);
+            if !keep[i as usize] {
+                keep[i as usize] = true;
+                added.push(EventId::from_u32(i));
+            }
+            let next = if i == c { w } else { ix.prev[i as usize] };
+            if next == NONE || (next as usize) < events.len() {
+                if next != NONE && in_future(&future, next as usize) {
+                    stack.push(next as usize);
+                }
+                break;
+            }
+            i = next;
+        }
+    }
     while let Some(i) = stack.pop() {
         if seen[i] {
             continue;
@@ -327,7 +358,112 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) ->
         }
     }
     added.sort_unstable();
-    (added, chain)
+    added.dedup();
+    chain.sort_unstable();
+    chain.dedup();
+    Signals { added, chain, waits }
+}
+
+/// The kept pending steps in an order that every ordering between them respects (program
+/// order and `waits`), ties broken by id; `None` when `waits` close a cycle.
+fn pending_order(ix: &Indexed<'_>, keep: &[bool], from: usize, waits: &[(u32, u32)]) -> Option<Vec<u32>> {
+    let kept: Vec<u32> = (from..keep.len()).filter(|&i| keep[i]).map(|i| i as u32).collect();
+    let mut succ: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    let mut indegree: FxHashMap<u32, usize> = kept.iter().map(|&i| (i, 0)).collect();
+    let mut edge = |a: u32, b: u32| {
+        succ.entry(a).or_default().push(b);
+        *indegree.entry(b).or_default() += 1;
+    };
+    for &i in &kept {
+        let p = ix.prev_kept(i as usize, keep);
+        if p != NONE && p as usize >= from {
+            edge(p, i);
+        }
+    }
+    for &(w, c) in waits {
+        if keep[w as usize] && keep[c as usize] {
+            edge(w, c);
+        }
+    }
+    let mut ready: std::collections::BTreeSet<u32> = kept.iter().copied().filter(|i| indegree[i] == 0).collect();
+    let mut order = Vec::with_capacity(kept.len());
+    while let Some(i) = ready.pop_first() {
+        order.push(i);
+        for &j in succ.get(&i).into_iter().flatten() {
+            let d = indegree.get_mut(&j).expect("every successor is kept");
+            *d -= 1;
+            if *d == 0 {
+                ready.insert(j);
+            }
+        }
+    }
+    (order.len() == kept.len()).then_some(order)
+}
+
+/// What rule 4 adds: the events it keeps (sorted), the events of its chains, and the
+/// orderings from a pending write to the pending condition waiting for it (rule 4 continued
+/// into the pending steps).
+struct Signals {
+    added: Vec<EventId>,
+    chain: Vec<u32>,
+    waits: Vec<(u32, u32)>,
+}
+
+/// Rule 4 continued into the pending steps ([`Trace::pending`]): the pending steps of a
+/// thread whose last executed event is in the failure's future are in it too, and a pending
+/// condition of another thread that reads a variable such a pending step writes joins it
+/// (it waits for that write: usb-serial's disconnect waits at 190 for the write that the port
+/// work makes only after the failing callback has signalled it). Returns the joining
+/// conditions whose threads have kept events before them, each with the pending write it
+/// waits for (the first one found), as node ids.
+fn pending_signals(trace: &Trace, ix: &Indexed<'_>, future: &[bool], keep: &[bool]) -> Vec<(u32, u32)> {
+    let len = trace.len();
+    let base = len + trace.blocked().len();
+    let pending = trace.pending();
+    let mut fut = vec![false; pending.len()];
+    let in_future = |fut: &[bool], i: u32| {
+        let i = i as usize;
+        if i < len {
+            future[i]
+        } else {
+            i >= base && fut[i - base]
+        }
+    };
+    let mut out = Vec::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (k, e) in pending.iter().enumerate() {
+            if fut[k] {
+                continue;
+            }
+            let i = (base + k) as u32;
+            let prev = ix.prev[i as usize];
+            let writer = || {
+                if !e.kind.is_cond() {
+                    return None;
+                }
+                pending.iter().enumerate().find_map(|(j, w)| {
+                    let writes = w.thread != e.thread
+                        && fut[j]
+                        && w.writes.iter().any(|x| e.reads.iter().any(|r| r.var == x.var));
+                    writes.then_some((base + j) as u32)
+                })
+            };
+            let by_order = prev != NONE && in_future(&fut, prev);
+            let joined = if by_order { None } else { writer() };
+            if by_order || joined.is_some() {
+                fut[k] = true;
+                changed = true;
+            }
+            if let Some(w) = joined {
+                if ix.prev_kept(i as usize, keep) != NONE {
+                    out.push((i, w));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
@@ -410,9 +546,9 @@ impl PartialOrder {
         }
         ix.close(overwrites.into_iter().chain(conditions), &mut keep);
         // Signals after the failure (rule 4).
-        let (signals, chains) = match &failure {
+        let Signals { added: signals, chain: chains, waits } = match &failure {
             Failure::Event(f) => keep_signals(trace, &ix, f.index(), &mut keep),
-            Failure::Deadlock(_) => (Vec::new(), Vec::new()),
+            Failure::Deadlock(_) => Signals { added: Vec::new(), chain: Vec::new(), waits: Vec::new() },
         };
         let mut chain: Vec<EventId> = chains.iter().map(|&i| EventId::from_u32(i)).collect();
         chain.sort_unstable();
@@ -422,15 +558,18 @@ impl PartialOrder {
         let context: Vec<EventId> =
             (0..total).filter(|&i| keep[i] && !needed[i]).map(|i| EventId::from_u32(i as u32)).collect();
 
+        let executed_and_blocked = len + trace.blocked().len();
+        let (pending_order, waits) = match pending_order(&ix, &keep, executed_and_blocked, &waits) {
+            Some(order) => (order, waits),
+            None => (pending_order(&ix, &keep, executed_and_blocked, &[]).unwrap_or_default(), Vec::new()),
+        };
+        let order = (0..executed_and_blocked).filter(|&i| keep[i]).chain(pending_order.into_iter().map(|i| i as usize));
         let mut nodes = Vec::new();
         let mut threads = Vec::new();
         let mut index = vec![NONE; total];
         let mut cross = Vec::new();
         let mut program = Vec::new();
-        for i in 0..total {
-            if !keep[i] {
-                continue;
-            }
+        for i in order {
             index[i] = nodes.len() as u32;
             let id = EventId::from_u32(i as u32);
             let e = ix.event(i as u32);
@@ -447,6 +586,7 @@ impl PartialOrder {
                 }
             }
         }
+        cross.extend(waits.iter().map(|&(w, c)| (EventId::from_u32(w), EventId::from_u32(c))));
         cross.sort_unstable();
         cross.dedup();
         Ok(PartialOrder {
@@ -470,7 +610,9 @@ impl PartialOrder {
     }
 
     /// The kept events in trace order, then the kept blocked steps (ids from the trace length
-    /// on, see [`Failure::Deadlock`]), then the kept pending steps.
+    /// on, see [`Failure::Deadlock`]), then the kept pending steps in an order that their
+    /// orderings respect (program order, and a pending condition after the pending write it
+    /// waits for), ties broken by id: every ordering goes from an earlier to a later node.
     pub fn events(&self) -> &[EventId] {
         &self.nodes
     }

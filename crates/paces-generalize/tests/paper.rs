@@ -368,3 +368,47 @@ fn a_memory_limit_refuses_large_graphs() {
     let err = eliminate(&trace, &s.space, &mut Arena::new(), &config).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::TooLarge);
 }
+
+/// usb-serial in small: `a` takes `m` (A0), sets `x` (A1) and then waits for `w` to clear (A2); the failing
+/// check C2 reads `x`, and its thread then signals `d` (C3, D1), which needs `m` (D0) before
+/// its pending write D2, what A2 waits for. The fix waits first: A2 before A1. Its cycle runs through the pending steps
+/// of two threads (D2, then A2 waiting for it), which come in the partial order in an order
+/// their orderings respect.
+#[test]
+fn a_pending_wait_for_a_pending_write_after_the_failure_enables_moving_it_up() {
+    let s = Setup::new(program(&[
+        &["A0: m := 1", "A1: x := 1", "A2: await(w == 0)"],
+        &["B1: w := 1", "B2: c := 1"],
+        &["C1: await(c == 1)", "C2: assert(x == 0)", "C3: s := 1"],
+        &["D1: await(s == 1)", "D0: await(m == 0)", "D2: w := 0"],
+    ]));
+    let steps = ["B1", "B2", "A0", "A1", "C1", "C2", "C3", "D1"];
+    let trace = s.trace_pending(&steps, &["A2", "D0", "D2"]);
+    let po = PartialOrder::from_bad_trace(&trace).unwrap();
+    let (a2, d2) = (paces_trace::EventId::from_u32(8), paces_trace::EventId::from_u32(10));
+    assert!(po.is_pending_step(a2) && po.is_pending_step(d2));
+    // A2 waits for D2's write: the ordering is kept, and D2 comes first among the nodes.
+    assert!(po.cross_edges().contains(&(d2, a2)));
+    let at = |e| po.events().iter().position(|&x| x == e).unwrap();
+    assert!(at(d2) < at(a2));
+    // The cycle keeps the order of three independent pairs (C2 C3, D1 D0, D0 D2): K = 4.
+    let config = EliminateConfig::new().max_constraint_edges(4);
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &s.space, &mut arena, &config).unwrap();
+    let (a1_loc, a2_loc) = (s.loc("A1"), s.loc("A2"));
+    assert!(
+        elim.fixes.iter().any(|f| f.atoms.contains(&Atom::Order(a2_loc, a1_loc))),
+        "{:?}",
+        texts(&elim, &arena, &s)
+    );
+    let fixed = candidate(&s, &[&["A0", "A2", "A1"], &["B1", "B2"], &["C1", "C2", "C3"], &["D1", "D0", "D2"]]);
+    assert!(arena.eval(elim.constraint, &fixed));
+    // Without the pending steps nothing shows what A2 waits for.
+    let mut arena = Arena::new();
+    let short = eliminate(&s.trace_named(&steps, &[]), &s.space, &mut arena, &config).unwrap();
+    assert!(
+        short.fixes.iter().all(|f| !f.atoms.contains(&Atom::Order(a2_loc, a1_loc))),
+        "{:?}",
+        texts(&short, &arena, &s)
+    );
+}

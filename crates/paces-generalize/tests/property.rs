@@ -141,6 +141,7 @@ fn fixes_eliminate_the_bug_pattern() {
     let mut stats = [0usize; 6];
     let mut programs = 0;
     let mut pending_kept = 0;
+    let mut pending_waits = 0;
     while programs < 600 {
         let setup = Setup::new(random_program(&mut rng));
         let mut bad: Vec<Trace> = Vec::new();
@@ -173,13 +174,18 @@ fn fixes_eliminate_the_bug_pattern() {
             if po.events().iter().any(|&e| po.is_pending_step(e)) {
                 pending_kept += 1;
             }
+            // Rule 4 continued: a pending condition ordered after a pending write.
+            if po.cross_edges().iter().any(|&(a, b)| po.is_pending_step(a) && po.is_pending_step(b)) {
+                pending_waits += 1;
+            }
         }
     }
     // The generator must exercise the interesting cases.
     println!(
         "traces, fixes, candidates checked, deadlocks, preemption-free, with context: {stats:?}; \
-         pending kept: {pending_kept}"
+         pending kept: {pending_kept}, pending waits: {pending_waits}"
     );
+    assert!(pending_waits >= 5, "{pending_waits} stopped traces ordered a pending wait after a pending write");
     assert!(pending_kept >= 100, "{pending_kept} stopped traces kept a pending step");
     let [traces, fixes, checked, deadlocks, preemption_free, context] = stats;
     assert!(
