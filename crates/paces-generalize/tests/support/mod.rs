@@ -382,15 +382,15 @@ pub fn explore(
     let mut stack = vec![State { pc: vec![0; n], vals: vec![0; program.vars], steps: Vec::new() }];
     while let Some(s) = stack.pop() {
         let mut moved = false;
-        for t in 0..n {
+        for (t, order) in orders.iter().enumerate() {
             let p = s.pc[t];
-            if p >= orders[t].len() {
+            if p >= order.len() {
                 continue;
             }
             // The step at p: one statement, or a whole section.
             let mut ns = s.clone();
             let taken = (p..=section_end(t, p)).all(|q| {
-                let i = orders[t][q];
+                let i = order[q];
                 match program.threads[t][i].1 {
                     Stmt::Await(x, v) if ns.vals[x as usize] != v => return false,
                     Stmt::Set(x, v) => ns.vals[x as usize] = v,
