@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
-use paces_constraint::{Arena, Atom, Candidate, ItemInfo, Loc, NodeId, SectionRole, Space, SpaceBuilder};
+use paces_constraint::{Arena, Atom, Candidate, ItemInfo, Loc, NodeId, Space, SpaceBuilder, Waits};
 use paces_solver::{BackendKind, Solver, SolverConfig};
 
 /// SplitMix64: a tiny deterministic generator, so runs are comparable.
@@ -47,13 +47,13 @@ fn space(n: usize, rng: &mut Rng) -> (Space, Vec<Loc>) {
     let locs: Vec<Loc> = (0..n)
         .map(|i| {
             let loc = b.loc(&format!("s{i}")).expect("fresh name");
-            let role = match i % 10 {
-                3 => SectionRole::Opener,
-                7 if i % 20 == 7 => SectionRole::Excluded,
-                _ => SectionRole::Free,
-            };
             let weight = 1 + u32::from(i % 3 == 0);
-            b.item(block, loc, ItemInfo { weight, role }).expect("fresh item");
+            let info = match i % 10 {
+                3 => ItemInfo::new(weight, Waits::First, true),
+                7 if i % 20 == 7 => ItemInfo::compound(weight, Waits::Inside),
+                _ => ItemInfo::new(weight, Waits::Never, true),
+            };
+            b.item(block, loc, info).expect("fresh item");
             loc
         })
         .collect();

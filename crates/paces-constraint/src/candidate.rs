@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{BlockId, Error, ErrorKind, Loc, SectionRole, Space};
+use crate::{BlockId, Error, ErrorKind, Loc, Space};
 
 const NONE: u32 = u32::MAX;
 
@@ -10,7 +10,7 @@ const NONE: u32 = u32::MAX;
 type BlockOption = (Vec<Loc>, Vec<(Loc, Loc)>);
 
 /// An added atomic section: the items from `first` to `last` (inclusive) in the candidate's
-/// new order of `block`.
+/// new order of `block`; `first == last` for a section holding one compound item alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Section {
     /// The block holding the section.
@@ -32,7 +32,8 @@ pub enum Transformation {
         /// The item that stood second.
         second: Loc,
     },
-    /// Add the atomic section `[first; last]` over consecutive items of one block.
+    /// Add the atomic section `[first; last]` over consecutive items of one block (`first ==
+    /// last` for one compound item alone).
     Atomic {
         /// The first item of the section.
         first: Loc,
@@ -71,7 +72,7 @@ impl fmt::Display for DisplayTransformation<'_> {
             Transformation::Atomic { first, last } => {
                 let inside = self.candidate.and_then(|c| c.section_of(first).map(|s| c.section_items(s)));
                 match inside {
-                    Some(items) if items.len() >= 2 => write_section(f, self.space, items),
+                    Some(items) if !items.is_empty() => write_section(f, self.space, items),
                     _ => write!(f, "atomic [{}; {}]", self.space.name(first), self.space.name(last)),
                 }
             }
@@ -79,10 +80,13 @@ impl fmt::Display for DisplayTransformation<'_> {
     }
 }
 
-/// `atomic [A; B; C]`: every item of a section.
+/// `atomic [A; B; C]`: every item of a section; `atomic [A; A]` for one item alone.
 fn write_section(f: &mut fmt::Formatter<'_>, space: &Space, items: &[Loc]) -> fmt::Result {
     f.write_str("atomic [")?;
-    write_items(f, space, items)?;
+    match items {
+        [one] => write_items(f, space, &[*one, *one])?,
+        _ => write_items(f, space, items)?,
+    }
     f.write_str("]")
 }
 
@@ -114,8 +118,9 @@ impl fmt::Display for Cost {
 }
 
 /// One program of a [`Space`]: a new order for every block (a linear extension of its fixed
-/// pairs) and a set of added atomic sections (runs of at least two consecutive items of the
-/// new order).
+/// pairs) and a set of added atomic sections (runs of consecutive items of the new order in an
+/// open block: two or more items of any kind, or one item that
+/// [takes a section alone](crate::ItemInfo::takes_section_alone)).
 ///
 /// A candidate belongs to the space it was made from; using it with another space gives
 /// meaningless answers (never a panic).
@@ -129,6 +134,9 @@ pub struct Candidate {
     block_of: Vec<u32>,
     /// Per location: index into `sections`, or NONE.
     section_of: Vec<u32>,
+    /// Per location: whether it is an item that takes a section alone, so that `[a; a]` holds
+    /// only inside a section.
+    alone: Vec<bool>,
 }
 
 impl Candidate {
@@ -143,8 +151,8 @@ impl Candidate {
     ///
     /// # Errors
     /// A list that is not a permutation of its block's items, a fixed pair out of order, or an
-    /// illegal section (overlapping, fewer than two items, in a closed block, or holding an
-    /// await anywhere but first).
+    /// illegal section (overlapping, out of order, in a closed block, or holding one item that
+    /// is already atomic by itself).
     pub fn new(space: &Space, orders: Vec<Vec<Loc>>, sections: &[(Loc, Loc)]) -> Result<Candidate, Error> {
         if orders.len() != space.block_count() {
             return Err(Error::new(
@@ -164,11 +172,11 @@ impl Candidate {
         secs.sort_by_key(|s| (s.block, draft.pos[s.first.index()]));
         for (k, s) in secs.iter().enumerate() {
             let (i, j) = (draft.pos[s.first.index()] as usize, draft.pos[s.last.index()] as usize);
-            if j <= i {
+            if j < i {
                 return Err(Error::new(
                     ErrorKind::BadSection,
                     format!(
-                        "atomic section [{}; {}] must hold at least two items in order",
+                        "atomic section [{}; {}] names its items out of order",
                         space.name(s.first),
                         space.name(s.last)
                     ),
@@ -199,7 +207,8 @@ impl Candidate {
                 section_of[loc.index()] = k as u32;
             }
         }
-        Candidate { orders, sections, pos, block_of, section_of }
+        let alone = space.locs().map(|l| space.takes_section_alone(l)).collect();
+        Candidate { orders, sections, pos, block_of, section_of, alone }
     }
 
     /// Displays the candidate with the space's names, one line per block that has items:
@@ -230,13 +239,25 @@ impl Candidate {
         self.section_of.get(loc.index()).filter(|&&s| s != NONE).map(|&s| &self.sections[s as usize])
     }
 
-    /// Whether `a` and `b` lie in one added atomic section (`Atomic(a, b)`).
+    /// Whether `a` and `b` lie in one added atomic section (for `a == b`: whether `a` lies in
+    /// some added section). See [`Candidate::holds_atomic`] for the atom.
     #[inline]
     pub fn in_one_section(&self, a: Loc, b: Loc) -> bool {
         match (self.section_of.get(a.index()), self.section_of.get(b.index())) {
             (Some(&x), Some(&y)) => x != NONE && x == y,
             _ => false,
         }
+    }
+
+    /// Whether the atom `Atomic(a, b)` holds: `a` and `b` lie in one added atomic section;
+    /// for `a == b`, `a` runs as one step (it is atomic by itself, or not an item that takes a
+    /// section alone, or it lies in an added section).
+    #[inline]
+    pub fn holds_atomic(&self, a: Loc, b: Loc) -> bool {
+        if a == b && !self.alone.get(a.index()).copied().unwrap_or(false) {
+            return true;
+        }
+        self.in_one_section(a, b)
     }
 
     /// Whether `a` comes before `b` in the new order of their block, or both lie in one
@@ -457,26 +478,18 @@ fn check_section(space: &Space, block: BlockId, run: &[Loc]) -> Result<(), Error
             format!("block {block} is inside an atomic block and takes no atomic section"),
         ));
     }
-    for (k, &loc) in run.iter().enumerate() {
-        let role = space.item_info(loc).map_or(SectionRole::Excluded, |i| i.role);
-        let ok = match role {
-            SectionRole::Free => true,
-            SectionRole::Opener => k == 0,
-            SectionRole::Excluded => false,
-        };
-        if !ok {
-            return Err(Error::new(
-                ErrorKind::AwaitInSection,
-                format!("`{}` holds an await and may not stand there in an atomic section", space.name(loc)),
-            ));
-        }
+    match run {
+        [one] if !space.takes_section_alone(*one) => Err(Error::new(
+            ErrorKind::BadSection,
+            format!("`{}` already runs as one step and takes no atomic section alone", space.name(*one)),
+        )),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Whether a run of items (in new order) may form an atomic section.
 pub(crate) fn section_allowed(space: &Space, block: BlockId, run: &[Loc]) -> bool {
-    run.len() >= 2 && check_section(space, block, run).is_ok()
+    !run.is_empty() && check_section(space, block, run).is_ok()
 }
 
 /// All linear extensions of a block's fixed pairs, or `None` past `limit`.
@@ -515,18 +528,12 @@ fn linear_extensions(space: &Space, block: BlockId, limit: usize) -> Option<Vec<
     }
 }
 
-/// The last position `end` such that `order[p..=end]` may form an atomic section (legality
-/// only shrinks as a run grows, so every end from `p + 1` up to it is legal too); `None` when
-/// no section may start at `p`.
-fn last_section_end(space: &Space, block: BlockId, order: &[Loc], p: usize) -> Option<usize> {
-    let mut end = None;
-    for e in p + 1..order.len() {
-        if !section_allowed(space, block, &order[p..=e]) {
-            break;
-        }
-        end = Some(e);
-    }
-    end
+/// The positions `end` such that `order[p..=end]` may form an atomic section: `p` itself when
+/// the item takes a section alone, and every later position in an open block.
+fn section_ends(space: &Space, block: BlockId, order: &[Loc], p: usize) -> impl Iterator<Item = usize> {
+    let alone = section_allowed(space, block, &order[p..=p]);
+    let longer = if section_allowed(space, block, &order[p..]) && order.len() > p + 1 { order.len() } else { p + 1 };
+    (alone.then_some(p)).into_iter().chain(p + 1..longer)
 }
 
 /// The number of legal sets of atomic sections over one order of a block (saturating).
@@ -537,10 +544,8 @@ fn section_set_count(space: &Space, block: BlockId, order: &[Loc]) -> usize {
     counts[n] = 1;
     for p in (0..n).rev() {
         let mut here = counts[p + 1];
-        if let Some(last) = last_section_end(space, block, order, p) {
-            for end in p + 1..=last {
-                here = here.saturating_add(counts[end + 1]);
-            }
+        for end in section_ends(space, block, order, p) {
+            here = here.saturating_add(counts[end + 1]);
         }
         counts[p] = here;
     }
@@ -555,13 +560,11 @@ fn section_sets(space: &Space, block: BlockId, order: &[Loc]) -> Vec<Vec<(Loc, L
     sets[n].push(Vec::new());
     for p in (0..n).rev() {
         let mut here = sets[p + 1].clone();
-        if let Some(last) = last_section_end(space, block, order, p) {
-            for end in p + 1..=last {
-                for rest in &sets[end + 1] {
-                    let mut s = vec![(order[p], order[end])];
-                    s.extend_from_slice(rest);
-                    here.push(s);
-                }
+        for end in section_ends(space, block, order, p) {
+            for rest in &sets[end + 1] {
+                let mut s = vec![(order[p], order[end])];
+                s.extend_from_slice(rest);
+                here.push(s);
             }
         }
         sets[p] = here;

@@ -21,15 +21,18 @@ pub const FLATTEN_LIMIT: usize = 16;
 /// Both atoms speak of two items of one block. [`Space::order`] and [`Space::atomic`] check
 /// that and return [`ErrorKind::NotInOneBlock`](crate::ErrorKind::NotInOneBlock) otherwise;
 /// an unchecked atom over two different locations that are not items of one block never
-/// holds (it is `false` on every candidate). An atom over one location (`a <= a`, `[a; a]`)
-/// always holds, and the [`Arena`] turns it into `true`.
+/// holds (it is `false` on every candidate). `a <= a` always holds, and the [`Arena`] turns it
+/// into `true`. `[a; a]` says that `a` runs as one step: it holds trivially for an item that is
+/// atomic by itself (and for a location that is no item), and for a compound item that
+/// [takes a section alone](crate::ItemInfo::takes_section_alone) exactly when an added section
+/// holds it (alone or with others).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Atom {
     /// `a <= b`: `a` comes before `b` in their block's new order, or both lie in one atomic
     /// section.
     Order(Loc, Loc),
-    /// `[a; b]`: `a` and `b` lie in one atomic section. Symmetric; stored with the smaller
-    /// location first (use [`Atom::atomic`]).
+    /// `[a; b]`: `a` and `b` lie in one atomic section (`[a; a]`: `a` runs as one step).
+    /// Symmetric; stored with the smaller location first (use [`Atom::atomic`]).
     Atomic(Loc, Loc),
 }
 
@@ -39,14 +42,15 @@ impl Atom {
         Atom::Atomic(a.min(b), a.max(b))
     }
 
-    /// Whether the atom holds in a candidate. `Order(a, a)` and `Atomic(a, a)` hold; atoms
+    /// Whether the atom holds in a candidate. `Order(a, a)` holds, `Atomic(a, a)` as said on
+    /// [`Atom`]; atoms
     /// over locations that are not items of one block do not (validate atoms with
     /// [`Space::order`] and [`Space::atomic`]).
     #[inline]
     pub fn holds(&self, candidate: &Candidate) -> bool {
         match *self {
             Atom::Order(a, b) => candidate.holds_order(a, b),
-            Atom::Atomic(a, b) => a == b || candidate.in_one_section(a, b),
+            Atom::Atomic(a, b) => candidate.holds_atomic(a, b),
         }
     }
 
@@ -237,10 +241,11 @@ impl Arena {
         FALSE
     }
 
-    /// An atom. `Order(a, a)` and `Atomic(a, a)` are true.
+    /// An atom. `Order(a, a)` is true; `Atomic(a, a)` stays an atom (whether it holds depends
+    /// on the item, see [`Atom`]).
     pub fn atom(&mut self, atom: Atom) -> NodeId {
         match atom {
-            Atom::Order(a, b) | Atom::Atomic(a, b) if a == b => TRUE,
+            Atom::Order(a, b) if a == b => TRUE,
             Atom::Atomic(a, b) => self.intern(Node::Atom(Atom::atomic(a, b))),
             Atom::Order(..) => self.intern(Node::Atom(atom)),
         }

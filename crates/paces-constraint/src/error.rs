@@ -22,13 +22,11 @@ pub enum ErrorKind {
     NotAPermutation,
     /// A block order puts a fixed pair out of its original order.
     FixedPairViolated,
-    /// An atomic section is malformed (empty, single item, overlapping, out of range).
+    /// An atomic section is malformed (out of order, overlapping, or holding alone an item that
+    /// already runs as one step).
     BadSection,
     /// An atomic section was placed in a block closed to atomic sections.
     BlockClosed,
-    /// An atomic section holds an item that may not be inside it at that place
-    /// (an await that does not open the section, or an item holding an await anywhere else).
-    AwaitInSection,
     /// A transformation does not apply (the swapped items are not adjacent, must keep their
     /// order, or lie in an added atomic section).
     BadTransformation,

@@ -7,7 +7,7 @@
 //!   pair of braces) whose direct members are its *items*.
 //! * [`Space`] (built with [`SpaceBuilder`]): every program reachable by the transformations:
 //!   per block its items in original order, the pairs that keep their order, the preemption
-//!   points ([`SectionRole`]) and whether the block may receive atomic sections.
+//!   points and the items atomic by themselves ([`ItemInfo`], [`Waits`]) and whether the block may receive atomic sections.
 //! * [`Candidate`]: one program of the space, with its [`Cost`] and the [`Transformation`]s
 //!   (the paper's theta sequence) that lead to it from the original.
 //! * [`Candidate`]s hold their added atomic [`Section`]s; [`Candidate::enumerate`] lists every
@@ -98,4 +98,4 @@ pub use candidate::{Candidate, Cost, Section, Transformation};
 pub use constraint::{Arena, Atom, Node, Stats, FLATTEN_LIMIT};
 pub use error::{Error, ErrorKind};
 pub use ids::{BlockId, Loc, NodeId};
-pub use space::{ItemInfo, SectionRole, Space, SpaceBuilder};
+pub use space::{ItemInfo, Space, SpaceBuilder, Waits};

@@ -14,6 +14,12 @@ impl Arena {
     pub fn excluding(&mut self, candidate: &Candidate, space: &Space) -> NodeId {
         let mut parts = Vec::new();
         for block in space.blocks() {
+            // Whether each item that takes a section alone runs as one step; with the pairs
+            // below this tells a one-item section from none.
+            for &a in candidate.order(block).iter().filter(|&&a| space.takes_section_alone(a)) {
+                let alone = self.atomic(a, a);
+                parts.push(if candidate.in_one_section(a, a) { alone } else { self.not(alone) });
+            }
             for pair in candidate.order(block).windows(2) {
                 let (a, b) = (pair[0], pair[1]);
                 if candidate.in_one_section(a, b) {
@@ -64,11 +70,15 @@ impl Arena {
     }
 
     /// "None of `locs` lies in an added section": for each, no section atom with another item
-    /// of its block. Locations outside the space are ignored.
+    /// of its block, nor a section holding it alone. Locations outside the space are ignored.
     pub fn outside_sections(&mut self, locs: &[Loc], space: &Space) -> NodeId {
         let mut parts = Vec::new();
         for &loc in locs {
             let Some(block) = space.block_of(loc) else { continue };
+            if space.takes_section_alone(loc) {
+                let alone = self.atomic(loc, loc);
+                parts.push(self.not(alone));
+            }
             for &other in space.items(block) {
                 if other != loc {
                     let together = self.atomic(loc, other);

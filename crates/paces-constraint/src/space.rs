@@ -4,41 +4,63 @@ use rustc_hash::FxHashMap;
 
 use crate::{BlockId, Error, ErrorKind, Loc};
 
-/// Where an item may stand in an added atomic section.
+/// Where an item waits: whether it is a preemption point, and whether its first step is its
+/// only wait.
 ///
-/// Cwhile allows an `await` inside an atomic block only as its first step, so an item whose
-/// first step is an await may only open a section, and an item holding an await anywhere else
-/// may not be in a section at all.
+/// An added atomic section runs all or nothing, so it may hold items of every kind; what this
+/// says is whether a transformation acts across a preemption point (a swap with a preemption
+/// point, or a section holding one anywhere but first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SectionRole {
-    /// The item holds no await: it may stand anywhere in a section.
-    Free,
-    /// The item's only await is its very first step: it may only open a section.
-    Opener,
-    /// The item holds an await that is not its first step: never inside a section.
-    Excluded,
+pub enum Waits {
+    /// The item holds no wait: it is no preemption point.
+    Never,
+    /// The item's only wait is its very first step (an `await`, `lock` or `down`).
+    First,
+    /// The item holds a wait that is not its first step.
+    Inside,
 }
 
 /// What the space knows of one item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct ItemInfo {
     /// The number of simple statements the item holds (1 for a simple statement; a compound
     /// item counts everything in it, through calls). This is what an atomic section around
     /// the item costs.
     pub weight: u32,
-    /// Where the item may stand in an atomic section.
-    pub role: SectionRole,
+    /// Where the item waits.
+    pub waits: Waits,
+    /// Whether the item already runs as one step (a simple statement, `lock`, `down`, a user
+    /// `atomic` block, a `noreorder` of one step): it never needs a section of its own.
+    pub atomic: bool,
 }
 
 impl ItemInfo {
-    /// A simple statement that is not an await: weight 1, free in sections.
-    pub const SIMPLE: ItemInfo = ItemInfo { weight: 1, role: SectionRole::Free };
-    /// A simple `await`: weight 1, may only open a section.
-    pub const AWAIT: ItemInfo = ItemInfo { weight: 1, role: SectionRole::Opener };
+    /// A simple statement that is not a wait: weight 1, no wait, already atomic.
+    pub const SIMPLE: ItemInfo = ItemInfo { weight: 1, waits: Waits::Never, atomic: true };
+    /// A simple `await`: weight 1, waits first, already atomic.
+    pub const AWAIT: ItemInfo = ItemInfo { weight: 1, waits: Waits::First, atomic: true };
 
-    /// Whether the item is a preemption point (an await, or an item holding one).
+    /// A compound item of `weight` simple statements that waits as `waits` and is not atomic
+    /// by itself (so a section may hold it alone when `weight` is at least 2).
+    pub const fn compound(weight: u32, waits: Waits) -> ItemInfo {
+        ItemInfo { weight, waits, atomic: false }
+    }
+
+    /// Any item: its weight, where it waits, and whether it already runs as one step.
+    pub const fn new(weight: u32, waits: Waits, atomic: bool) -> ItemInfo {
+        ItemInfo { weight, waits, atomic }
+    }
+
+    /// Whether the item is a preemption point (a wait, or an item holding one).
     pub fn is_preemption_point(&self) -> bool {
-        self.role != SectionRole::Free
+        self.waits != Waits::Never
+    }
+
+    /// Whether an atomic section may hold the item alone: it is not atomic by itself and holds
+    /// at least two simple statements. Every other item satisfies `[a; a]` trivially.
+    pub fn takes_section_alone(&self) -> bool {
+        !self.atomic && self.weight >= 2
     }
 }
 
@@ -245,8 +267,9 @@ impl SpaceBuilder {
 }
 
 /// Every program reachable from the original by the allowed transformations: for each block
-/// its items in original order, the pairs that keep their order, the preemption points, and
-/// whether the block is closed to atomic sections.
+/// its items in original order, the pairs that keep their order, what it knows of each item
+/// ([`ItemInfo`]: weight, waits, already atomic), and whether the block is closed to atomic
+/// sections.
 ///
 /// Built with [`SpaceBuilder`]. Locations that are not items (steps inside a sugar, say) may
 /// be registered too, so that traces can name them.
@@ -336,6 +359,13 @@ impl Space {
     /// Whether an item is a preemption point (an await, or an item holding one).
     pub fn is_preemption_point(&self, loc: Loc) -> bool {
         self.item_info(loc).is_some_and(|i| i.is_preemption_point())
+    }
+
+    /// Whether an atomic section may hold the item alone: an item of an open block that
+    /// [`ItemInfo::takes_section_alone`].
+    pub fn takes_section_alone(&self, loc: Loc) -> bool {
+        self.block_of(loc).is_some_and(|b| !self.is_closed(b))
+            && self.item_info(loc).is_some_and(|i| i.takes_section_alone())
     }
 
     /// Whether `a` must precede `b` in every candidate (directly or transitively fixed).

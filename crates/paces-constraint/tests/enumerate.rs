@@ -6,8 +6,8 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::{legal_masks, permutations, respects_fixed, runs, space_desc, BlockDesc, Built, SpaceDesc};
-use paces_constraint::{Candidate, ErrorKind, ItemInfo, Loc, SectionRole, SpaceBuilder};
+use common::{legal_section_sets, permutations, respects_fixed, space_desc, BlockDesc, Built, SpaceDesc};
+use paces_constraint::{Candidate, ErrorKind, ItemInfo, Loc, SpaceBuilder, Waits};
 use proptest::prelude::*;
 
 const LIMIT: usize = 3000;
@@ -21,8 +21,8 @@ fn block_options(built: &Built, k: usize) -> Vec<BlockOption> {
     let locs = &built.locs[k];
     let mut out = Vec::new();
     for perm in permutations(block.items.len()).into_iter().filter(|p| respects_fixed(block, p)) {
-        for mask in legal_masks(block, &perm) {
-            let sections = runs(perm.len(), mask).into_iter().map(|(s, e)| (locs[perm[s]], locs[perm[e]])).collect();
+        for set in legal_section_sets(block, &perm) {
+            let sections = set.into_iter().map(|(s, e)| (locs[perm[s]], locs[perm[e]])).collect();
             out.push((perm.iter().map(|&i| locs[i]).collect(), sections));
         }
     }
@@ -74,15 +74,23 @@ fn check(desc: &SpaceDesc) {
     assert!(all[0].is_original(&built.space));
 }
 
-fn block(items: Vec<SectionRole>, closed: bool, fixed: Vec<(usize, usize)>) -> BlockDesc {
-    BlockDesc { items: items.into_iter().map(|r| (r, 1)).collect(), closed, fixed }
+/// An item kind of the exhaustive tests: where it waits, its weight, whether it is atomic.
+type Kind = (Waits, u32, bool);
+
+const FREE: Kind = (Waits::Never, 1, true);
+const OPENER: Kind = (Waits::First, 1, true);
+/// A compound item holding a wait after its first step: may be a section alone.
+const INNER: Kind = (Waits::Inside, 3, false);
+
+fn block(items: Vec<Kind>, closed: bool, fixed: Vec<(usize, usize)>) -> BlockDesc {
+    BlockDesc { items, closed, fixed }
 }
 
-/// Every single-block space of up to three items: all fixed-pair sets, roles, closed or not.
+/// Every single-block space of up to three items: all fixed-pair sets, item kinds (simple,
+/// waiting first, compound waiting inside), closed or not.
 #[test]
 fn all_single_block_spaces_up_to_three_items() {
-    use SectionRole::*;
-    let roles = [Free, Opener, Excluded];
+    let roles = [FREE, OPENER, INNER];
     let mut spaces = 0;
     for n in 0..=3usize {
         let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
@@ -90,7 +98,7 @@ fn all_single_block_spaces_up_to_three_items() {
             let fixed: Vec<_> =
                 pairs.iter().enumerate().filter(|(k, _)| fixed_mask >> k & 1 == 1).map(|(_, p)| *p).collect();
             for role_code in 0..3usize.pow(n as u32) {
-                let items: Vec<SectionRole> = (0..n).map(|i| roles[role_code / 3usize.pow(i as u32) % 3]).collect();
+                let items: Vec<Kind> = (0..n).map(|i| roles[role_code / 3usize.pow(i as u32) % 3]).collect();
                 for closed in [false, true] {
                     check(&SpaceDesc { blocks: vec![block(items.clone(), closed, fixed.clone())], extra_locs: 0 });
                     spaces += 1;
@@ -104,13 +112,13 @@ fn all_single_block_spaces_up_to_three_items() {
 /// Four-item blocks with every fixed-pair set, for a few role patterns.
 #[test]
 fn four_item_blocks() {
-    use SectionRole::*;
+    const LOOP: Kind = (Waits::Never, 2, false);
     let patterns = [
-        [Free; 4],
-        [Opener, Free, Free, Free],
-        [Free, Opener, Free, Free],
-        [Free, Free, Excluded, Free],
-        [Opener, Opener, Free, Free],
+        [FREE; 4],
+        [OPENER, FREE, FREE, FREE],
+        [FREE, OPENER, FREE, FREE],
+        [FREE, FREE, INNER, FREE],
+        [OPENER, OPENER, LOOP, FREE],
     ];
     let pairs: Vec<(usize, usize)> = (0..4).flat_map(|i| (i + 1..4).map(move |j| (i, j))).collect();
     for fixed_mask in 0..1u32 << pairs.len() {
@@ -127,14 +135,14 @@ fn four_item_blocks() {
 #[test]
 fn closed_forms() {
     for n in 1..=5usize {
-        let free = block(vec![SectionRole::Free; n], false, vec![]);
+        let free = block(vec![FREE; n], false, vec![]);
         let built = SpaceDesc { blocks: vec![free], extra_locs: 0 }.build();
         let factorial: usize = (1..=n).product();
         assert_eq!(Candidate::enumerate(&built.space, 100_000).unwrap().len(), factorial << (n - 1));
-        let chain = block(vec![SectionRole::Free; n], false, (1..n).map(|i| (i - 1, i)).collect());
+        let chain = block(vec![FREE; n], false, (1..n).map(|i| (i - 1, i)).collect());
         let built = SpaceDesc { blocks: vec![chain], extra_locs: 0 }.build();
         assert_eq!(Candidate::enumerate(&built.space, 100_000).unwrap().len(), 1 << (n - 1));
-        let closed = block(vec![SectionRole::Free; n], true, vec![]);
+        let closed = block(vec![FREE; n], true, vec![]);
         let built = SpaceDesc { blocks: vec![closed.clone(), closed], extra_locs: 0 }.build();
         assert_eq!(Candidate::enumerate(&built.space, 100_000).unwrap().len(), factorial * factorial);
     }

@@ -1,7 +1,7 @@
 //! Every constructor rejects bad input with the right error kind (and a message), never a panic.
 
 use paces_constraint::{
-    BlockId, Candidate, Error, ErrorKind, ItemInfo, Loc, SectionRole, Space, SpaceBuilder, Transformation,
+    BlockId, Candidate, Error, ErrorKind, ItemInfo, Loc, Space, SpaceBuilder, Transformation, Waits,
 };
 
 #[track_caller]
@@ -11,8 +11,8 @@ fn expect_kind<T: std::fmt::Debug>(result: Result<T, Error>, kind: ErrorKind) {
     assert!(!err.to_string().is_empty());
 }
 
-/// Two blocks: `A B C D` (C is an opener, D excluded from sections, A before B fixed) and a
-/// closed block `E F`; `G` is no item.
+/// Two blocks: `A B C D` (C is an await, D a compound item of weight 3 holding a wait after
+/// its first step, A before B fixed) and a closed block `E F`; `G` is no item.
 fn space() -> (Space, [Loc; 7]) {
     let mut b = SpaceBuilder::new();
     let open = b.block(false);
@@ -23,7 +23,7 @@ fn space() -> (Space, [Loc; 7]) {
     b.item(open, a, ItemInfo::SIMPLE).unwrap();
     b.item(open, bb, ItemInfo::SIMPLE).unwrap();
     b.item(open, c, ItemInfo::AWAIT).unwrap();
-    b.item(open, d, ItemInfo { weight: 3, role: SectionRole::Excluded }).unwrap();
+    b.item(open, d, ItemInfo::compound(3, Waits::Inside)).unwrap();
     b.item(closed, e, ItemInfo::SIMPLE).unwrap();
     b.item(closed, f, ItemInfo::SIMPLE).unwrap();
     b.fix(a, bb).unwrap();
@@ -102,11 +102,43 @@ fn candidate_new_errors() {
     expect_kind(Candidate::new(&space, ok(), &[(a, e)]), ErrorKind::NotInOneBlock);
     expect_kind(Candidate::new(&space, ok(), &[(a, g)]), ErrorKind::NotInOneBlock);
     expect_kind(Candidate::new(&space, ok(), &[(e, f)]), ErrorKind::BlockClosed);
-    // C is an await: it may open a section, not stand inside one; D may not be in one at all.
+    // Sections run all or nothing: waits may stand anywhere in them.
     Candidate::new(&space, vec![vec![a, c, b, d], vec![e, f]], &[(c, b)]).unwrap();
-    expect_kind(Candidate::new(&space, ok(), &[(b, c)]), ErrorKind::AwaitInSection);
-    expect_kind(Candidate::new(&space, ok(), &[(c, d)]), ErrorKind::AwaitInSection);
-    expect_kind(Candidate::new(&space, vec![vec![a, d, b, c], vec![e, f]], &[(d, b)]), ErrorKind::AwaitInSection);
+    Candidate::new(&space, ok(), &[(b, c)]).unwrap();
+    Candidate::new(&space, ok(), &[(c, d)]).unwrap();
+    Candidate::new(&space, vec![vec![a, d, b, c], vec![e, f]], &[(d, b)]).unwrap();
+    // One item alone: a compound item that is not atomic by itself, in an open block.
+    let alone = Candidate::new(&space, ok(), &[(d, d), (a, b)]).unwrap();
+    assert_eq!(alone.section_items(alone.section_of(d).unwrap()), &[d]);
+    expect_kind(Candidate::new(&space, ok(), &[(c, c)]), ErrorKind::BadSection);
+    expect_kind(Candidate::new(&space, ok(), &[(c, d), (d, d)]), ErrorKind::BadSection);
+    expect_kind(Candidate::new(&space, ok(), &[(e, e)]), ErrorKind::BlockClosed);
+}
+
+/// Items of weight 2 or more that are not atomic by themselves take a section alone when
+/// their block is open; simple statements, atomic compound items and closed blocks do not.
+#[test]
+fn which_items_take_a_section_alone() {
+    let mut b = SpaceBuilder::new();
+    let open = b.block(false);
+    let closed = b.block(true);
+    let infos = [
+        ("simple", open, ItemInfo::SIMPLE),
+        ("await", open, ItemInfo::AWAIT),
+        ("if", open, ItemInfo::compound(2, Waits::Never)),
+        ("tiny", open, ItemInfo::compound(1, Waits::Never)),
+        ("lock", open, ItemInfo::new(2, Waits::First, true)),
+        ("loop", open, ItemInfo::compound(4, Waits::Inside)),
+        ("inner", closed, ItemInfo::compound(3, Waits::Never)),
+    ];
+    for (name, block, info) in infos {
+        let loc = b.loc(name).unwrap();
+        b.item(block, loc, info).unwrap();
+    }
+    let space = b.build().unwrap();
+    let takes: Vec<&str> =
+        infos.iter().map(|i| i.0).filter(|n| space.takes_section_alone(space.loc(n).unwrap())).collect();
+    assert_eq!(takes, ["if", "loop"]);
 }
 
 #[test]
@@ -127,7 +159,9 @@ fn apply_errors() {
     assert_eq!(c1.order(BlockId::from_u32(1)), &[f, e]);
     assert_eq!(c1.order(BlockId::from_u32(0)), &[a, c, b, d]);
     expect_kind(Candidate::apply(&space, &[atomic(e, f)]), ErrorKind::BlockClosed);
-    expect_kind(Candidate::apply(&space, &[atomic(c, d)]), ErrorKind::AwaitInSection);
+    expect_kind(Candidate::apply(&space, &[atomic(c, c)]), ErrorKind::BadSection);
+    let held = Candidate::apply(&space, &[atomic(c, d)]).unwrap();
+    assert_eq!(held.section_items(&held.sections()[0]), &[c, d]);
     // Swapping back and forth is a valid (if wasteful) theta sequence.
     assert_eq!(Candidate::apply(&space, &[swap(b, c), swap(c, b)]).unwrap(), Candidate::original(&space));
 }

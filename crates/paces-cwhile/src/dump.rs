@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use paces_constraint::{BlockId, SectionRole};
+use paces_constraint::{BlockId, Waits};
 
 use crate::ir::{Cond, Owner, Program, StmtId, StmtKind, VarScope};
 use crate::print::{expr, head, var_name};
@@ -10,7 +10,8 @@ use crate::print::{expr, head, var_name};
 impl Program {
     /// A deterministic, line-oriented description of the IR: variables, threads and
     /// procedures, blocks with their items, every statement with its label, location, kind,
-    /// read and write sets, weight and section role (and its derived steps), the
+    /// read and write sets, weight, where it waits and whether it is atomic by itself (and its
+    /// derived steps), the
     /// non-commuting pairs of each block, and the space's closed blocks and fixed pairs.
     pub fn dump(&self) -> String {
         let mut out = String::new();
@@ -46,11 +47,12 @@ impl Program {
         for (i, s) in self.stmts.iter().enumerate() {
             let id = StmtId::from_u32(i as u32);
             let names = |vs: &[crate::ir::VarIdx]| vs.iter().map(|&v| var_name(self, v)).collect::<Vec<_>>().join(", ");
-            let role = match self.role(id) {
-                SectionRole::Free => "free",
-                SectionRole::Opener => "opener",
-                SectionRole::Excluded => "excluded",
+            let waits = match self.waits(id) {
+                Waits::Never => "never",
+                Waits::First => "first",
+                Waits::Inside => "inside",
             };
+            let role = format!("waits {waits}{}", if self.is_atomic(id) { " atomic" } else { "" });
             let _ = writeln!(
                 out,
                 "  {} {}{} [{}] {} | reads {{{}}} writes {{{}}} weight {} {role}",

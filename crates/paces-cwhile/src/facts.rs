@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use paces_constraint::{BlockId, Loc, SectionRole};
+use paces_constraint::{BlockId, Loc, Waits};
 use rustc_hash::FxHashMap;
 
 use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, StmtId, StmtKind, VarIdx};
@@ -39,12 +39,15 @@ pub(crate) struct Summary {
     pub(crate) reads: Vec<VarIdx>,
     pub(crate) writes: Vec<VarIdx>,
     pub(crate) weight: u32,
-    pub(crate) role: Option<SectionRole>,
+    pub(crate) waits: Option<Waits>,
+    /// Whether the statement runs as one step by itself (a simple statement, `lock`, `down`,
+    /// an `atomic` block, a block of at most one such step).
+    pub(crate) atomic: bool,
 }
 
 impl Summary {
-    fn role(&self) -> SectionRole {
-        self.role.unwrap_or(SectionRole::Free)
+    fn waits(&self) -> Waits {
+        self.waits.unwrap_or(Waits::Never)
     }
 }
 
@@ -151,32 +154,32 @@ impl Facts {
     fn stmt_summary(&self, p: &Program, s: StmtId, procs: &[Option<Summary>]) -> Summary {
         let stmt = &p.stmts[s.index()];
         let mut reads = Vec::new();
-        let simple = |reads: Vec<VarIdx>, writes: Vec<VarIdx>, weight: u32, role: SectionRole| Summary {
+        let simple = |reads: Vec<VarIdx>, writes: Vec<VarIdx>, weight: u32, waits: Waits| Summary {
             reads: sorted(reads),
             writes: sorted(writes),
             weight,
-            role: Some(role),
+            waits: Some(waits),
+            atomic: true,
         };
         match &stmt.kind {
             StmtKind::Assign { var, expr } => {
                 expr_vars(expr, &mut reads);
-                simple(reads, vec![*var], 1, SectionRole::Free)
+                simple(reads, vec![*var], 1, Waits::Never)
             }
             StmtKind::Assume(e) | StmtKind::Assert(e) => {
                 expr_vars(e, &mut reads);
-                simple(reads, Vec::new(), 1, SectionRole::Free)
+                simple(reads, Vec::new(), 1, Waits::Never)
             }
             StmtKind::Await(e) => {
                 expr_vars(e, &mut reads);
-                simple(reads, Vec::new(), 1, SectionRole::Opener)
+                simple(reads, Vec::new(), 1, Waits::First)
             }
-            StmtKind::Skip => simple(Vec::new(), Vec::new(), 1, SectionRole::Free),
-            StmtKind::Lock { var, .. } | StmtKind::Down { var, .. } => {
-                simple(vec![*var], vec![*var], 2, SectionRole::Opener)
-            }
-            StmtKind::Unlock(v) => simple(Vec::new(), vec![*v], 1, SectionRole::Free),
-            StmtKind::Up(v) => simple(vec![*v], vec![*v], 1, SectionRole::Free),
-            StmtKind::Atomic(b) | StmtKind::NoReorder(b) => self.block_summary(p, *b),
+            StmtKind::Skip => simple(Vec::new(), Vec::new(), 1, Waits::Never),
+            StmtKind::Lock { var, .. } | StmtKind::Down { var, .. } => simple(vec![*var], vec![*var], 2, Waits::First),
+            StmtKind::Unlock(v) => simple(Vec::new(), vec![*v], 1, Waits::Never),
+            StmtKind::Up(v) => simple(vec![*v], vec![*v], 1, Waits::Never),
+            StmtKind::Atomic(b) => Summary { atomic: true, ..self.block_summary(p, *b) },
+            StmtKind::NoReorder(b) => self.block_summary(p, *b),
             StmtKind::Call(q) => procs.get(q.index()).cloned().flatten().unwrap_or_default(),
             StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => {
                 let mut writes = Vec::new();
@@ -185,20 +188,20 @@ impl Facts {
                     expr_vars(cond, &mut reads);
                     weight = 2;
                 }
-                let mut role = SectionRole::Free;
+                let mut waits = Waits::Never;
                 for b in child_blocks(&stmt.kind).into_iter().flatten() {
                     let sum = self.block_summary(p, b);
-                    let branch_role = sum.role();
+                    let branch_waits = sum.waits();
                     reads.extend(sum.reads);
                     writes.extend(sum.writes);
                     weight = weight.saturating_add(sum.weight);
-                    if branch_role != SectionRole::Free {
+                    if branch_waits != Waits::Never {
                         // A branch or a loop body never starts the item for sure (a guard,
                         // another branch or a repetition may come first).
-                        role = SectionRole::Excluded;
+                        waits = Waits::Inside;
                     }
                 }
-                simple(reads, writes, weight, role)
+                Summary { atomic: false, ..simple(reads, writes, weight, waits) }
             }
         }
     }
@@ -209,7 +212,9 @@ impl Facts {
         let mut reads = Vec::new();
         let mut writes = Vec::new();
         let mut weight = 0u32;
-        let mut role: Option<SectionRole> = None;
+        let mut waits: Option<Waits> = None;
+        let mut steps = 0usize;
+        let mut atomic = true;
         for &item in &block.items {
             let Some(sum) = self.stmts.get(item.index()) else { continue };
             reads.extend_from_slice(&sum.reads);
@@ -218,13 +223,21 @@ impl Facts {
             if sum.weight == 0 {
                 continue;
             }
-            role = Some(match role {
-                None => sum.role(),
-                Some(_) if sum.role() != SectionRole::Free => SectionRole::Excluded,
-                Some(r) => r,
+            steps += 1;
+            atomic &= sum.atomic;
+            waits = Some(match waits {
+                None => sum.waits(),
+                Some(_) if sum.waits() != Waits::Never => Waits::Inside,
+                Some(w) => w,
             });
         }
-        Summary { reads: sorted(reads), writes: sorted(writes), weight, role: Some(role.unwrap_or(SectionRole::Free)) }
+        Summary {
+            reads: sorted(reads),
+            writes: sorted(writes),
+            weight,
+            waits: Some(waits.unwrap_or(Waits::Never)),
+            atomic: atomic && steps <= 1,
+        }
     }
 }
 

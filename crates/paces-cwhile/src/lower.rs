@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 use crate::ast::{self, BodyKind, Decl, ExprKind, Lit, StmtKind as A};
 use crate::diag::{line_col, Diagnostic, Diagnostics};
 use crate::ir::*;
-use paces_constraint::{BlockId, Loc, SectionRole};
+use paces_constraint::{BlockId, Loc, Waits};
 
 /// Lowers a parsed program, running every static check.
 pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics> {
@@ -627,7 +627,7 @@ fn check_atomic_awaits(p: &Program, source: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The first statement in `block` (run as an atomic body) that waits after the block's first
-/// step, following the same rule as [`Program::role`].
+/// step, following the same rule as [`Program::waits`].
 pub(crate) fn offending_await(p: &Program, block: BlockId) -> Option<StmtId> {
     let mut first = true;
     let mut current = block;
@@ -639,14 +639,14 @@ pub(crate) fn offending_await(p: &Program, block: BlockId) -> Option<StmtId> {
             if p.weight(item) == 0 {
                 continue;
             }
-            let role = p.role(item);
+            let role = p.waits(item);
             if first {
                 first = false;
-                if role == SectionRole::Excluded {
+                if role == Waits::Inside {
                     descend = Some(item);
                     break;
                 }
-            } else if role != SectionRole::Free {
+            } else if role != Waits::Never {
                 return Some(first_wait_in(p, item));
             }
         }
@@ -674,7 +674,7 @@ fn first_wait_in(p: &Program, item: StmtId) -> StmtId {
         let Some(stmt) = p.stmts.get(s.index()) else { continue };
         match &stmt.kind {
             StmtKind::Await(_) | StmtKind::Lock { .. } | StmtKind::Down { .. } => return s,
-            StmtKind::Call(_) if p.role(s) != SectionRole::Free => return s,
+            StmtKind::Call(_) if p.waits(s) != Waits::Never => return s,
             _ => {
                 let blocks = child_blocks(&stmt.kind);
                 for b in blocks.into_iter().rev() {

@@ -1,6 +1,6 @@
 //! Queries on a [`Program`]: lookups, effects, the commute relation and the space.
 
-use paces_constraint::{BlockId, ItemInfo, Loc, SectionRole, Space, SpaceBuilder};
+use paces_constraint::{BlockId, ItemInfo, Loc, Space, SpaceBuilder, Waits};
 
 use crate::ir::VarIdx;
 use crate::ir::{Block, Program, Stmt, StmtId, StmtKind, VarScope};
@@ -118,22 +118,30 @@ impl Program {
         self.facts().stmts.get(id.index()).map_or(0, |s| s.weight)
     }
 
-    /// Where the statement may stand in an added atomic section: `Opener` when its very first
-    /// step is an await and it holds no other, `Excluded` when it holds an await elsewhere
-    /// (through calls), `Free` otherwise.
-    pub fn role(&self, id: StmtId) -> SectionRole {
-        self.facts().stmts.get(id.index()).and_then(|s| s.role).unwrap_or(SectionRole::Free)
+    /// Where the statement waits: `First` when its very first step is a wait (`await`,
+    /// `lock`, `down`) and it holds no other, `Inside` when it holds a wait elsewhere (through
+    /// calls), `Never` otherwise.
+    pub fn waits(&self, id: StmtId) -> Waits {
+        self.facts().stmts.get(id.index()).and_then(|s| s.waits).unwrap_or(Waits::Never)
     }
 
     /// Whether a statement is a preemption point: an `await` (also inside `lock`/`down`) or
     /// an item holding one, through calls.
     pub fn is_preemption_point(&self, id: StmtId) -> bool {
-        self.role(id) != SectionRole::Free
+        self.waits(id) != Waits::Never
     }
 
-    /// [`Program::weight`] and [`Program::role`] together, as the space needs them.
+    /// Whether a statement runs as one step by itself: a simple statement, `lock`, `down`, a
+    /// user `atomic` block, or a `noreorder` (or a call) of at most one such step. An item that
+    /// is not, of weight 2 or more, may be an added atomic section alone.
+    pub fn is_atomic(&self, id: StmtId) -> bool {
+        self.facts().stmts.get(id.index()).is_some_and(|s| s.atomic)
+    }
+
+    /// [`Program::weight`], [`Program::waits`] and [`Program::is_atomic`] together, as the
+    /// space needs them.
     pub fn item_info(&self, id: StmtId) -> ItemInfo {
-        ItemInfo { weight: self.weight(id), role: self.role(id) }
+        ItemInfo::new(self.weight(id), self.waits(id), self.is_atomic(id))
     }
 
     /// Whether a block is the body of a `noreorder`.

@@ -238,10 +238,26 @@ proptest! {
             let s = paces_cwhile::ir::StmtId::from_u32(i as u32);
             prop_assert_eq!(again.reads(s), p.reads(s));
             prop_assert_eq!(again.writes(s), p.writes(s));
-            prop_assert_eq!(again.role(s), p.role(s));
+            prop_assert_eq!(again.waits(s), p.waits(s));
+            prop_assert_eq!(again.is_atomic(s), p.is_atomic(s));
         }
         let same = p.apply(&Candidate::original(&p.space())).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(paces_cwhile::print(&same), printed);
+        // One-item sections around every compound item that holds no wait parse back too.
+        let space = p.space();
+        let alone: Vec<_> = space
+            .blocks()
+            .flat_map(|b| space.items(b).to_vec())
+            .filter(|&l| space.takes_section_alone(l) && !space.is_preemption_point(l))
+            .map(|l| (l, l))
+            .collect();
+        let orders = space.blocks().map(|b| space.items(b).to_vec()).collect();
+        let sectioned = Candidate::new(&space, orders, &alone).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let applied = p.apply(&sectioned).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let text = paces_cwhile::print(&applied);
+        let back = paces_cwhile::parse(&text).map_err(|d| TestCaseError::fail(format!("{d}\n{text}")))?;
+        prop_assert_eq!(paces_cwhile::print(&back), text);
+        prop_assert_eq!(applied.space().blocks().count(), space.blocks().count() + alone.len());
         prop_assert!(!paces_cwhile::to_promela(&p).is_empty());
     }
 }

@@ -26,9 +26,11 @@
 //!    candidate keeps after it (different block instances, one item, or items the space fixes
 //!    in order, lifted with [`paces_trace::lift`]): weight the span, no constraint;
 //! 3. **atomic section**, backwards from an event to an earlier one of its thread, when some
-//!    legal atomic section holds both items (the block is not closed, an await only opens the
-//!    section): constraint `[a; b]`, weight A times the simple statements of the items the
-//!    section spans;
+//!    legal atomic section holds both items (the block is not closed; waits may stand anywhere,
+//!    a section runs all or nothing): constraint `[a; b]`, weight A times the simple statements
+//!    of the items the section spans; two events of one compound item (a guard and a step of
+//!    its branch) are also held by the item alone, `[item; item]`, when it is not atomic by
+//!    itself;
 //! 4. **reorder**, backwards between items that may change order: constraint `b <= a`
 //!    ("put this one first"), weight R times the item pairs the move inverts at least (one
 //!    plus the items between); and **keep**, forwards between items that may change order:

@@ -306,14 +306,14 @@ fn a_block_closed_to_atomic_sections_gets_none() {
 /// thread 1: `1: assert(x != 1)`, run between the two iterations. The space, the locations
 /// L, s, M (when there) and 1, and the trace.
 fn loop_twice(after: bool) -> (paces_constraint::Space, Vec<paces_constraint::Loc>, paces_trace::Trace) {
-    use paces_constraint::{ItemInfo, SectionRole, SpaceBuilder};
+    use paces_constraint::{ItemInfo, SpaceBuilder};
     use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId};
     let mut b = SpaceBuilder::new();
     let (top, body, t2) = (b.block(false), b.block(false), b.block(false));
     let names: &[&str] = if after { &["L", "s", "M", "1"] } else { &["L", "s", "1"] };
     let locs: Vec<_> = names.iter().map(|n| b.loc(n).unwrap()).collect();
     let (l, st, one) = (locs[0], locs[1], locs[locs.len() - 1]);
-    b.item(top, l, ItemInfo { weight: 1, role: SectionRole::Free }).unwrap();
+    b.item(top, l, ItemInfo::SIMPLE).unwrap();
     if after {
         b.item(top, locs[2], ItemInfo::SIMPLE).unwrap();
     }

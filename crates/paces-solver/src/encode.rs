@@ -6,11 +6,13 @@
 //!   A fixed pair is the constant false. Choosing "inverted" rather than "before" as the
 //!   variable makes the solvers' default phase (false) the original program.
 //! * `sec(i, j)`: items `i` and `j` lie in one added atomic section. Constant false in a
-//!   closed block, for an item holding an await that is not its first step, for two awaits
-//!   (only one of them could open the section) and for an await that must stay after the
-//!   other item (it could not be first).
-//! * `in(i)`: item `i` lies in some section; only implied by `sec` (`sec(i, j) -> in(i)`),
-//!   which is all the cost bound needs: the cost minimisation pushes it down.
+//!   closed block; waits may stand anywhere in a section (it runs all or nothing).
+//! * `one(i)`: item `i` lies alone in an added section; only for an item that takes a section
+//!   alone (a compound item of weight 2 or more that is not atomic by itself, in an open
+//!   block), exclusive with every `sec(i, j)`.
+//! * `in(i)`: item `i` lies in a section with others; only implied by `sec`
+//!   (`sec(i, j) -> in(i)`), which is all the cost bound needs: the cost minimisation pushes it
+//!   down. An item costs its weight through `in(i)` or `one(i)`, never both.
 //!
 //! # Clauses
 //! Per triple of items of a block:
@@ -21,8 +23,7 @@
 //!   two or more items are the sections) and six making every class contiguous in the new
 //!   order: `sec(a, b)` with `m` between `a` and `b` implies `sec(a, m)`.
 //!
-//! Per pair, an await `i` may only open its section: `sec(i, j) -> before(i, j)`.
-//! So every model is exactly one candidate, and every candidate is a model: sections are the
+//! Per pair, `one(i) -> !sec(i, j)`. So every model is exactly one candidate, and every candidate is a model: sections are the
 //! classes, and the triple clauses say nothing more than "total order" and "contiguous".
 //!
 //! Blocks with more items than `SolverConfig::lazy_above` get no per-triple clauses up
@@ -30,7 +31,8 @@
 //!
 //! # Constraints
 //! Atoms are literals (`Order(a, b)` is `before(a, b) \/ sec(a, b)`, with an auxiliary
-//! variable when neither part is constant). Compound nodes get Tseitin variables, each node
+//! variable when neither part is constant; `Atomic(a, a)` is true for an item that does not
+//! take a section alone, else `one(a) \/ sec(a, j) \/ ...` over the other items `j`). Compound nodes get Tseitin variables, each node
 //! once, with only the implication directions their polarity needs (Plaisted-Greenbaum);
 //! a node first needed one way and later the other way gets the missing clauses then.
 //! Auxiliary variables are signed so that false is the node's value in the original program.
@@ -38,7 +40,7 @@
 use std::collections::BinaryHeap;
 use std::ops::Not;
 
-use paces_constraint::{Arena, Atom, BlockId, Candidate, Loc, Node, NodeId, SectionRole, Space};
+use paces_constraint::{Arena, Atom, BlockId, Candidate, Loc, Node, NodeId, Space};
 use rustc_hash::FxHashMap;
 use rustsat::instances::{BasicVarManager, ManageVars};
 use rustsat::types::{Lit, Var};
@@ -89,6 +91,8 @@ pub(crate) struct BlockEnc {
     inv: Vec<Val>,
     /// `sec(i, j)` at `i * n + j` for `i < j`.
     sec: Vec<Val>,
+    /// `one(i)`: item `i` alone in a section.
+    one: Vec<Val>,
     /// Whether the per-triple clauses are added on demand (see [`Encoder::refine`]).
     lazy: bool,
 }
@@ -106,6 +110,11 @@ impl BlockEnc {
     /// `i` and `j` in one section (`i != j`).
     pub(crate) fn sec(&self, i: usize, j: usize) -> Val {
         self.sec[i.min(j) * self.n + i.max(j)]
+    }
+
+    /// Item `i` alone in a section.
+    pub(crate) fn one(&self, i: usize) -> Val {
+        self.one[i]
     }
 
     /// Every pair `(i, j)`, `i < j`, with its `inv` and `sec` values.
@@ -127,7 +136,7 @@ pub(crate) fn estimate_clauses(space: &Space, lazy_above: usize) -> u64 {
             if space.is_closed(b) {
                 2 * triples
             } else {
-                11 * triples + 3 * pairs
+                11 * triples + 4 * pairs
             }
         })
         .sum()
@@ -217,9 +226,6 @@ impl Encoder {
         let items = space.items(block).to_vec();
         let n = items.len();
         let open = !space.is_closed(block);
-        let roles: Vec<SectionRole> =
-            items.iter().map(|&l| space.item_info(l).map_or(SectionRole::Excluded, |info| info.role)).collect();
-        let role = |i: usize| roles[i];
         let mut inv = vec![Val::Const(false); n * n];
         let mut sec = vec![Val::Const(false); n * n];
         for i in 0..n {
@@ -229,20 +235,16 @@ impl Encoder {
                     inv[i * n + j] = Val::Lit(l);
                     self.inversion_lits.push(l);
                 }
-                let possible = open
-                    && match (role(i), role(j)) {
-                        (SectionRole::Excluded, _) | (_, SectionRole::Excluded) => false,
-                        (SectionRole::Opener, SectionRole::Opener) => false,
-                        // The await j must open the section but must stay after i.
-                        (_, SectionRole::Opener) => !space.is_fixed(items[i], items[j]),
-                        _ => true,
-                    };
-                if possible {
+                if open {
                     sec[i * n + j] = Val::Lit(self.new_lit());
                 }
             }
         }
-        let b = BlockEnc { items, n, inv, sec, lazy: n > lazy_above };
+        let one: Vec<Val> = items
+            .iter()
+            .map(|&l| if space.takes_section_alone(l) { Val::Lit(self.new_lit()) } else { Val::Const(false) })
+            .collect();
+        let b = BlockEnc { items, n, inv, sec, one, lazy: n > lazy_above };
         if !b.lazy {
             let mut emit = |clause: &[Val]| self.clause(clause);
             for i in 0..n {
@@ -253,17 +255,18 @@ impl Encoder {
                 }
             }
         }
-        // An await opens its section: sec(i, j) -> before(i, j).
-        for i in 0..n {
-            if role(i) == SectionRole::Opener {
-                for j in (0..n).filter(|&j| j != i) {
-                    self.clause(&[!b.sec(i, j), b.before(i, j)])?;
-                }
+        // An item alone in a section is in no section with others: one(i) -> !sec(i, j).
+        for i in (0..n).filter(|&i| b.one(i) != Val::Const(false)) {
+            for j in (0..n).filter(|&j| j != i) {
+                self.clause(&[!b.one(i), !b.sec(i, j)])?;
             }
         }
-        // in(i) <- sec(i, j), for the cost.
+        // in(i) <- sec(i, j), and one(i), for the cost.
         for i in 0..n {
             let weight = space.item_info(b.items[i]).map_or(0, |info| info.weight) as usize;
+            if let (Val::Lit(one), true) = (b.one(i), weight > 0) {
+                self.weight_lits.push((one, weight));
+            }
             let secs: Vec<Val> =
                 (0..n).filter(|&j| j != i).map(|j| b.sec(i, j)).filter(|v| *v != Val::Const(false)).collect();
             if weight == 0 || secs.is_empty() {
@@ -376,6 +379,7 @@ impl Encoder {
             Atom::Order(a, b) | Atom::Atomic(a, b) => (a, b),
         };
         let val = match (space.item_position(a), space.item_position(b)) {
+            (Some((block, i)), _) if a == b && matches!(atom, Atom::Atomic(..)) => self.runs_alone(block, i)?,
             _ if a == b => Val::Const(true),
             (Some((ba, i)), Some((bb, j))) if ba == bb => {
                 let enc = &self.blocks[ba.index()];
@@ -402,6 +406,26 @@ impl Encoder {
         };
         self.atoms.insert(atom, val);
         Ok(val)
+    }
+
+    /// `Atomic(a, a)` for item `i` of `block`: true when `one(i)` is constant false (the item
+    /// runs as one step by itself), else `one(i) \/ sec(i, j) \/ ...` over the other items.
+    fn runs_alone(&mut self, block: BlockId, i: usize) -> Result<Val, Error> {
+        let enc = &self.blocks[block.index()];
+        let one = enc.one(i);
+        if one == Val::Const(false) {
+            return Ok(Val::Const(true));
+        }
+        let parts: Vec<Val> =
+            std::iter::once(one).chain((0..enc.n).filter(|&j| j != i).map(|j| enc.sec(i, j))).collect();
+        let t = self.fresh(false);
+        let mut long = vec![!t];
+        long.extend(parts.iter().copied());
+        self.clause(&long)?;
+        for p in parts {
+            self.clause(&[t, !p])?;
+        }
+        Ok(t)
     }
 
     /// Every atom encoded so far with its value, sorted (for checks of decoded models).

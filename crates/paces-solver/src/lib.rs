@@ -26,8 +26,10 @@
 //! "inverted" variable per pair of items that may change order (fixed pairs are constants)
 //! and two clauses per triple that make the order total; one "same section" variable per pair
 //! of items that may share a section, made an equivalence whose classes are contiguous in the
-//! new order (nine clauses per triple), with awaits only opening a section and closed blocks
-//! without sections; constraint nodes by Tseitin, each node once and only in the directions
+//! new order (nine clauses per triple), waits allowed anywhere in a section, one "alone"
+//! variable per compound item that a section may hold by itself (exclusive with its "same
+//! section" variables; either costs the item's weight), and closed blocks without sections;
+//! constraint nodes by Tseitin, each node once and only in the directions
 //! its polarity needs. Blocks larger than [`SolverConfig::lazy_above`] items get their
 //! per-triple clauses on demand, when a model violates them. Fresh variables are signed so
 //! that "false" is the original program, which the backends try first. A model is decoded

@@ -313,6 +313,12 @@ impl Solver {
                     clause.push(if candidate.in_one_section(a, c) { !l } else { l });
                 }
             }
+            for (i, &a) in b.items.iter().enumerate() {
+                if let Val::Lit(l) = b.one(i) {
+                    let alone = candidate.section_of(a).is_some_and(|s| s.first == s.last);
+                    clause.push(if alone { !l } else { l });
+                }
+            }
         }
         self.enc.lits_clause(&clause)
     }
@@ -451,12 +457,12 @@ impl Solver {
             }
             let order: Vec<Loc> = order.into_iter().flatten().collect();
             let index: FxHashMap<Loc, usize> = b.items.iter().enumerate().map(|(i, l)| (*l, i)).collect();
-            // Sections: maximal runs of neighbours in one section.
+            // Sections: maximal runs of neighbours in one section, and items alone in one.
             let mut start = 0;
             for p in 1..=n {
                 let joined = p < n && self.value(b.sec(index[&order[p - 1]], index[&order[p]]))?;
                 if !joined {
-                    if p - start >= 2 {
+                    if p - start >= 2 || self.value(b.one(index[&order[start]]))? {
                         sections.push((order[start], order[p - 1]));
                     }
                     start = p;

@@ -1,11 +1,11 @@
 //! The conformance suite, run against every backend compiled in (eager and lazy encodings): the solver agrees with brute
 //! force over `Candidate::enumerate` on random small spaces and random constraints.
 
-use paces_constraint::{Arena, Atom, Candidate, Cost, ItemInfo, Loc, NodeId, SectionRole, Space, SpaceBuilder};
+use paces_constraint::{Arena, Atom, Candidate, Cost, ItemInfo, Loc, NodeId, Space, SpaceBuilder, Waits};
 use paces_solver::{BackendKind, Outcome, Solver, SolverConfig};
 use proptest::prelude::*;
 
-/// One block: per item (role selector, weight), closed, and a bit set of direct fixed pairs.
+/// One block: per item (kind selector, weight), closed, and a bit set of direct fixed pairs.
 type BlockSpec = (Vec<(u8, u32)>, bool, u32);
 
 fn block_spec() -> impl Strategy<Value = BlockSpec> {
@@ -16,22 +16,25 @@ fn space_spec() -> impl Strategy<Value = Vec<BlockSpec>> {
     prop::collection::vec(block_spec(), 1..=3)
 }
 
-/// Builds the space; roles: mostly free, some awaits (openers), few excluded items.
+/// Builds the space; kinds: mostly simple statements, some compound items without waits, some
+/// awaits, few compound items waiting inside (compound items of weight 2 or more may be
+/// sections alone).
 fn build_space(spec: &[BlockSpec]) -> Space {
     let mut b = SpaceBuilder::new();
     let mut count = 0;
     for (items, closed, fixed_bits) in spec {
         let block = b.block(*closed);
         let mut locs = Vec::new();
-        for &(role, weight) in items {
+        for &(kind, weight) in items {
             let loc = b.loc(&format!("i{count}")).unwrap();
             count += 1;
-            let role = match role {
-                0..=4 => SectionRole::Free,
-                5 | 6 => SectionRole::Opener,
-                _ => SectionRole::Excluded,
+            let info = match kind {
+                0..=3 => ItemInfo::new(weight, Waits::Never, true),
+                4 => ItemInfo::compound(weight, Waits::Never),
+                5 | 6 => ItemInfo::new(weight, Waits::First, true),
+                _ => ItemInfo::compound(weight, Waits::Inside),
             };
-            b.item(block, loc, ItemInfo { weight, role }).unwrap();
+            b.item(block, loc, info).unwrap();
             locs.push(loc);
         }
         let mut bit = 0;
@@ -221,9 +224,11 @@ macro_rules! conformance {
 
             /// Every combination of atom values over a small block: satisfiable exactly when
             /// some candidate gives the atoms those values, at the cheapest such candidate's
-            /// cost. Three items: all `Order` and `Atomic` atoms, every role, with and without
-            /// a fixed pair, open and closed. Four items: the `Atomic` atoms (sections of up
-            /// to four items, contiguity and transitivity), every role.
+            /// cost. Three items: all `Order` and `Atomic` atoms (`[a; a]` of the weight-2 item
+            /// too), every kind, with and without a fixed pair, open and closed. Four items:
+            /// the `Atomic` atoms (sections of up to four items, contiguity and transitivity,
+            /// `[a; a]` of the weight-2 items), every kind. Kind 7 at a weight-2 item is a
+            /// compound item waiting inside that may be a section alone.
             #[test]
             fn exhaustive_atom_combinations() {
                 let roles = |code: usize, n: usize| -> Vec<(u8, u32)> {
@@ -245,7 +250,7 @@ macro_rules! conformance {
                                     if with_order && i != j {
                                         atoms.push(Atom::Order(items[i], items[j]));
                                     }
-                                    if i < j {
+                                    if i < j || (i == j && i % 2 == 1) {
                                         atoms.push(Atom::atomic(items[i], items[j]));
                                     }
                                 }

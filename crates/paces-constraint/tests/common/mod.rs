@@ -4,14 +4,15 @@
 
 #![allow(dead_code)] // Reason: each test file uses a different subset of the helpers.
 
-use paces_constraint::{Atom, BlockId, Candidate, ItemInfo, Loc, SectionRole, Space, SpaceBuilder};
+use paces_constraint::{Atom, BlockId, Candidate, ItemInfo, Loc, Space, SpaceBuilder, Waits};
 use proptest::prelude::*;
 
 /// One block of a space description.
 #[derive(Clone, Debug)]
 pub struct BlockDesc {
-    /// Role and weight of each item, in original order.
-    pub items: Vec<(SectionRole, u32)>,
+    /// Each item in original order: where it waits, its weight, and whether it already runs
+    /// as one step.
+    pub items: Vec<(Waits, u32, bool)>,
     /// Whether the block is closed to atomic sections.
     pub closed: bool,
     /// Direct fixed pairs as (earlier, later) indices into `items`.
@@ -43,9 +44,9 @@ impl SpaceDesc {
             let id = b.block(block.closed);
             assert_eq!(id.index(), k);
             let mut ls = Vec::new();
-            for (i, &(role, weight)) in block.items.iter().enumerate() {
+            for (i, &(waits, weight, atomic)) in block.items.iter().enumerate() {
                 let loc = b.loc(&format!("b{k}i{i}")).unwrap();
-                b.item(id, loc, ItemInfo { weight, role }).unwrap();
+                b.item(id, loc, ItemInfo::new(weight, waits, atomic)).unwrap();
                 ls.push(loc);
             }
             for &(i, j) in &block.fixed {
@@ -60,14 +61,17 @@ impl SpaceDesc {
     }
 }
 
-fn role() -> impl Strategy<Value = SectionRole> {
-    prop_oneof![6 => Just(SectionRole::Free), 2 => Just(SectionRole::Opener), 1 => Just(SectionRole::Excluded)]
+fn waits() -> impl Strategy<Value = Waits> {
+    prop_oneof![6 => Just(Waits::Never), 2 => Just(Waits::First), 1 => Just(Waits::Inside)]
 }
 
 fn block_desc(max_items: usize) -> impl Strategy<Value = BlockDesc> {
     // Mostly blocks with something to reorder; empty and one-item blocks now and then.
     let len = prop_oneof![1 => 0..2usize, 5 => 2..=max_items.max(2)];
-    (len.prop_flat_map(|n| proptest::collection::vec((role(), 1u32..4), n)), proptest::bool::weighted(0.2))
+    (
+        len.prop_flat_map(|n| proptest::collection::vec((waits(), 1u32..4, proptest::bool::weighted(0.5)), n)),
+        proptest::bool::weighted(0.2),
+    )
         .prop_flat_map(|(items, closed)| {
             let n = items.len();
             let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
@@ -132,22 +136,48 @@ pub fn runs(n: usize, mask: u64) -> Vec<(usize, usize)> {
     out
 }
 
-/// Whether a run of items (given as item indices in the new order) may be an added section.
-pub fn run_legal(block: &BlockDesc, run: &[usize]) -> bool {
-    !block.closed
-        && run.iter().enumerate().all(|(k, &i)| match block.items[i].0 {
-            SectionRole::Free => true,
-            SectionRole::Opener => k == 0,
-            SectionRole::Excluded => false,
-        })
+/// Whether item `i` of a block may be an added section alone: an open block, an item not
+/// atomic by itself, of weight at least 2.
+pub fn alone_legal(block: &BlockDesc, i: usize) -> bool {
+    let (_, weight, atomic) = block.items[i];
+    !block.closed && !atomic && weight >= 2
 }
 
-/// Every legal set of sections over one order of a block, as join masks (brute force over all
-/// `2^(n-1)` masks).
-pub fn legal_masks(block: &BlockDesc, perm: &[usize]) -> Vec<u64> {
+/// Whether a run of at least two items (given as item indices in the new order) may be an
+/// added section: any run of an open block (waits may stand anywhere).
+pub fn run_legal(block: &BlockDesc, _run: &[usize]) -> bool {
+    !block.closed
+}
+
+/// The sections of a join mask and a mask of one-item sections over one order: the runs of
+/// the join mask, and each position `p` left alone whose bit `p` of `alone` is set and whose
+/// item may be a section alone. As (start, end) positions, sorted.
+pub fn sections_of(block: &BlockDesc, perm: &[usize], mask: u64, alone: u64) -> Vec<(usize, usize)> {
+    let n = perm.len();
+    let mut out = runs(n, mask);
+    let in_run = |p: usize| out.iter().any(|&(s, e)| s <= p && p <= e);
+    let singles: Vec<(usize, usize)> =
+        (0..n).filter(|&p| !in_run(p) && alone >> p & 1 == 1 && alone_legal(block, perm[p])).map(|p| (p, p)).collect();
+    out.extend(singles);
+    out.sort_unstable();
+    out
+}
+
+/// Every legal set of sections over one order of a block, as (start, end) positions (brute
+/// force over all `2^(n-1)` join masks times all `2^n` one-item masks, duplicates removed).
+pub fn legal_section_sets(block: &BlockDesc, perm: &[usize]) -> Vec<Vec<(usize, usize)>> {
     let n = perm.len();
     let masks = if n == 0 { 1u64 } else { 1u64 << (n - 1) };
-    (0..masks).filter(|&m| runs(n, m).iter().all(|&(s, e)| run_legal(block, &perm[s..=e]))).collect()
+    let mut out: Vec<Vec<(usize, usize)>> = Vec::new();
+    for m in (0..masks).filter(|&m| runs(n, m).iter().all(|&(s, e)| run_legal(block, &perm[s..=e]))) {
+        for alone in 0..1u64 << n {
+            let set = sections_of(block, perm, m, alone);
+            if !out.contains(&set) {
+                out.push(set);
+            }
+        }
+    }
+    out
 }
 
 /// The block of an item and its position in the candidate's new order, read from the
@@ -156,9 +186,19 @@ pub fn naive_position(space: &Space, c: &Candidate, loc: Loc) -> Option<(BlockId
     space.blocks().find_map(|b| c.order(b).iter().position(|&l| l == loc).map(|p| (b, p)))
 }
 
-/// Whether `a` and `b` lie in one added section, from the candidate's section list.
-pub fn naive_atomic(c: &Candidate, a: Loc, b: Loc) -> bool {
-    if a == b {
+/// Whether `a` runs as one step without a section: not an item, an item of a closed block, or
+/// one that is atomic by itself or of weight below 2 (read from the item infos given).
+fn naive_atomic_alone(space: &Space, a: Loc) -> bool {
+    match (space.block_of(a), space.item_info(a)) {
+        (Some(block), Some(info)) => space.is_closed(block) || info.atomic || info.weight < 2,
+        _ => true,
+    }
+}
+
+/// The definition of `Atomic(a, b)`: `a` and `b` lie in one added section, from the
+/// candidate's section list; `[a; a]` also when `a` runs as one step without a section.
+pub fn naive_atomic(space: &Space, c: &Candidate, a: Loc, b: Loc) -> bool {
+    if a == b && naive_atomic_alone(space, a) {
         return true;
     }
     c.sections().iter().any(|s| {
@@ -179,7 +219,7 @@ pub fn naive_order(space: &Space, c: &Candidate, a: Loc, b: Loc) -> bool {
         return true;
     }
     match (naive_position(space, c, a), naive_position(space, c, b)) {
-        (Some((ba, pa)), Some((bb, pb))) if ba == bb => pa < pb || naive_atomic(c, a, b),
+        (Some((ba, pa)), Some((bb, pb))) if ba == bb => pa < pb || naive_atomic(space, c, a, b),
         _ => false,
     }
 }
@@ -188,7 +228,7 @@ pub fn naive_order(space: &Space, c: &Candidate, a: Loc, b: Loc) -> bool {
 pub fn naive_atom(space: &Space, c: &Candidate, atom: Atom) -> bool {
     match atom {
         Atom::Order(a, b) => naive_order(space, c, a, b),
-        Atom::Atomic(a, b) => naive_atomic(c, a, b),
+        Atom::Atomic(a, b) => naive_atomic(space, c, a, b),
     }
 }
 
@@ -219,8 +259,8 @@ impl Rng {
 
 /// A random candidate built without the crate's enumeration: per block a random linear
 /// extension of the direct fixed pairs (Kahn's algorithm with random priorities), then a random
-/// join mask whose illegal runs are dropped. Returns the orders (as item indices) and sections
-/// (as (first, last) item indices in the new order) too.
+/// join mask and one-item mask whose illegal sections are dropped. Returns the orders (as item
+/// indices) too.
 pub fn random_candidate(built: &Built, rng: &mut Rng) -> (Candidate, Vec<Vec<usize>>) {
     let mut orders = Vec::new();
     let mut perms = Vec::new();
@@ -236,9 +276,9 @@ pub fn random_candidate(built: &Built, rng: &mut Rng) -> (Candidate, Vec<Vec<usi
             placed[pick] = true;
             perm.push(pick);
         }
-        let mask = rng.next();
-        for (s, e) in runs(n, mask) {
-            if run_legal(block, &perm[s..=e]) {
+        let (mask, alone) = (rng.next(), rng.next());
+        for (s, e) in sections_of(block, &perm, mask, alone) {
+            if s == e || run_legal(block, &perm[s..=e]) {
                 sections.push((built.locs[k][perm[s]], built.locs[k][perm[e]]));
             }
         }

@@ -1,7 +1,7 @@
 //! The constraint edges of the elimination graph: which reorders, kept orders and atomic
 //! sections join two events of one thread, and what each weighs.
 
-use paces_constraint::{Atom, Loc, SectionRole};
+use paces_constraint::{Atom, Loc, Waits};
 use smallvec::SmallVec;
 
 use super::graph::Graph;
@@ -27,37 +27,21 @@ pub(super) fn weight_factors(n: u64, k: u64) -> (u64, u64) {
 }
 
 impl Graph<'_> {
-    /// Whether an atomic section may hold items `a` and `b`: the block takes sections, the
-    /// item that opens the section is no `Excluded` item, the other and every item forced
-    /// between them are `Free` (an await may only open a section).
-    fn atomic_legal(&self, a: Loc, b: Loc, may_change: bool) -> bool {
+    /// Whether an atomic section may hold items `a` and `b` (`a == b`: the item alone): the
+    /// block takes sections, and an item alone is one that takes a section alone. A section
+    /// runs all or nothing, so waits may stand anywhere in it.
+    fn atomic_legal(&self, a: Loc, b: Loc) -> bool {
         let space = self.space;
-        let (Some((block, pa)), Some((_, pb))) = (space.item_position(a), space.item_position(b)) else { return false };
-        if space.is_closed(block) {
-            return false;
+        if a == b {
+            return space.takes_section_alone(a);
         }
-        let role = |l: Loc| space.item_info(l).map_or(SectionRole::Excluded, |i| i.role);
-        let items = space.items(block);
-        let legal = |first: Loc, last: Loc| -> bool {
-            if role(first) == SectionRole::Excluded || role(last) != SectionRole::Free {
-                return false;
-            }
-            let (lo, hi) = (pa.min(pb), pa.max(pb));
-            let non_free = &self.non_free[block.index()];
-            let from = non_free.partition_point(|&p| p <= lo);
-            non_free[from..].iter().take_while(|&&p| p < hi).all(|&p| {
-                let k = items[p];
-                !(space.is_fixed(first, k) && space.is_fixed(k, last))
-            })
-        };
-        let (first, last) = if pa < pb { (a, b) } else { (b, a) };
-        legal(first, last) || (may_change && legal(last, first))
+        space.common_block(a, b).is_ok_and(|block| !space.is_closed(block))
     }
 
     /// Backward between two events of one item (the guard of an `if` and a step of its
     /// branch, or steps of two iterations of a loop): no order between them can change, but a
-    /// section that holds the item holds both. Sections hold at least two items, so the item
-    /// is offered with each neighbour in the original order, `Atomic(item, neighbour)`.
+    /// section that holds the item holds both. The item is offered alone, `Atomic(item,
+    /// item)`, and with each neighbour in the original order, `Atomic(item, neighbour)`.
     fn enclosing_sections(&self, u: u32, v: u32, out: &mut SmallVec<[Opt; 2]>) {
         let (x, y) = (self.ev[u as usize], self.ev[v as usize]);
         let common = x
@@ -72,8 +56,10 @@ impl Graph<'_> {
         let Some((block, pos)) = space.item_position(item) else { return };
         let items = space.items(block);
         let neighbours = [pos.checked_sub(1), Some(pos + 1)];
-        for n in neighbours.into_iter().flatten().filter_map(|p| items.get(p).copied()) {
-            if self.atomic_legal(item, n, space.may_change_order(item, n)) {
+        let partners =
+            std::iter::once(item).chain(neighbours.into_iter().flatten().filter_map(|p| items.get(p).copied()));
+        for n in partners {
+            if self.atomic_legal(item, n) {
                 let w = self.a.saturating_mul(self.section_weight(item, n));
                 out.push(Opt { kind: EdgeKind::Atomic(Atom::atomic(item, n)), weight: w });
             }
@@ -106,14 +92,14 @@ impl Graph<'_> {
             // a `lock`); moving a call or a branch that holds a wait deeper inside is
             // allowed, as the original tool allowed it (rtl8169's fix moves `free_irq()` in
             // front of `dev_down()`, whose `synchronize_irq()` waits).
-            let wait = |l: Loc| space.item_info(l).is_some_and(|i| i.role == SectionRole::Opener);
+            let wait = |l: Loc| space.item_info(l).is_some_and(|i| i.waits == Waits::First);
             let crosses = wait(a) || wait(b);
             if may && (self.preemption_free || !crosses) {
                 let (pa, pb) = (space.item_position(a).map_or(0, |p| p.1), space.item_position(b).map_or(0, |p| p.1));
                 let dist = pa.abs_diff(pb).max(1) as u64;
                 out.push(Opt { kind: EdgeKind::Reorder(Atom::Order(b, a)), weight: self.r.saturating_mul(dist) });
             }
-            if self.atomic_legal(a, b, may) {
+            if self.atomic_legal(a, b) {
                 let w = self.a.saturating_mul(self.section_weight(a, b));
                 out.push(Opt { kind: EdgeKind::Atomic(Atom::atomic(a, b)), weight: w });
             }

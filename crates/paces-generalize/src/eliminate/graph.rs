@@ -2,7 +2,7 @@
 //! no-constraint edges (cross-thread orderings and forced program order) and the reachability
 //! over them as bitsets, with the memory those tables take.
 
-use paces_constraint::{Atom, Loc, SectionRole, Space};
+use paces_constraint::{Atom, Loc, Space};
 use paces_trace::{lift, Event, EventId, Trace};
 use smallvec::SmallVec;
 
@@ -52,8 +52,6 @@ pub(super) struct Graph<'a> {
     pub(super) a: u64,
     /// Whether some linearisation of the partial order is preemption-free.
     pub(super) preemption_free: bool,
-    /// Per block of the space, the positions of its items that are not `Free`.
-    pub(super) non_free: Vec<Vec<usize>>,
 }
 
 /// Bit `col` of row `row` of a bitset table of `words` words per row.
@@ -71,19 +69,6 @@ fn mismatch(space: &Space, a: Loc, b: Loc) -> Error {
             space.name(b)
         ),
     )
-}
-
-/// Per block of the space, the positions of its items that are not `Free`.
-fn non_free_positions(space: &Space) -> Vec<Vec<usize>> {
-    space
-        .blocks()
-        .map(|b| {
-            let items = space.items(b);
-            (0..items.len())
-                .filter(|&i| space.item_info(items[i]).is_some_and(|info| info.role != SectionRole::Free))
-                .collect()
-        })
-        .collect()
 }
 
 impl<'a> Graph<'a> {
@@ -154,7 +139,6 @@ impl<'a> Graph<'a> {
             r,
             a,
             preemption_free: false,
-            non_free: non_free_positions(space),
         }
     }
 

@@ -362,6 +362,9 @@ impl Setup {
 /// Explores every maximal run of the program with the given statement orders and atomic
 /// sections (thread, first position, last position); `visit(steps, blocked)` is called per
 /// run and returns whether to go on. Depth-first with an explicit stack.
+///
+/// A section runs all or nothing: one step that is taken only when every await in it holds
+/// where it stands; otherwise its thread waits before it (blocked at its first statement).
 pub fn explore(
     program: &Program,
     orders: &[Vec<usize>],
@@ -372,44 +375,36 @@ pub fn explore(
     struct State {
         pc: Vec<usize>,
         vals: Vec<i64>,
-        inside: Option<usize>,
         steps: Vec<(usize, usize)>,
     }
     let n = orders.len();
-    let section_at = |t: usize, p: usize| sections.iter().find(|&&(st, i, j)| st == t && i <= p && p <= j).copied();
-    let mut stack = vec![State { pc: vec![0; n], vals: vec![0; program.vars], inside: None, steps: Vec::new() }];
+    let section_end = |t: usize, p: usize| sections.iter().find(|&&(st, i, _)| st == t && i == p).map_or(p, |s| s.2);
+    let mut stack = vec![State { pc: vec![0; n], vals: vec![0; program.vars], steps: Vec::new() }];
     while let Some(s) = stack.pop() {
         let mut moved = false;
-        let threads: Vec<usize> = match s.inside {
-            Some(t) => vec![t],
-            None => (0..n).collect(),
-        };
-        for t in threads {
+        for (t, order) in orders.iter().enumerate() {
             let p = s.pc[t];
-            if p >= orders[t].len() {
+            if p >= order.len() {
                 continue;
             }
-            let i = orders[t][p];
-            let stmt = &program.threads[t][i].1;
-            if let Stmt::Await(x, v) = *stmt {
-                if s.vals[x as usize] != v {
-                    continue;
-                }
-            }
+            // The step at p: one statement, or a whole section.
             let mut ns = s.clone();
-            match *stmt {
-                Stmt::Set(x, v) => ns.vals[x as usize] = v,
-                Stmt::Copy(x, y) => ns.vals[x as usize] = ns.vals[y as usize],
-                _ => {}
+            let taken = (p..=section_end(t, p)).all(|q| {
+                let i = order[q];
+                match program.threads[t][i].1 {
+                    Stmt::Await(x, v) if ns.vals[x as usize] != v => return false,
+                    Stmt::Set(x, v) => ns.vals[x as usize] = v,
+                    Stmt::Copy(x, y) => ns.vals[x as usize] = ns.vals[y as usize],
+                    _ => {}
+                }
+                ns.pc[t] += 1;
+                ns.steps.push((t, i));
+                true
+            });
+            if taken {
+                moved = true;
+                stack.push(ns);
             }
-            ns.pc[t] += 1;
-            ns.steps.push((t, i));
-            ns.inside = match section_at(t, p) {
-                Some((_, _, j)) if p < j => Some(t),
-                _ => None,
-            };
-            moved = true;
-            stack.push(ns);
         }
         if !moved {
             let blocked: Vec<(usize, usize)> =

@@ -1,5 +1,7 @@
 //! Shared by the end-to-end tests: the held-in programs and an independent check of a repair.
 
+#![allow(dead_code)] // Reason: each test file uses a different subset of the helpers.
+
 use paces::explore::{check, sequential_final_states, Config, FailureKinds};
 use paces::StopReason;
 
