@@ -241,7 +241,7 @@ proptest! {
             prop_assert_eq!(again.role(s), p.role(s));
         }
         let same = p.apply(&Candidate::original(&p.space())).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert!(paces_cwhile::to_promela(&p, &text).is_ok_and(|m| !m.is_empty()));
         prop_assert_eq!(paces_cwhile::print(&same), printed);
-        prop_assert!(!paces_cwhile::to_promela(&p).is_empty());
     }
 }

@@ -749,14 +749,17 @@ fn deadlock_id(e: &Engine<'_>, s: &[i64], stands: &[Stand]) -> DeadlockId {
             let stand = match st {
                 Stand::Blocked(opts) => {
                     let pc = e.pc(s, t);
-                    ThreadStand::Blocked(
-                        opts.iter()
-                            .map(|&i| {
-                                let o = &code.points[pc].options[i as usize];
-                                e.c.loc_names[code.steps[o.step as usize].loc.index()].clone()
-                            })
-                            .collect(),
-                    )
+                    let mut labels: Vec<String> = Vec::new();
+                    for &i in opts {
+                        let step = &code.steps[code.points[pc].options[i as usize].step as usize];
+                        // A step that enters an atomic region waits for the whole region.
+                        let loc = step.region.map_or(step.loc, |r| code.regions[r as usize].wait_loc);
+                        let label = &e.c.loc_names[loc.index()];
+                        if !labels.contains(label) {
+                            labels.push(label.clone());
+                        }
+                    }
+                    ThreadStand::Blocked(labels)
                 }
                 Stand::Done | Stand::Cut => ThreadStand::Done,
             };
