@@ -28,9 +28,9 @@ use crate::print::op_str;
 ///
 /// # Errors
 /// [`ErrorKind::WaitInAtomic`] when an atomic block waits somewhere other than at its first
-/// step (an `await`, `lock` or `down`, or a call reaching one): SPIN's `atomic` gives up its
-/// atomicity where it blocks, so the model would mean something else than the program, whose
-/// atomic blocks run whole or not at all.
+/// step (an `await`, `lock` or `down`, or a call reaching one), or holds an `assume` other
+/// than its first item: SPIN's `atomic` gives up its atomicity where it blocks, so the model
+/// would mean something else than the program, whose atomic blocks run whole or not at all.
 pub fn to_promela(p: &Program, source: &str) -> Result<String, Error> {
     refuse_inner_waits(p, source)?;
     let mut out = String::from("/* Generated from Cwhile by paces. */\n\n");
@@ -63,24 +63,63 @@ pub fn to_promela(p: &Program, source: &str) -> Result<String, Error> {
     Ok(out)
 }
 
-/// The error for the first atomic block (in statement order) that waits after its first step.
+/// The error for the first atomic block (in statement order) that waits, or stops at an
+/// `assume`, after its first step.
 fn refuse_inner_waits(p: &Program, source: &str) -> Result<(), Error> {
     for s in &p.stmts {
         let StmtKind::Atomic(body) = s.kind else { continue };
-        let Some(culprit) = offending_await(p, body) else { continue };
+        let (culprit, what) = match (offending_await(p, body), inner_assume(p, body)) {
+            (Some(c), _) => (c, "waits"),
+            (None, Some(c)) => (c, "may stop at an `assume`"),
+            (None, None) => continue,
+        };
         let c = &p.stmts[culprit.index()];
         let (line, col) = line_col(source, s.span.start as usize);
         let (wline, wcol) = line_col(source, c.span.start as usize);
         return Err(Error::new(
             ErrorKind::WaitInAtomic,
             format!(
-                "cannot export to Promela: atomic block `{}` at {line}:{col} waits after its first step \
+                "cannot export to Promela: atomic block `{}` at {line}:{col} {what} after its first step \
                  (at `{}`, {wline}:{wcol}); SPIN's atomic gives up its atomicity where it blocks",
                 s.label, c.label
             ),
         ));
     }
     Ok(())
+}
+
+/// The first `assume` statement inside `block` (through branches, loops, nested blocks and
+/// calls) other than the block's first item: where a path through the block may stop after
+/// changing something, which SPIN would let the other processes see.
+fn inner_assume(p: &Program, block: BlockId) -> Option<StmtId> {
+    let items = &p.blocks.get(block.index())?.items;
+    let mut stack: Vec<StmtId> = items.iter().skip(1).rev().copied().collect();
+    if let Some(&first) = items.first() {
+        if !matches!(p.stmts.get(first.index())?.kind, StmtKind::Assume(_)) {
+            stack.push(first);
+        }
+    }
+    let mut seen_procs = vec![false; p.procs.len()];
+    while let Some(s) = stack.pop() {
+        let Some(stmt) = p.stmts.get(s.index()) else { continue };
+        let blocks = match &stmt.kind {
+            StmtKind::Assume(_) => return Some(s),
+            StmtKind::Call(q) => match seen_procs.get_mut(q.index()) {
+                Some(seen) if !*seen => {
+                    *seen = true;
+                    vec![p.procs[q.index()].body]
+                }
+                _ => Vec::new(),
+            },
+            kind => child_blocks(kind),
+        };
+        for b in blocks.into_iter().rev() {
+            if let Some(block) = p.blocks.get(b.index()) {
+                stack.extend(block.items.iter().rev());
+            }
+        }
+    }
+    None
 }
 
 /// Procedures reachable through calls from a block, each once, in first-call order.

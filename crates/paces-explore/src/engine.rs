@@ -27,10 +27,12 @@ pub(crate) struct Layout {
     pub loop_off: Vec<usize>,
     pub stride: usize,
     pub unwind: Option<u32>,
+    /// The slot of the failure flag (set by every failing step), when the state has one.
+    pub flag: Option<usize>,
 }
 
 impl Layout {
-    pub(crate) fn new(c: &Compiled, unwind: Option<u32>) -> Self {
+    pub(crate) fn new(c: &Compiled, unwind: Option<u32>, failure_flag: bool) -> Self {
         let threads = c.threads.len();
         let globals = c.global_init.len();
         let mut off = threads + globals;
@@ -48,7 +50,11 @@ impl Layout {
                 off += t.n_loops as usize;
             }
         }
-        Layout { threads, globals, local_off, local_len, loop_off, stride: off.max(1), unwind }
+        let flag = failure_flag.then_some(off);
+        if failure_flag {
+            off += 1;
+        }
+        Layout { threads, globals, local_off, local_len, loop_off, stride: off.max(1), unwind, flag }
     }
 }
 
@@ -69,8 +75,9 @@ pub(crate) enum Outcome {
 pub(crate) struct MacroOut {
     /// States where the holding thread has left the region, with the internal path.
     pub exits: Vec<(Box<[i64]>, Vec<u16>)>,
-    /// A path whose last step fails and after which the region can still be left.
-    pub fail: Option<Vec<u16>>,
+    /// Per failing step after which the region can still be left: a path whose last step
+    /// it is (in the order found).
+    pub fails: Vec<Vec<u16>>,
     /// A path that runs into a cycle, and where the cycle starts in it.
     pub livelock: Option<(Vec<u16>, usize)>,
     /// Some path was cut (a false `assume`).
@@ -96,9 +103,9 @@ struct MacroGraph {
     exits: Vec<bool>,
     /// Steps between states inside the region.
     edges: Vec<(u32, u32)>,
-    /// Failing steps, in the order found: the state, the option and the state reached
-    /// (`None` when the step leaves the region).
-    fails: Vec<(u32, u16, Option<u32>)>,
+    /// Failing steps, in the order found: the state, the option, the step taken and the
+    /// state reached (`None` when the step leaves the region).
+    fails: Vec<(u32, u16, u32, Option<u32>)>,
 }
 
 impl MacroGraph {
@@ -141,16 +148,24 @@ impl MacroGraph {
         ok
     }
 
-    /// The path to the first failing step found after which the region can still be left.
-    fn first_taken_fail(&self) -> Option<Vec<u16>> {
+    /// Per failing step after which the region can still be left, the path to where it was
+    /// first found so.
+    fn taken_fails(&self) -> Vec<Vec<u16>> {
         if self.fails.is_empty() {
-            return None;
+            return Vec::new();
         }
         let ok = self.can_leave();
-        let &(from, opt, _) = self.fails.iter().find(|(_, _, to)| to.is_none_or(|b| ok[b as usize]))?;
-        let mut p = self.path(from);
-        p.push(opt);
-        Some(p)
+        let mut steps: Vec<u32> = Vec::new();
+        let mut out = Vec::new();
+        for &(from, opt, step, to) in &self.fails {
+            if to.is_none_or(|b| ok[b as usize]) && !steps.contains(&step) {
+                steps.push(step);
+                let mut p = self.path(from);
+                p.push(opt);
+                out.push(p);
+            }
+        }
+        out
     }
 }
 
@@ -274,6 +289,9 @@ pub(crate) struct Settings {
     /// When the searches built on the engine give up (see [`Engine::late`]). Default: `None`
     /// (never).
     pub deadline: Option<Instant>,
+    /// Give the state a flag that every failing step sets (see
+    /// [`crate::Config::deadlocks_after_failure`]). Default: `false`.
+    pub failure_flag: bool,
 }
 
 impl Default for Settings {
@@ -285,6 +303,7 @@ impl Default for Settings {
             spin_end_states: false,
             merge: false,
             deadline: None,
+            failure_flag: false,
         }
     }
 }
@@ -302,8 +321,16 @@ pub(crate) struct Engine<'c> {
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
-        let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline } = settings;
-        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead, spin_end_states, merge, deadline }
+        let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline, failure_flag } = settings;
+        Engine {
+            c,
+            lay: Layout::new(c, unwind, failure_flag),
+            max_atomic,
+            reset_dead,
+            spin_end_states,
+            merge,
+            deadline,
+        }
     }
 
     /// Whether the deadline has passed, looked up once every 1024 counts of `count` (a
@@ -343,6 +370,11 @@ impl<'c> Engine<'c> {
     #[inline]
     pub(crate) fn pc(&self, s: &[i64], t: usize) -> usize {
         s[t] as usize
+    }
+
+    /// Whether a failing step was taken on the way to `s` (always false without the flag).
+    pub(crate) fn failed_before(&self, s: &[i64]) -> bool {
+        self.lay.flag.is_some_and(|f| s[f] != 0)
     }
 
     pub(crate) fn globals<'s>(&self, s: &'s [i64]) -> &'s [i64] {
@@ -433,7 +465,11 @@ impl<'c> Engine<'c> {
             None => {}
         }
         s[t] = i64::from(st.after);
-        Outcome::Done { failed: failed || div0 }
+        let failed = failed || div0;
+        if let (true, Some(f)) = (failed, self.lay.flag) {
+            s[f] = 1;
+        }
+        Outcome::Done { failed }
     }
 
     /// Leaves the atomic region silently (the point must allow it); false when the loop bound
@@ -463,7 +499,7 @@ impl<'c> Engine<'c> {
         let code = &self.c.threads[t];
         let mut state = start;
         let mut prefix: Vec<u16> = Vec::new();
-        let mut fail: Option<Vec<u16>> = None;
+        let mut fails: Vec<Vec<u16>> = Vec::new();
         loop {
             let p = &code.points[self.pc(&state, t)];
             if p.options.len() != 1 || p.exit_moves.is_some() || prefix.len() >= self.max_atomic {
@@ -473,13 +509,13 @@ impl<'c> Engine<'c> {
             match self.apply(&mut next, t, &p.options[0]) {
                 Outcome::Done { failed } => {
                     prefix.push(0);
-                    if failed && fail.is_none() {
-                        fail = Some(prefix.clone());
+                    if failed {
+                        fails.push(prefix.clone());
                     }
                     if !self.in_region(&next, t) {
                         return MacroOut {
                             exits: vec![(next.into_boxed_slice(), prefix)],
-                            fail,
+                            fails,
                             ..MacroOut::default()
                         };
                     }
@@ -501,7 +537,7 @@ impl<'c> Engine<'c> {
             for (_, p) in &mut out.exits {
                 with(p);
             }
-            if let Some(p) = &mut out.fail {
+            for p in &mut out.fails {
                 with(p);
             }
             if let Some((p, depth)) = &mut out.livelock {
@@ -509,9 +545,10 @@ impl<'c> Engine<'c> {
                 *depth += prefix.len();
             }
         }
-        // Every path goes through the prefix: its failure counts when some path gets out.
-        if fail.is_some() && !out.exits.is_empty() {
-            out.fail = fail;
+        // Every path goes through the prefix: its failures count when some path gets out.
+        if !fails.is_empty() && !out.exits.is_empty() {
+            fails.append(&mut out.fails);
+            out.fails = fails;
         }
         out
     }
@@ -580,7 +617,7 @@ impl<'c> Engine<'c> {
                     if !self.in_region(&next, t) {
                         g.exits[from as usize] = true;
                         if failed {
-                            g.fails.push((from, i as u16, None));
+                            g.fails.push((from, i as u16, opts[i].step, None));
                         }
                         if exit_seen.insert(next.clone()) {
                             let mut p = g.path(from);
@@ -599,7 +636,7 @@ impl<'c> Engine<'c> {
                     if let Some(&to) = g.ids.get(&next) {
                         g.edges.push((from, to));
                         if failed {
-                            g.fails.push((from, i as u16, Some(to)));
+                            g.fails.push((from, i as u16, opts[i].step, Some(to)));
                         }
                         continue;
                     }
@@ -621,12 +658,12 @@ impl<'c> Engine<'c> {
                     let to = g.ids.len() as u32 - 1;
                     g.edges.push((from, to));
                     if failed {
-                        g.fails.push((from, i as u16, Some(to)));
+                        g.fails.push((from, i as u16, opts[i].step, Some(to)));
                     }
                 }
             }
         }
-        out.fail = g.first_taken_fail();
+        out.fails = g.taken_fails();
         out
     }
 
@@ -634,14 +671,14 @@ impl<'c> Engine<'c> {
     /// the thread's only next step, touch only its private variables (locals and globals no
     /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with
     /// every other thread's steps and leave no choice, so the states between them need not
-    /// be stored. Appends an option index (0) per step to `path`; returns the index in
-    /// `path` of the first failing one.
-    pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Option<usize> {
+    /// be stored. Appends an option index (0) per step to `path`; returns the indices in
+    /// `path` of the failing ones.
+    pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Vec<usize> {
+        let mut fails = Vec::new();
         if !self.merge {
-            return None;
+            return fails;
         }
         let code = &self.c.threads[t];
-        let mut fail = None;
         for _ in 0..10_000 {
             let p = &code.points[self.pc(s, t)];
             if !p.private_next {
@@ -650,8 +687,8 @@ impl<'c> Engine<'c> {
             let mut next = s.to_vec();
             match self.apply(&mut next, t, &p.options[0]) {
                 Outcome::Done { failed } => {
-                    if failed && fail.is_none() {
-                        fail = Some(path.len());
+                    if failed {
+                        fails.push(path.len());
                     }
                     path.push(0);
                     s.copy_from_slice(&next);
@@ -659,7 +696,7 @@ impl<'c> Engine<'c> {
                 _ => break,
             }
         }
-        fail
+        fails
     }
 
     /// Expands a state: every transition, what they find, and (when `por`) the reduced set of
@@ -707,11 +744,10 @@ impl<'c> Engine<'c> {
                             exp.bound |= m.bound;
                             exp.unwound |= m.unwound;
                             // The entering step's failure counts when the region can be left.
-                            let fail = match (failed, m.exits.is_empty()) {
-                                (true, false) => Some(Vec::new()),
-                                _ => m.fail,
-                            };
-                            if let Some(internal) = fail {
+                            if failed && !m.exits.is_empty() {
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                            }
+                            for internal in m.fails {
                                 exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                             }
                             if let Some((path, cycle_start)) = m.livelock {
@@ -727,9 +763,9 @@ impl<'c> Engine<'c> {
                                 }
                             }
                             for (k, (mut state, mut path)) in m.exits.into_iter().enumerate() {
-                                if let Some(f) = self.merge_private(&mut state, t, &mut path) {
-                                    path.truncate(f + 1);
-                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: path });
+                                for f in self.merge_private(&mut state, t, &mut path) {
+                                    let internal = path[..=f].to_vec();
+                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                                 }
                                 self.canon(&mut state);
                                 en[i] = true;
@@ -741,9 +777,9 @@ impl<'c> Engine<'c> {
                             }
                             en[i] = true;
                             let mut path = Vec::new();
-                            if let Some(f) = self.merge_private(&mut next, t, &mut path) {
-                                path.truncate(f + 1);
-                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: path });
+                            for f in self.merge_private(&mut next, t, &mut path) {
+                                let internal = path[..=f].to_vec();
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                             }
                             self.canon(&mut next);
                             exp.succs.push(Trans {

@@ -13,7 +13,14 @@ fn run(src: &str, config: Config) -> (paces_cwhile::Program, CheckResult) {
     let program = paces_cwhile::parse(src).unwrap_or_else(|e| panic!("parse failed: {e:?}"));
     let r = check(&program, &config).expect("check");
     // Every counterexample replays to the same trace.
-    for c in r.verdict.counterexample().into_iter().chain(r.deadlocks.values()).chain(r.failures.values()) {
+    for c in r
+        .verdict
+        .counterexample()
+        .into_iter()
+        .chain(r.deadlocks.values())
+        .chain(r.failures.values())
+        .chain(r.deadlocks_after_failure.values())
+    {
         let t = replay(&program, &c.schedule).expect("replay");
         assert_eq!(t.events(), c.trace.events());
         if let Some(i) = c.failing_step {
@@ -512,4 +519,59 @@ fn an_unbounded_loop_inside_an_atomic_block_ends_at_a_bound() {
     );
     assert!(matches!(result.verdict, Verdict::BoundReached { .. }), "{result}");
     assert_eq!(result.bound, Some(paces_explore::Bound::AtomicStates));
+}
+
+/// `Config::deadlocks_after_failure`: the deadlocks reachable on a run where an assertion had
+/// already failed, each with a witness that shows the failure, with and without the
+/// reduction.
+#[test]
+fn deadlocks_after_a_failure() {
+    let only_after = "var x = 0, y = 0;
+         thread a { A: x := 1; }
+         thread b { B: y := x; C: assert(y == 0); D: await(y == 0); }";
+    let only_without = "var x = 0, y = 0;
+         thread a { A: x := 1; }
+         thread b { B: y := x; C: assert(y == 1); D: await(y == 0); }";
+    let both = "var x = 0, y = 0, z = 0;
+         thread a { A: x := 1; }
+         thread b { B: y := x; C: assert(y == 0); D: await(z == 1); }";
+    for por in [true, false] {
+        let config = || Config::new().stop_at_first_failure(false).por(por).deadlocks_after_failure(true);
+        let (_, r) = run(only_after, config());
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        let ids: Vec<String> = r.deadlocks_after_failure.keys().map(ToString::to_string).collect();
+        assert_eq!(ids, ["a done, b at D"]);
+        let (id, w) = r.deadlocks_after_failure.iter().next().unwrap();
+        assert_eq!(id.blocked_threads().into_iter().collect::<Vec<_>>(), ["b"]);
+        assert!(w.trace.is_bad(), "the witness shows the failure");
+        assert_eq!(w.trace.blocked().len(), 1);
+
+        let (_, r) = run(only_without, config());
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        assert!(r.deadlocks_after_failure.is_empty(), "{r}");
+
+        let (_, r) = run(both, config());
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        assert_eq!(r.deadlocks_after_failure.keys().collect::<Vec<_>>(), r.deadlocks.keys().collect::<Vec<_>>());
+        // The plain witness is the shortest run into the deadlock; the other shows a failure.
+        assert!(r.deadlocks_after_failure.values().all(|w| w.trace.is_bad()));
+    }
+    // Off by default: nothing collected.
+    let (_, r) = run(only_after, Config::new().stop_at_first_failure(false));
+    assert!(r.deadlocks_after_failure.is_empty());
+    assert_eq!(r.deadlocks.len(), 1);
+}
+
+/// A failure inside an atomic block on a path that does not get through does not set the
+/// flag: the deadlock after it is not one after a failure.
+#[test]
+fn a_dropped_failure_does_not_count_for_deadlocks_after_failure() {
+    let (_, r) = run(
+        "var x = 0, z = 0;
+         thread a { A: atomic { I: if (*) { A1: assert(x == 1); A2: await(x == 1); } else { A3: skip; } } D: await(z == 1); }",
+        Config::new().stop_at_first_failure(false).deadlocks_after_failure(true),
+    );
+    assert!(r.failures.is_empty(), "{r}");
+    assert_eq!(r.deadlocks.len(), 1, "{r}");
+    assert!(r.deadlocks_after_failure.is_empty(), "{r}");
 }
