@@ -7,7 +7,7 @@ fuzz_target!(|data: &[u8]| {
     match paces_cwhile::parse_bytes(data) {
         Ok(program) => {
             let _ = program.space();
-            let _ = paces_cwhile::to_promela(&program);
+            let _ = paces_cwhile::to_promela(&program, &String::from_utf8_lossy(data));
         }
         Err(diags) => {
             assert!(!diags.is_empty());

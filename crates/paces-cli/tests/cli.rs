@@ -119,6 +119,22 @@ fn export_promela() {
     }
 }
 
+/// A program whose atomic block waits after its first step has no Promela model: the export
+/// refuses it with exit 2, naming the block and where it stands.
+#[test]
+fn export_promela_refuses_a_wait_inside_an_atomic_block() {
+    let path =
+        scratch("inner-wait.cw", b"var x = 0;\nthread t {\n  K: atomic {\n    x := 1;\n    await(x == 1);\n  }\n}\n");
+    let out = paces(&["export", "--promela", &path], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("atomic block `K` at 3:6 waits after its first step"), "{err}");
+    // The checker accepts the same program.
+    let out = paces(&["check", &path], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
 /// The checker's statistics once, with singular and plural right.
 #[test]
 fn check_prints_its_statistics_once() {

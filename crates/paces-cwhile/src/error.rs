@@ -10,10 +10,14 @@ pub enum ErrorKind {
     /// The transformed program fails a static check (this points at a bug: the space only
     /// allows transformations that keep a program valid).
     Rejected,
+    /// [`to_promela`](crate::to_promela): an atomic block waits after its first step, which
+    /// Promela's `atomic` cannot express.
+    WaitInAtomic,
 }
 
 paces_constraint::define_error!(
-    /// The error of [`Program::apply`](crate::Program::apply).
+    /// The error of [`Program::apply`](crate::Program::apply) and
+    /// [`to_promela`](crate::to_promela).
     Error,
     ErrorKind
 );

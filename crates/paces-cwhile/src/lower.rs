@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 use crate::ast::{self, BodyKind, Decl, ExprKind, Lit, StmtKind as A};
 use crate::diag::{line_col, Diagnostic, Diagnostics};
 use crate::ir::*;
-use paces_constraint::{BlockId, Loc, Waits};
+use paces_constraint::{BlockId, Loc};
 
 /// Lowers a parsed program, running every static check.
 pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics> {
@@ -22,12 +22,7 @@ pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics
         blocks: l.blocks,
         loc_names: l.loc_names,
     });
-    let mut diags = Vec::new();
-    check_atomic_awaits(&program, source, &mut diags);
-    match Diagnostics::new(diags) {
-        Some(d) => Err(d),
-        None => Ok(program),
-    }
+    Ok(program)
 }
 
 struct Lowerer<'a> {
@@ -591,101 +586,6 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
-}
-
-/// Reports every `await` that a user `atomic` block reaches after its first step.
-fn check_atomic_awaits(p: &Program, source: &str, diags: &mut Vec<Diagnostic>) {
-    let mut reported: Vec<StmtId> = Vec::new();
-    for s in &p.stmts {
-        let StmtKind::Atomic(body) = s.kind else { continue };
-        let Some(culprit) = offending_await(p, body) else { continue };
-        if reported.contains(&culprit) {
-            continue;
-        }
-        reported.push(culprit);
-        let c = &p.stmts[culprit.index()];
-        let (message, label) = match &c.kind {
-            StmtKind::Call(q) => (
-                format!("`{}()` waits inside an `atomic` block after its first step", p.procs[q.index()].name),
-                "this call reaches an `await`".to_owned(),
-            ),
-            StmtKind::Lock { .. } => {
-                ("`lock` inside an `atomic` block must be its first step".to_owned(), "waits here".to_owned())
-            }
-            StmtKind::Down { .. } => {
-                ("`down` inside an `atomic` block must be its first step".to_owned(), "waits here".to_owned())
-            }
-            _ => ("`await` inside an `atomic` block must be its first step".to_owned(), "waits here".to_owned()),
-        };
-        diags.push(
-            Diagnostic::new("E0108", message, c.span, label)
-                .note(format!("the atomic block `{}` starts at {}", s.label, pos(source, s.span)))
-                .note("an atomic block may wait only to enter (as `lock` does); move the wait to its front or split the block"),
-        );
-    }
-    diags.sort_by_key(|d| d.primary.start);
-}
-
-/// The first statement in `block` (run as an atomic body) that waits after the block's first
-/// step, following the same rule as [`Program::waits`].
-pub(crate) fn offending_await(p: &Program, block: BlockId) -> Option<StmtId> {
-    let mut first = true;
-    let mut current = block;
-    let mut start = 0usize;
-    loop {
-        let items = &p.blocks.get(current.index())?.items;
-        let mut descend = None;
-        for &item in items.iter().skip(start) {
-            if p.weight(item) == 0 {
-                continue;
-            }
-            let role = p.waits(item);
-            if first {
-                first = false;
-                if role == Waits::Inside {
-                    descend = Some(item);
-                    break;
-                }
-            } else if role != Waits::Never {
-                return Some(first_wait_in(p, item));
-            }
-        }
-        let item = descend?;
-        // The first item is itself excluded: find the culprit inside it.
-        match &p.stmts[item.index()].kind {
-            StmtKind::Atomic(b) | StmtKind::NoReorder(b) => {
-                // Its first step is the block's first step: apply the same rule inside; the
-                // rest of the outer block must then hold no wait either, which the inner
-                // culprit search covers (an inner culprit exists since the item is excluded).
-                current = *b;
-                start = 0;
-                first = true;
-            }
-            _ => return Some(first_wait_in(p, item)),
-        }
-    }
-}
-
-/// The first statement in pre-order inside `item` that waits (an `await`, `lock`, `down`, or a
-/// call that reaches one); `item` itself when nothing more precise is found.
-fn first_wait_in(p: &Program, item: StmtId) -> StmtId {
-    let mut stack = vec![item];
-    while let Some(s) = stack.pop() {
-        let Some(stmt) = p.stmts.get(s.index()) else { continue };
-        match &stmt.kind {
-            StmtKind::Await(_) | StmtKind::Lock { .. } | StmtKind::Down { .. } => return s,
-            StmtKind::Call(_) if p.waits(s) != Waits::Never => return s,
-            _ => {
-                let blocks = child_blocks(&stmt.kind);
-                for b in blocks.into_iter().rev() {
-                    if let Some(block) = p.blocks.get(b.index()) {
-                        stack.extend(block.items.iter().rev());
-                    }
-                }
-            }
-        }
-    }
-    item
 }
 
 /// The blocks directly inside a statement, in source order.

@@ -2,9 +2,12 @@
 
 use std::fmt::Write as _;
 
-use paces_constraint::BlockId;
+use paces_constraint::{BlockId, Waits};
 
+use crate::diag::line_col;
+use crate::error::{Error, ErrorKind};
 use crate::ir::{BinOp, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
+use crate::lower::child_blocks;
 use crate::print::op_str;
 
 /// Translates a program to Promela (see `docs/language.md`, "Promela export").
@@ -19,7 +22,17 @@ use crate::print::op_str;
 /// is a valid end state. Names are prefixed (`g_` globals, `l_` thread locals, `pN_`
 /// procedure locals, `Lk_` statement labels with `k` the location id) so they never clash
 /// with Promela keywords. Promela's `int` has 32 bits where Cwhile has 64.
-pub fn to_promela(p: &Program) -> String {
+///
+/// `source` is the text the program was parsed from (for a program built by
+/// [`Program::apply`], the original's): it places the error.
+///
+/// # Errors
+/// [`ErrorKind::WaitInAtomic`] when an atomic block waits somewhere other than at its first
+/// step (an `await`, `lock` or `down`, or a call reaching one), or holds an `assume` other
+/// than its first item: SPIN's `atomic` gives up its atomicity where it blocks, so the model
+/// would mean something else than the program, whose atomic blocks run whole or not at all.
+pub fn to_promela(p: &Program, source: &str) -> Result<String, Error> {
+    refuse_inner_waits(p, source)?;
     let mut out = String::from("/* Generated from Cwhile by paces. */\n\n");
     for v in &p.vars[..p.global_count()] {
         let _ = writeln!(out, "int g_{} = {};", v.name, v.init);
@@ -47,7 +60,66 @@ pub fn to_promela(p: &Program) -> String {
         out.push_str(&e.out);
         out.push_str("}\n\n");
     }
-    out
+    Ok(out)
+}
+
+/// The error for the first atomic block (in statement order) that waits, or stops at an
+/// `assume`, after its first step.
+fn refuse_inner_waits(p: &Program, source: &str) -> Result<(), Error> {
+    for s in &p.stmts {
+        let StmtKind::Atomic(body) = s.kind else { continue };
+        let (culprit, what) = match (offending_await(p, body), inner_assume(p, body)) {
+            (Some(c), _) => (c, "waits"),
+            (None, Some(c)) => (c, "may stop at an `assume`"),
+            (None, None) => continue,
+        };
+        let c = &p.stmts[culprit.index()];
+        let (line, col) = line_col(source, s.span.start as usize);
+        let (wline, wcol) = line_col(source, c.span.start as usize);
+        return Err(Error::new(
+            ErrorKind::WaitInAtomic,
+            format!(
+                "cannot export to Promela: atomic block `{}` at {line}:{col} {what} after its first step \
+                 (at `{}`, {wline}:{wcol}); SPIN's atomic gives up its atomicity where it blocks",
+                s.label, c.label
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The first `assume` statement inside `block` (through branches, loops, nested blocks and
+/// calls) other than the block's first item: where a path through the block may stop after
+/// changing something, which SPIN would let the other processes see.
+fn inner_assume(p: &Program, block: BlockId) -> Option<StmtId> {
+    let items = &p.blocks.get(block.index())?.items;
+    let mut stack: Vec<StmtId> = items.iter().skip(1).rev().copied().collect();
+    if let Some(&first) = items.first() {
+        if !matches!(p.stmts.get(first.index())?.kind, StmtKind::Assume(_)) {
+            stack.push(first);
+        }
+    }
+    let mut seen_procs = vec![false; p.procs.len()];
+    while let Some(s) = stack.pop() {
+        let Some(stmt) = p.stmts.get(s.index()) else { continue };
+        let blocks = match &stmt.kind {
+            StmtKind::Assume(_) => return Some(s),
+            StmtKind::Call(q) => match seen_procs.get_mut(q.index()) {
+                Some(seen) if !*seen => {
+                    *seen = true;
+                    vec![p.procs[q.index()].body]
+                }
+                _ => Vec::new(),
+            },
+            kind => child_blocks(kind),
+        };
+        for b in blocks.into_iter().rev() {
+            if let Some(block) = p.blocks.get(b.index()) {
+                stack.extend(block.items.iter().rev());
+            }
+        }
+    }
+    None
 }
 
 /// Procedures reachable through calls from a block, each once, in first-call order.
@@ -333,4 +405,66 @@ impl Emitter<'_> {
             }
         }
     }
+}
+
+/// The first statement in `block` (run as an atomic body) that waits after the block's first
+/// step, following the same rule as [`Program::waits`].
+fn offending_await(p: &Program, block: BlockId) -> Option<StmtId> {
+    let mut first = true;
+    let mut current = block;
+    let mut start = 0usize;
+    loop {
+        let items = &p.blocks.get(current.index())?.items;
+        let mut descend = None;
+        for &item in items.iter().skip(start) {
+            if p.weight(item) == 0 {
+                continue;
+            }
+            let role = p.waits(item);
+            if first {
+                first = false;
+                if role == Waits::Inside {
+                    descend = Some(item);
+                    break;
+                }
+            } else if role != Waits::Never {
+                return Some(first_wait_in(p, item));
+            }
+        }
+        let item = descend?;
+        // The first item is itself excluded: find the culprit inside it.
+        match &p.stmts[item.index()].kind {
+            StmtKind::Atomic(b) | StmtKind::NoReorder(b) => {
+                // Its first step is the block's first step: apply the same rule inside; the
+                // rest of the outer block must then hold no wait either, which the inner
+                // culprit search covers (an inner culprit exists since the item is excluded).
+                current = *b;
+                start = 0;
+                first = true;
+            }
+            _ => return Some(first_wait_in(p, item)),
+        }
+    }
+}
+
+/// The first statement in pre-order inside `item` that waits (an `await`, `lock`, `down`, or a
+/// call that reaches one); `item` itself when nothing more precise is found.
+fn first_wait_in(p: &Program, item: StmtId) -> StmtId {
+    let mut stack = vec![item];
+    while let Some(s) = stack.pop() {
+        let Some(stmt) = p.stmts.get(s.index()) else { continue };
+        match &stmt.kind {
+            StmtKind::Await(_) | StmtKind::Lock { .. } | StmtKind::Down { .. } => return s,
+            StmtKind::Call(_) if p.waits(s) != Waits::Never => return s,
+            _ => {
+                let blocks = child_blocks(&stmt.kind);
+                for b in blocks.into_iter().rev() {
+                    if let Some(block) = p.blocks.get(b.index()) {
+                        stack.extend(block.items.iter().rev());
+                    }
+                }
+            }
+        }
+    }
+    item
 }

@@ -60,24 +60,45 @@ fn local_named_like_a_global() {
     check("var x;\nproc p {\n  local x;\n  skip;\n}\nthread t { p(); }\n", "E0107", 3, 9);
 }
 
+/// Asserts that `source` parses and that its Promela export is refused, naming the atomic
+/// block `label` at `line:col`.
+#[track_caller]
+fn export_refused(source: &str, label: &str, line: usize, col: usize) {
+    let p = parse(source).unwrap_or_else(|d| panic!("an await anywhere in an atomic block is accepted: {d}"));
+    let err = paces_cwhile::to_promela(&p, source).expect_err("the export must refuse it");
+    assert_eq!(err.kind(), &paces_cwhile::ErrorKind::WaitInAtomic);
+    let text = err.to_string();
+    assert!(text.contains(&format!("atomic block `{label}` at {line}:{col}")), "{text}");
+}
+
 #[test]
 fn await_not_first_in_atomic() {
-    check("var x;\nthread t {\n  atomic {\n    x := 1;\n    await(x == 1);\n  }\n}\n", "E0108", 5, 5);
+    export_refused("var x;\nthread t {\n  A: atomic {\n    x := 1;\n    await(x == 1);\n  }\n}\n", "A", 3, 6);
 }
 
 #[test]
 fn await_nested_in_if_inside_atomic() {
-    check("var x;\nthread t {\n  atomic {\n    if (x == 0) {\n      await(x == 1);\n    }\n  }\n}\n", "E0108", 5, 7);
+    export_refused(
+        "var x;\nthread t {\n  atomic {\n    if (x == 0) {\n      await(x == 1);\n    }\n  }\n}\n",
+        "t.0",
+        3,
+        3,
+    );
 }
 
 #[test]
 fn lock_after_first_step_of_atomic() {
-    check("var m, x;\nthread t {\n  atomic {\n    x := 1;\n    lock(m);\n  }\n}\n", "E0108", 5, 5);
+    export_refused("var m, x;\nthread t {\n  K: atomic {\n    x := 1;\n    lock(m);\n  }\n}\n", "K", 3, 6);
 }
 
 #[test]
 fn await_through_call_inside_atomic() {
-    check("var x;\nproc w { await(x == 1); }\nthread t {\n  atomic {\n    x := 1;\n    w();\n  }\n}\n", "E0108", 6, 5);
+    export_refused(
+        "var x;\nproc w { await(x == 1); }\nthread t {\n  K: atomic {\n    x := 1;\n    w();\n  }\n}\n",
+        "K",
+        4,
+        6,
+    );
 }
 
 #[test]
@@ -89,9 +110,9 @@ fn await_first_in_atomic_is_fine() {
         "var x;\nproc w { await(x == 1); }\nthread t { atomic { w(); x := 2; } }",
     ];
     for src in ok {
-        if let Err(d) = parse(src) {
-            panic!("{src}: {d}");
-        }
+        let p = parse(src).unwrap_or_else(|d| panic!("{src}: {d}"));
+        // A wait that opens the block has a Promela model.
+        assert!(paces_cwhile::to_promela(&p, src).is_ok(), "{src}");
     }
 }
 
@@ -205,7 +226,7 @@ fn nesting_at_the_limit_is_fine() {
     assert_eq!(paces_cwhile::print(&parse(&printed).unwrap()), printed);
     let same = p.apply(&paces_constraint::Candidate::original(&p.space())).unwrap();
     assert_eq!(paces_cwhile::print(&same), printed);
-    assert!(paces_cwhile::to_promela(&p).contains("active proctype t_t()"));
+    assert!(paces_cwhile::to_promela(&p, &src).unwrap().contains("active proctype t_t()"));
     assert!(p.dump().contains("weight"));
     let too_deep = format!("var x;\nthread t {{\n{}skip;{}\n}}\n", "if (x == 1) {".repeat(257), "}".repeat(257));
     assert_eq!(parse(&too_deep).unwrap_err().codes(), ["E0006"]);

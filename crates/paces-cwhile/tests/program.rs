@@ -164,7 +164,7 @@ fn heldin_programs_parse_print_and_round_trip() {
         let space = p.space();
         let same = p.apply(&Candidate::original(&space)).unwrap();
         assert_eq!(print(&same), printed, "{name}");
-        assert!(!paces_cwhile::to_promela(&p).is_empty());
+        assert!(!paces_cwhile::to_promela(&p, paces_heldin::source(name)).unwrap().is_empty());
     }
 }
 

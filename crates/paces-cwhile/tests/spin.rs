@@ -15,7 +15,7 @@ fn spin(name: &str, source: &str) -> String {
     let program = paces_cwhile::parse(source).unwrap_or_else(|d| panic!("{name}: {d}"));
     let dir = std::env::temp_dir().join(format!("paces-spin-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("model.pml"), paces_cwhile::to_promela(&program)).unwrap();
+    std::fs::write(dir.join("model.pml"), paces_cwhile::to_promela(&program, source).unwrap()).unwrap();
     let run = |cmd: &mut Command| {
         let out = cmd.current_dir(&dir).output().unwrap();
         assert!(out.status.success(), "{name}: {:?} failed: {}", cmd, String::from_utf8_lossy(&out.stdout));

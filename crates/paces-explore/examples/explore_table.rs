@@ -27,11 +27,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for f in &files {
         let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let program = paces_cwhile::parse(&std::fs::read_to_string(f)?).map_err(|e| format!("{name}: {e:?}"))?;
+        let source = std::fs::read_to_string(f)?;
+        let program = paces_cwhile::parse(&source).map_err(|e| format!("{name}: {e:?}"))?;
         let first = check(&program, &Config::new())?;
         let por = check(&program, &Config::new().stop_at_first_failure(false))?;
         let nopor = check(&program, &Config::new().stop_at_first_failure(false).por(false))?;
-        let (compile, full, to_first) = if spin { spin_numbers(&program)? } else { Default::default() };
+        let (compile, full, to_first) = if spin { spin_numbers(&program, &source)? } else { Default::default() };
         println!(
             "| {name} | {} | {} / {} | {} / {} | {} / {} | {compile} | {full} | {to_first} |",
             first.verdict.name(),
@@ -58,10 +59,13 @@ fn secs(d: Duration) -> String {
 }
 
 /// SPIN's numbers: compile time, exhaustive (`-E -A`) states and time, and first error.
-fn spin_numbers(program: &paces_cwhile::Program) -> Result<(String, String, String), Box<dyn std::error::Error>> {
+fn spin_numbers(
+    program: &paces_cwhile::Program,
+    source: &str,
+) -> Result<(String, String, String), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("paces-explore-table-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("model.pml"), paces_cwhile::to_promela(program))?;
+    std::fs::write(dir.join("model.pml"), paces_cwhile::to_promela(program, source)?)?;
     let start = Instant::now();
     let ok = Command::new("spin").args(["-a", "model.pml"]).current_dir(&dir).output()?.status.success()
         && Command::new("gcc")

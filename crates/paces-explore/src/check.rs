@@ -35,6 +35,7 @@ pub struct Config {
     pub(crate) unwind: Option<u32>,
     pub(crate) spin_end_states: bool,
     pub(crate) find: FailureKinds,
+    pub(crate) deadlocks_after_failure: bool,
 }
 
 impl Default for Config {
@@ -53,6 +54,7 @@ impl Default for Config {
             unwind: None,
             spin_end_states: false,
             find: FailureKinds::ALL,
+            deadlocks_after_failure: false,
         }
     }
 }
@@ -158,6 +160,16 @@ impl Config {
         self.unwind = n;
         self
     }
+
+    /// Also collect the deadlocks reachable on a run where a step had already failed (an
+    /// assertion or a division by zero), in [`CheckResult::deadlocks_after_failure`]. The
+    /// state then carries one more slot, a flag that every failing step sets, so up to twice
+    /// as many states are stored. Only complete with [`Config::stop_at_first_failure`] off.
+    /// Default: `false`.
+    pub fn deadlocks_after_failure(mut self, on: bool) -> Self {
+        self.deadlocks_after_failure = on;
+        self
+    }
 }
 
 /// A set of kinds of failure, for [`Config::find`]: bad traces, deadlocks and atomic
@@ -237,6 +249,13 @@ pub enum ThreadStand {
 pub struct DeadlockId {
     /// Thread names and where they stand.
     pub threads: Vec<(String, ThreadStand)>,
+}
+
+impl DeadlockId {
+    /// The names of the threads that are not done (they wait).
+    pub fn blocked_threads(&self) -> std::collections::BTreeSet<&str> {
+        self.threads.iter().filter(|(_, stand)| *stand != ThreadStand::Done).map(|(name, _)| name.as_str()).collect()
+    }
 }
 
 impl fmt::Display for DeadlockId {
@@ -368,6 +387,10 @@ pub struct CheckResult {
     /// For every assertion (or step with a division) found failing: its label and a
     /// shortest bad trace (likewise).
     pub failures: BTreeMap<String, Counterexample>,
+    /// With [`Config::deadlocks_after_failure`]: every deadlock reachable on a run where a
+    /// step had already failed, with a shortest such run (its trace shows the failure).
+    /// Empty otherwise.
+    pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
 }
 
 /// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`,
@@ -538,6 +561,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
             spin_end_states: config.spin_end_states,
             merge: !config.spin_end_states,
             deadline: config.max_time.and_then(|t| start.checked_add(t)),
+            failure_flag: config.deadlocks_after_failure,
         },
     );
     let stride = e.lay.stride;
@@ -558,6 +582,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     let mut bound: Option<Bound> = None;
     let mut first_bad: Option<(u32, Tr)> = None;
     let mut deadlocks: BTreeMap<DeadlockId, (u32, Vec<Stand>)> = BTreeMap::new();
+    let mut after_failure: BTreeMap<DeadlockId, (u32, Vec<Stand>)> = BTreeMap::new();
     let mut livelocks: BTreeMap<LivelockId, (u32, Tr, usize)> = BTreeMap::new();
     let mut failures: BTreeMap<String, (u32, Tr)> = BTreeMap::new();
     let mut first_kind: Option<u8> = None;
@@ -634,8 +659,12 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                     }
                 }
                 if let Some(stands) = exp.deadlock.filter(|_| config.find.contains(FailureKinds::DEADLOCKS)) {
-                    let id = deadlock_id(&search.e, &search.store.get(i), &stands);
+                    let state = search.store.get(i);
+                    let id = deadlock_id(&search.e, &state, &stands);
                     first_kind.get_or_insert(1);
+                    if search.e.failed_before(&state) {
+                        after_failure.entry(id.clone()).or_insert((i, stands.clone()));
+                    }
                     deadlocks.entry(id).or_insert((i, stands));
                 }
                 for (tr, (h, bytes)) in exp.succs.into_iter().zip(enc) {
@@ -671,6 +700,10 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     let mut dl = BTreeMap::new();
     for (id, (i, stands)) in &deadlocks {
         dl.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+    }
+    let mut dl_after = BTreeMap::new();
+    for (id, (i, stands)) in &after_failure {
+        dl_after.insert(id.clone(), search.witness(*i, None, Some(stands))?);
     }
     let mut ll = BTreeMap::new();
     for (id, (i, last, cycle_start)) in &livelocks {
@@ -715,6 +748,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         deadlocks: dl,
         livelocks: ll,
         failures: fl,
+        deadlocks_after_failure: dl_after,
     })
 }
 
@@ -749,14 +783,17 @@ fn deadlock_id(e: &Engine<'_>, s: &[i64], stands: &[Stand]) -> DeadlockId {
             let stand = match st {
                 Stand::Blocked(opts) => {
                     let pc = e.pc(s, t);
-                    ThreadStand::Blocked(
-                        opts.iter()
-                            .map(|&i| {
-                                let o = &code.points[pc].options[i as usize];
-                                e.c.loc_names[code.steps[o.step as usize].loc.index()].clone()
-                            })
-                            .collect(),
-                    )
+                    let mut labels: Vec<String> = Vec::new();
+                    for &i in opts {
+                        let step = &code.steps[code.points[pc].options[i as usize].step as usize];
+                        // A step that enters an atomic region waits for the whole region.
+                        let loc = step.region.map_or(step.loc, |r| code.regions[r as usize].wait_loc);
+                        let label = &e.c.loc_names[loc.index()];
+                        if !labels.contains(label) {
+                            labels.push(label.clone());
+                        }
+                    }
+                    ThreadStand::Blocked(labels)
                 }
                 Stand::Done | Stand::Cut => ThreadStand::Done,
             };

@@ -27,10 +27,12 @@ pub(crate) struct Layout {
     pub loop_off: Vec<usize>,
     pub stride: usize,
     pub unwind: Option<u32>,
+    /// The slot of the failure flag (set by every failing step), when the state has one.
+    pub flag: Option<usize>,
 }
 
 impl Layout {
-    pub(crate) fn new(c: &Compiled, unwind: Option<u32>) -> Self {
+    pub(crate) fn new(c: &Compiled, unwind: Option<u32>, failure_flag: bool) -> Self {
         let threads = c.threads.len();
         let globals = c.global_init.len();
         let mut off = threads + globals;
@@ -48,7 +50,11 @@ impl Layout {
                 off += t.n_loops as usize;
             }
         }
-        Layout { threads, globals, local_off, local_len, loop_off, stride: off.max(1), unwind }
+        let flag = failure_flag.then_some(off);
+        if failure_flag {
+            off += 1;
+        }
+        Layout { threads, globals, local_off, local_len, loop_off, stride: off.max(1), unwind, flag }
     }
 }
 
@@ -69,16 +75,148 @@ pub(crate) enum Outcome {
 pub(crate) struct MacroOut {
     /// States where the holding thread has left the region, with the internal path.
     pub exits: Vec<(Box<[i64]>, Vec<u16>)>,
-    /// A path whose last step fails.
-    pub fail: Option<Vec<u16>>,
+    /// Per failing step after which the region can still be left: a path whose last step
+    /// it is (in the order found).
+    pub fails: Vec<Vec<u16>>,
     /// A path that runs into a cycle, and where the cycle starts in it.
     pub livelock: Option<(Vec<u16>, usize)>,
     /// Some path was cut (a false `assume`).
     pub cut: bool,
+    /// Some path stopped at a false `await`.
+    pub waited: bool,
     /// Some path was cut by the loop bound.
     pub unwound: bool,
     /// The search inside the region reached its bound.
     pub bound: bool,
+}
+
+/// The states one run of an atomic region visited, for deciding after the search which of
+/// them can still reach a way out.
+#[derive(Default)]
+struct MacroGraph {
+    /// Every state visited, with its id (its index in the vectors below).
+    ids: FxHashMap<Box<[i64]>, u32>,
+    /// Per id: the state it was first reached from and the option taken (`None` for the
+    /// start).
+    parent: Vec<Option<(u32, u16)>>,
+    /// Per id: whether the region can be left from it in one step or silently.
+    exits: Vec<bool>,
+    /// Steps between states inside the region.
+    edges: Vec<(u32, u32)>,
+    /// Failing steps, in the order found: the state, the option, the step taken and the
+    /// state reached (`None` when the step leaves the region).
+    fails: Vec<(u32, u16, u32, Option<u32>)>,
+}
+
+impl MacroGraph {
+    fn add(&mut self, state: Box<[i64]>, parent: Option<(u32, u16)>) -> u32 {
+        let id = self.parent.len() as u32;
+        self.ids.insert(state, id);
+        self.parent.push(parent);
+        self.exits.push(false);
+        id
+    }
+
+    /// The options taken from the start to state `id`.
+    fn path(&self, mut id: u32) -> Vec<u16> {
+        let mut p = Vec::new();
+        while let Some((from, opt)) = self.parent[id as usize] {
+            p.push(opt);
+            id = from;
+        }
+        p.reverse();
+        p
+    }
+
+    /// Per id: whether a way out of the region is reachable from it.
+    fn can_leave(&self) -> Vec<bool> {
+        let n = self.parent.len();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &(a, b) in &self.edges {
+            preds[b as usize].push(a);
+        }
+        let mut ok = self.exits.clone();
+        let mut work: Vec<u32> = (0..n as u32).filter(|&i| ok[i as usize]).collect();
+        while let Some(b) = work.pop() {
+            for &a in &preds[b as usize] {
+                if !ok[a as usize] {
+                    ok[a as usize] = true;
+                    work.push(a);
+                }
+            }
+        }
+        ok
+    }
+
+    /// Per failing step after which the region can still be left, the path to where it was
+    /// first found so.
+    fn taken_fails(&self) -> Vec<Vec<u16>> {
+        if self.fails.is_empty() {
+            return Vec::new();
+        }
+        let ok = self.can_leave();
+        let mut steps: Vec<u32> = Vec::new();
+        let mut out = Vec::new();
+        for &(from, opt, step, to) in &self.fails {
+            if to.is_none_or(|b| ok[b as usize]) && !steps.contains(&step) {
+                steps.push(step);
+                let mut p = self.path(from);
+                p.push(opt);
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+/// How the options of one thread that enter atomic regions stop, region by region: a region
+/// that no path gets through makes its thread wait before it when some path stopped at a
+/// false `await`, and cuts it when every path was cut (a false `assume` or the loop bound).
+#[derive(Default)]
+struct RegionStops {
+    /// Per region entered: the region, whether some path was cut, the waiting options.
+    regions: Vec<(u32, bool, Vec<u16>)>,
+}
+
+impl RegionStops {
+    fn entry(&mut self, r: u32) -> &mut (u32, bool, Vec<u16>) {
+        let k = match self.regions.iter().position(|e| e.0 == r) {
+            Some(k) => k,
+            None => {
+                self.regions.push((r, false, Vec::new()));
+                self.regions.len() - 1
+            }
+        };
+        &mut self.regions[k]
+    }
+
+    /// Option `opt` waits (for a step outside regions: at once into `blocked`).
+    fn wait(&mut self, region: Option<u32>, opt: u16, blocked: &mut Vec<u16>) {
+        match region {
+            Some(r) => self.entry(r).2.push(opt),
+            None => blocked.push(opt),
+        }
+    }
+
+    /// An option is cut (for a step outside regions: at once into `cut`).
+    fn cut(&mut self, region: Option<u32>, cut: &mut bool) {
+        match region {
+            Some(r) => self.entry(r).1 = true,
+            None => *cut = true,
+        }
+    }
+
+    /// Hands each region's verdict to the thread: its waiting options, or a cut.
+    fn settle(self, blocked: &mut Vec<u16>, cut: &mut bool) {
+        for (_, was_cut, waits) in self.regions {
+            if !waits.is_empty() {
+                blocked.extend(waits);
+            } else if was_cut {
+                *cut = true;
+            }
+        }
+        blocked.sort_unstable();
+    }
 }
 
 /// A successor of a state.
@@ -151,6 +289,9 @@ pub(crate) struct Settings {
     /// When the searches built on the engine give up (see [`Engine::late`]). Default: `None`
     /// (never).
     pub deadline: Option<Instant>,
+    /// Give the state a flag that every failing step sets (see
+    /// [`crate::Config::deadlocks_after_failure`]). Default: `false`.
+    pub failure_flag: bool,
 }
 
 impl Default for Settings {
@@ -162,6 +303,7 @@ impl Default for Settings {
             spin_end_states: false,
             merge: false,
             deadline: None,
+            failure_flag: false,
         }
     }
 }
@@ -179,8 +321,16 @@ pub(crate) struct Engine<'c> {
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
-        let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline } = settings;
-        Engine { c, lay: Layout::new(c, unwind), max_atomic, reset_dead, spin_end_states, merge, deadline }
+        let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline, failure_flag } = settings;
+        Engine {
+            c,
+            lay: Layout::new(c, unwind, failure_flag),
+            max_atomic,
+            reset_dead,
+            spin_end_states,
+            merge,
+            deadline,
+        }
     }
 
     /// Whether the deadline has passed, looked up once every 1024 counts of `count` (a
@@ -220,6 +370,11 @@ impl<'c> Engine<'c> {
     #[inline]
     pub(crate) fn pc(&self, s: &[i64], t: usize) -> usize {
         s[t] as usize
+    }
+
+    /// Whether a failing step was taken on the way to `s` (always false without the flag).
+    pub(crate) fn failed_before(&self, s: &[i64]) -> bool {
+        self.lay.flag.is_some_and(|f| s[f] != 0)
     }
 
     pub(crate) fn globals<'s>(&self, s: &'s [i64]) -> &'s [i64] {
@@ -310,7 +465,11 @@ impl<'c> Engine<'c> {
             None => {}
         }
         s[t] = i64::from(st.after);
-        Outcome::Done { failed: failed || div0 }
+        let failed = failed || div0;
+        if let (true, Some(f)) = (failed, self.lay.flag) {
+            s[f] = 1;
+        }
+        Outcome::Done { failed }
     }
 
     /// Leaves the atomic region silently (the point must allow it); false when the loop bound
@@ -331,7 +490,8 @@ impl<'c> Engine<'c> {
     }
 
     /// Runs thread `t`'s atomic region from `start` (the thread stands inside it) to every
-    /// way out, depth first.
+    /// way out, depth first. Only paths that reach a way out are taken: a failure counts when
+    /// the rest of the region can still reach its end from the failing step.
     pub(crate) fn run_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
         // Fast path: while the holding thread has a single next step and cannot leave the
         // region silently (a `lock`, or a straight-line block), follow it without any
@@ -339,7 +499,7 @@ impl<'c> Engine<'c> {
         let code = &self.c.threads[t];
         let mut state = start;
         let mut prefix: Vec<u16> = Vec::new();
-        let mut fail: Option<Vec<u16>> = None;
+        let mut fails: Vec<Vec<u16>> = Vec::new();
         loop {
             let p = &code.points[self.pc(&state, t)];
             if p.options.len() != 1 || p.exit_moves.is_some() || prefix.len() >= self.max_atomic {
@@ -349,22 +509,22 @@ impl<'c> Engine<'c> {
             match self.apply(&mut next, t, &p.options[0]) {
                 Outcome::Done { failed } => {
                     prefix.push(0);
-                    if failed && fail.is_none() {
-                        fail = Some(prefix.clone());
+                    if failed {
+                        fails.push(prefix.clone());
                     }
                     if !self.in_region(&next, t) {
                         return MacroOut {
                             exits: vec![(next.into_boxed_slice(), prefix)],
-                            fail,
+                            fails,
                             ..MacroOut::default()
                         };
                     }
                     state = next.into_boxed_slice();
                 }
                 Outcome::Disabled { assume } => {
-                    return MacroOut { fail, cut: assume, ..MacroOut::default() };
+                    return MacroOut { cut: assume, waited: !assume, ..MacroOut::default() };
                 }
-                Outcome::Unwound => return MacroOut { fail, unwound: true, ..MacroOut::default() },
+                Outcome::Unwound => return MacroOut { unwound: true, ..MacroOut::default() },
             }
         }
         let mut out = self.search_macro(t, state);
@@ -377,7 +537,7 @@ impl<'c> Engine<'c> {
             for (_, p) in &mut out.exits {
                 with(p);
             }
-            if let Some(p) = &mut out.fail {
+            for p in &mut out.fails {
                 with(p);
             }
             if let Some((p, depth)) = &mut out.livelock {
@@ -385,41 +545,44 @@ impl<'c> Engine<'c> {
                 *depth += prefix.len();
             }
         }
-        if fail.is_some() {
-            out.fail = fail;
+        // Every path goes through the prefix: its failures count when some path gets out.
+        if !fails.is_empty() && !out.exits.is_empty() {
+            fails.append(&mut out.fails);
+            out.fails = fails;
         }
         out
     }
 
-    /// The general search of `run_macro`: depth first with cycle detection.
+    /// The general search of `run_macro`: depth first with cycle detection, recording the
+    /// graph of internal states so that a failure counts only when an exit is reachable
+    /// after it.
     fn search_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
         let code = &self.c.threads[t];
         let mut out = MacroOut::default();
+        let mut g = MacroGraph::default();
         let mut exit_seen: FxHashSet<Box<[i64]>> = FxHashSet::default();
         let mut on_stack: FxHashMap<Box<[i64]>, usize> = FxHashMap::default();
-        let mut done: FxHashSet<Box<[i64]>> = FxHashSet::default();
-        // Frames: state, next option, option taken to get here.
-        let mut stack: Vec<(Box<[i64]>, usize, u16)> = Vec::new();
-        let mut visited = 0usize;
+        // Frames: state, its id, next option.
+        let mut stack: Vec<(Box<[i64]>, u32, usize)> = Vec::new();
         // Steps of the paths handed out: a loop that may leave the block at every iteration
         // has an exit at every depth, and their paths together grow with the square of it.
         let mut path_steps = 0usize;
         let max_path_steps = self.max_atomic.saturating_mul(16);
         let enter = |state: Box<[i64]>,
-                     via: u16,
-                     stack: &mut Vec<(Box<[i64]>, usize, u16)>,
+                     parent: Option<(u32, u16)>,
+                     g: &mut MacroGraph,
+                     stack: &mut Vec<(Box<[i64]>, u32, usize)>,
                      on_stack: &mut FxHashMap<Box<[i64]>, usize>,
                      out: &mut MacroOut,
                      exit_seen: &mut FxHashSet<Box<[i64]>>,
                      path_steps: &mut usize| {
+            let id = g.add(state.clone(), parent);
             let mut ex = state.to_vec();
             if self.leave_region(&mut ex, t) {
+                g.exits[id as usize] = true;
                 let ex = ex.into_boxed_slice();
                 if exit_seen.insert(ex.clone()) {
-                    let mut p: Vec<u16> = stack.iter().skip(1).map(|f| f.2).collect();
-                    if !stack.is_empty() {
-                        p.push(via);
-                    }
+                    let mut p = g.path(id);
                     p.push(EXIT);
                     *path_steps += p.len();
                     out.exits.push((ex, p));
@@ -428,53 +591,79 @@ impl<'c> Engine<'c> {
                 out.unwound = true;
             }
             on_stack.insert(state.clone(), stack.len());
-            stack.push((state, 0, via));
+            stack.push((state, id, 0));
         };
-        enter(start, 0, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
+        enter(start, None, &mut g, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
         while let Some(top) = stack.last_mut() {
             let pc = top.0[t] as usize;
             let opts = &code.points[pc].options;
-            if top.1 >= opts.len() {
+            if top.2 >= opts.len() {
                 let (state, _, _) = stack.pop().unwrap_or_default();
                 on_stack.remove(&state);
-                done.insert(state);
                 continue;
             }
-            let i = top.1;
-            top.1 += 1;
+            let i = top.2;
+            let from = top.1;
+            top.2 += 1;
             let mut next = top.0.to_vec();
             match self.apply(&mut next, t, &opts[i]) {
-                Outcome::Disabled { assume } => out.cut |= assume,
+                Outcome::Disabled { assume } => {
+                    out.cut |= assume;
+                    out.waited |= !assume;
+                }
                 Outcome::Unwound => out.unwound = true,
                 Outcome::Done { failed } => {
-                    let path_to = || {
-                        let mut p: Vec<u16> = stack.iter().skip(1).map(|f| f.2).collect();
-                        p.push(i as u16);
-                        p
-                    };
-                    if failed && out.fail.is_none() {
-                        out.fail = Some(path_to());
-                    }
                     let next = next.into_boxed_slice();
                     if !self.in_region(&next, t) {
+                        g.exits[from as usize] = true;
+                        if failed {
+                            g.fails.push((from, i as u16, opts[i].step, None));
+                        }
                         if exit_seen.insert(next.clone()) {
-                            out.exits.push((next, path_to()));
+                            let mut p = g.path(from);
+                            p.push(i as u16);
+                            out.exits.push((next, p));
                         }
-                    } else if let Some(&depth) = on_stack.get(&next) {
+                        continue;
+                    }
+                    if let Some(&depth) = on_stack.get(&next) {
                         if out.livelock.is_none() {
-                            out.livelock = Some((path_to(), depth));
+                            let mut p = g.path(from);
+                            p.push(i as u16);
+                            out.livelock = Some((p, depth));
                         }
-                    } else if !done.contains(&next) {
-                        visited += 1;
-                        if visited > self.max_atomic || path_steps > max_path_steps || self.late(visited) {
-                            out.bound = true;
-                            return out;
+                    }
+                    if let Some(&to) = g.ids.get(&next) {
+                        g.edges.push((from, to));
+                        if failed {
+                            g.fails.push((from, i as u16, opts[i].step, Some(to)));
                         }
-                        enter(next, i as u16, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
+                        continue;
+                    }
+                    let visited = g.ids.len() + 1;
+                    if visited > self.max_atomic || path_steps > max_path_steps || self.late(visited) {
+                        out.bound = true;
+                        break;
+                    }
+                    enter(
+                        next,
+                        Some((from, i as u16)),
+                        &mut g,
+                        &mut stack,
+                        &mut on_stack,
+                        &mut out,
+                        &mut exit_seen,
+                        &mut path_steps,
+                    );
+                    let to = g.ids.len() as u32 - 1;
+                    g.edges.push((from, to));
+                    if failed {
+                        g.fails.push((from, i as u16, opts[i].step, Some(to)));
                     }
                 }
             }
         }
+        out.fails = g.taken_fails();
         out
     }
 
@@ -482,14 +671,14 @@ impl<'c> Engine<'c> {
     /// the thread's only next step, touch only its private variables (locals and globals no
     /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with
     /// every other thread's steps and leave no choice, so the states between them need not
-    /// be stored. Appends an option index (0) per step to `path`; returns the index in
-    /// `path` of the first failing one.
-    pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Option<usize> {
+    /// be stored. Appends an option index (0) per step to `path`; returns the indices in
+    /// `path` of the failing ones.
+    pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Vec<usize> {
+        let mut fails = Vec::new();
         if !self.merge {
-            return None;
+            return fails;
         }
         let code = &self.c.threads[t];
-        let mut fail = None;
         for _ in 0..10_000 {
             let p = &code.points[self.pc(s, t)];
             if !p.private_next {
@@ -498,8 +687,8 @@ impl<'c> Engine<'c> {
             let mut next = s.to_vec();
             match self.apply(&mut next, t, &p.options[0]) {
                 Outcome::Done { failed } => {
-                    if failed && fail.is_none() {
-                        fail = Some(path.len());
+                    if failed {
+                        fails.push(path.len());
                     }
                     path.push(0);
                     s.copy_from_slice(&next);
@@ -507,7 +696,7 @@ impl<'c> Engine<'c> {
                 _ => break,
             }
         }
-        fail
+        fails
     }
 
     /// Expands a state: every transition, what they find, and (when `por`) the reduced set of
@@ -535,50 +724,62 @@ impl<'c> Engine<'c> {
             let mut en = vec![false; point.options.len()];
             let mut cut = false;
             let mut blocked = Vec::new();
+            // The atomic regions the options enter, each as one unit: its blocking options and
+            // whether some option of it is cut.
+            let mut regions = RegionStops::default();
             for (i, opt) in point.options.iter().enumerate() {
                 let mut next = s.to_vec();
+                let region = code.steps[opt.step as usize].region;
                 match self.apply(&mut next, t, opt) {
-                    Outcome::Disabled { assume: true } => cut = true,
-                    Outcome::Disabled { assume: false } => blocked.push(i as u16),
+                    Outcome::Disabled { assume: true } => regions.cut(region, &mut cut),
+                    Outcome::Disabled { assume: false } => regions.wait(region, i as u16, &mut blocked),
                     Outcome::Unwound => {
-                        cut = true;
+                        regions.cut(region, &mut cut);
                         exp.unwound = true;
                     }
                     Outcome::Done { failed } => {
                         exp.transitions += 1;
-                        if failed {
-                            exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
-                        }
                         if self.in_region(&next, t) {
                             let m = self.run_macro(t, next.into_boxed_slice());
                             exp.bound |= m.bound;
                             exp.unwound |= m.unwound;
-                            if let Some(p) = m.fail {
-                                if !failed {
-                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: p });
-                                }
+                            // The entering step's failure counts when the region can be left.
+                            if failed && !m.exits.is_empty() {
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                            }
+                            for internal in m.fails {
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                             }
                             if let Some((path, cycle_start)) = m.livelock {
                                 exp.found.push(Found::Livelock { thread: t as u16, opt: i as u16, path, cycle_start });
                             }
                             if m.exits.is_empty() {
-                                cut = true;
+                                // No path gets through: the thread waits before the block when
+                                // some path stopped at a false `await`, and is cut otherwise.
+                                if m.waited {
+                                    regions.wait(region, i as u16, &mut blocked);
+                                } else {
+                                    regions.cut(region, &mut cut);
+                                }
                             }
                             for (k, (mut state, mut path)) in m.exits.into_iter().enumerate() {
-                                if let Some(f) = self.merge_private(&mut state, t, &mut path) {
-                                    path.truncate(f + 1);
-                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: path });
+                                for f in self.merge_private(&mut state, t, &mut path) {
+                                    let internal = path[..=f].to_vec();
+                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                                 }
                                 self.canon(&mut state);
                                 en[i] = true;
                                 exp.succs.push(Trans { thread: t as u16, opt: i as u16, exit: k as u32, state });
                             }
                         } else {
+                            if failed {
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                            }
                             en[i] = true;
                             let mut path = Vec::new();
-                            if let Some(f) = self.merge_private(&mut next, t, &mut path) {
-                                path.truncate(f + 1);
-                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: path });
+                            for f in self.merge_private(&mut next, t, &mut path) {
+                                let internal = path[..=f].to_vec();
+                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                             }
                             self.canon(&mut next);
                             exp.succs.push(Trans {
@@ -591,6 +792,7 @@ impl<'c> Engine<'c> {
                     }
                 }
             }
+            regions.settle(&mut blocked, &mut cut);
             ranges.push(begin..exp.succs.len());
             stands.push(if point.can_finish {
                 Stand::Done

@@ -24,8 +24,6 @@ pub enum ErrorKind {
     InvalidProgram,
     /// A procedure calls itself, directly or indirectly.
     Recursion,
-    /// An `await` stands inside an `atomic` block somewhere other than as the step that enters it.
-    AwaitInAtomic,
     /// The program is too large to be explored (too many control points after inlining).
     TooLarge,
     /// A schedule is not a trace of the program; [`Error::replay_stop`] says where.

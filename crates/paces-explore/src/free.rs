@@ -82,12 +82,15 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
             }
         }
     }
-    type Key = (Vec<usize>, Conf, Vec<(VarId, usize)>);
+    type Key = (Vec<usize>, Conf, Vec<(VarId, usize)>, bool);
     let start = Conf { state: e.initial().to_vec(), holder: None };
     let mut seen: FxHashSet<Key> = FxHashSet::default();
-    let mut stack: Vec<(Vec<usize>, Conf, FxHashMap<VarId, usize>)> = vec![(vec![0; n], start, FxHashMap::default())];
+    // Frames: positions, configuration, writers so far, whether a failure inside an atomic
+    // block waits for the block's end.
+    type Frame = (Vec<usize>, Conf, FxHashMap<VarId, usize>, bool);
+    let mut stack: Vec<Frame> = vec![(vec![0; n], start, FxHashMap::default(), false)];
     let mut left = budget;
-    while let Some((pos, conf, writers)) = stack.pop() {
+    while let Some((pos, conf, writers, pending)) = stack.pop() {
         for t in 0..n {
             let Some(&(x, i)) = queues[t].get(pos[t]) else { continue };
             let ev = trace.event(paces_trace::EventId::from_u32(i as u32));
@@ -95,7 +98,8 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
                 continue;
             }
             let Ok((next, failed)) = take(&e, &conf, x) else { continue };
-            if failed {
+            let (bad, pending) = failure_after(&conf, x, &next, failed, pending);
+            if bad {
                 return Ok(Some(true));
             }
             let mut w = writers.clone();
@@ -106,14 +110,14 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
             p[t] += 1;
             let mut key_w: Vec<(VarId, usize)> = w.iter().map(|(&v, &k)| (v, k)).collect();
             key_w.sort_unstable();
-            if !seen.insert((p.clone(), next.clone(), key_w)) {
+            if !seen.insert((p.clone(), next.clone(), key_w, pending)) {
                 continue;
             }
             if left == 0 {
                 return Ok(None);
             }
             left -= 1;
-            stack.push((p, next, w));
+            stack.push((p, next, w, pending));
         }
     }
     Ok(Some(false))
@@ -125,19 +129,35 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
 fn replays_bad(e: &Engine<'_>, trace: &Trace, xs: &[XStep], order: &[usize]) -> bool {
     let mut conf = Conf { state: e.initial().to_vec(), holder: None };
     let mut writers: FxHashMap<VarId, usize> = FxHashMap::default();
+    let mut pending = false;
     for &i in order {
         let ev = trace.event(paces_trace::EventId::from_u32(i as u32));
         if ev.kind.is_cond() && ev.reads.iter().any(|r| writers.get(&r.var).copied() != r.from.map(|f| f.index())) {
             return false;
         }
         let Ok((next, failed)) = take(e, &conf, xs[i]) else { return false };
-        if failed {
+        let (bad, now) = failure_after(&conf, xs[i], &next, failed, pending);
+        if bad {
             return true;
         }
+        pending = now;
         for wr in &ev.writes {
             writers.insert(wr.var, i);
         }
         conf = next;
     }
     false
+}
+
+/// Whether a failure is settled after step `x` took `conf` to `next` (`failed`: the step
+/// failed; `pending`: a failure inside the atomic block held in `conf` waits for the block's
+/// end), and whether one still waits. A failure inside an atomic block counts only once its
+/// thread leaves the block: a path through the block that stops inside it is not taken.
+fn failure_after(conf: &Conf, x: XStep, next: &Conf, failed: bool, pending: bool) -> (bool, bool) {
+    let left_block = pending && (conf.holder != Some(x.thread) || x.fresh);
+    if left_block {
+        return (true, false);
+    }
+    let waits = pending || failed;
+    (waits && next.holder.is_none(), waits && next.holder.is_some())
 }

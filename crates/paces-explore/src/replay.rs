@@ -402,7 +402,16 @@ pub(crate) fn build_trace(
                 let st = &code.steps[o.step as usize];
                 let scope = scopes.scope(c, t, st.site)?;
                 let mut sb = b.step(ThreadId::from_u32(t as u32), st.loc, scope).kind(EventKind::Await);
-                for &r in &st.reads {
+                let mut reads: Vec<VarRef> = st.reads.clone();
+                if st.region.is_some() {
+                    // Waiting before an atomic block: the block's whole body decides.
+                    for g in o.r.iter().map(|g| VarRef::Global(g as u32)) {
+                        if !reads.contains(&g) {
+                            reads.push(g);
+                        }
+                    }
+                }
+                for r in reads {
                     sb = sb.read(c.layout.var_id(t, r));
                 }
                 sb.push_blocked().map_err(terr)?;

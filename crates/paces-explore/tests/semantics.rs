@@ -13,7 +13,14 @@ fn run(src: &str, config: Config) -> (paces_cwhile::Program, CheckResult) {
     let program = paces_cwhile::parse(src).unwrap_or_else(|e| panic!("parse failed: {e:?}"));
     let r = check(&program, &config).expect("check");
     // Every counterexample replays to the same trace.
-    for c in r.verdict.counterexample().into_iter().chain(r.deadlocks.values()).chain(r.failures.values()) {
+    for c in r
+        .verdict
+        .counterexample()
+        .into_iter()
+        .chain(r.deadlocks.values())
+        .chain(r.failures.values())
+        .chain(r.deadlocks_after_failure.values())
+    {
         let t = replay(&program, &c.schedule).expect("replay");
         assert_eq!(t.events(), c.trace.events());
         if let Some(i) = c.failing_step {
@@ -59,7 +66,8 @@ fn deadlock_found_with_identity() {
         Config::new().stop_at_first_failure(false),
     );
     let Verdict::Deadlock(id, c) = &r.verdict else { panic!("{r}") };
-    assert_eq!(id.to_string(), "a at A2.wait, b at B2.wait");
+    // A thread waiting before a `lock` is identified by the lock's label.
+    assert_eq!(id.to_string(), "a at A2, b at B2");
     assert_eq!(r.deadlocks.len(), 1);
     // The blocked awaits are part of the trace.
     assert_eq!(c.trace.blocked().len(), 2);
@@ -289,13 +297,129 @@ fn trace_scopes_follow_loops_and_calls() {
     assert_eq!(p.loc_names[t.events()[4].scope[0].item.index()], "W");
 }
 
+/// An `await` may stand anywhere in an atomic block: the block runs whole or not at all, so
+/// the thread waits before it until a path through it reaches its end.
 #[test]
-fn await_inside_atomic_is_rejected() {
-    // The parser rejects it too; a program built another way gets a clear error from the
-    // checker. Here a lock that is not first inside an atomic block.
-    if let Ok(p) = paces_cwhile::parse("var m = 0, x = 0; thread a { A: atomic { x := 1; lock(m); } }") {
-        assert_eq!(check(&p, &Config::new()).unwrap_err().kind(), &ErrorKind::AwaitInAtomic);
-    }
+fn await_in_the_middle_of_an_atomic_block() {
+    let src = "var x = 0, y = 0;
+         thread a { A: atomic { A1: y := 1; A2: await(x == 1); A3: y := 2; } }
+         thread b { B: assert(y != 1); C: x := 1; }";
+    let (_, r) = run(src, Config::new().stop_at_first_failure(false));
+    // `y == 1` is never visible: the block is taken only once x is 1, then whole.
+    assert_eq!(r.verdict, Verdict::Correct, "{r}");
+    // Without `C` the thread waits before the block for good: a deadlock named by the block.
+    let (_, r) = run(&src.replace("C: x := 1;", "C: skip;"), Config::new().stop_at_first_failure(false));
+    let Verdict::Deadlock(id, c) = &r.verdict else { panic!("{r}") };
+    assert_eq!(id.to_string(), "a at A, b done");
+    assert_eq!(id.threads[0].1, ThreadStand::Blocked(vec!["A".into()]));
+    // The trace's blocked step is the block's first step and reads what the block reads (x).
+    assert_eq!(c.trace.blocked().len(), 1);
+    assert_eq!(c.trace.blocked()[0].reads.len(), 1);
+    // A `lock` after the first step waits the same way.
+    let (_, r) = run(
+        "var m = 1, x = 0; thread a { A: atomic { A1: x := 1; A2: lock(m); } } thread b { B: skip; }",
+        Config::new(),
+    );
+    let Verdict::Deadlock(id, _) = &r.verdict else { panic!("{r}") };
+    assert_eq!(id.to_string(), "a at A, b done");
+}
+
+/// A failing assertion on a path through an atomic block that then meets a false `await` is
+/// on no path that is taken: it is not a failure.
+#[test]
+fn a_failure_on_a_dropped_path_is_not_reported() {
+    let (_, r) = run(
+        "var x = 0, y = 0;
+         thread a { A: atomic { A1: assert(x == 1); A2: await(x == 1); } }
+         thread b { B: y := 1; }",
+        Config::new().stop_at_first_failure(false),
+    );
+    assert!(r.failures.is_empty(), "{r}");
+    assert_eq!(r.deadlocks.len(), 1, "{r}");
+    assert_eq!(r.deadlocks.keys().next().unwrap().to_string(), "a at A, b done");
+    // The same failure on a path that gets through is reported, also in the entering step.
+    let (_, r) = run(
+        "var x = 0; thread a { A: atomic { A1: assert(x == 1); A2: await(x == 0); } } thread b { B: skip; }",
+        Config::new(),
+    );
+    let Verdict::Bad(c) = &r.verdict else { panic!("{r}") };
+    assert_eq!(c.schedule.steps[c.failing_step.unwrap()].label, "A1");
+    // Only the branch that gets through counts: here the failing branch always blocks.
+    let (_, r) = run(
+        "var x = 0;
+         thread a { A: atomic { I: if (*) { A1: assert(x == 1); A2: await(x == 1); } else { A3: x := 2; } } }
+         thread b { B: assert(x != 1); }",
+        Config::new().stop_at_first_failure(false),
+    );
+    assert_eq!(r.verdict, Verdict::Correct, "{r}");
+    // A failing step inside a loop that can still get out later counts.
+    let (_, r) = run(
+        "var x = 0;
+         thread a { A: atomic { W: while (*) { A1: assert(x == 1); A2: x := (x + 1) % 3; } A3: await(x == 2); } }",
+        Config::new().stop_at_first_failure(false),
+    );
+    assert_eq!(r.failures.keys().cloned().collect::<Vec<_>>(), ["A1"], "{r}");
+}
+
+/// A block whose every path stops at a false `assume` cuts the thread: no deadlock.
+#[test]
+fn an_atomic_block_cut_on_every_path_is_not_a_deadlock() {
+    let (_, r) = run(
+        "var x = 0; thread a { A: atomic { A1: x := 1; A2: assume(x == 2); } } thread b { B: skip; }",
+        Config::new().stop_at_first_failure(false),
+    );
+    assert_eq!(r.verdict, Verdict::Correct, "{r}");
+    assert!(r.deadlocks.is_empty());
+    // One path waits at a false await, the other is cut: the thread waits (a deadlock).
+    let (_, r) = run(
+        "var x = 0;
+         thread a { A: atomic { I: if (*) { A1: assume(x == 2); } else { A2: await(x == 2); } } }
+         thread b { B: skip; }",
+        Config::new().stop_at_first_failure(false),
+    );
+    let Verdict::Deadlock(id, _) = &r.verdict else { panic!("{r}") };
+    assert_eq!(id.to_string(), "a at A, b done");
+}
+
+/// A loop inside an atomic block that can run forever is an atomic livelock, also when the
+/// block holds a later `await`.
+#[test]
+fn a_livelock_inside_an_atomic_block_is_still_found() {
+    let (_, r) = run(
+        "var x = 0;
+         thread a { A: atomic { W: while (*) { A1: x := 1 - x; } A2: await(x == 5); } }
+         thread b { B: skip; }",
+        Config::new().stop_at_first_failure(false),
+    );
+    assert_eq!(r.livelocks.len(), 1, "{r}");
+    assert_eq!(r.livelocks.keys().next().unwrap().to_string(), "a loops inside atomic block A");
+}
+
+/// A section added by a transformation (`atomic_FIRST`, label not written) is named by its
+/// first item when its thread waits before it, so deadlocks compare with the original's.
+#[test]
+fn a_thread_waiting_before_an_added_section_is_named_by_its_first_item() {
+    let original = paces_cwhile::parse(
+        "var m = 0, n = 0;
+         thread a { A1: lock(m); A2: lock(n); A3: unlock(n); A4: unlock(m); }
+         thread b { B1: lock(n); B2: lock(m); B3: unlock(m); B4: unlock(n); }",
+    )
+    .unwrap();
+    let space = original.space();
+    let a = space.blocks().next().unwrap();
+    let order = space.items(a).to_vec();
+    let mut orders: Vec<Vec<paces_constraint::Loc>> = space.blocks().map(|b| space.items(b).to_vec()).collect();
+    orders[0] = order.clone();
+    let candidate = paces_constraint::Candidate::new(&space, orders, &[(order[1], order[2])]).unwrap();
+    let repaired = original.apply(&candidate).unwrap();
+    assert!(paces_cwhile::print(&repaired).contains("atomic_A2: atomic"));
+    let r = check(&repaired, &Config::new().stop_at_first_failure(false)).unwrap();
+    let ids: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+    assert_eq!(ids, ["a at A2, b at B2"]);
+    // A user atomic block keeps its own label.
+    let (_, r) = run("var m = 1; thread a { K: atomic { A1: lock(m); } } thread b { B: skip; }", Config::new());
+    let Verdict::Deadlock(id, _) = &r.verdict else { panic!("{r}") };
+    assert_eq!(id.to_string(), "a at K, b done");
 }
 
 #[test]
@@ -395,4 +519,59 @@ fn an_unbounded_loop_inside_an_atomic_block_ends_at_a_bound() {
     );
     assert!(matches!(result.verdict, Verdict::BoundReached { .. }), "{result}");
     assert_eq!(result.bound, Some(paces_explore::Bound::AtomicStates));
+}
+
+/// `Config::deadlocks_after_failure`: the deadlocks reachable on a run where an assertion had
+/// already failed, each with a witness that shows the failure, with and without the
+/// reduction.
+#[test]
+fn deadlocks_after_a_failure() {
+    let only_after = "var x = 0, y = 0;
+         thread a { A: x := 1; }
+         thread b { B: y := x; C: assert(y == 0); D: await(y == 0); }";
+    let only_without = "var x = 0, y = 0;
+         thread a { A: x := 1; }
+         thread b { B: y := x; C: assert(y == 1); D: await(y == 0); }";
+    let both = "var x = 0, y = 0, z = 0;
+         thread a { A: x := 1; }
+         thread b { B: y := x; C: assert(y == 0); D: await(z == 1); }";
+    for por in [true, false] {
+        let config = || Config::new().stop_at_first_failure(false).por(por).deadlocks_after_failure(true);
+        let (_, r) = run(only_after, config());
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        let ids: Vec<String> = r.deadlocks_after_failure.keys().map(ToString::to_string).collect();
+        assert_eq!(ids, ["a done, b at D"]);
+        let (id, w) = r.deadlocks_after_failure.iter().next().unwrap();
+        assert_eq!(id.blocked_threads().into_iter().collect::<Vec<_>>(), ["b"]);
+        assert!(w.trace.is_bad(), "the witness shows the failure");
+        assert_eq!(w.trace.blocked().len(), 1);
+
+        let (_, r) = run(only_without, config());
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        assert!(r.deadlocks_after_failure.is_empty(), "{r}");
+
+        let (_, r) = run(both, config());
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        assert_eq!(r.deadlocks_after_failure.keys().collect::<Vec<_>>(), r.deadlocks.keys().collect::<Vec<_>>());
+        // The plain witness is the shortest run into the deadlock; the other shows a failure.
+        assert!(r.deadlocks_after_failure.values().all(|w| w.trace.is_bad()));
+    }
+    // Off by default: nothing collected.
+    let (_, r) = run(only_after, Config::new().stop_at_first_failure(false));
+    assert!(r.deadlocks_after_failure.is_empty());
+    assert_eq!(r.deadlocks.len(), 1);
+}
+
+/// A failure inside an atomic block on a path that does not get through does not set the
+/// flag: the deadlock after it is not one after a failure.
+#[test]
+fn a_dropped_failure_does_not_count_for_deadlocks_after_failure() {
+    let (_, r) = run(
+        "var x = 0, z = 0;
+         thread a { A: atomic { I: if (*) { A1: assert(x == 1); A2: await(x == 1); } else { A3: skip; } } D: await(z == 1); }",
+        Config::new().stop_at_first_failure(false).deadlocks_after_failure(true),
+    );
+    assert!(r.failures.is_empty(), "{r}");
+    assert_eq!(r.deadlocks.len(), 1, "{r}");
+    assert!(r.deadlocks_after_failure.is_empty(), "{r}");
 }

@@ -18,9 +18,12 @@ pub fn run(args: &Args) -> Outcome {
     if !args.promela {
         return fail("export needs a target language: `paces export --promela FILE`");
     }
-    let (_, program) = match load(&args.file, Format::Text) {
+    let (input, program) = match load(&args.file, Format::Text) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    write_stdout(&paces_cwhile::to_promela(&program))
+    match paces_cwhile::to_promela(&program, &String::from_utf8_lossy(&input.bytes)) {
+        Ok(model) => write_stdout(&model),
+        Err(e) => fail(&format!("{}: {e}", input.name)),
+    }
 }

@@ -140,7 +140,10 @@ impl<'p> ThreadBuilder<'p> {
             StmtKind::Atomic(b) => {
                 let r = match at.region {
                     Some(r) => r,
-                    None => self.new_region(stmt.loc, at.next),
+                    None => {
+                        let wait_loc = self.added_section_first(stmt, *b).unwrap_or(stmt.loc);
+                        self.new_region(stmt.loc, wait_loc, at.next)
+                    }
                 };
                 let (body_occ, p) = self.open(at, *b, Some(r), at.procs.to_vec(), work)?;
                 self.silent_edge(at.here, p, &[Move::Push(body_occ)]);
@@ -179,7 +182,7 @@ impl<'p> ThreadBuilder<'p> {
         let target = self.var(var)?;
         let r = match at.region {
             Some(r) => r,
-            None => self.new_region(loc, at.next),
+            None => self.new_region(loc, loc, at.next),
         };
         let mid = self.new_point(at.occ, Some(r), Some(loc))?;
         let (wcode, wreads) = self.code(&wait.expr)?;
@@ -396,10 +399,23 @@ impl<'p> ThreadBuilder<'p> {
         Ok((occ, self.occs[occ as usize].first_point))
     }
 
-    fn new_region(&mut self, loc: Loc, exit: u32) -> u32 {
+    fn new_region(&mut self, loc: Loc, wait_loc: Loc, exit: u32) -> u32 {
         let n = Bits::new(self.layout.n_globals);
-        self.regions.push(Region { loc, exit, r: n.clone(), w: n });
+        self.regions.push(Region { loc, wait_loc, exit, r: n.clone(), w: n });
         self.regions.len() as u32 - 1
+    }
+
+    /// For an atomic statement that a transformation added around a section (its label was
+    /// not written and is `atomic_FIRST`, maybe with `_2`, `_3`, ... after it, where
+    /// `FIRST` labels the first item of its body): the location of that first item.
+    fn added_section_first(&self, stmt: &Stmt, body: BlockId) -> Option<Loc> {
+        if stmt.explicit_label {
+            return None;
+        }
+        let first = self.stmt(*self.program.blocks.get(body.index())?.items.first()?).ok()?;
+        let rest = stmt.label.strip_prefix("atomic_")?.strip_prefix(first.label.as_str())?;
+        let numbered = rest.strip_prefix('_').is_some_and(|k| !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()));
+        (rest.is_empty() || numbered).then_some(first.loc)
     }
 
     fn stmt(&self, s: StmtId) -> Result<&'p Stmt, Error> {

@@ -103,8 +103,12 @@ pub(crate) struct Point {
 /// inlined place.
 #[derive(Clone, Debug)]
 pub(crate) struct Region {
-    /// The atomic statement (its label names the region).
+    /// The atomic statement (its label names the region in a livelock).
     pub loc: Loc,
+    /// The statement whose label names the region in a deadlock, for a thread waiting
+    /// before it: the atomic statement, or for a section added by a transformation
+    /// (an unwritten label `atomic_FIRST`) its first item `FIRST`.
+    pub wait_loc: Loc,
     /// The point after the region.
     pub exit: u32,
     pub r: Bits,

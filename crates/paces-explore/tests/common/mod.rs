@@ -12,12 +12,13 @@ pub const GLOBALS: &[&str] = &["x", "y", "z"];
 pub enum St {
     Assign(usize, Ex),
     Await(Cond),
+    Assume(Cond),
     Assert(Cond),
     Skip,
     IfStar(Vec<St>, Vec<St>),
     IfCond(Cond, Vec<St>, Vec<St>),
     WhileStar(Vec<St>),
-    /// An atomic block, optionally opened by an await.
+    /// An atomic block, optionally opened by an await; its body may wait or assume anywhere.
     Atomic(Option<Cond>, Vec<St>),
     /// `lock(m); body; unlock(m);`
     Locked(Vec<St>),
@@ -92,6 +93,30 @@ fn plain(depth: u32) -> BoxedStrategy<St> {
     .boxed()
 }
 
+/// Statements of an atomic block's body: as [`plain`], and awaits and assumes anywhere (the
+/// block is taken only along a path that gets through).
+fn atomic_body(depth: u32) -> BoxedStrategy<St> {
+    let leaf = prop_oneof![
+        6 => (var(), ex()).prop_map(|(v, e)| St::Assign(v, e)),
+        2 => cond().prop_map(St::Assert),
+        1 => cond().prop_map(St::Await),
+        1 => cond().prop_map(St::Assume),
+        1 => Just(St::Skip),
+    ];
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    prop_oneof![
+        12 => leaf,
+        1 => prop::collection::vec(atomic_body(depth - 1), 1..3).prop_map(St::WhileStar),
+        2 => (prop::collection::vec(atomic_body(depth - 1), 0..3), prop::collection::vec(atomic_body(depth - 1), 0..2))
+            .prop_map(|(a, b)| St::IfStar(a, b)),
+        1 => (cond(), prop::collection::vec(atomic_body(depth - 1), 0..2), prop::collection::vec(atomic_body(depth - 1), 0..2))
+            .prop_map(|(c, a, b)| St::IfCond(c, a, b)),
+    ]
+    .boxed()
+}
+
 fn stmt(depth: u32, with_call: bool) -> BoxedStrategy<St> {
     let leaf = prop_oneof![
         8 => (var(), ex()).prop_map(|(v, e)| St::Assign(v, e)),
@@ -109,7 +134,7 @@ fn stmt(depth: u32, with_call: bool) -> BoxedStrategy<St> {
         1 => (body(), body()).prop_map(|(a, b)| St::IfStar(a, b)),
         1 => (cond(), body(), body()).prop_map(|(c, a, b)| St::IfCond(c, a, b)),
         1 => prop::collection::vec(stmt(depth - 1, with_call), 1..3).prop_map(St::WhileStar),
-        1 => (prop::option::of(cond()), prop::collection::vec(plain(1), 1..3)).prop_map(|(c, b)| St::Atomic(c, b)),
+        2 => (prop::option::of(cond()), prop::collection::vec(atomic_body(1), 1..4)).prop_map(|(c, b)| St::Atomic(c, b)),
         1 => prop::collection::vec(plain(1), 0..3).prop_map(St::Locked),
         1 => prop::collection::vec(plain(1), 0..2).prop_map(St::Sem),
         call => Just(St::Call),
@@ -126,7 +151,7 @@ pub fn prog() -> impl Strategy<Value = Prog> {
         .prop_map(|(threads, proc_body)| Prog { threads, proc_body })
 }
 
-fn cond_text(c: &Cond) -> String {
+pub fn cond_text(c: &Cond) -> String {
     match c {
         Cond::Eq(v, k) => format!("{} == {k}", GLOBALS[*v]),
         Cond::Ne(v, k) => format!("{} != {k}", GLOBALS[*v]),
@@ -134,7 +159,7 @@ fn cond_text(c: &Cond) -> String {
     }
 }
 
-fn ex_text(e: &Ex) -> String {
+pub fn ex_text(e: &Ex) -> String {
     match e {
         Ex::Const(k) => k.to_string(),
         Ex::Inc(v, k) => format!("({} + {k}) % 3", GLOBALS[*v]),
@@ -153,6 +178,7 @@ fn stmt_text(out: &mut String, s: &St, indent: usize) {
     match s {
         St::Assign(v, e) => out.push_str(&format!("{pad}{} := {};\n", GLOBALS[*v], ex_text(e))),
         St::Await(c) => out.push_str(&format!("{pad}await({});\n", cond_text(c))),
+        St::Assume(c) => out.push_str(&format!("{pad}assume({});\n", cond_text(c))),
         St::Assert(c) => out.push_str(&format!("{pad}assert({});\n", cond_text(c))),
         St::Skip => out.push_str(&format!("{pad}skip;\n")),
         St::IfStar(a, b) | St::IfCond(_, a, b) => {

@@ -5,13 +5,12 @@
 use std::collections::VecDeque;
 
 use super::ThreadBuilder;
-use crate::compile::graph::{Move, Opt, StepKind};
+use crate::compile::graph::{Move, Opt};
 use crate::error::{Error, ErrorKind};
 
 impl ThreadBuilder<'_> {
     /// For every point: the options, whether the thread can finish, and for points in an
-    /// atomic region whether the region can be left silently. Rejects an `await` inside an
-    /// atomic region that does not open it.
+    /// atomic region whether the region can be left silently.
     pub(super) fn closures(&mut self) -> Result<(), Error> {
         self.region_sets();
         let top_end = self.occs[0].first_point + self.occs[0].len;
@@ -19,7 +18,7 @@ impl ThreadBuilder<'_> {
         for p in 0..self.points.len() {
             self.point_closure(p, top_end, &mut stamp)?;
         }
-        self.reject_inner_awaits()
+        Ok(())
     }
 
     /// The globals every atomic region's steps read and write.
@@ -82,25 +81,6 @@ impl ThreadBuilder<'_> {
         point.options = options;
         point.can_finish = can_finish && region.is_none();
         point.exit_moves = exit_moves;
-        Ok(())
-    }
-
-    /// An `await` inside an atomic region may only be the step that enters it.
-    fn reject_inner_awaits(&self) -> Result<(), Error> {
-        for s in &self.steps {
-            if self.points[s.after as usize].region.is_some() {
-                for o in &self.points[s.after as usize].options {
-                    let st = &self.steps[o.step as usize];
-                    if matches!(st.kind, StepKind::Await(_)) {
-                        let label = &self.program.loc_names[st.loc.index()];
-                        return Err(self.err(
-                            ErrorKind::AwaitInAtomic,
-                            format!("await {label} stands inside an atomic block but does not open it"),
-                        ));
-                    }
-                }
-            }
-        }
         Ok(())
     }
 
