@@ -266,6 +266,9 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
             "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final states: {}\n",
             a.no_assertion_failure, a.no_new_deadlock, a.no_new_livelock, a.same_sequential_states
         ));
+        for d in &a.deadlocks {
+            s.push_str(&format!("    deadlock kept: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
+        }
     }
     let t = &report.time;
     s.push_str(&format!(
@@ -283,6 +286,17 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         }
     }
     s
+}
+
+/// Why a kept deadlock is no regression, in words.
+fn deadlock_rule_text(rule: paces::DeadlockRule) -> &'static str {
+    match rule {
+        paces::DeadlockRule::SamePlace => "the original reaches it",
+        paces::DeadlockRule::SameThreadsAfterFailure => {
+            "the original deadlocks with the same threads blocked after an assertion failed"
+        }
+        _ => "admitted",
+    }
 }
 
 /// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md).
@@ -348,6 +362,11 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
             "no_new_deadlock": a.no_new_deadlock,
             "no_new_livelock": a.no_new_livelock,
             "same_sequential_states": a.same_sequential_states,
+            "deadlocks": a.deadlocks.iter().map(|d| serde_json::json!({
+                "deadlock": d.deadlock,
+                "rule": d.rule.name(),
+            })).collect::<Vec<_>>(),
+            "livelocks": a.livelocks,
         })),
         "original_deadlocks": report.original_deadlocks.as_deref().unwrap_or_default(),
         "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},

@@ -15,7 +15,7 @@ use paces_trace::Variant;
 use crate::Error;
 use paces_learn::LearnerConfig;
 
-pub use report::{Acceptance, Iteration, IterationKind, Report, StopReason, TimeSplit};
+pub use report::{Acceptance, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Report, StopReason, TimeSplit};
 
 /// Which traces the loop learns from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -81,12 +81,43 @@ pub struct Acceptance {
     pub no_new_livelock: bool,
     /// The final states of complete sequential traces equal the original's.
     pub same_sequential_states: bool,
-    /// The accepted program's deadlocks (each one the original has too), in words.
-    pub deadlocks: Vec<String>,
+    /// The accepted program's deadlocks, each with the rule that admits it.
+    pub deadlocks: Vec<AdmittedDeadlock>,
     /// The accepted program's atomic livelocks (each one the original has too), in words.
     pub livelocks: Vec<String>,
     /// How many distinct final states the complete sequential runs reach.
     pub sequential_final_states: usize,
+}
+
+/// A deadlock of an accepted program and why it is no regression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AdmittedDeadlock {
+    /// Where every thread stands, in words (`a at L, b done`).
+    pub deadlock: String,
+    /// The rule that admits it.
+    pub rule: DeadlockRule,
+}
+
+/// Why a deadlock of a repaired program is not new.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DeadlockRule {
+    /// The original reaches a deadlock where every thread stands at the same place.
+    SamePlace,
+    /// The original reaches a deadlock of the same blocked threads on a run where an
+    /// assertion had already failed: a run that was bad already may end in a deadlock instead.
+    SameThreadsAfterFailure,
+}
+
+impl DeadlockRule {
+    /// The rule's name in reports (`same-place`, `same-threads-after-failure`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DeadlockRule::SamePlace => "same-place",
+            DeadlockRule::SameThreadsAfterFailure => "same-threads-after-failure",
+        }
+    }
 }
 
 impl Acceptance {

@@ -15,7 +15,7 @@ use paces_generalize::Elimination;
 use paces_learn::{Learner, Proposal};
 use paces_trace::Trace;
 
-use super::report::{Acceptance, Accepted, Iteration, IterationKind, ReportBuilder, StopReason, TimeSplit};
+use super::report::{Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, ReportBuilder, StopReason, TimeSplit};
 use super::{Mode, Repair, Report};
 use crate::{Error, ErrorKind};
 
@@ -64,7 +64,9 @@ struct Rejected {
 
 /// The judgement of a candidate.
 enum Judgement {
-    Accepted(Acceptance),
+    /// Accepted; with the counterexample of the first deadlock admitted only because the
+    /// original reaches the same blocked threads after a failure, if any.
+    Accepted(Acceptance, Option<(DeadlockId, Counterexample)>),
     Rejected(Rejection),
     Stop(StopReason),
 }
@@ -76,6 +78,8 @@ type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
 #[derive(Default)]
 struct Original {
     sets: Option<Sets>,
+    /// The blocked threads of every deadlock reachable after an assertion failed.
+    after_failure: Option<BTreeSet<BTreeSet<String>>>,
     sequential: Option<BTreeSet<Vec<i64>>>,
 }
 
@@ -86,16 +90,44 @@ struct Run<'a> {
     report: ReportBuilder,
     original: Original,
     learner: Option<Learner>,
+    /// A program accepted with a deadlock admitted only after a failure, in reserve.
+    reserve: Option<Accepted>,
+    /// The number of iterations when the reserve was found.
+    reserve_age: Option<usize>,
 }
+
+/// How many more iterations the loop spends looking for a repair without deadlocks admitted
+/// only after a failure, once it holds one with them.
+const STRICT_SEARCH_ITERATIONS: usize = 10;
 
 impl<'a> Run<'a> {
     fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
         let report = ReportBuilder::new(cfg.mode, program, space.clone());
-        Run { cfg, program, space, report, original: Original::default(), learner: None }
+        Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None, reserve_age: None }
     }
 
+    /// Runs the loop. A program accepted only because a deadlock of it has the blocked
+    /// threads of one the original reaches after a failure is kept in reserve while the loop
+    /// looks, for at most [`STRICT_SEARCH_ITERATIONS`] more iterations, for a repair whose
+    /// deadlocks the original reaches at the same place (a repair that hangs where the
+    /// original failed is worse than one that does neither); the reserve is the answer when
+    /// that search ends without one.
     fn go(&mut self) -> Result<StopReason, Error> {
+        let stop = self.iterate()?;
+        if stop.is_success() {
+            return Ok(stop);
+        }
+        match self.reserve.take() {
+            Some(accepted) => {
+                self.report.accept(accepted);
+                Ok(StopReason::Repaired)
+            }
+            None => Ok(stop),
+        }
+    }
+
+    fn iterate(&mut self) -> Result<StopReason, Error> {
         let first = match self.judge_original()? {
             Ok(cex) => cex,
             Err(stop) => return Ok(stop),
@@ -113,6 +145,9 @@ impl<'a> Run<'a> {
             if self.report.history.len() >= self.cfg.max_iterations {
                 return Ok(StopReason::IterationLimit);
             }
+            if self.reserve_age.is_some_and(|since| self.report.history.len() >= since + STRICT_SEARCH_ITERATIONS) {
+                return Ok(StopReason::IterationLimit);
+            }
             let mut record = rejected.why.iteration();
             let outcome = self.learn_from_rejection(&rejected, &mut record);
             let outcome = match outcome {
@@ -127,10 +162,22 @@ impl<'a> Run<'a> {
             };
             let program = self.program.apply(&candidate)?;
             match self.judge(&program)? {
-                Judgement::Accepted(acceptance) => {
+                Judgement::Accepted(acceptance, None) => {
                     let acceptance = Some(acceptance);
                     self.report.accept(Accepted { program, candidate, transformations, acceptance });
                     return Ok(StopReason::Repaired);
+                }
+                Judgement::Accepted(acceptance, Some((id, cex))) => {
+                    if self.reserve.is_none() {
+                        let acceptance = Some(acceptance);
+                        let accepted =
+                            Accepted { program: program.clone(), candidate: candidate.clone(), transformations, acceptance };
+                        self.reserve = Some(accepted);
+                        self.reserve_age = Some(self.report.history.len());
+                    }
+                    let problem = format!("deadlock admitted only after a failure (looking further): {id}");
+                    let why = Rejection::Trace { kind: IterationKind::Deadlock, problem, cex };
+                    rejected = Rejected { why, program, candidate: Some(candidate) };
                 }
                 Judgement::Rejected(why) => rejected = Rejected { why, program, candidate: Some(candidate) },
                 Judgement::Stop(stop) => return Ok(stop),
@@ -216,6 +263,33 @@ impl<'a> Run<'a> {
         let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
         self.report.original_deadlocks = Some(sets.0.iter().map(ToString::to_string).collect());
         self.original.sets = Some(sets);
+    }
+
+    /// Makes sure the blocked-thread sets of the original's deadlocks reached after a failure
+    /// are known (one exploration with the failure flag, once). A bound that cuts it short
+    /// leaves the sets found so far: a deadlock they miss counts as new.
+    fn ensure_original_after_failure(&mut self) -> Result<(), Error> {
+        if self.original.after_failure.is_none() {
+            let config = self.check_config().stop_at_first_failure(false).deadlocks_after_failure(true);
+            let program = self.program;
+            let full = self.report.timed(explore, || check(program, &config))?;
+            self.report.states += full.states;
+            let sets = full.deadlocks_after_failure.keys().map(blocked_threads).collect();
+            self.original.after_failure = Some(sets);
+        }
+        Ok(())
+    }
+
+    /// The rule that admits a deadlock of a candidate (the original's deadlocks must be
+    /// known), or `None` for a new deadlock.
+    fn admit(&mut self, id: &DeadlockId) -> Result<Option<DeadlockRule>, Error> {
+        if self.original.sets.as_ref().is_some_and(|s| s.0.contains(id)) {
+            return Ok(Some(DeadlockRule::SamePlace));
+        }
+        self.ensure_original_after_failure()?;
+        let threads = blocked_threads(id);
+        let after = self.original.after_failure.as_ref().is_some_and(|sets| sets.contains(&threads));
+        Ok(after.then_some(DeadlockRule::SameThreadsAfterFailure))
     }
 
     /// Makes sure the original's sequential final states are known, computed when a candidate
@@ -386,17 +460,35 @@ impl<'a> Run<'a> {
         if !result.deadlocks.is_empty() || !result.livelocks.is_empty() {
             self.ensure_original_sets()?;
         }
+        let failure = first_failure(&result);
+        let mut admitted = Vec::new();
+        let mut new_deadlock = None;
+        let mut after_failure = None;
+        if failure.is_none() {
+            for (id, cex) in &result.deadlocks {
+                match self.admit(id)? {
+                    Some(rule) => {
+                        if rule == DeadlockRule::SameThreadsAfterFailure && after_failure.is_none() {
+                            after_failure = Some((id.clone(), cex.clone()));
+                        }
+                        admitted.push(AdmittedDeadlock { deadlock: id.to_string(), rule });
+                    }
+                    None => {
+                        new_deadlock = Some((id, cex));
+                        break;
+                    }
+                }
+            }
+        }
         // The original's sets are unknown only when the candidate has neither.
         let sets = self.original.sets.as_ref();
-        let new_deadlock = result.deadlocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.0.contains(id)));
         let new_livelock = result.livelocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.1.contains(id)));
-        let failure = first_failure(&result);
         let mut acceptance = Acceptance {
             no_assertion_failure: failure.is_none(),
-            no_new_deadlock: new_deadlock.is_none(),
+            no_new_deadlock: failure.is_none() && new_deadlock.is_none(),
             no_new_livelock: new_livelock.is_none(),
             same_sequential_states: false,
-            deadlocks: result.deadlocks.keys().map(ToString::to_string).collect(),
+            deadlocks: admitted,
             livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
             sequential_final_states: 0,
         };
@@ -429,7 +521,7 @@ impl<'a> Run<'a> {
             return Ok(Judgement::Rejected(Rejection::Sequential));
         }
         debug_assert!(acceptance.accepted());
-        Ok(Judgement::Accepted(acceptance))
+        Ok(Judgement::Accepted(acceptance, after_failure))
     }
 
     fn push_bad_dots(&mut self, trace: &Trace, e: &Elimination) {
@@ -471,4 +563,9 @@ fn failure_text(cex: &Counterexample) -> String {
         Some(step) => format!("`{}` fails", step.label),
         None => "a failure".into(),
     }
+}
+
+/// The names of the threads a deadlock blocks (those not done).
+fn blocked_threads(id: &DeadlockId) -> BTreeSet<String> {
+    id.blocked_threads().into_iter().map(str::to_owned).collect()
 }

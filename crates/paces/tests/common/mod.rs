@@ -3,7 +3,7 @@
 #![allow(dead_code)] // Reason: each test file uses a different subset of the helpers.
 
 use paces::explore::{check, sequential_final_states, Config, FailureKinds};
-use paces::StopReason;
+use paces::{DeadlockRule, StopReason};
 
 /// A held-in program (`examples/NAME.cw`, read through `paces-heldin`).
 pub fn program(name: &str) -> paces::cwhile::Program {
@@ -12,8 +12,9 @@ pub fn program(name: &str) -> paces::cwhile::Program {
 
 /// Checks what the loop promises of an accepted program, independently of the loop, by
 /// exploring it and the original from scratch: the repaired text parses back to itself, no
-/// assertion fails, no deadlock or atomic livelock is new, and the sequential final states
-/// are the original's.
+/// assertion fails, no deadlock or atomic livelock is new (a deadlock is admitted when the
+/// original reaches it, or a deadlock of the same blocked threads after a failure), and the
+/// sequential final states are the original's.
 #[track_caller]
 pub fn check_accepted(report: &paces::Report) {
     assert!(report.stop.is_success(), "not repaired: {}", report.stop);
@@ -25,14 +26,28 @@ pub fn check_accepted(report: &paces::Report) {
     let after = check(&repaired, &all).expect("the checker runs on the repair");
     assert!(after.bound.is_none(), "the check of the repair reached a bound");
     assert!(after.failures.is_empty(), "assertions still fail: {:?}", after.failures.keys());
+    // Each deadlock of the repair with the rule that admits it.
+    let mut rules = Vec::new();
     if !after.deadlocks.is_empty() || !after.livelocks.is_empty() {
         // The original's whole space can be large (rtl8169: 25 million states): explored
         // only when the repair has a deadlock or livelock to compare.
-        let before = check(&original, &all.find(FailureKinds::DEADLOCKS | FailureKinds::LIVELOCKS))
-            .expect("the checker runs on the original");
+        // With the failure flag: the deadlocks reached after a failure too (the second rule).
+        let config = all.clone().find(FailureKinds::DEADLOCKS | FailureKinds::LIVELOCKS).deadlocks_after_failure(true);
+        let before = check(&original, &config).expect("the checker runs on the original");
         assert!(before.bound.is_none(), "the check of the original reached a bound");
+        let admitted = |id: &paces::explore::DeadlockId| {
+            if before.deadlocks.contains_key(id) {
+                Some(DeadlockRule::SamePlace)
+            } else {
+                let threads = id.blocked_threads();
+                let after_failure = before.deadlocks_after_failure.keys().any(|d| d.blocked_threads() == threads);
+                after_failure.then_some(DeadlockRule::SameThreadsAfterFailure)
+            }
+        };
         for id in after.deadlocks.keys() {
-            assert!(before.deadlocks.contains_key(id), "new deadlock {id:?}");
+            let rule = admitted(id);
+            assert!(rule.is_some(), "new deadlock {id:?}");
+            rules.push((id.to_string(), rule));
         }
         for id in after.livelocks.keys() {
             assert!(before.livelocks.contains_key(id), "new atomic livelock {id:?}");
@@ -48,7 +63,8 @@ pub fn check_accepted(report: &paces::Report) {
         let a = report.acceptance.as_ref().expect("a repair records its acceptance");
         assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
         assert!(a.accepted());
-        assert_eq!(a.deadlocks, after.deadlocks.keys().map(ToString::to_string).collect::<Vec<_>>());
+        let kept: Vec<_> = a.deadlocks.iter().map(|d| (d.deadlock.clone(), Some(d.rule))).collect();
+        assert_eq!(kept, rules);
         assert_eq!(a.livelocks, after.livelocks.keys().map(ToString::to_string).collect::<Vec<_>>());
     }
 }
