@@ -10,8 +10,8 @@ pub enum ErrorKind {
     /// The transformed program fails a static check (this points at a bug: the space only
     /// allows transformations that keep a program valid).
     Rejected,
-    /// [`to_promela`](crate::to_promela): an atomic block waits after its first step, which
-    /// Promela's `atomic` cannot express.
+    /// [`to_promela`](crate::to_promela): an atomic block waits (or holds an `assume`) after
+    /// its first step, which Promela's `atomic` cannot express.
     WaitInAtomic,
 }
 

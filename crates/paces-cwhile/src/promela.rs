@@ -89,21 +89,29 @@ fn refuse_inner_waits(p: &Program, source: &str) -> Result<(), Error> {
 }
 
 /// The first `assume` statement inside `block` (through branches, loops, nested blocks and
-/// calls) other than the block's first item: where a path through the block may stop after
+/// calls) other than the block's first step: where a path through the block may stop after
 /// changing something, which SPIN would let the other processes see.
 fn inner_assume(p: &Program, block: BlockId) -> Option<StmtId> {
-    let items = &p.blocks.get(block.index())?.items;
-    let mut stack: Vec<StmtId> = items.iter().skip(1).rev().copied().collect();
-    if let Some(&first) = items.first() {
-        if !matches!(p.stmts.get(first.index())?.kind, StmtKind::Assume(_)) {
-            stack.push(first);
+    // The block's first step, when it is an `assume`: its first item, through nested blocks.
+    let mut allowed = None;
+    let mut first = p.blocks.get(block.index())?.items.first().copied();
+    while let Some(item) = first {
+        match p.stmts.get(item.index()).map(|s| &s.kind) {
+            Some(StmtKind::Assume(_)) => allowed = Some(item),
+            Some(StmtKind::Atomic(b) | StmtKind::NoReorder(b)) => {
+                first = p.blocks.get(b.index()).and_then(|b| b.items.first().copied());
+                continue;
+            }
+            _ => {}
         }
+        break;
     }
+    let mut stack: Vec<StmtId> = p.blocks.get(block.index())?.items.iter().rev().copied().collect();
     let mut seen_procs = vec![false; p.procs.len()];
     while let Some(s) = stack.pop() {
         let Some(stmt) = p.stmts.get(s.index()) else { continue };
         let blocks = match &stmt.kind {
-            StmtKind::Assume(_) => return Some(s),
+            StmtKind::Assume(_) if allowed != Some(s) => return Some(s),
             StmtKind::Call(q) => match seen_procs.get_mut(q.index()) {
                 Some(seen) if !*seen => {
                     *seen = true;

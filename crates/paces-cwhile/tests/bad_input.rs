@@ -101,6 +101,18 @@ fn await_through_call_inside_atomic() {
     );
 }
 
+/// SPIN would show what a block did before a false `assume` to the other processes: only a
+/// block's first step may be an `assume` in an exported program.
+#[test]
+fn assume_after_first_step_of_atomic() {
+    export_refused("var x;\nthread t {\n  K: atomic {\n    x := 1;\n    assume(x == 2);\n  }\n}\n", "K", 3, 6);
+    let src = "var x;\nthread t {\n  K: atomic {\n    x := 1;\n    assume(x == 2);\n  }\n}\n";
+    let err = paces_cwhile::to_promela(&parse(src).unwrap(), src).unwrap_err();
+    assert!(err.to_string().contains("may stop at an `assume` after its first step (at `t.2`, 5:5)"), "{err}");
+    let first = "var x;\nthread t { K: atomic { noreorder { assume(x == 0); } x := 1; } }";
+    assert!(paces_cwhile::to_promela(&parse(first).unwrap(), first).is_ok());
+}
+
 #[test]
 fn await_first_in_atomic_is_fine() {
     let ok = [

@@ -19,8 +19,11 @@
 //!
 //! # Semantics
 //! The traces of `docs/language.md`, made precise. Each simple statement and
-//! each step a sugar adds is one atomic step. An `atomic` block (also `lock` and `down`) runs
-//! without interleaving; a block whose first step is an `await` waits to enter. An `await`
+//! each step a sugar adds is one atomic step. An `atomic` block (also `lock`, `down` and a
+//! section added by a repair) is all or nothing: one step of its thread, taken only along a
+//! path through it that reaches its end with every `await` and `assume` on the way true; a
+//! failure inside it counts only on such a path. When no path gets through, the thread waits
+//! before the block if some path stopped at a false `await`, and is cut otherwise. An `await`
 //! whose condition is false is a disabled step. An `assume` whose condition is false is also
 //! a disabled step (the path is not a trace beyond that point); a state where no thread can
 //! step but some thread could only go on through a false `assume` (or past the loop bound) is
@@ -50,9 +53,10 @@
 //! and close under the rules (1) for every step `o` a thread of `S` could take next and that is
 //! enabled, add every other thread whose *future* (the statements it can still reach, from
 //! the control graph) writes a global `o` reads or reads or writes a global `o` writes; (2)
-//! for every next step `o` that is disabled (a false `await`/`assume`), add every thread whose
-//! future writes a global `o` reads. For a step entering an atomic block, `o`'s globals are
-//! those of the whole block. Only the successors of `S` are kept (the smallest such `S` over
+//! for every next step `o` that is disabled (a false `await`/`assume`, or a block no path gets
+//! through), add every thread whose future writes a global `o` reads. For a step entering an
+//! atomic block, `o`'s globals are those of the whole block: whether the block is taken, and
+//! how, depends only on them and the thread's locals. Only the successors of `S` are kept (the smallest such `S` over
 //! all seeds), and the state is fully expanded when every kept successor was already stored
 //! at the current or an earlier level (the cycle proviso for breadth-first search).
 //!
@@ -91,8 +95,8 @@
 //! ```
 //!
 //! # Errors
-//! Programs that cannot be explored (recursion, an `await` inside an atomic block that does
-//! not open it, malformed IR) give an [`Error`] whose [`ErrorKind`] says why.
+//! Programs that cannot be explored (recursion, malformed IR, limits) give an [`Error`] whose
+//! [`ErrorKind`] says why.
 
 mod bits;
 mod check;

@@ -113,10 +113,10 @@ fn heldin_programs_agree_with_spin() {
     }
 }
 
-/// The evidence for dv1394's "no repair" (docs/evaluation.md): its known fix needs atomic
-/// sections holding a wait after their first step, which Cwhile forbids; written in Promela
-/// (`tests/data/dv1394_known_fix.pml`, whose atomic sequences lose atomicity while blocked)
-/// it still lets the deadlock detector `E` fail, and the original's check finds the same.
+/// dv1394's known fix needs atomic sections holding a wait after their first step, which the
+/// Promela export refuses; written in Promela by hand (`tests/data/dv1394_known_fix.pml`,
+/// whose atomic sequences lose atomicity while blocked) it still lets the deadlock detector
+/// `E` fail, and the original's check finds the same.
 #[test]
 fn dv1394_known_fix_still_fails_in_promela() {
     if !spin_available() {

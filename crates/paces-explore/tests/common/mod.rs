@@ -72,7 +72,7 @@ fn cond() -> impl Strategy<Value = Cond> {
     leaf.prop_recursive(1, 3, 2, |inner| (inner.clone(), inner).prop_map(|(a, b)| Cond::And(Box::new(a), Box::new(b))))
 }
 
-/// Statements without awaits (allowed inside atomic blocks after their first step).
+/// Statements without awaits (the bodies of `lock`/`down` pairs).
 fn plain(depth: u32) -> BoxedStrategy<St> {
     let leaf = prop_oneof![
         6 => (var(), ex()).prop_map(|(v, e)| St::Assign(v, e)),

@@ -1,10 +1,11 @@
 /* dv1394 (examples/dv1394.cw) with the manifest's known fix applied by hand to
  * `paces export --promela`'s output: 3 moved below the no-reorder block NR, I above the page
  * fault PF, an atomic section [1; NR] in mmap_thread and [E; H] in the page fault. Both
- * sections hold a wait that is not their first step (6 and F), which Cwhile rejects (E0108),
- * so the fix is written in Promela, whose atomic sequence loses its atomicity while one of its
- * statements blocks. Under that semantics the ABBA is still there: ioctl takes mtx (A), mmap
- * enters its section, takes sem and blocks at 6, and ioctl's deadlock detector E fails. The
+ * sections hold a wait that is not their first step (6 and F), which the Promela export
+ * refuses, so the fix is written in Promela, whose atomic sequence loses its atomicity while
+ * one of its statements blocks. Under that semantics the ABBA is still there: ioctl takes
+ * mtx (A), mmap enters its section, takes sem and blocks at 6, and ioctl's deadlock detector
+ * E fails. The
  * fix works only where a blocking statement inside an atomic block cuts the path instead
  * (CBMC, which ConRepair used). Checked by `dv1394_known_fix_still_fails_in_promela` in
  * `tests/spin.rs`. */
