@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{BlockId, Error, ErrorKind, Loc, Space};
+use crate::{BlockId, Error, ErrorKind, Loc, Space, Waits};
 
 const NONE: u32 = u32::MAX;
 
@@ -310,6 +310,19 @@ impl Candidate {
             (Some(i), Some(j)) if i <= j => self.order(section.block).get(i..=j).unwrap_or(&[]),
             _ => &[],
         }
+    }
+
+    /// Whether an added section acts across a preemption point: it holds a wait anywhere but
+    /// as its very first step (an item that waits after its first step, or a waiting item
+    /// that is not the section's first).
+    pub fn waits_inside_section(&self, space: &Space) -> bool {
+        self.sections.iter().any(|section| {
+            self.section_items(section).iter().enumerate().any(|(k, &l)| match space.item_info(l).map(|i| i.waits) {
+                Some(Waits::Inside) => true,
+                Some(Waits::First) => k > 0,
+                _ => false,
+            })
+        })
     }
 
     /// The transformations that take the original program to this candidate: adjacent swaps

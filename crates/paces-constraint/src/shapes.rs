@@ -38,10 +38,13 @@ impl Arena {
     }
 
     /// "Undo one of `candidate`'s moves that involve `items`": the disjunction, over every item
-    /// `w` of `items` and every item `x` of its block whose relative order with `w` the
-    /// candidate inverted, of the original order of the pair held strictly (in order and not in
-    /// one section, since a section holding both satisfies `Order` alone). `true` when the
-    /// candidate moved none of them. Items outside the space are ignored.
+    /// `w` of `items`, of: for every item `x` of its block whose relative order with `w` the
+    /// candidate inverted, the original order of the pair held strictly (in order and not in
+    /// one section, since a section holding both satisfies `Order` alone); for every item `x`
+    /// the candidate put in one added section with `w`, the two apart; and, for `w` alone in
+    /// an added section, `w` outside sections. (A section can cause a deadlock too: it makes
+    /// everything in it wait for its waits.) `true` when the candidate moved none of them and
+    /// put none in a section. Items outside the space are ignored.
     pub fn undo_a_move(&mut self, items: &BTreeSet<Loc>, candidate: &Candidate, space: &Space) -> NodeId {
         let mut options = Vec::new();
         for &w in items {
@@ -61,6 +64,19 @@ impl Arena {
                 let together = self.atomic(a, b);
                 let apart = self.not(together);
                 options.push(self.and([order, apart]));
+            }
+            if candidate.section_of(w).is_none() {
+                continue;
+            }
+            let mates: Vec<Loc> =
+                space.items(block).iter().copied().filter(|&x| x != w && candidate.in_one_section(w, x)).collect();
+            if mates.is_empty() && space.takes_section_alone(w) {
+                let alone = self.atomic(w, w);
+                options.push(self.not(alone));
+            }
+            for x in mates {
+                let together = self.atomic(w, x);
+                options.push(self.not(together));
             }
         }
         if options.is_empty() {
@@ -159,6 +175,21 @@ mod tests {
         // An item the candidate did not move gives nothing to undo.
         let untouched = arena.undo_a_move(&[a].into(), &Candidate::original(&space), &space);
         assert_eq!(untouched, arena.tru());
+    }
+
+    #[test]
+    fn undo_a_move_asks_for_a_section_apart() {
+        let space = space();
+        let [a, b, c] = locs(&space, &["a", "b", "c"])[..] else { unreachable!() };
+        let sectioned = Candidate::new(&space, vec![vec![a, b, c]], &[(a, b)]).unwrap();
+        let mut arena = Arena::new();
+        let undo = arena.undo_a_move(&[b].into(), &sectioned, &space);
+        // Exactly the candidates that keep a and b apart (every order, every other section).
+        for other in Candidate::enumerate(&space, 10_000).unwrap() {
+            assert_eq!(arena.eval(undo, &other), !other.in_one_section(a, b), "{other:?}");
+        }
+        // c is in no section and was not moved: nothing to undo.
+        assert_eq!(arena.undo_a_move(&[c].into(), &sectioned, &space), arena.tru());
     }
 
     #[test]

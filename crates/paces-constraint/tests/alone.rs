@@ -94,3 +94,22 @@ fn enumeration_offers_one_item_sections_of_compound_items_only() {
     };
     assert_eq!(all.len(), per_order);
 }
+
+#[test]
+fn a_section_acts_across_a_preemption_point_when_it_waits_past_its_first_step() {
+    let mut b = SpaceBuilder::new();
+    let block = b.block(false);
+    let [s, a, w] = ["s", "a", "w"].map(|n| b.loc(n).unwrap());
+    b.item(block, s, ItemInfo::SIMPLE).unwrap();
+    b.item(block, a, ItemInfo::AWAIT).unwrap();
+    b.item(block, w, ItemInfo::compound(2, Waits::Inside)).unwrap();
+    let space = b.build().unwrap();
+    let with = |order: Vec<Loc>, sections: &[(Loc, Loc)]| Candidate::new(&space, vec![order], sections).unwrap();
+    assert!(!Candidate::original(&space).waits_inside_section(&space));
+    // A wait that opens its section enters it; a wait after the first step is inside.
+    assert!(!with(vec![a, s, w], &[(a, s)]).waits_inside_section(&space));
+    assert!(with(vec![s, a, w], &[(s, a)]).waits_inside_section(&space));
+    // An item that waits after its own first step is inside even as the section's first.
+    assert!(with(vec![s, w, a], &[(w, a)]).waits_inside_section(&space));
+    assert!(with(vec![s, a, w], &[(w, w)]).waits_inside_section(&space));
+}

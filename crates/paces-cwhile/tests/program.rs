@@ -294,7 +294,6 @@ fn apply_a_one_item_section_around_an_if() {
 }
 
 #[test]
-#[ignore = "the frontend rejects a wait after the first step of an atomic block (E0108) until lower.rs accepts it"]
 fn apply_a_section_holding_an_await_in_the_middle() {
     let p = program("var x = 0, y = 0;\nthread t {\n  a: x := 1;\n  w: await(y == 1);\n  b: x := 2;\n}\nthread u {\n  c: y := 1;\n}\n");
     let space = p.space();

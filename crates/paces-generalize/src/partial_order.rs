@@ -45,7 +45,11 @@ pub enum Failure {
 ///    branch). A condition waits for the write that enables it, so this
 ///    ordering holds in every trace where it reads from that write; it is what lets a fix move
 ///    a wait in front of the failing step (ex2's `arizona_wait_for_boot` moved to the top: the
-///    write that ends the boot, the wait it enables, the failing check).
+///    write that ends the boot, the wait it enables, the failing check). A pending
+///    condition counts too: a pending step reads after the last executed write of its
+///    variable (unless its own thread writes it in a pending step before), so a pending wait
+///    after such a write waits for it (ex2 when its thread is stuck: the pending wait for the
+///    boot after the failing check, which a fix moves in front of it).
 ///
 ///    The events of 2 and 3 come with their own dependencies, closed as in 1, so that every
 ///    linearisation is a trace; those dependencies are *context* ([`PartialOrder::is_context`]):
@@ -226,6 +230,20 @@ impl<'t> Indexed<'t> {
         }
         let executed = (i as usize) < self.trace.len();
         let pending = (i as usize) >= self.trace.len() + self.trace.blocked().len();
+        if pending {
+            // A pending read comes after the last executed write of its variable, unless its
+            // own thread writes the variable in a pending step before it.
+            for r in &e.reads {
+                let Some(v) = self.vars.get(&r.var) else { continue };
+                let own_first = v.pending.binary_search_by_key(&e.thread, |(t, _)| *t).ok().map(|k| v.pending[k].1);
+                if own_first.is_some_and(|w| w < i) {
+                    continue;
+                }
+                if let Some(&w) = v.writes.last() {
+                    out.push(w);
+                }
+            }
+        }
         if executed || pending {
             // A pending write comes after every executed event.
             for w in &e.writes {
@@ -362,6 +380,33 @@ fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) ->
     chain.sort_unstable();
     chain.dedup();
     Signals { added, chain, waits }
+}
+
+/// Rule 3 for pending steps: every pending condition whose read comes after a needed write
+/// of another thread (the last executed write of its variable, see [`Indexed::preds`]),
+/// except those `left_out` says the failing thread reaches after its failure.
+fn pending_conditions(
+    trace: &Trace,
+    ix: &Indexed<'_>,
+    needed: &[bool],
+    left_out: &dyn Fn(usize, &Event) -> bool,
+) -> Vec<u32> {
+    let base = trace.len() + trace.blocked().len();
+    let mut out = Vec::new();
+    for (k, e) in trace.pending().iter().enumerate() {
+        let i = (base + k) as u32;
+        if needed[i as usize] || !e.kind.is_cond() || left_out(i as usize, e) {
+            continue;
+        }
+        let waits_for_needed = ix
+            .preds(i)
+            .iter()
+            .any(|&w| (w as usize) < trace.len() && needed[w as usize] && ix.event(w).thread != e.thread);
+        if waits_for_needed {
+            out.push(i);
+        }
+    }
+    out
 }
 
 /// The kept pending steps in an order that every ordering between them respects (program
@@ -540,6 +585,7 @@ impl PartialOrder {
                         .any(|r| r.from.is_some_and(|f| needed[f.index()] && trace.event(f).thread != e.thread))
             })
             .map(|(i, _)| i as u32)
+            .chain(pending_conditions(trace, &ix, &needed, &after_failure))
             .collect();
         for &c in &conditions {
             needed[c as usize] = true;

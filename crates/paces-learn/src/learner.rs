@@ -523,12 +523,34 @@ impl Learner {
         Ok(self.solver.add(&self.arena, constraint, &name)?)
     }
 
+    /// Relaxes every good trace's fallback still in force to the trace's covered edges, as a
+    /// conflict would (see [`LearnerConfig::relax_on_conflict`]), whether or not a conflict
+    /// named it; returns how many were relaxed. A caller whose cheapest candidate under the
+    /// fallbacks turned out unsatisfying uses it to look among the candidates they forbid (each
+    /// is still to be checked: a fallback is what guards its trace against a regression the
+    /// covered edges cannot express).
+    ///
+    /// # Errors
+    /// When the solver fails.
+    pub fn relax_fallbacks(&mut self) -> Result<usize, Error> {
+        let fallbacks: Vec<ConstraintId> =
+            self.relaxable.iter().filter(|r| matches!(r.kind, Guess::Fallback)).map(|r| r.id).collect();
+        let before = self.relaxed;
+        self.relax_now(&fallbacks)?;
+        Ok(self.relaxed - before)
+    }
+
     /// Relaxes the constraints among `conflict` that may be relaxed (see
     /// [`LearnerConfig::relax_on_conflict`]); false when none is.
     fn relax(&mut self, conflict: &[ConstraintId]) -> Result<bool, Error> {
         if !self.config.relax_on_conflict {
             return Ok(false);
         }
+        self.relax_now(conflict)
+    }
+
+    /// Relaxes the relaxable constraints among `ids`; false when none is.
+    fn relax_now(&mut self, conflict: &[ConstraintId]) -> Result<bool, Error> {
         let limit = self.config.deepen_to.max(self.config.max_constraint_edges);
         let relaxable = |r: &Relaxable| match r.kind {
             Guess::Fallback => true,

@@ -47,4 +47,6 @@ pub use diff::line_diff;
 pub use error::{Error, ErrorKind};
 pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
-pub use repair::{Acceptance, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Mode, Repair, Report, StopReason, TimeSplit};
+pub use repair::{
+    Acceptance, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Mode, Repair, Report, StopReason, TimeSplit,
+};

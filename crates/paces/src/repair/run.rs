@@ -15,7 +15,10 @@ use paces_generalize::Elimination;
 use paces_learn::{Learner, Proposal};
 use paces_trace::Trace;
 
-use super::report::{Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, ReportBuilder, StopReason, TimeSplit};
+use super::report::{
+    Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, ReportBuilder, StopReason,
+    TimeSplit,
+};
 use super::{Mode, Repair, Report};
 use crate::{Error, ErrorKind};
 
@@ -104,15 +107,25 @@ impl<'a> Run<'a> {
     fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
         let report = ReportBuilder::new(cfg.mode, program, space.clone());
-        Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None, reserve_age: None }
+        Run {
+            cfg,
+            program,
+            space,
+            report,
+            original: Original::default(),
+            learner: None,
+            reserve: None,
+            reserve_age: None,
+        }
     }
 
     /// Runs the loop. A program accepted only because a deadlock of it has the blocked
     /// threads of one the original reaches after a failure is kept in reserve while the loop
     /// looks, for at most [`STRICT_SEARCH_ITERATIONS`] more iterations, for a repair whose
     /// deadlocks the original reaches at the same place (a repair that hangs where the
-    /// original failed is worse than one that does neither); the reserve is the answer when
-    /// that search ends without one.
+    /// original failed is worse than one that does neither), with the good traces' fallbacks
+    /// relaxed to their covered edges; the reserve is the answer when that search ends
+    /// without one.
     fn go(&mut self) -> Result<StopReason, Error> {
         let stop = self.iterate()?;
         if stop.is_success() {
@@ -170,10 +183,18 @@ impl<'a> Run<'a> {
                 Judgement::Accepted(acceptance, Some((id, cex))) => {
                     if self.reserve.is_none() {
                         let acceptance = Some(acceptance);
-                        let accepted =
-                            Accepted { program: program.clone(), candidate: candidate.clone(), transformations, acceptance };
+                        let accepted = Accepted {
+                            program: program.clone(),
+                            candidate: candidate.clone(),
+                            transformations,
+                            acceptance,
+                        };
                         self.reserve = Some(accepted);
                         self.reserve_age = Some(self.report.history.len());
+                        // The fallbacks' frozen orders may be what kept a better repair out:
+                        // look among the candidates they forbid too (each is checked).
+                        let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+                        learner.relax_fallbacks()?;
                     }
                     let problem = format!("deadlock admitted only after a failure (looking further): {id}");
                     let why = Rejection::Trace { kind: IterationKind::Deadlock, problem, cex };
@@ -439,7 +460,22 @@ impl<'a> Run<'a> {
         record: &mut Iteration,
     ) -> Result<Result<(Candidate, Vec<Transformation>), StopReason>, Error> {
         let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
-        match self.report.timed(solve, || learner.propose())? {
+        let space = &self.space;
+        let proposal = self.report.timed(solve, || -> Result<Proposal, paces_learn::Error> {
+            let first = learner.propose()?;
+            // A section across a preemption point is the dearest kind of repair: when the
+            // good traces' fallbacks (frozen orders, more than those traces need) may be what
+            // rules out a reorder, relax them and ask again.
+            match &first {
+                Proposal::Candidate { candidate, .. }
+                    if candidate.waits_inside_section(space) && learner.relax_fallbacks()? > 0 =>
+                {
+                    learner.propose()
+                }
+                _ => Ok(first),
+            }
+        })?;
+        match proposal {
             Proposal::Unsatisfiable { explanation } => Ok(Err(StopReason::NoRepair { explanation })),
             Proposal::Candidate { candidate, transformations, .. } => {
                 record.proposal = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();

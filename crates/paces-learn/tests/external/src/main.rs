@@ -11,73 +11,10 @@
 //! (C n p). Swapping B and C fixes 3 but lets p fail; the good trace rules that out, so the
 //! answer moves A after C: `thread1: B; C; A`.
 
-use paces_learn::constraint::{BlockId, ItemInfo, Loc, Space, SpaceBuilder};
-use paces_learn::trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId};
+mod figure7;
+
+use figure7::{space, trace, Result};
 use paces_learn::{Learner, LearnerConfig, Proposal};
-
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
-
-/// One step of the foreign checker's program: label, thread, kind, variables read, variable
-/// written (always with 1), whether the step failed.
-struct Step {
-    label: &'static str,
-    thread: u32,
-    kind: EventKind,
-    reads: &'static [u32],
-    writes: Option<u32>,
-}
-
-const PROGRAM: [Step; 8] = [
-    Step { label: "A", thread: 0, kind: EventKind::Plain, reads: &[], writes: Some(0) },
-    Step { label: "B", thread: 0, kind: EventKind::Plain, reads: &[], writes: Some(1) },
-    Step { label: "C", thread: 0, kind: EventKind::Plain, reads: &[], writes: Some(2) },
-    Step { label: "1", thread: 1, kind: EventKind::Await, reads: &[0], writes: None },
-    Step { label: "2", thread: 1, kind: EventKind::Await, reads: &[1], writes: None },
-    Step { label: "3", thread: 1, kind: EventKind::Assert, reads: &[2], writes: None },
-    Step { label: "n", thread: 2, kind: EventKind::Await, reads: &[2], writes: None },
-    Step { label: "p", thread: 2, kind: EventKind::Assert, reads: &[1], writes: None },
-];
-
-fn step(label: &str) -> &'static Step {
-    PROGRAM.iter().find(|s| s.label == label).expect("a label of the program")
-}
-
-/// The space: one block per thread, every pair free to change order (no two steps of one
-/// thread conflict), awaits as preemption points, the threads declared.
-fn space() -> Result<Space> {
-    let mut b = SpaceBuilder::new();
-    let blocks: Vec<BlockId> = (0..3).map(|_| b.block(false)).collect();
-    for s in &PROGRAM {
-        let loc = b.loc(s.label)?;
-        let info = if s.kind == EventKind::Await { ItemInfo::AWAIT } else { ItemInfo::SIMPLE };
-        b.item(blocks[s.thread as usize], loc, info)?;
-    }
-    for (i, &block) in blocks.iter().enumerate() {
-        b.thread(&format!("thread{}", i + 1), block)?;
-    }
-    Ok(b.build()?)
-}
-
-/// A trace of flat threads: each label's step, in order, the last `pending` of them after the
-/// end, `failed` the label of the failing step.
-fn trace(space: &Space, labels: &str, failed: Option<&str>) -> Result<Trace> {
-    let mut tb = TraceBuilder::new();
-    for label in labels.split_whitespace() {
-        let s = step(label);
-        let loc: Loc = space.loc(label).ok_or("an unknown label")?;
-        let instance = BlockInstance { block: BlockId::from_u32(s.thread), instance: 0 };
-        let scope = vec![ScopeEntry { instance, item: loc }];
-        let mut event = tb.step(ThreadId::from_u32(s.thread), loc, scope).kind(s.kind).failed(failed == Some(label));
-        for &var in s.reads {
-            event = event.read(VarId::from_u32(var));
-        }
-        if let Some(var) = s.writes {
-            event = event.write(VarId::from_u32(var), 1);
-        }
-        event.push()?;
-    }
-    Ok(tb.finish())
-}
 
 fn main() -> Result<()> {
     let space = space()?;
