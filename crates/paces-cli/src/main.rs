@@ -20,6 +20,7 @@ mod cmd;
     version,
     about,
     propagate_version = true,
+    disable_help_subcommand = true,
     after_help = "Examples:\n  paces repair examples/paper1.cw             repair, program on stdout, summary on stderr\n  paces repair prog.cw -o fixed.cw --verbose  write the repair to a file, show every iteration\n  paces repair prog.cw --mode bad-only --format json\n  paces check prog.cw                         verdict and a trace, one column per thread\n  paces traces prog.cw                        the traces the loop learns from\n  paces fmt --check prog.cw                   exit 1 when not in canonical form\n  paces export --promela prog.cw > prog.pml\n\nExit codes: 0 success (repaired, correct, canonical; traces listed), 1 a bug remains or\nthe answer is no (repair, check, fmt --check), 2 bad input or usage, 3 (check) no exact\nanswer: a bound was reached first, or correct only within the --unwind bound. See\ndocs/user-guide.md."
 )]
 struct Cli {
@@ -39,6 +40,11 @@ enum Command {
     Repair(Box<cmd::repair::Args>),
     /// Show the good traces mixed mode learns from, and the first bad trace.
     Traces(cmd::traces::Args),
+    /// Print this message or the help of the given subcommand.
+    Help {
+        /// The subcommand to explain.
+        command: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -49,6 +55,28 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(&args),
         Command::Repair(args) => cmd::repair::run(&args),
         Command::Traces(args) => cmd::traces::run(&args),
+        Command::Help { command } => help(command.as_deref()),
     };
     outcome.exit_code()
+}
+
+/// `paces help [COMMAND]`: the long help of the program or of one subcommand (a subcommand of
+/// its own rather than clap's built-in one, so that `paces help --help` works like every other
+/// `--help`).
+fn help(command: Option<&str>) -> cmd::Outcome {
+    use clap::CommandFactory;
+    if let Some(name) = command {
+        if Cli::command().find_subcommand(name).is_none() {
+            eprintln!("paces: no subcommand `{name}` (see `paces --help`)");
+            return cmd::Outcome::Failure;
+        }
+    }
+    let args = std::iter::once("paces").chain(command).chain(std::iter::once("--help"));
+    match Cli::try_parse_from(args) {
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => match e.print() {
+            Ok(()) => cmd::Outcome::Success,
+            Err(_) => cmd::Outcome::Failure,
+        },
+        _ => cmd::Outcome::Failure,
+    }
 }

@@ -204,7 +204,7 @@ fn repair_says_when_the_good_trace_search_hit_a_bound() {
 }
 
 /// The small usage points: `-q` with `-v`, `export` without a language, negative numbers,
-/// `fmt --check`'s help.
+/// `fmt --check`'s help, `paces help`.
 #[test]
 fn usage_is_consistent() {
     let out = paces(&["repair", &example("paper1"), "-q", "-v"], None);
@@ -219,4 +219,17 @@ fn usage_is_consistent() {
     assert!(err.contains("--time-limit takes a positive number") && !err.contains("-- -1"), "{err}");
     let out = paces(&["fmt", "--help"], None);
     assert!(!text(&out.stdout).contains("Print nothing;"), "{}", text(&out.stdout));
+    // `help` is a subcommand like the others: it has its own `--help`, and names subcommands.
+    let out = paces(&["help", "--help"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Usage: paces help"), "{}", text(&out.stdout));
+    let out = paces(&["help", "repair"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("Usage: paces repair"), "{}", text(&out.stdout));
+    let out = paces(&["help"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("Exit codes"), "{}", text(&out.stdout));
+    let out = paces(&["help", "nonsense"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no subcommand `nonsense`"), "{}", text(&out.stderr));
 }
