@@ -118,7 +118,9 @@ pub fn complete_counterexample(
             continue;
         }
         path.push(x);
-        if path.len() > deepest.len() {
+        // A run ends between steps of its threads: never halfway through an atomic block,
+        // whose steps happen all together or not at all.
+        if path.len() > deepest.len() && between_steps(&e, &after) {
             deepest.clone_from(&path);
         }
         if complete(&after) {
@@ -145,5 +147,14 @@ pub fn complete_counterexample(
         failing_step: cex.failing_step,
         division_by_zero: cex.division_by_zero,
         cycle_start: None,
+    })
+}
+
+/// Whether no thread stands inside an atomic block in `conf` (the holder, if any, is at the
+/// block's end and leaves it without a step).
+fn between_steps(e: &Engine<'_>, conf: &Conf) -> bool {
+    conf.holder.is_none_or(|h| {
+        let mut s = conf.state.clone();
+        e.leave_region(&mut s, h)
     })
 }

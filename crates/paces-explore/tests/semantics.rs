@@ -458,6 +458,26 @@ fn incomplete_counterexample_gets_pending_steps() {
     assert_eq!(full.schedule.steps.len(), 2);
 }
 
+/// The longest run of a completion never stops halfway through an atomic block: a block
+/// whose later wait never holds is not started at all (all or nothing), so its first step is
+/// pending, not executed.
+#[test]
+fn completion_never_ends_inside_an_atomic_block() {
+    let (p, result) = run(
+        "var starting = 1, m = 0;
+         thread a { A1: assert(starting == 0); A2: await(starting == 0); }
+         thread b { S: atomic { B1: starting := 0; B2: await(m == 1); } }",
+        Config::new(),
+    );
+    let cex = result.verdict.counterexample().expect("A1 fails");
+    let full = paces_explore::complete_counterexample(&p, cex, 1000).unwrap();
+    let names = |evs: &[paces_trace::Event]| -> Vec<String> {
+        evs.iter().map(|e| p.loc_names[e.loc.index()].clone()).collect()
+    };
+    assert_eq!(names(full.trace.events()), ["A1"]);
+    assert!(names(full.trace.pending()).contains(&"B1".to_owned()), "{:?}", names(full.trace.pending()));
+}
+
 /// A worker loop that could stop at its head is not run on while another thread still has
 /// to finish: the completion stays short even when the loop's counter grows without bound.
 #[test]
