@@ -105,6 +105,12 @@ impl LearnerConfig {
         self.relax_on_conflict = on;
         self
     }
+
+    /// Whether constraints stronger than what is known are relaxed (see
+    /// [`LearnerConfig::relax_on_conflict`]).
+    pub fn relaxes_on_conflict(&self) -> bool {
+        self.relax_on_conflict
+    }
 }
 
 /// A constraint that a conflict may relax, with what it was learned from.

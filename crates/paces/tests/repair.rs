@@ -121,16 +121,20 @@ fn dot_output_is_collected_on_request() {
 }
 
 /// iwl3945's bad trace stops at the failure (every thread then blocks): the fix needs the
-/// pending write `H`, and a good trace's fallback conflicts with it until relaxed.
+/// pending write `H`, and a good trace's fallback forbids it until relaxed. Kept (no
+/// relaxing), the fallbacks leave only sections that hold waits past their first step.
 #[test]
 fn iwl3945_needs_pending_steps_and_a_relaxed_fallback() {
     let report = Repair::new().run(&program("iwl3945")).unwrap();
     check_accepted(&report);
     assert_eq!(report.iterations, 1);
     assert!(report.relaxed_good_traces >= 1);
+    assert_eq!(report.transformation_text, ["swap CDEFG <-> H"]);
     let strict = Repair::new().relax_on_conflict(false).run(&program("iwl3945")).unwrap();
-    assert!(matches!(strict.stop, StopReason::NoRepair { .. }), "{:?}", strict.stop);
+    check_accepted(&strict);
     assert_eq!(strict.relaxed_good_traces, 0);
+    let candidate = strict.candidate.as_ref().unwrap();
+    assert!(candidate.waits_inside_section(&strict.space), "{:?}", strict.transformation_text);
 }
 
 /// lc-rc's fix moves `1` behind the wait `6` for the failing thread's signal `R`: a cycle

@@ -193,8 +193,10 @@ impl<'a> Run<'a> {
                         self.reserve_age = Some(self.report.history.len());
                         // The fallbacks' frozen orders may be what kept a better repair out:
                         // look among the candidates they forbid too (each is checked).
-                        let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
-                        learner.relax_fallbacks()?;
+                        if self.cfg.learner.relaxes_on_conflict() {
+                            let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+                            learner.relax_fallbacks()?;
+                        }
                     }
                     let problem = format!("deadlock admitted only after a failure (looking further): {id}");
                     let why = Rejection::Trace { kind: IterationKind::Deadlock, problem, cex };
@@ -461,6 +463,7 @@ impl<'a> Run<'a> {
     ) -> Result<Result<(Candidate, Vec<Transformation>), StopReason>, Error> {
         let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
         let space = &self.space;
+        let may_relax = self.cfg.learner.relaxes_on_conflict();
         let proposal = self.report.timed(solve, || -> Result<Proposal, paces_learn::Error> {
             let first = learner.propose()?;
             // A section across a preemption point is the dearest kind of repair: when the
@@ -468,7 +471,7 @@ impl<'a> Run<'a> {
             // rules out a reorder, relax them and ask again.
             match &first {
                 Proposal::Candidate { candidate, .. }
-                    if candidate.waits_inside_section(space) && learner.relax_fallbacks()? > 0 =>
+                    if may_relax && candidate.waits_inside_section(space) && learner.relax_fallbacks()? > 0 =>
                 {
                     learner.propose()
                 }
