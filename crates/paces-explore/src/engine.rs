@@ -561,7 +561,8 @@ impl<'c> Engine<'c> {
         let mut out = MacroOut::default();
         let mut g = MacroGraph::default();
         let mut exit_seen: FxHashSet<Box<[i64]>> = FxHashSet::default();
-        let mut on_stack: FxHashMap<Box<[i64]>, usize> = FxHashMap::default();
+        // Per id: its depth on the stack while it is there.
+        let mut on_stack: Vec<Option<usize>> = Vec::new();
         // Frames: state, its id, next option.
         let mut stack: Vec<(Box<[i64]>, u32, usize)> = Vec::new();
         // Steps of the paths handed out: a loop that may leave the block at every iteration
@@ -572,10 +573,11 @@ impl<'c> Engine<'c> {
                      parent: Option<(u32, u16)>,
                      g: &mut MacroGraph,
                      stack: &mut Vec<(Box<[i64]>, u32, usize)>,
-                     on_stack: &mut FxHashMap<Box<[i64]>, usize>,
+                     on_stack: &mut Vec<Option<usize>>,
                      out: &mut MacroOut,
                      exit_seen: &mut FxHashSet<Box<[i64]>>,
-                     path_steps: &mut usize| {
+                     path_steps: &mut usize|
+         -> u32 {
             let id = g.add(state.clone(), parent);
             let mut ex = state.to_vec();
             if self.leave_region(&mut ex, t) {
@@ -590,16 +592,17 @@ impl<'c> Engine<'c> {
             } else if code.points[self.pc(&state, t)].exit_moves.is_some() {
                 out.unwound = true;
             }
-            on_stack.insert(state.clone(), stack.len());
+            on_stack.push(Some(stack.len()));
             stack.push((state, id, 0));
+            id
         };
         enter(start, None, &mut g, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
         while let Some(top) = stack.last_mut() {
             let pc = top.0[t] as usize;
             let opts = &code.points[pc].options;
             if top.2 >= opts.len() {
-                let (state, _, _) = stack.pop().unwrap_or_default();
-                on_stack.remove(&state);
+                on_stack[top.1 as usize] = None;
+                stack.pop();
                 continue;
             }
             let i = top.2;
@@ -626,36 +629,34 @@ impl<'c> Engine<'c> {
                         }
                         continue;
                     }
-                    if let Some(&depth) = on_stack.get(&next) {
-                        if out.livelock.is_none() {
-                            let mut p = g.path(from);
-                            p.push(i as u16);
-                            out.livelock = Some((p, depth));
+                    let to = match g.ids.get(&next) {
+                        Some(&to) => {
+                            if let (Some(depth), None) = (on_stack[to as usize], &out.livelock) {
+                                let mut p = g.path(from);
+                                p.push(i as u16);
+                                out.livelock = Some((p, depth));
+                            }
+                            to
                         }
-                    }
-                    if let Some(&to) = g.ids.get(&next) {
-                        g.edges.push((from, to));
-                        if failed {
-                            g.fails.push((from, i as u16, opts[i].step, Some(to)));
+                        None => {
+                            let visited = g.ids.len() + 1;
+                            if visited > self.max_atomic || path_steps > max_path_steps || self.late(visited) {
+                                out.bound = true;
+                                break;
+                            }
+                            let parent = Some((from, i as u16));
+                            enter(
+                                next,
+                                parent,
+                                &mut g,
+                                &mut stack,
+                                &mut on_stack,
+                                &mut out,
+                                &mut exit_seen,
+                                &mut path_steps,
+                            )
                         }
-                        continue;
-                    }
-                    let visited = g.ids.len() + 1;
-                    if visited > self.max_atomic || path_steps > max_path_steps || self.late(visited) {
-                        out.bound = true;
-                        break;
-                    }
-                    enter(
-                        next,
-                        Some((from, i as u16)),
-                        &mut g,
-                        &mut stack,
-                        &mut on_stack,
-                        &mut out,
-                        &mut exit_seen,
-                        &mut path_steps,
-                    );
-                    let to = g.ids.len() as u32 - 1;
+                    };
                     g.edges.push((from, to));
                     if failed {
                         g.fails.push((from, i as u16, opts[i].step, Some(to)));

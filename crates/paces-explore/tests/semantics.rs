@@ -395,8 +395,9 @@ fn a_livelock_inside_an_atomic_block_is_still_found() {
     assert_eq!(r.livelocks.keys().next().unwrap().to_string(), "a loops inside atomic block A");
 }
 
-/// A section added by a transformation (`atomic_FIRST`, label not written) is named by its
-/// first item when its thread waits before it, so deadlocks compare with the original's.
+/// A section added by a transformation (`atomic_FIRST`) is named by its first item when its
+/// thread waits before it, so deadlocks compare with the original's, also once the repaired
+/// program is printed and parsed again.
 #[test]
 fn a_thread_waiting_before_an_added_section_is_named_by_its_first_item() {
     let original = paces_cwhile::parse(
@@ -414,6 +415,10 @@ fn a_thread_waiting_before_an_added_section_is_named_by_its_first_item() {
     let repaired = original.apply(&candidate).unwrap();
     assert!(paces_cwhile::print(&repaired).contains("atomic_A2: atomic"));
     let r = check(&repaired, &Config::new().stop_at_first_failure(false)).unwrap();
+    let ids: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+    assert_eq!(ids, ["a at A2, b at B2"]);
+    let reparsed = paces_cwhile::parse(&paces_cwhile::print(&repaired)).unwrap();
+    let r = check(&reparsed, &Config::new().stop_at_first_failure(false)).unwrap();
     let ids: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
     assert_eq!(ids, ["a at A2, b at B2"]);
     // A user atomic block keeps its own label.

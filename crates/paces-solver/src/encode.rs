@@ -418,13 +418,9 @@ impl Encoder {
         }
         let parts: Vec<Val> =
             std::iter::once(one).chain((0..enc.n).filter(|&j| j != i).map(|j| enc.sec(i, j))).collect();
+        // The original candidate has no section: the atom is false there.
         let t = self.fresh(false);
-        let mut long = vec![!t];
-        long.extend(parts.iter().copied());
-        self.clause(&long)?;
-        for p in parts {
-            self.clause(&[t, !p])?;
-        }
+        self.gate(t, &parts, false, BOTH)?;
         Ok(t)
     }
 

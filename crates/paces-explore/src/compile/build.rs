@@ -405,13 +405,11 @@ impl<'p> ThreadBuilder<'p> {
         self.regions.len() as u32 - 1
     }
 
-    /// For an atomic statement that a transformation added around a section (its label was
-    /// not written and is `atomic_FIRST`, maybe with `_2`, `_3`, ... after it, where
-    /// `FIRST` labels the first item of its body): the location of that first item.
+    /// For an atomic statement labelled as a transformation labels the sections it adds
+    /// (`atomic_FIRST`, maybe with `_2`, `_3`, ... after it, where `FIRST` labels the first
+    /// item of its body): the location of that first item. The label alone decides, so a
+    /// repaired program names its deadlocks the same way once printed and parsed again.
     fn added_section_first(&self, stmt: &Stmt, body: BlockId) -> Option<Loc> {
-        if stmt.explicit_label {
-            return None;
-        }
         let first = self.stmt(*self.program.blocks.get(body.index())?.items.first()?).ok()?;
         let rest = stmt.label.strip_prefix("atomic_")?.strip_prefix(first.label.as_str())?;
         let numbered = rest.strip_prefix('_').is_some_and(|k| !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()));

@@ -107,7 +107,7 @@ pub(crate) struct Region {
     pub loc: Loc,
     /// The statement whose label names the region in a deadlock, for a thread waiting
     /// before it: the atomic statement, or for a section added by a transformation
-    /// (an unwritten label `atomic_FIRST`) its first item `FIRST`.
+    /// (labelled `atomic_FIRST`) its first item `FIRST`.
     pub wait_loc: Loc,
     /// The point after the region.
     pub exit: u32,

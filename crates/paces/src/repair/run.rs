@@ -93,10 +93,9 @@ struct Run<'a> {
     report: ReportBuilder,
     original: Original,
     learner: Option<Learner>,
-    /// A program accepted with a deadlock admitted only after a failure, in reserve.
-    reserve: Option<Accepted>,
-    /// The number of iterations when the reserve was found.
-    reserve_age: Option<usize>,
+    /// A program accepted with a deadlock admitted only after a failure, in reserve, and the
+    /// number of iterations when it was found.
+    reserve: Option<(Accepted, usize)>,
 }
 
 /// How many more iterations the loop spends looking for a repair without deadlocks admitted
@@ -107,16 +106,7 @@ impl<'a> Run<'a> {
     fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
         let report = ReportBuilder::new(cfg.mode, program, space.clone());
-        Run {
-            cfg,
-            program,
-            space,
-            report,
-            original: Original::default(),
-            learner: None,
-            reserve: None,
-            reserve_age: None,
-        }
+        Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None }
     }
 
     /// Runs the loop. A program accepted only because a deadlock of it has the blocked
@@ -132,7 +122,7 @@ impl<'a> Run<'a> {
             return Ok(stop);
         }
         match self.reserve.take() {
-            Some(accepted) => {
+            Some((accepted, _)) => {
                 self.report.accept(accepted);
                 Ok(StopReason::Repaired)
             }
@@ -158,7 +148,11 @@ impl<'a> Run<'a> {
             if self.report.history.len() >= self.cfg.max_iterations {
                 return Ok(StopReason::IterationLimit);
             }
-            if self.reserve_age.is_some_and(|since| self.report.history.len() >= since + STRICT_SEARCH_ITERATIONS) {
+            if self
+                .reserve
+                .as_ref()
+                .is_some_and(|(_, since)| self.report.history.len() >= since + STRICT_SEARCH_ITERATIONS)
+            {
                 return Ok(StopReason::IterationLimit);
             }
             let mut record = rejected.why.iteration();
@@ -189,8 +183,7 @@ impl<'a> Run<'a> {
                             transformations,
                             acceptance,
                         };
-                        self.reserve = Some(accepted);
-                        self.reserve_age = Some(self.report.history.len());
+                        self.reserve = Some((accepted, self.report.history.len()));
                         // The fallbacks' frozen orders may be what kept a better repair out:
                         // look among the candidates they forbid too (each is checked).
                         if self.cfg.learner.relaxes_on_conflict() {
