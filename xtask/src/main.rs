@@ -54,7 +54,26 @@ struct Step {
 const CI_STEPS: &[Step] = &[
     Step { env: &[], args: &["fmt", "--all", "--", "--check"] },
     Step { env: &[], args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"] },
+    Step {
+        env: &[],
+        args: &[
+            "clippy",
+            "-p",
+            "paces-constraint",
+            "-p",
+            "paces-trace",
+            "-p",
+            "paces-learn",
+            "--all-targets",
+            "--features",
+            "serde",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    },
     Step { env: &[], args: &["test", "--workspace"] },
+    Step { env: &[], args: &["test", "-p", "paces-learn", "--features", "serde"] },
     Step { env: &[("RUSTDOCFLAGS", "-D warnings")], args: &["doc", "--workspace", "--no-deps"] },
     Step {
         env: &[],

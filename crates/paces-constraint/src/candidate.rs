@@ -11,6 +11,7 @@ type BlockOption = (Vec<Loc>, Vec<(Loc, Loc)>);
 
 /// An added atomic section: the items from `first` to `last` (inclusive) in the candidate's
 /// new order of `block`; `first == last` for a section holding one compound item alone.
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Section {
     /// The block holding the section.
@@ -22,6 +23,7 @@ pub struct Section {
 }
 
 /// One step from the original program towards a candidate (the paper's theta).
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transformation {
     /// Swap two adjacent items: `first` immediately precedes `second` before the step and
@@ -103,6 +105,7 @@ fn write_items(f: &mut fmt::Formatter<'_>, space: &Space, items: &[Loc]) -> fmt:
 
 /// The cost of a candidate, compared lexicographically: first the simple statements inside
 /// added atomic sections, then the item pairs inverted against the original order.
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cost {
     /// Simple statements inside added atomic sections (a compound item counts all it holds).
@@ -217,6 +220,11 @@ impl Candidate {
     /// item inside it: `thread1: B; C; A` and `thread2: 1; atomic [2; 3]`.
     pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
         DisplayCandidate { candidate: self, space }
+    }
+
+    /// Every block's new order, in block id order.
+    pub fn orders(&self) -> &[Vec<Loc>] {
+        &self.orders
     }
 
     /// The new order of a block (empty for an unknown block).

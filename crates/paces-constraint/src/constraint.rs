@@ -26,6 +26,7 @@ pub const FLATTEN_LIMIT: usize = 16;
 /// atomic by itself (and for a location that is no item), and for a compound item that
 /// [takes a section alone](crate::ItemInfo::takes_section_alone) exactly when an added section
 /// holds it (alone or with others).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Atom {
     /// `a <= b`: `a` comes before `b` in their block's new order, or both lie in one atomic
@@ -75,6 +76,7 @@ impl fmt::Display for DisplayAtom<'_> {
 }
 
 /// One node of an [`Arena`]. Children always have smaller ids than their parent.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     /// The constant true.
@@ -92,6 +94,7 @@ pub enum Node {
 }
 
 /// Size statistics of a constraint (see [`Arena::stats`]).
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Distinct nodes reachable from the root (shared nodes counted once).
@@ -336,7 +339,7 @@ impl Arena {
     ///
     /// Children have smaller ids than their parents, so one descending pass over the ids marks
     /// everything: sequential, no stack, and a node is marked before it is visited.
-    fn reachable(&self, root: NodeId) -> Vec<bool> {
+    pub(crate) fn reachable(&self, root: NodeId) -> Vec<bool> {
         let mut seen = vec![false; root.index() + 1];
         seen[root.index()] = true;
         for i in (0..=root.index()).rev() {

@@ -32,6 +32,9 @@ pub enum ErrorKind {
     BadTransformation,
     /// More ids than fit in 32 bits, or more candidates than the caller's limit.
     TooMany,
+    /// A [`Formula`](crate::Formula) to import names a child that is not an earlier node, or
+    /// holds no node.
+    BadFormula,
 }
 
 crate::define_error!(

@@ -163,3 +163,25 @@ macro_rules! define_sourced_error {
         }
     };
 }
+
+/// Implements serde's `Serialize` and `Deserialize` for ids made by [`define_id!`]: an id is
+/// its raw `u32`. For crates with a `serde` feature; the calling crate depends on `serde`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! serde_ids {
+    ($($name:ty),* $(,)?) => {
+        $(
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_u32(self.as_u32())
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    <u32 as ::serde::Deserialize>::deserialize(deserializer).map(<$name>::from_u32)
+                }
+            }
+        )*
+    };
+}

@@ -85,17 +85,26 @@
 //! [`NodeId`] another arena returned makes an [`Arena`] panic, like a slice index.)
 //!
 //! # Crate features
-//! None.
+//! * `serde`: `Serialize` and `Deserialize` for the ids (numbers), [`Space`] (its locations by
+//!   name, blocks with their items and fixed pairs, threads; read back through
+//!   [`SpaceBuilder`], so every check applies), [`Atom`], [`Node`] and [`Formula`] (a
+//!   constraint on its own, see [`Arena::export`]), and `Serialize` for [`Candidate`] (block
+//!   orders and sections; read back with [`Candidate::new`]), [`Section`], [`Cost`],
+//!   [`Transformation`] and [`Stats`]. The formats are described in the user guide.
 
 mod candidate;
 mod constraint;
 mod error;
+mod formula;
 mod ids;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod shapes;
 mod space;
 
 pub use candidate::{Candidate, Cost, Section, Transformation};
 pub use constraint::{Arena, Atom, Node, Stats, FLATTEN_LIMIT};
 pub use error::{Error, ErrorKind};
+pub use formula::Formula;
 pub use ids::{BlockId, Loc, NodeId};
 pub use space::{ItemInfo, Space, SpaceBuilder, Waits};

@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // Example 4's fix: C moves ahead of A.
             assert!(transformations.iter().any(|t| t.display(learner.space()).to_string().contains('C')));
         }
-        Proposal::Unsatisfiable { explanation } => println!("no candidate: {explanation}"),
+        Proposal::Unsatisfiable { explanation, .. } => println!("no candidate: {explanation}"),
         other => println!("an answer this example does not know: {other:?}"),
     }
     Ok(())

@@ -161,6 +161,7 @@ pub struct Lesson {
 
 /// Whether a trace was learned as good or as bad.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Role {
     /// A good trace (LearnGoodUnder).
@@ -175,6 +176,68 @@ impl Role {
             Role::Good => "good",
             Role::Bad => "bad",
         }
+    }
+}
+
+/// One constraint the learner holds: what it was learned from and what kind of constraint it
+/// is, under the name its explanations use (`good trace #1 (fallback)`,
+/// `bad trace #2 (fixes, K = 4)`). [`Learner::conjuncts`] lists them; an unsatisfiable
+/// [`Proposal`] names those in conflict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Conjunct {
+    /// The name, as explanations and [`Learner::display_constraints`] give it.
+    pub name: String,
+    /// The trace it was learned from: good or bad, and its number among those (from 1);
+    /// `None` for a constraint of the caller's own ([`Learner::require`]).
+    pub trace: Option<(Role, usize)>,
+    /// What kind of constraint it is.
+    pub kind: ConjunctKind,
+    /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
+    pub relaxed: bool,
+}
+
+/// What kind of constraint a [`Conjunct`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum ConjunctKind {
+    /// A good trace's covered edges (LearnGoodUnder): orders that keep its behaviour.
+    Covers {
+        /// Whether it replaced the trace's fallback, relaxed.
+        after_fallback: bool,
+    },
+    /// A good trace's fallback: an edge had no cover, so every order of the trace is frozen
+    /// (more than the trace needs: [`LearnerConfig::relax_on_conflict`]).
+    Fallback,
+    /// A bad trace's fixes: the elimination cycles with at most `k` constraint edges.
+    Fixes {
+        /// The K the fixes were searched with.
+        k: usize,
+    },
+    /// A bad trace with no fix, for which the caller's alternative stands
+    /// ([`Learner::learn_bad_or`]).
+    Alternative,
+    /// A constraint of the caller's own ([`Learner::require`]).
+    Required,
+}
+
+impl Conjunct {
+    fn new(trace: Option<(Role, usize)>, kind: ConjunctKind) -> Conjunct {
+        let what = match kind {
+            ConjunctKind::Covers { after_fallback: false } => "covered edges".to_owned(),
+            ConjunctKind::Covers { after_fallback: true } => "covered edges, fallback relaxed".to_owned(),
+            ConjunctKind::Fallback => "fallback: every order frozen".to_owned(),
+            ConjunctKind::Fixes { k } => format!("fixes, K = {k}"),
+            ConjunctKind::Alternative => "no fix: the caller's alternative".to_owned(),
+            ConjunctKind::Required => String::new(),
+        };
+        let name = match trace {
+            Some((role, number)) => format!("{} trace #{number} ({what})", role.name()),
+            None => what,
+        };
+        Conjunct { name, trace, kind, relaxed: false }
     }
 }
 
@@ -226,8 +289,11 @@ impl fmt::Display for DisplayLesson<'_> {
     }
 }
 
-/// The learner's next proposal.
+/// The learner's next proposal. With the `serde` feature it is written as
+/// `{"answer": "candidate", "candidate": ..., "cost": ..., "transformations": [...]}` or
+/// `{"answer": "unsatisfiable", "explanation": ..., "conflict": [...]}`.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "answer", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Proposal {
     /// The cheapest candidate satisfying every constraint learned so far.
@@ -241,8 +307,10 @@ pub enum Proposal {
     },
     /// No candidate of the space satisfies the constraints.
     Unsatisfiable {
-        /// Which learned constraints conflict, in words.
+        /// Which learned constraints conflict, in words, and the likely cause.
         explanation: String,
+        /// The constraints in conflict (a small set that no candidate satisfies together).
+        conflict: Vec<Conjunct>,
     },
 }
 
@@ -275,7 +343,7 @@ impl fmt::Display for DisplayProposal<'_> {
                 }
                 write!(f, "{}", candidate.display(space))
             }
-            Proposal::Unsatisfiable { explanation } => write!(f, "no candidate: {explanation}"),
+            Proposal::Unsatisfiable { explanation, .. } => write!(f, "no candidate: {explanation}"),
         }
     }
 }
@@ -293,8 +361,8 @@ pub struct Learner {
     solver: Solver,
     config: LearnerConfig,
     learned: Vec<NodeId>,
-    /// The name of each of `learned`, as the solver's explanations give it.
-    names: Vec<String>,
+    /// What each of `learned` is, under the name the solver's explanations give it.
+    conjuncts: Vec<Conjunct>,
     good: usize,
     bad: usize,
     relaxable: Vec<Relaxable>,
@@ -316,7 +384,7 @@ impl Learner {
             solver,
             config,
             learned: Vec::new(),
-            names: Vec::new(),
+            conjuncts: Vec::new(),
             good: 0,
             bad: 0,
             relaxable: Vec::new(),
@@ -355,6 +423,22 @@ impl Learner {
     pub fn stats(&mut self) -> Stats {
         let root = self.constraint();
         self.arena.stats(root)
+    }
+
+    /// Every constraint learned so far, in the order learned: what it came from, its kind and
+    /// its name (relaxed ones stay, marked, with their replacement later in the list).
+    pub fn conjuncts(&self) -> &[Conjunct] {
+        &self.conjuncts
+    }
+
+    /// The good traces (their numbers, from 1) whose fallback is in force: an edge of the
+    /// trace had no cover, so every order of it is frozen (see [`Learner::relax_fallbacks`]).
+    pub fn fallbacks(&self) -> Vec<usize> {
+        self.conjuncts
+            .iter()
+            .filter(|c| c.kind == ConjunctKind::Fallback && !c.relaxed)
+            .filter_map(|c| c.trace.map(|(_, number)| number))
+            .collect()
     }
 
     /// Good and bad traces learned from so far.
@@ -410,7 +494,9 @@ impl Learner {
             learned = learn_good(trace, &mut self.arena, &config.clone().fallback(false));
         }
         self.good += 1;
-        let id = self.add(learned.constraint, format!("good trace #{}", self.good))?;
+        let kind =
+            if learned.fallback_used { ConjunctKind::Fallback } else { ConjunctKind::Covers { after_fallback: false } };
+        let id = self.add(learned.constraint, Conjunct::new(Some((Role::Good, self.good)), kind))?;
         if learned.fallback_used {
             let index = self.learned.len() - 1;
             let (number, kind) = (self.good, Guess::Fallback);
@@ -477,7 +563,12 @@ impl Learner {
         // need: no fix there proves nothing.
         let whole = trace.blocked().is_empty() && trace.pending().is_empty();
         if constraint != self.arena.fals() || whole {
-            let id = self.add(constraint, format!("bad trace #{}", self.bad))?;
+            let kind = if alternative.is_some_and(|a| a == constraint) && elimination.fixes.is_empty() {
+                ConjunctKind::Alternative
+            } else {
+                ConjunctKind::Fixes { k }
+            };
+            let id = self.add(constraint, Conjunct::new(Some((Role::Bad, self.bad)), kind))?;
             let index = self.learned.len() - 1;
             let kind = Guess::Fixes { k, alternative };
             let number = self.bad;
@@ -515,7 +606,9 @@ impl Learner {
     /// # Errors
     /// When the solver cannot take the constraint (a resource limit).
     pub fn require(&mut self, constraint: NodeId, name: &str) -> Result<(), Error> {
-        self.add(constraint, name.to_owned()).map(|_| ())
+        let mut conjunct = Conjunct::new(None, ConjunctKind::Required);
+        conjunct.name = name.to_owned();
+        self.add(constraint, conjunct).map(|_| ())
     }
 
     /// The arena, to build constraints for [`Learner::require`].
@@ -523,10 +616,11 @@ impl Learner {
         &mut self.arena
     }
 
-    fn add(&mut self, constraint: NodeId, name: String) -> Result<ConstraintId, Error> {
+    fn add(&mut self, constraint: NodeId, conjunct: Conjunct) -> Result<ConstraintId, Error> {
         self.learned.push(constraint);
-        self.names.push(name.clone());
-        Ok(self.solver.add(&self.arena, constraint, &name)?)
+        let id = self.solver.add(&self.arena, constraint, &conjunct.name)?;
+        self.conjuncts.push(conjunct);
+        Ok(id)
     }
 
     /// Relaxes every good trace's fallback still in force to the trace's covered edges, as a
@@ -568,11 +662,12 @@ impl Learner {
         for r in &hit {
             self.solver.retract(r.id)?;
             self.learned[r.index] = self.arena.tru();
-            self.names[r.index].push_str(" (relaxed)");
+            self.conjuncts[r.index].relaxed = true;
             match r.kind {
                 Guess::Fallback => {
                     let covered = learn_good(&r.trace, &mut self.arena, &self.config.learn.clone().fallback(false));
-                    self.add(covered.constraint, format!("good trace #{} (covered edges)", r.number))?;
+                    let kind = ConjunctKind::Covers { after_fallback: true };
+                    self.add(covered.constraint, Conjunct::new(Some((Role::Good, r.number)), kind))?;
                     self.relaxed += 1;
                 }
                 Guess::Fixes { k, alternative } if k < limit => {
@@ -580,7 +675,8 @@ impl Learner {
                     // what the smaller one found: keep those fixes too.
                     let (wider, _) = self.eliminate(&r.trace, k + 1, alternative)?;
                     let constraint = self.arena.or([r.constraint, wider]);
-                    let id = self.add(constraint, format!("bad trace #{} (K = {})", r.number, k + 1))?;
+                    let kind = ConjunctKind::Fixes { k: k + 1 };
+                    let id = self.add(constraint, Conjunct::new(Some((Role::Bad, r.number)), kind))?;
                     let index = self.learned.len() - 1;
                     let kind = Guess::Fixes { k: k + 1, alternative };
                     let trace = r.trace.clone();
@@ -622,15 +718,24 @@ impl Learner {
                             .relaxable
                             .iter()
                             .any(|r| ids.contains(&r.id) && r.constraint == fals && stops_at_failure(&r.trace));
+                        let conflict: Vec<Conjunct> =
+                            ids.iter().filter_map(|id| self.conjuncts.get(id.index()).cloned()).collect();
+                        let fallback = conflict.iter().any(|c| c.kind == ConjunctKind::Fallback);
                         if short {
                             explanation.push_str(&format!("\n  ({STOPS_AT_FAILURE})"));
+                        } else if fallback {
+                            explanation.push_str(
+                                "\n  (a good trace's fallback freezes every order of the trace, more than it needs: \
+                                 `LearnerConfig::relax_on_conflict(true)` or `Learner::relax_fallbacks` relaxes it to the \
+                                 covered edges, and the checker then guards against a regression)",
+                            );
                         } else if let Some(k) = bounded.max() {
                             explanation.push_str(&format!(
                                 "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges: \
                                  a fix that needs a longer cycle is not ruled out)"
                             ));
                         }
-                        return Ok(Proposal::Unsatisfiable { explanation });
+                        return Ok(Proposal::Unsatisfiable { explanation, conflict });
                     }
                 }
                 other => {
@@ -649,11 +754,13 @@ struct DisplayConstraints<'a> {
 impl fmt::Display for DisplayConstraints<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let learner = self.learner;
-        for (i, (&constraint, name)) in learner.learned.iter().zip(&learner.names).enumerate() {
+        for (i, (&constraint, conjunct)) in learner.learned.iter().zip(&learner.conjuncts).enumerate() {
             if i > 0 {
                 f.write_str("\n")?;
             }
-            write!(f, "{name}: {}", learner.arena.display(constraint, &learner.space, SHOWN_CHARS))?;
+            let relaxed = if conjunct.relaxed { " (relaxed)" } else { "" };
+            let text = learner.arena.display(constraint, &learner.space, SHOWN_CHARS);
+            write!(f, "{}{relaxed}: {text}", conjunct.name)?;
         }
         Ok(())
     }

@@ -15,7 +15,17 @@
 //! [pending](paces_trace::Trace::pending) steps: a fix is an ordering of the failure before a
 //! write that comes after it, and a trace that stops at its failure shows no such write.
 //! `examples/custom_cegis.rs` drives the learner with hand-made traces of the paper's
-//! Example 4.
+//! Example 4; `examples/json_cegis.rs` runs a whole loop against a checker in another process
+//! that speaks JSON.
+//!
+//! Every constraint the learner holds is a [`Conjunct`]: the trace it came from and its
+//! [`ConjunctKind`] (covered edges, a fallback, fixes with their K, ...), under the name its
+//! explanations use; an unsatisfiable [`Proposal`] lists those in conflict.
+//!
+//! # Crate features
+//! * `serde`: serde's traits on [`Proposal`], [`Conjunct`] and what the lower crates define
+//!   (spaces, traces, candidates, constraints: their own `serde` features), so that a tool in
+//!   another language can exchange them as JSON. The formats are in the user guide.
 
 mod error;
 mod learner;
@@ -26,4 +36,4 @@ pub use paces_solver as solver;
 pub use paces_trace as trace;
 
 pub use error::{Error, ErrorKind};
-pub use learner::{Learner, LearnerConfig, Lesson, Proposal, Role};
+pub use learner::{Conjunct, ConjunctKind, Learner, LearnerConfig, Lesson, Proposal, Role};

@@ -82,12 +82,17 @@
 //! [`TraceGraph::new`] and [`learn_good`] always succeed.
 //!
 //! # Crate features
-//! None.
+//! * `serde`: `Serialize` and `Deserialize` for [`Trace`] (read back through a
+//!   [`TraceBuilder`], so every check applies), [`EventKind`] and the ids (numbers); also
+//!   turns on `paces-constraint`'s `serde` feature. The format is described in the user
+//!   guide.
 
 mod check;
 mod graph;
 mod learn;
 mod model;
+#[cfg(feature = "serde")]
+mod serde_impls;
 
 pub use graph::{EdgeKind, Node, TraceGraph};
 pub use learn::{learn_good, LearnConfig, Learned, Variant};

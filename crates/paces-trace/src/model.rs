@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use paces_constraint::{define_id, Atom, BlockId, Loc};
+use paces_constraint::{define_id, Atom, BlockId, Loc, Space};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
@@ -434,6 +434,18 @@ impl TraceBuilder {
             },
             auto: SmallVec::new(),
         }
+    }
+
+    /// Starts the next event of a flat thread, whose blocks each run once (no loop and no
+    /// procedure around the step): its scope is the block holding `loc` as an item, instance
+    /// 0. The usual start for a checker of straight-line threads; a `loc` that is no item of
+    /// `space` gets an empty scope, which [`StepBuilder::push`] refuses.
+    pub fn flat_step(&mut self, space: &Space, thread: ThreadId, loc: Loc) -> StepBuilder<'_> {
+        let scope = space
+            .block_of(loc)
+            .map(|block| vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item: loc }])
+            .unwrap_or_default();
+        self.step(thread, loc, scope)
     }
 
     /// The latest event that wrote `var`, if any.

@@ -472,7 +472,7 @@ impl<'a> Run<'a> {
             }
         })?;
         match proposal {
-            Proposal::Unsatisfiable { explanation } => Ok(Err(StopReason::NoRepair { explanation })),
+            Proposal::Unsatisfiable { explanation, .. } => Ok(Err(StopReason::NoRepair { explanation })),
             Proposal::Candidate { candidate, transformations, .. } => {
                 record.proposal = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
                 Ok(Ok((candidate, transformations)))

@@ -2,7 +2,7 @@
 //! the external crate and the learner's tests).
 
 use paces_learn::constraint::{BlockId, ItemInfo, Loc, Space, SpaceBuilder};
-use paces_learn::trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId};
+use paces_learn::trace::{EventKind, ThreadId, Trace, TraceBuilder, VarId};
 
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -47,23 +47,29 @@ pub fn space() -> Result<Space> {
     Ok(b.build()?)
 }
 
-/// A trace of flat threads: each label's step, in order, the last `pending` of them after the
-/// end, `failed` the label of the failing step.
-pub fn trace(space: &Space, labels: &str, failed: Option<&str>) -> Result<Trace> {
+/// A trace of flat threads: each label's step, in order, `failed` the label of the failing
+/// step, then the steps of `pending` as pending steps (what each thread would run next, as a
+/// checker that stops at the failure lists them).
+pub fn trace(space: &Space, labels: &str, failed: Option<&str>, pending: &str) -> Result<Trace> {
     let mut tb = TraceBuilder::new();
-    for label in labels.split_whitespace() {
+    for (label, is_pending) in
+        labels.split_whitespace().map(|l| (l, false)).chain(pending.split_whitespace().map(|l| (l, true)))
+    {
         let s = step(label);
         let loc: Loc = space.loc(label).ok_or("an unknown label")?;
-        let instance = BlockInstance { block: BlockId::from_u32(s.thread), instance: 0 };
-        let scope = vec![ScopeEntry { instance, item: loc }];
-        let mut event = tb.step(ThreadId::from_u32(s.thread), loc, scope).kind(s.kind).failed(failed == Some(label));
+        let mut event =
+            tb.flat_step(space, ThreadId::from_u32(s.thread), loc).kind(s.kind).failed(failed == Some(label));
         for &var in s.reads {
             event = event.read(VarId::from_u32(var));
         }
         if let Some(var) = s.writes {
             event = event.write(VarId::from_u32(var), 1);
         }
-        event.push()?;
+        if is_pending {
+            event.push_pending();
+        } else {
+            event.push()?;
+        }
     }
     Ok(tb.finish())
 }
