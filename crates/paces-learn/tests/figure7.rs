@@ -93,3 +93,16 @@ fn the_conjuncts_record_a_relaxed_fallback_and_its_replacement() -> Result<()> {
     assert!(shown.starts_with("good trace #1 (fallback: every order frozen) (relaxed): true\n"), "{shown}");
     Ok(())
 }
+
+/// A bad trace's fixes read with the space's names.
+#[test]
+fn fixes_display_with_names_and_cost() -> Result<()> {
+    let space = space()?;
+    let bad = trace(&space, "A 1 B 2 3", Some("3"), "C n p")?;
+    let mut learner = Learner::new(space, LearnerConfig::new())?;
+    let (_, elimination) = learner.learn_bad_detailed(&bad)?;
+    let shown: Vec<String> = elimination.fixes.iter().map(|f| f.display(learner.space()).to_string()).collect();
+    assert!(shown.iter().any(|f| f.starts_with("C <= A /\\ 1 <= 3 (cost ")), "{shown:?}");
+    assert!(shown.iter().any(|f| f.starts_with("2 <= 3 /\\ [B; C] (cost ")), "{shown:?}");
+    Ok(())
+}

@@ -89,6 +89,25 @@ impl Fix {
     }
 }
 
+impl Fix {
+    /// Displays the fix with the space's names: its atoms in the paper's notation and its
+    /// cost, `C <= A /\ 1 <= 3 (cost 4)`.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl std::fmt::Display + 'a {
+        DisplayFix { fix: self, space }
+    }
+}
+
+struct DisplayFix<'a> {
+    fix: &'a Fix,
+    space: &'a Space,
+}
+
+impl std::fmt::Display for DisplayFix<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (cost {})", describe(self.fix, self.space), self.fix.cost)
+    }
+}
+
 /// The result of [`eliminate`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
