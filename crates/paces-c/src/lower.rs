@@ -341,32 +341,40 @@ impl Emitter {
         if !vars.is_empty() {
             let _ = writeln!(self.text, "var {};", vars.join(", "));
         }
-        for t in threads {
-            let f = &model.functions[t.function];
-            let start = self.text.len();
-            let _ = write!(self.text, "thread {} {{", t.name);
-            if t.direct {
+        // Threads and procedures in the order of their functions in the source, so that
+        // locations are numbered in source order; threads that call a procedure stand where
+        // `main` is.
+        for (i, f) in model.functions.iter().enumerate() {
+            if i == main {
+                for t in threads.iter().filter(|t| !t.direct) {
+                    self.thread(t, model);
+                }
+            } else if let Some(t) = threads.iter().find(|t| t.direct && t.function == i) {
+                self.thread(t, model);
+            } else {
+                let start = self.text.len();
+                let _ = write!(self.text, "proc {} {{", f.name);
                 self.locals(f);
                 self.items(&f.body);
-            } else {
-                self.label_spans.insert(t.call.0.clone(), t.call.1);
-                self.segment_line(&format!("{}: {}();", t.call.0, f.name), t.call.1);
+                self.text.push_str("}\n");
+                self.segments.push((start, self.text.len(), f.span));
             }
-            self.text.push_str("}\n");
-            self.segments.push((start, self.text.len(), f.span));
         }
-        let direct: FxHashSet<usize> = threads.iter().filter(|t| t.direct).map(|t| t.function).collect();
-        for (i, f) in model.functions.iter().enumerate() {
-            if i == main || direct.contains(&i) {
-                continue;
-            }
-            let start = self.text.len();
-            let _ = write!(self.text, "proc {} {{", f.name);
+    }
+
+    fn thread(&mut self, t: &ThreadPlan, model: &Model) {
+        let f = &model.functions[t.function];
+        let start = self.text.len();
+        let _ = write!(self.text, "thread {} {{", t.name);
+        if t.direct {
             self.locals(f);
             self.items(&f.body);
-            self.text.push_str("}\n");
-            self.segments.push((start, self.text.len(), f.span));
+        } else {
+            self.label_spans.insert(t.call.0.clone(), t.call.1);
+            self.segment_line(&format!("{}: {}();", t.call.0, f.name), t.call.1);
         }
+        self.text.push_str("}\n");
+        self.segments.push((start, self.text.len(), f.span));
     }
 
     fn locals(&mut self, f: &Function) {
