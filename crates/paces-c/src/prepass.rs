@@ -33,6 +33,10 @@ pub(crate) struct Prepared {
 
 const INSERT: &str = "int ";
 
+/// Words that start a declaration with a type: `void (*hook)()` has its return type.
+const TYPE_WORDS: &[&str] =
+    &["void", "int", "char", "short", "long", "signed", "unsigned", "_Bool", "static", "extern", "const", "volatile"];
+
 impl Prepared {
     /// The source offset of an offset of [`Prepared::text`].
     pub(crate) fn original(&self, offset: usize) -> u32 {
@@ -80,6 +84,7 @@ pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
     // The last two significant tokens and where the last identifier starts in `out`.
     let mut prev: [Option<Tok>; 2] = [None, None];
     let mut ident_at_out = 0usize;
+    let mut ident = "";
     let mut line_start = true;
     let mut i = 0;
     while i < b.len() {
@@ -121,6 +126,7 @@ pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
         if c.is_ascii_alphabetic() || c == b'_' {
             let end = b[i..].iter().position(|x| !(x.is_ascii_alphanumeric() || *x == b'_')).map_or(b.len(), |k| i + k);
             ident_at_out = out.len();
+            ident = &source[i..end];
             out.extend_from_slice(&b[i..end]);
             prev = [prev[1], Some(Tok::Ident)];
             i = end;
@@ -137,6 +143,7 @@ pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
             && depth == 0
             && prev[1] == Some(Tok::Ident)
             && matches!(prev[0], None | Some(Tok::Punct(b';' | b'}')))
+            && !TYPE_WORDS.contains(&ident)
         {
             // `name(` opening a declaration: a definition without a return type.
             out.splice(ident_at_out..ident_at_out, INSERT.bytes());
