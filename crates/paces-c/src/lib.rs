@@ -1,7 +1,7 @@
 //! The C frontend of PACES: reads concurrent models written in a small C dialect (the one the
 //! paper's tool read: threads as functions called from `main`, `assume`, `assert`,
 //! `atomicBegin()`/`atomicEnd()`, `lock`, ...) into the same [`Program`] the Cwhile frontend
-//! builds, and prints a Cwhile program in that dialect ([`print`]).
+//! builds, and prints a Cwhile program in that dialect ([`print()`]).
 //!
 //! Statements are labelled by the source line they start on (`12`, then `12.2` for a second
 //! statement on that line), so traces and repairs name them the way the paper's tool did.
@@ -19,7 +19,7 @@
 //! ```
 //!
 //! # Errors
-//! Reading never panics: everything outside the dialect is a [`Diagnostic`](paces_cwhile::Diagnostic)
+//! Reading never panics: everything outside the dialect is a [`Diagnostic`]
 //! with a `C0xxx` code and a span in the C source (rendered by [`paces_cwhile::render`] like
 //! every other diagnostic); problems the Cwhile checks find (an unknown variable, recursion)
 //! keep their `E0xxx` codes and point into the C source too.

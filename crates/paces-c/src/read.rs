@@ -594,7 +594,6 @@ impl<'a> Reader<'a> {
             }
             return self.user_call(&name, args, Some(x), span, scope, out);
         }
-        let builtin = |w: &str| format!("{w}");
         let one_arg = |me: &mut Self, scope: &Scope, cond: bool| -> Result<String, Diagnostic> {
             match args {
                 [a] => me.expr(a, scope, cond),
@@ -618,7 +617,7 @@ impl<'a> Reader<'a> {
                         "not a global",
                     ));
                 }
-                format!("{}({v})", builtin(&name))
+                format!("{name}({v})")
             }
             "atomicBegin" | "atomicEnd" | "noReorderBegin" | "noReorderEnd" => {
                 if !args.is_empty() {

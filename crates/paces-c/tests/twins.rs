@@ -62,7 +62,6 @@ fn repair_in_c_labels(program: &Program, mode: Mode, printed: Option<&Printed>) 
             paces_constraint::Transformation::Atomic { first, last } => {
                 format!("atomic [{}; {}]", name(*first), name(*last))
             }
-            other => format!("{other:?}"),
         })
         .collect();
     (report.stop.to_string(), text)
