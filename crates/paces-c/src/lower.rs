@@ -221,13 +221,13 @@ fn plan_threads(model: &mut Model, main: usize) -> Result<Vec<ThreadPlan>, Diagn
             }
             K::Simple(text) => {
                 let name = text.strip_suffix("()").ok_or_else(bad)?;
-                calls.push((index[name], s.label.clone(), s.span));
+                calls.push((*index.get(name).ok_or_else(bad)?, s.label.clone(), s.span));
             }
             K::NoReorder(items) => {
                 let Some((call, args)) = items.split_last() else { return Err(bad()) };
                 let K::Simple(call) = &call.kind else { return Err(bad()) };
                 let name = call.strip_suffix("()").ok_or_else(bad)?;
-                let f = index[name];
+                let f = *index.get(name).ok_or_else(bad)?;
                 for a in args {
                     let K::Simple(text) = &a.kind else { return Err(bad()) };
                     let (var, value) = assignment(text).ok_or_else(|| {

@@ -72,3 +72,23 @@ fn labels_are_source_lines_and_second_statements_get_a_suffix() {
     let span = program.stmts[s.index()].span;
     assert_eq!(&source[span.start as usize..span.end as usize], "y = 2");
 }
+
+#[test]
+fn every_prefix_of_every_model_reads_or_is_refused_without_a_panic() {
+    let models = [
+        include_str!("models/counter.c"),
+        include_str!("models/params.c"),
+        include_str!("models/tokens.c"),
+        include_str!("models/hook.c"),
+        include_str!("models/locks.c"),
+        include_str!("models/handshake.c"),
+    ];
+    for source in models {
+        for end in (0..source.len()).filter(|&i| source.is_char_boundary(i)) {
+            if let Err(d) = paces_c::parse(&source[..end]) {
+                let rendered = paces_cwhile::render(&d, "prefix.c", &source[..end], false);
+                assert!(rendered.contains("error["), "{rendered}");
+            }
+        }
+    }
+}
