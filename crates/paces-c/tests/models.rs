@@ -16,6 +16,14 @@ const MODELS: &[(&str, &str, &str)] = &[
     ("handshake", include_str!("models/handshake.c"), "bad"),
 ];
 
+/// The repairs named by source lines, for the models whose fix is a single clear one.
+const REPAIRS: &[(&str, &[&str])] = &[
+    ("counter", &["atomic [14; 16]"]),
+    ("publish", &["swap 10 <-> 11"]),
+    ("hook", &["swap 14 <-> 15"]),
+    ("handshake", &["swap 24 <-> 25"]),
+];
+
 fn read(name: &str, source: &str) -> paces_cwhile::Program {
     paces_c::parse(source)
         .unwrap_or_else(|d| panic!("{name} does not read:\n{}", paces_cwhile::render(&d, name, source, false)))
@@ -37,6 +45,9 @@ fn every_buggy_model_is_repaired_and_the_repaired_c_checks_correct() {
         }
         let report = Repair::new().run(&read(name, source)).unwrap();
         let repaired = report.repaired.unwrap_or_else(|| panic!("{name}: not repaired: {}", report.stop));
+        if let Some((_, expected)) = REPAIRS.iter().find(|(n, _)| n == name) {
+            assert_eq!(report.transformation_text, *expected, "{name}: the repair, by source lines");
+        }
         let text = paces_c::print(&repaired).unwrap().text;
         let again = read(name, &text);
         let result = check(&again, &Config::new().max_states(200_000)).unwrap();
