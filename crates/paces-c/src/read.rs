@@ -760,7 +760,8 @@ impl<'a> Reader<'a> {
                     U::Minus => Ok(format!("(-{})", a()?)),
                     U::Plus => a(),
                     U::Negate => Ok(format!("(!{})", self.expr(&u.node.operand, scope, true)?)),
-                    U::Complement => Err(unsupported("`~`", span)),
+                    // Two's complement: `~x` is `-x - 1`, exactly (with wrapping).
+                    U::Complement => Ok(format!("((-{}) - 1)", a()?)),
                     U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
                         Err(outside("`++`/`--` inside an expression", span))
                     }
@@ -787,7 +788,8 @@ impl<'a> Reader<'a> {
                     B::BitwiseOr | B::BitwiseAnd => {
                         return Err(unsupported("`&` or `|` on integers (outside a condition)", span))
                     }
-                    B::BitwiseXor | B::ShiftLeft | B::ShiftRight => return Err(unsupported("`^`, `<<` or `>>`", span)),
+                    B::ShiftLeft => return self.shift_left(&b.node.lhs, &b.node.rhs, scope),
+                    B::BitwiseXor | B::ShiftRight => return Err(unsupported("`^` or `>>`", span)),
                     B::Index => return Err(outside("an array access", span)),
                     _ => return Err(outside("an assignment inside an expression", span)),
                 };
@@ -809,6 +811,19 @@ impl<'a> Reader<'a> {
             E::SizeOfTy(_) | E::SizeOfVal(_) | E::AlignOf(_) => Err(outside("`sizeof`", span)),
             _ => Err(outside("this expression", span)),
         }
+    }
+}
+
+impl Reader<'_> {
+    /// `x << k` for a constant `k` from 0 to 63: `x * 2^k`, the same bits with wrapping.
+    fn shift_left(&self, x: &Node<Expression>, k: &Node<Expression>, scope: &Scope) -> Result<String, Diagnostic> {
+        let amount = self
+            .constant(k)
+            .ok()
+            .filter(|k| (0..64).contains(k))
+            .ok_or_else(|| unsupported("`<<` by anything but a constant from 0 to 63", self.span(k)))?;
+        let factor = lit(1i64.wrapping_shl(amount as u32));
+        Ok(format!("({} * {factor})", self.expr(x, scope, false)?))
     }
 }
 

@@ -22,7 +22,8 @@ fn constructs_outside_the_dialect_point_at_themselves() {
         ("void t() {\n  int i;\n  for (i = 0; i < 2; i++) {}\n}\n", "C0101", "3:3"),
         ("void t() {\n  goto out;\n}\n", "C0101", "2:3"),
         ("void t() {\n  x = 1;\n}\n", "C0108", "2:3"),
-        ("int x;\nvoid t() {\n  x = x << 1;\n}\n", "C0117", "3:7"),
+        ("int x;\nvoid t() {\n  x = x >> 1;\n}\n", "C0117", "3:7"),
+        ("int x;\nvoid t() {\n  x = x << x;\n}\n", "C0117", "3:12"),
         ("void t() {\n  /* never closed\n}\n", "C0003", "2:3"),
         ("void t() {\n  x = ;\n}\n", "C0005", "2:7"),
     ];
@@ -91,4 +92,12 @@ fn every_prefix_of_every_model_reads_or_is_refused_without_a_panic() {
             }
         }
     }
+}
+
+#[test]
+fn complement_and_constant_left_shifts_compute_as_in_c() {
+    let source = "int a = 5, b, c, d;\nvoid t() {\n  b = ~a;\n  c = a << 3;\n  d = 1 << 63;\n  assert(b == -6 & c == 40 & d < 0);\n}\nvoid main() { t(); }\n";
+    let program = paces_c::parse(source).unwrap();
+    let result = paces_explore::check(&program, &paces_explore::Config::new()).unwrap();
+    assert_eq!(result.verdict.name(), "correct", "{}", result.verdict);
 }
