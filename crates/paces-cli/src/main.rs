@@ -26,6 +26,9 @@ mod cmd;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The input language (default: C for a file ending in `.c`, else Cwhile).
+    #[arg(long, global = true, value_enum)]
+    lang: Option<cmd::Lang>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -49,6 +52,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cmd::set_lang(cli.lang);
     let outcome = match cli.command {
         Command::Fmt(args) => cmd::fmt::run(&args),
         Command::Export(args) => cmd::export::run(&args),

@@ -70,10 +70,36 @@ pub fn load(path: &Path, format: Format) -> Result<(Input, Program), Outcome> {
     Ok((input, program))
 }
 
+/// An input language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// The C dialect of the paper's tool (docs/c-frontend.md).
+    C,
+    /// Cwhile (docs/language.md).
+    Cwhile,
+}
+
+/// The language `--lang` chose for this run, if any.
+static LANG: std::sync::OnceLock<Option<Lang>> = std::sync::OnceLock::new();
+
+/// Records the `--lang` of this run (called once, before any input is read).
+pub fn set_lang(lang: Option<Lang>) {
+    let _ = LANG.set(lang);
+}
+
+/// The frontend for an input: `--lang`, else C for a name ending in `.c`, else Cwhile.
+fn frontend(input: &Input) -> fn(&[u8]) -> Result<Program, paces_cwhile::Diagnostics> {
+    let lang = LANG.get().copied().flatten().unwrap_or(if input.name.ends_with(".c") { Lang::C } else { Lang::Cwhile });
+    match lang {
+        Lang::C => paces_c::parse_bytes,
+        Lang::Cwhile => paces_cwhile::parse_bytes,
+    }
+}
+
 /// Parses an input; on errors, renders them with source snippets on stderr (and with
 /// [`Format::Json`] lists them in a `paces-error/1` document on stdout).
 pub fn parse(input: &Input, format: Format) -> Result<Program, Outcome> {
-    paces_cwhile::parse_bytes(&input.bytes).map_err(|diags| {
+    frontend(input)(&input.bytes).map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);
         if format == Format::Json {
             let errors = diags

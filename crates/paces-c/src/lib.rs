@@ -1,0 +1,93 @@
+//! The C frontend of PACES: reads concurrent models written in a small C dialect (the one the
+//! paper's tool read: threads as functions called from `main`, `assume`, `assert`,
+//! `atomicBegin()`/`atomicEnd()`, `lock`, ...) into the same [`Program`] the Cwhile frontend
+//! builds, and prints a Cwhile program in that dialect ([`print()`]).
+//!
+//! Statements are labelled by the source line they start on (`12`, then `12.2` for a second
+//! statement on that line), so traces and repairs name them the way the paper's tool did.
+//! `docs/c-frontend.md` describes the dialect, its meaning in Cwhile, and why the parser is
+//! the `lang-c` crate.
+//!
+//! # Example
+//! ```
+//! let program = paces_c::parse(
+//!     "int x;\nvoid t1() {\n  x = 1;\n  assert(x == 1);\n}\nvoid t2() { x = 2; }\nvoid main() { t1(); t2(); }\n",
+//! )?;
+//! assert_eq!(program.threads.len(), 2);
+//! assert!(program.loc("4").is_some()); // the assertion, by its line
+//! # Ok::<(), paces_cwhile::Diagnostics>(())
+//! ```
+//!
+//! # Errors
+//! Reading never panics: everything outside the dialect is a [`Diagnostic`]
+//! with a `C0xxx` code and a span in the C source (rendered by [`paces_cwhile::render`] like
+//! every other diagnostic); problems the Cwhile checks find (an unknown variable, recursion)
+//! keep their `E0xxx` codes and point into the C source too.
+
+mod lower;
+mod model;
+mod prepass;
+mod print;
+mod read;
+
+pub use print::{print, Error, Printed};
+
+use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
+
+/// Reads a C model into a checked program.
+///
+/// # Errors
+/// The first problem found, as [`Diagnostics`] whose spans point into `source`.
+pub fn parse(source: &str) -> Result<Program, Diagnostics> {
+    let one = |d: Diagnostic| Diagnostics::new(vec![d]).expect("one diagnostic");
+    if u32::try_from(source.len()).is_err() {
+        return Err(one(read::error("C0007", "the file is too large (4 GiB or more)", Span::default(), "")));
+    }
+    let prepared = prepass::prepare(source).map_err(one)?;
+    let unit = parse_c(&prepared).map_err(one)?;
+    let model = read::Reader::new(source, &prepared).read(&unit).map_err(one)?;
+    lower::lower(model)
+}
+
+/// Reads a C model given as bytes; bytes that are not UTF-8 are an error.
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_bytes(bytes: &[u8]) -> Result<Program, Diagnostics> {
+    match std::str::from_utf8(bytes) {
+        Ok(source) => parse(source),
+        Err(e) => {
+            let at = u32::try_from(e.valid_up_to()).unwrap_or(u32::MAX);
+            let d = read::error(
+                "C0001",
+                "the file is not valid UTF-8",
+                Span { start: at, end: at.saturating_add(1) },
+                "invalid byte here",
+            );
+            Err(Diagnostics::new(vec![d]).expect("one diagnostic"))
+        }
+    }
+}
+
+/// Runs the C parser on the prepared text; a syntax error points into the source.
+fn parse_c(prepared: &prepass::Prepared) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
+    let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };
+    let text = prepared.text.clone();
+    // The parser is third-party code: a panic inside it is reported as an error, never passed on.
+    let result = std::panic::catch_unwind(move || lang_c::driver::parse_preprocessed(&config, text));
+    match result {
+        Ok(Ok(parse)) => Ok(parse.unit),
+        Ok(Err(e)) => {
+            let at = prepared.original(e.offset);
+            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+            expected.sort_unstable();
+            let mut d =
+                read::error("C0005", "syntax error", Span { start: at, end: at.saturating_add(1) }, "unexpected here");
+            if !expected.is_empty() {
+                d.notes.push(format!("expected one of: {}", expected.join(" ")));
+            }
+            Ok::<_, Diagnostic>(()).and(Err(d))
+        }
+        Err(_) => Err(read::error("C0008", "the C parser failed on this input", Span::default(), "")),
+    }
+}

@@ -1,0 +1,358 @@
+//! A Cwhile program printed in the C dialect, one statement per line, with the map from each
+//! Cwhile label to the label (line number) its statement gets when the C text is read back.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use paces_cwhile::ir::{BinOp, Cond, Expr, Owner, StmtKind, UnOp, VarIdx};
+use paces_cwhile::ir::{Owner as O, ProcIdx, ThreadIdx};
+use paces_cwhile::Program;
+
+/// A program in the C dialect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Printed {
+    /// The C text.
+    pub text: String,
+    /// Each location name of the Cwhile program (statement and derived labels) and the name
+    /// the same location has in the C text (`12`, `12.then`).
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Prints `program` in the C dialect: globals with their initial values, each procedure and
+/// thread as a function, and a `main` that starts the threads in order. A Cwhile `await(b)`
+/// is `assume(b)`, a Cwhile `assume(b)` (which cuts the path) is `__VERIFIER_assume(b)`.
+///
+/// # Errors
+/// When the program has something the dialect cannot say: a procedure local with an initial
+/// value other than 0 (C initialises a local on every call), a name that is a C keyword, or a
+/// `while` with an empty body and a condition (the dialect reads that as a busy wait).
+pub fn print(program: &Program) -> Result<Printed, Error> {
+    let mut p = Printer { program, out: String::new(), line: 1, labels: BTreeMap::new() };
+    p.program()?;
+    Ok(Printed { text: p.out, labels: p.labels })
+}
+
+const C_KEYWORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "main",
+    "nondet",
+    "nondet_int",
+    "assume",
+    "assert",
+    "assertd",
+    "atomicBegin",
+    "atomicEnd",
+    "noReorderBegin",
+    "noReorderEnd",
+    "_Bool",
+    "bool",
+];
+
+struct Printer<'a> {
+    program: &'a Program,
+    out: String,
+    line: usize,
+    labels: BTreeMap<String, String>,
+}
+
+/// Why a program cannot be printed in the C dialect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    message: String,
+}
+
+impl Error {
+    /// What the dialect cannot say, in one sentence.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn rejected(message: String) -> Error {
+    Error { message }
+}
+
+/// Threads and procedures in source order (threads first on ties).
+fn decl_order(p: &Program) -> Vec<O> {
+    let threads =
+        (0..p.threads.len()).map(|i| (p.threads[i].span.start, O::Thread(ThreadIdx::new(i).expect("thread index"))));
+    let procs = (0..p.procs.len()).map(|i| (p.procs[i].span.start, O::Proc(ProcIdx::new(i).expect("proc index"))));
+    let mut v: Vec<(u32, O)> = threads.chain(procs).collect();
+    v.sort_by_key(|&(start, _)| start);
+    v.into_iter().map(|(_, o)| o).collect()
+}
+
+impl Printer<'_> {
+    fn line(&mut self, depth: usize, text: &str) {
+        let _ = writeln!(self.out, "{}{text}", "    ".repeat(depth));
+        self.line += 1;
+    }
+
+    fn name<'n>(&self, name: &'n str) -> Result<&'n str, Error> {
+        if C_KEYWORDS.contains(&name) {
+            return Err(rejected(format!("the name `{name}` is a C keyword or built-in; rename it first")));
+        }
+        Ok(name)
+    }
+
+    fn program(&mut self) -> Result<(), Error> {
+        let p = self.program;
+        self.line(0, "// Written by `paces export --c`: each statement is labelled by its line.");
+        for v in &p.vars[..p.global_count()] {
+            let name = self.name(&v.name)?;
+            self.line(0, &format!("int {name} = {};", int(v.init)));
+        }
+        for owner in decl_order(p) {
+            let (name, locals, body, is_proc) = match owner {
+                Owner::Thread(t) => {
+                    let t = &p.threads[t.index()];
+                    (&t.name, &t.locals, t.body, false)
+                }
+                Owner::Proc(q) => {
+                    let q = &p.procs[q.index()];
+                    (&q.name, &q.locals, q.body, true)
+                }
+            };
+            self.line(0, "");
+            let name = self.name(name)?;
+            self.line(0, &format!("void {name}() {{"));
+            for &l in locals {
+                let v = &p.vars[l.index()];
+                let lname = self.name(&v.name)?;
+                if is_proc && v.init != 0 {
+                    return Err(rejected(format!(
+                        "the procedure local `{lname}` starts at {}, which C cannot say",
+                        v.init
+                    )));
+                }
+                let init = if v.init == 0 { String::new() } else { format!(" = {}", int(v.init)) };
+                self.line(1, &format!("int {lname}{init};"));
+            }
+            self.block(body, 1)?;
+            self.line(0, "}");
+        }
+        self.line(0, "");
+        self.line(0, "void main() {");
+        for t in &p.threads {
+            let name = self.name(&t.name)?;
+            self.line(1, &format!("{name}();"));
+        }
+        self.line(0, "}");
+        Ok(())
+    }
+
+    fn block(&mut self, block: paces_constraint::BlockId, depth: usize) -> Result<(), Error> {
+        for &id in &self.program.blocks[block.index()].items {
+            self.stmt(id, depth)?;
+        }
+        Ok(())
+    }
+
+    fn label(&mut self, cwhile: &str) {
+        self.labels.insert(cwhile.to_owned(), self.line.to_string());
+    }
+
+    fn derived(&mut self, cwhile: &str, c_line: usize) {
+        if let Some((_, suffix)) = cwhile.rsplit_once('.') {
+            self.labels.insert(cwhile.to_owned(), format!("{c_line}.{suffix}"));
+        }
+    }
+
+    fn cond(&mut self, c: &Cond, at: usize) -> Result<String, Error> {
+        Ok(match c {
+            Cond::Star => "nondet".to_owned(),
+            Cond::Expr { cond, then_guard, else_guard } => {
+                self.derived(&then_guard.label, at);
+                self.derived(&else_guard.label, at);
+                self.expr(cond, 0)?
+            }
+        })
+    }
+
+    fn stmt(&mut self, id: paces_cwhile::ir::StmtId, depth: usize) -> Result<(), Error> {
+        let s = &self.program.stmts[id.index()];
+        let at = self.line;
+        self.label(&s.label);
+        match &s.kind {
+            StmtKind::Assign { var, expr } => {
+                let text = format!("{} = {};", self.var(*var)?, self.expr(expr, 0)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Assume(e) => {
+                let text = format!("__VERIFIER_assume({});", self.expr(e, 0)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Await(e) => {
+                let text = format!("assume({});", self.expr(e, 0)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Assert(e) => {
+                let text = format!("assert({});", self.expr(e, 0)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Skip => self.line(depth, ";"),
+            StmtKind::If { cond, then_block, else_block } => {
+                let c = self.cond(cond, at)?;
+                self.line(depth, &format!("if ({c}) {{"));
+                self.block(*then_block, depth + 1)?;
+                if let Some(e) = else_block {
+                    self.line(depth, "} else {");
+                    self.block(*e, depth + 1)?;
+                }
+                self.line(depth, "}");
+            }
+            StmtKind::While { cond, body } => {
+                if matches!(cond, Cond::Expr { .. }) && self.program.blocks[body.index()].items.is_empty() {
+                    return Err(rejected(format!(
+                        "the loop `{}` has an empty body, which the C dialect reads as a busy wait",
+                        s.label
+                    )));
+                }
+                let c = self.cond(cond, at)?;
+                self.line(depth, &format!("while ({c}) {{"));
+                self.block(*body, depth + 1)?;
+                self.line(depth, "}");
+            }
+            StmtKind::Atomic(b) => {
+                self.line(depth, "atomicBegin();");
+                self.block(*b, depth)?;
+                self.line(depth, "atomicEnd();");
+            }
+            StmtKind::NoReorder(b) => {
+                self.line(depth, "noReorderBegin();");
+                self.block(*b, depth)?;
+                self.line(depth, "noReorderEnd();");
+            }
+            StmtKind::Call(q) => {
+                let name = self.name(&self.program.procs[q.index()].name)?.to_owned();
+                self.line(depth, &format!("{name}();"));
+            }
+            StmtKind::Lock { var, wait, set } => {
+                self.derived(&wait.label, at);
+                self.derived(&set.label, at);
+                let text = format!("lock({});", self.var(*var)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Unlock(v) => {
+                let text = format!("unlock({});", self.var(*v)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Down { var, wait, set } => {
+                self.derived(&wait.label, at);
+                self.derived(&set.label, at);
+                let text = format!("down({});", self.var(*var)?);
+                self.line(depth, &text);
+            }
+            StmtKind::Up(v) => {
+                let text = format!("up({});", self.var(*v)?);
+                self.line(depth, &text);
+            }
+        }
+        Ok(())
+    }
+
+    fn var(&self, v: VarIdx) -> Result<String, Error> {
+        Ok(self.name(&self.program.vars[v.index()].name)?.to_owned())
+    }
+
+    /// An expression with the parentheses C needs (`outer`: the precedence around it).
+    fn expr(&self, e: &Expr, outer: u8) -> Result<String, Error> {
+        Ok(match e {
+            Expr::Int(v) => int(*v),
+            Expr::Bool(b) => if *b { "1" } else { "0" }.to_owned(),
+            Expr::Var(v) => self.var(*v)?,
+            Expr::Unary(op, a) => {
+                let sym = match op {
+                    UnOp::Not => "!",
+                    UnOp::Neg => "-",
+                };
+                let inner = self.expr(a, 7)?;
+                if inner.starts_with('-') {
+                    format!("{sym}({inner})")
+                } else {
+                    format!("{sym}{inner}")
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let (sym, prec) = binop(*op);
+                let text = format!("{} {sym} {}", self.expr(a, prec)?, self.expr(b, prec + 1)?);
+                if prec < outer {
+                    format!("({text})")
+                } else {
+                    text
+                }
+            }
+        })
+    }
+}
+
+/// A literal; the most negative value is written as C needs it.
+fn int(v: i64) -> String {
+    if v == i64::MIN {
+        "(-9223372036854775807 - 1)".to_owned()
+    } else if v < 0 {
+        format!("(-{})", v.unsigned_abs())
+    } else {
+        v.to_string()
+    }
+}
+
+fn binop(op: BinOp) -> (&'static str, u8) {
+    match op {
+        BinOp::Or => ("||", 1),
+        BinOp::And => ("&&", 2),
+        BinOp::Eq => ("==", 3),
+        BinOp::Ne => ("!=", 3),
+        BinOp::Lt => ("<", 4),
+        BinOp::Le => ("<=", 4),
+        BinOp::Gt => (">", 4),
+        BinOp::Ge => (">=", 4),
+        BinOp::Add => ("+", 5),
+        BinOp::Sub => ("-", 5),
+        BinOp::Mul => ("*", 6),
+        BinOp::Div => ("/", 6),
+        BinOp::Rem => ("%", 6),
+    }
+}

@@ -1,0 +1,103 @@
+//! Everything outside the dialect is a diagnostic with a code and a position in the C
+//! source, never a panic.
+
+/// The code and `line:column` of the first diagnostic for `source`.
+fn first_error(source: &str) -> (String, String) {
+    let diags = paces_c::parse(source).expect_err("the input is rejected");
+    let d = diags.iter().next().expect("at least one diagnostic");
+    let (line, col) = d.line_col(source);
+    (d.code.to_owned(), format!("{line}:{col}"))
+}
+
+const MAIN: &str = "void main() { t(); }\n";
+
+#[test]
+fn constructs_outside_the_dialect_point_at_themselves() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("#include <stdio.h>\n", "C0004", "1:1"),
+        ("#define F(x) x\n", "C0004", "1:1"),
+        ("int a[3];\n", "C0101", "1:6"),
+        ("int *p;\n", "C0101", "1:5"),
+        ("struct s { int x; };\n", "C0101", "1:1"),
+        ("void t() {\n  int i;\n  for (i = 0; i < 2; i++) {}\n}\n", "C0101", "3:3"),
+        ("void t() {\n  goto out;\n}\n", "C0101", "2:3"),
+        ("void t() {\n  x = 1;\n}\n", "C0108", "2:3"),
+        ("int x;\nvoid t() {\n  x = x >> 1;\n}\n", "C0117", "3:7"),
+        ("int x;\nvoid t() {\n  x = x << x;\n}\n", "C0117", "3:12"),
+        ("void t() {\n  /* never closed\n}\n", "C0003", "2:3"),
+        ("void t() {\n  x = ;\n}\n", "C0005", "2:7"),
+    ];
+    for (body, code, at) in cases {
+        let source = format!("{body}{MAIN}");
+        assert_eq!(first_error(&source), (code.to_string(), at.to_string()), "{body}");
+    }
+}
+
+#[test]
+fn cwhile_checks_point_into_the_c_source() {
+    let source = "void f() {\n  g();\n}\nvoid g() {\n  f();\n}\nvoid t() {\n  f();\n}\nvoid main() { t(); }\n";
+    let (code, at) = first_error(source);
+    assert_eq!(code, "E0110", "recursion is found by the Cwhile checks");
+    assert!(at == "2:3" || at == "5:3", "at a call of the cycle, not {at}");
+}
+
+#[test]
+fn a_function_with_parameters_in_two_threads_is_refused() {
+    let source = "int x;\nvoid set(int v) {\n  x = v;\n}\nvoid a() { set(1); }\nvoid b() { set(2); }\nvoid main() { a(); b(); }\n";
+    assert_eq!(first_error(source), ("C0207".to_owned(), "2:1".to_owned()));
+}
+
+#[test]
+fn a_return_inside_a_loop_is_refused() {
+    let source = "int x;\nvoid t() {\n  while (x == 0) {\n    return;\n  }\n}\nvoid main() { t(); }\n";
+    assert_eq!(first_error(source).0, "C0204");
+}
+
+#[test]
+fn hostile_bytes_are_diagnostics() {
+    let deep = format!("void t() {{ {}1{}; }}\n{MAIN}", "(".repeat(5000), ")".repeat(5000));
+    assert_eq!(first_error(&deep).0, "C0006");
+    assert!(paces_c::parse_bytes(b"void t() { \xff }").is_err());
+    assert_eq!(first_error("").0, "C0201");
+    assert_eq!(first_error("void main() { }\n").0, "C0206");
+}
+
+#[test]
+fn labels_are_source_lines_and_second_statements_get_a_suffix() {
+    let source = "int x, y;\nvoid t() {\n  x = 1; y = 2;\n  if (x == 1) {\n    y = 3;\n  }\n}\nvoid main() { t(); }\n";
+    let program = paces_c::parse(source).unwrap();
+    for label in ["3", "3.2", "4", "4.then", "4.else", "5"] {
+        assert!(program.loc(label).is_some(), "no location {label}");
+    }
+    let s = program.stmt_at(program.loc("3.2").unwrap()).unwrap();
+    let span = program.stmts[s.index()].span;
+    assert_eq!(&source[span.start as usize..span.end as usize], "y = 2");
+}
+
+#[test]
+fn every_prefix_of_every_model_reads_or_is_refused_without_a_panic() {
+    let models = [
+        include_str!("models/counter.c"),
+        include_str!("models/params.c"),
+        include_str!("models/tokens.c"),
+        include_str!("models/hook.c"),
+        include_str!("models/locks.c"),
+        include_str!("models/handshake.c"),
+    ];
+    for source in models {
+        for end in (0..source.len()).filter(|&i| source.is_char_boundary(i)) {
+            if let Err(d) = paces_c::parse(&source[..end]) {
+                let rendered = paces_cwhile::render(&d, "prefix.c", &source[..end], false);
+                assert!(rendered.contains("error["), "{rendered}");
+            }
+        }
+    }
+}
+
+#[test]
+fn complement_and_constant_left_shifts_compute_as_in_c() {
+    let source = "int a = 5, b, c, d;\nvoid t() {\n  b = ~a;\n  c = a << 3;\n  d = 1 << 63;\n  assert(b == -6 & c == 40 & d < 0);\n}\nvoid main() { t(); }\n";
+    let program = paces_c::parse(source).unwrap();
+    let result = paces_explore::check(&program, &paces_explore::Config::new()).unwrap();
+    assert_eq!(result.verdict.name(), "correct", "{}", result.verdict);
+}
