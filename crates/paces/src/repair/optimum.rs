@@ -70,6 +70,7 @@ fn search(run: &mut Run<'_>, program: &Program, candidates: Vec<Candidate>) -> R
 /// The refusal of a space larger than the limit, naming its size.
 fn too_large(size: Option<u128>, limit: usize) -> Error {
     let size = match size {
+        Some(u128::MAX) => format!("at least {} candidates", u128::MAX),
         Some(n) => format!("{n} candidates"),
         None => "too many candidates to count".to_owned(),
     };
