@@ -203,6 +203,18 @@ impl Repair {
     /// after a failure" rule admits, and its learned constraints may exclude cheaper
     /// candidates.
     ///
+    /// # Example
+    /// ```
+    /// let program = paces::cwhile::parse(
+    ///     "var x = 0, y = 0;\n thread t1 { A: y := 1; B: x := 1; }\n thread t2 { 1: await(y == 1); 2: assert(x == 1); }",
+    /// )?;
+    /// let report = paces::Repair::new().optimum(&program)?;
+    /// assert_eq!(report.stop, paces::StopReason::Repaired);
+    /// assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    /// assert!(report.exhaustive.is_some_and(|e| e.proved_optimal));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`ErrorKind::SpaceTooLarge`](crate::ErrorKind::SpaceTooLarge) before any check when the
     /// space has more than [`Repair::exhaustive_limit`] candidates (the message names the
