@@ -24,6 +24,9 @@ pub enum ErrorKind {
     /// A resource limit of a component (an elimination graph whose tables would pass their
     /// memory bound); the repair loop reports it as a stop, "bound reached".
     Limit,
+    /// The space has more candidates than the exhaustive search takes (the message names how
+    /// many).
+    SpaceTooLarge,
 }
 
 impl ErrorKind {
@@ -39,6 +42,7 @@ impl ErrorKind {
             ErrorKind::Apply => "the candidate does not apply to the program",
             ErrorKind::Internal => "internal inconsistency",
             ErrorKind::Limit => "a resource bound was reached",
+            ErrorKind::SpaceTooLarge => "the space is too large for an exhaustive search",
         }
     }
 }

@@ -48,5 +48,6 @@ pub use error::{Error, ErrorKind};
 pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
-    Acceptance, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Mode, Repair, Report, StopReason, TimeSplit,
+    candidate_count, Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Mode, Repair,
+    Report, StopReason, TimeSplit,
 };

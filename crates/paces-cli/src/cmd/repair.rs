@@ -79,6 +79,14 @@ pub struct Args {
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
+    /// Find a cheapest repair by brute force instead of the loop: every candidate of the space
+    /// in cost order, each judged by the checker as the loop judges its candidates. Refuses a
+    /// space with more candidates than --exhaustive-limit.
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// The most candidates a space may have for --exhaustive.
+    #[arg(long, requires = "exhaustive", default_value_t = Repair::DEFAULT_EXHAUSTIVE_LIMIT)]
+    pub exhaustive_limit: usize,
     /// Bounds and switches of the checker.
     #[command(flatten)]
     pub bounds: CheckerArgs,
@@ -116,12 +124,14 @@ pub fn run(args: &Args) -> Outcome {
         .fallback(!args.no_fallback)
         .relax_on_conflict(!args.no_relax)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
-        .dot(args.dot.is_some());
+        .dot(args.dot.is_some())
+        .exhaustive_limit(args.exhaustive_limit);
     let progress = !args.quiet && args.format == Format::Text && std::io::stderr().is_terminal();
     if progress {
         eprint!("paces: repairing {} ...\r", input.name);
     }
-    let report = match repair.run(&program) {
+    let outcome = if args.exhaustive { repair.optimum(&program) } else { repair.run(&program) };
+    let report = match outcome {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
@@ -205,7 +215,11 @@ fn write_dots(dir: &std::path::Path, report: &Report) -> std::io::Result<()> {
 
 /// The text summary written to stderr.
 pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
-    let mut s = format!("paces: {name}: {} ({} mode)\n", report.stop, report.mode);
+    let how = match report.exhaustive {
+        Some(_) => "exhaustive search".to_owned(),
+        None => format!("{} mode", report.mode),
+    };
+    let mut s = format!("paces: {name}: {} ({how})\n", report.stop);
     if verbose {
         for (i, it) in report.history.iter().enumerate() {
             s.push_str(&format!(
@@ -270,6 +284,9 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
             s.push_str(&format!("    deadlock kept: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
         }
     }
+    if let Some(line) = exhaustive_line(report) {
+        s.push_str(&line);
+    }
     let t = &report.time;
     s.push_str(&format!(
         "  states explored: {}; time {:.3} s (explore {:.3} s, learn {:.3} s, solve {:.3} s)\n",
@@ -286,6 +303,17 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         }
     }
     s
+}
+
+/// What the exhaustive search did, as a summary line; `None` for a run of the loop.
+fn exhaustive_line(report: &Report) -> Option<String> {
+    let e = report.exhaustive?;
+    let cost = match (&report.candidate, &report.stop) {
+        (Some(c), paces::StopReason::Repaired) => format!(", cost {}", c.cost(&report.space)),
+        _ => String::new(),
+    };
+    let verdict = if e.proved_optimal { "; proved optimal in the space" } else { "" };
+    Some(format!("  exhaustive: {} of {} candidates checked{cost}{verdict}\n", e.checked, e.space_size))
 }
 
 /// Why a kept deadlock is no regression, in words.
@@ -377,5 +405,12 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
             "learn": ms(report.time.learn), "solve": ms(report.time.solve),
         },
         "history": history,
+        "cost": report.candidate.as_ref().map(|c| {
+            let cost = c.cost(space);
+            serde_json::json!({"atomic_weight": cost.atomic_weight, "inversions": cost.inversions})
+        }),
+        "exhaustive": report.exhaustive.map(|e| serde_json::json!({
+            "space_size": e.space_size, "checked": e.checked, "proved_optimal": e.proved_optimal,
+        })),
     })
 }

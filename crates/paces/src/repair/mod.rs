@@ -1,6 +1,7 @@
 //! The repair loop (the paper's Algorithm 2): its configuration here, the loop in `run`, its
-//! report in `report`.
+//! report in `report`, and the exhaustive search for a cheapest repair in `optimum`.
 
+mod optimum;
 mod report;
 mod run;
 
@@ -15,7 +16,10 @@ use paces_trace::Variant;
 use crate::Error;
 use paces_learn::LearnerConfig;
 
-pub use report::{Acceptance, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Report, StopReason, TimeSplit};
+pub use optimum::candidate_count;
+pub use report::{
+    Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Report, StopReason, TimeSplit,
+};
 
 /// Which traces the loop learns from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,6 +60,7 @@ pub struct Repair {
     max_iterations: usize,
     time_limit: Option<Duration>,
     dot: bool,
+    exhaustive_limit: usize,
 }
 
 impl Default for Repair {
@@ -68,6 +73,7 @@ impl Default for Repair {
             max_iterations: Self::DEFAULT_MAX_ITERATIONS,
             time_limit: None,
             dot: false,
+            exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
         }
     }
 }
@@ -75,6 +81,9 @@ impl Default for Repair {
 impl Repair {
     /// The default of [`Repair::max_iterations`].
     pub const DEFAULT_MAX_ITERATIONS: usize = 100;
+
+    /// The default of [`Repair::exhaustive_limit`].
+    pub const DEFAULT_EXHAUSTIVE_LIMIT: usize = 10_000;
 
     /// The default configuration.
     pub fn new() -> Self {
@@ -170,6 +179,48 @@ impl Repair {
     pub fn dot(mut self, on: bool) -> Self {
         self.dot = on;
         self
+    }
+
+    /// The most candidates a space may have for [`Repair::optimum`] to search it. Default:
+    /// [`Repair::DEFAULT_EXHAUSTIVE_LIMIT`] (10,000).
+    pub fn exhaustive_limit(mut self, n: usize) -> Self {
+        self.exhaustive_limit = n;
+        self
+    }
+
+    /// A cheapest repair of `program`, by brute force: every candidate of the space in cost
+    /// order (atomic weight, then inversions; candidates of equal cost in the fixed order of
+    /// [`Candidate::enumerate`](crate::constraint::Candidate::enumerate)), each judged with the
+    /// loop's acceptance (no assertion failure, no new deadlock under either deadlock rule, no
+    /// new livelock, the original's sequential final states); the first one accepted is the
+    /// answer, and [`Report::exhaustive`] says it is proved optimal. Nothing is learned: the
+    /// report has no iterations and an empty constraint. The time limit and the checker's
+    /// bounds stop the search as they stop the loop; the mode and the learner's settings play
+    /// no part.
+    ///
+    /// The loop may return a dearer repair than this one even when both accept the same
+    /// programs: it keeps looking past a candidate whose deadlocks only the "same threads
+    /// after a failure" rule admits, and its learned constraints may exclude cheaper
+    /// candidates.
+    ///
+    /// # Example
+    /// ```
+    /// let program = paces::cwhile::parse(
+    ///     "var x = 0, y = 0;\n thread t1 { A: y := 1; B: x := 1; }\n thread t2 { 1: await(y == 1); 2: assert(x == 1); }",
+    /// )?;
+    /// let report = paces::Repair::new().optimum(&program)?;
+    /// assert_eq!(report.stop, paces::StopReason::Repaired);
+    /// assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    /// assert!(report.exhaustive.is_some_and(|e| e.proved_optimal));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::SpaceTooLarge`](crate::ErrorKind::SpaceTooLarge) before any check when the
+    /// space has more than [`Repair::exhaustive_limit`] candidates (the message names the
+    /// count); otherwise as [`Repair::run`].
+    pub fn optimum(&self, program: &Program) -> Result<Report, Error> {
+        optimum::optimum(self, program)
     }
 
     /// Repairs `program`.

@@ -195,6 +195,19 @@ impl Iteration {
     }
 }
 
+/// What the exhaustive search ([`Repair::optimum`](super::Repair::optimum)) did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Exhaustive {
+    /// The number of candidates of the space (the original included).
+    pub space_size: usize,
+    /// Candidates judged by the checker before the search stopped (the original included).
+    pub checked: usize,
+    /// Whether the repair is proved to be a cheapest one of the space: every cheaper candidate
+    /// was judged and rejected.
+    pub proved_optimal: bool,
+}
+
 /// What a run did and found.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -256,6 +269,8 @@ pub struct Report {
     pub original_deadlocks: Option<Vec<String>>,
     /// The space of the original program (names locations).
     pub space: Space,
+    /// What the exhaustive search did; `None` for a run of the loop.
+    pub exhaustive: Option<Exhaustive>,
     /// Graphs in DOT, named (`good-1.dot`, `bad-1-order.dot`, `bad-1-fix-1.dot`), when
     /// [`Repair::dot`](super::Repair::dot) is on.
     pub dots: Vec<(String, String)>,
@@ -283,6 +298,7 @@ pub(super) struct ReportBuilder {
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
     pub(super) dots: Vec<(String, String)>,
+    pub(super) exhaustive: Option<Exhaustive>,
     accepted: Option<Accepted>,
 }
 
@@ -300,6 +316,7 @@ impl ReportBuilder {
             good_search_bounds: Vec::new(),
             history: Vec::new(),
             dots: Vec::new(),
+            exhaustive: None,
             accepted: None,
         }
     }
@@ -366,6 +383,7 @@ impl ReportBuilder {
             history: self.history,
             original_deadlocks: self.original_deadlocks,
             space: self.space,
+            exhaustive: self.exhaustive,
             dots: self.dots,
         }
     }

@@ -36,7 +36,7 @@ pub(super) fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
 }
 
 /// What a candidate (or the original) was rejected for.
-enum Rejection {
+pub(super) enum Rejection {
     /// An assertion fails or a new deadlock is reachable: a trace to learn from.
     Trace { kind: IterationKind, problem: String, cex: Counterexample },
     /// A new atomic livelock in the atomic block labelled `block_label`.
@@ -66,7 +66,7 @@ struct Rejected {
 }
 
 /// The judgement of a candidate.
-enum Judgement {
+pub(super) enum Judgement {
     /// Accepted; with the counterexample of the first deadlock admitted only because the
     /// original reaches the same blocked threads after a failure, if any.
     Accepted(Acceptance, Option<(DeadlockId, Counterexample)>),
@@ -86,11 +86,11 @@ struct Original {
     sequential: Option<BTreeSet<Vec<i64>>>,
 }
 
-struct Run<'a> {
+pub(super) struct Run<'a> {
     cfg: &'a Repair,
     program: &'a Program,
-    space: Space,
-    report: ReportBuilder,
+    pub(super) space: Space,
+    pub(super) report: ReportBuilder,
     original: Original,
     learner: Option<Learner>,
     /// A program accepted with a deadlock admitted only after a failure, in reserve, and the
@@ -103,7 +103,7 @@ struct Run<'a> {
 const STRICT_SEARCH_ITERATIONS: usize = 10;
 
 impl<'a> Run<'a> {
-    fn new(cfg: &'a Repair, program: &'a Program) -> Self {
+    pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
         let report = ReportBuilder::new(cfg.mode, program, space.clone());
         Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None }
@@ -206,7 +206,7 @@ impl<'a> Run<'a> {
         (self.learner.as_mut().expect("the learner is made before the loop learns"), &self.space)
     }
 
-    fn out_of_time(&self) -> bool {
+    pub(super) fn out_of_time(&self) -> bool {
         self.cfg.time_limit.is_some_and(|l| self.report.start().elapsed() >= l)
     }
 
@@ -324,7 +324,7 @@ impl<'a> Run<'a> {
     // ---- the phases ----
 
     /// Checks the original program: its first bad trace, or why the run stops at once.
-    fn judge_original(&mut self) -> Result<Result<Counterexample, StopReason>, Error> {
+    pub(super) fn judge_original(&mut self) -> Result<Result<Counterexample, StopReason>, Error> {
         let original = self.check(self.program)?;
         self.report.original_states = original.states;
         if let Verdict::BoundReached { what, .. } = &original.verdict {
@@ -484,7 +484,7 @@ impl<'a> Run<'a> {
     /// Checks a candidate program: accepted with no assertion failure, no new deadlock or
     /// livelock and the original's sequential final states; otherwise rejected for the first
     /// of those it fails, or a stop when a bound cut the check short.
-    fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
+    pub(super) fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
         let result = self.check(program)?;
         if let Verdict::BoundReached { what, .. } = &result.verdict {
             return Ok(Judgement::Stop(self.bound_stop(*what)));

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // Reason: each test file uses a different subset of the helpers.
 
+pub mod programs;
+
 use paces::explore::{check, sequential_final_states, Config, FailureKinds};
 use paces::{DeadlockRule, StopReason};
 

@@ -1,0 +1,180 @@
+//! The exact reference: every candidate of a small space, in cost order, judged with the
+//! loop's own acceptance; the first one accepted is the cheapest repair of the space.
+
+use std::collections::HashMap;
+
+use paces_constraint::{BlockId, Candidate, Space};
+use paces_cwhile::ir::Program;
+
+use super::report::{Accepted, Exhaustive, StopReason};
+use super::run::{Judgement, Run};
+use super::{Repair, Report};
+use crate::{Error, ErrorKind};
+
+/// Runs the exhaustive search of `cfg` on `program`: refuses a space of more than
+/// [`Repair::exhaustive_limit`] candidates before checking anything.
+pub(super) fn optimum(cfg: &Repair, program: &Program) -> Result<Report, Error> {
+    let space = program.space();
+    let limit = cfg.exhaustive_limit;
+    let size = candidate_count(&space);
+    let size = match size.map(usize::try_from) {
+        Some(Ok(n)) if n <= limit => n,
+        _ => return Err(too_large(size, limit)),
+    };
+    let mut candidates = Candidate::enumerate(&space, limit)
+        .map_err(|e| Error::from_source(ErrorKind::Internal, "the space's candidates could not be listed", e))?;
+    if candidates.len() != size {
+        let message = format!("the space counts {size} candidates but lists {}", candidates.len());
+        return Err(Error::new(ErrorKind::Internal, message));
+    }
+    // The original is judged first, apart; a stable sort keeps candidates of equal cost in
+    // the enumeration's deterministic order.
+    candidates.retain(|c| !c.is_original(&space));
+    candidates.sort_by_cached_key(|c| c.cost(&space));
+    let mut run = Run::new(cfg, program);
+    let (stop, checked) = search(&mut run, program, candidates)?;
+    let proved_optimal = stop == StopReason::Repaired;
+    run.report.exhaustive = Some(Exhaustive { space_size: size, checked, proved_optimal });
+    Ok(run.report.finish(stop, None))
+}
+
+/// Judges the original, then the other candidates in the given order until one is accepted;
+/// the stop and how many candidates were judged (the original included).
+fn search(run: &mut Run<'_>, program: &Program, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
+    if let Err(stop) = run.judge_original()? {
+        return Ok((stop, 1));
+    }
+    let total = candidates.len() + 1;
+    let mut checked = 1;
+    for candidate in candidates {
+        if run.out_of_time() {
+            return Ok((StopReason::TimeLimit, checked));
+        }
+        let repaired = program.apply(&candidate)?;
+        checked += 1;
+        match run.judge(&repaired)? {
+            Judgement::Accepted(acceptance, _) => {
+                let transformations = candidate.transformations(&run.space);
+                let acceptance = Some(acceptance);
+                run.report.accept(Accepted { program: repaired, candidate, transformations, acceptance });
+                return Ok((StopReason::Repaired, checked));
+            }
+            Judgement::Rejected(_) => {}
+            Judgement::Stop(stop) => return Ok((stop, checked)),
+        }
+    }
+    let explanation = format!("the checker rejects every one of the space's {total} candidates");
+    Ok((StopReason::NoRepair { explanation }, checked))
+}
+
+/// The refusal of a space larger than the limit, naming its size.
+fn too_large(size: Option<u128>, limit: usize) -> Error {
+    let size = match size {
+        Some(u128::MAX) => format!("at least {} candidates", u128::MAX),
+        Some(n) => format!("{n} candidates"),
+        None => "too many candidates to count".to_owned(),
+    };
+    let message = format!("the space has {size}, more than the exhaustive search's limit of {limit}");
+    Error::new(ErrorKind::SpaceTooLarge, message)
+}
+
+/// States of one block's count past which the count gives up.
+const COUNT_STATES: usize = 1 << 18;
+
+/// The number of candidates of a space (the product over its blocks of the orders times the
+/// section sets over each), without listing them; `None` when a block is too large to count
+/// (more than 128 items, or too many partial orders to follow). Saturates at `u128::MAX`.
+pub fn candidate_count(space: &Space) -> Option<u128> {
+    space.blocks().try_fold(1u128, |total, block| Some(total.saturating_mul(block_count(space, block)?)))
+}
+
+/// Where a block's order stands in its section sets after a prefix of items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum SectionState {
+    /// No section is open.
+    Outside,
+    /// A section holds one item, which does not take a section alone: it must grow.
+    OpenOne,
+    /// A section is open and may end here.
+    Closable,
+}
+
+/// The section states after one more item, from `state`; `alone` says whether the item takes
+/// a section alone, `open` whether the block takes sections at all.
+fn section_steps(state: SectionState, alone: bool, open: bool) -> impl Iterator<Item = SectionState> {
+    use SectionState::{Closable, OpenOne, Outside};
+    let start = if alone { Closable } else { OpenOne };
+    let fresh = [Some(Outside), open.then_some(start)];
+    let after_close = if state == OpenOne { [None, None] } else { fresh };
+    let from = if state == Outside { fresh } else { after_close };
+    let grow = (state != Outside).then_some(Closable);
+    from.into_iter().chain([grow]).flatten()
+}
+
+/// The number of (order, section set) pairs of one block: a walk over the sets of items
+/// placed so far (each closed under the fixed pairs) and the section state.
+fn block_count(space: &Space, block: BlockId) -> Option<u128> {
+    let items = space.items(block);
+    if items.len() > 128 {
+        return None;
+    }
+    let open = !space.is_closed(block);
+    let before: Vec<u128> = items
+        .iter()
+        .map(|&b| items.iter().enumerate().filter(|&(_, &a)| space.is_fixed(a, b)).map(|(j, _)| 1u128 << j).sum())
+        .collect();
+    let alone: Vec<bool> = items.iter().map(|&l| space.takes_section_alone(l)).collect();
+    let mut layer: HashMap<(u128, SectionState), u128> = HashMap::from([((0, SectionState::Outside), 1)]);
+    for _ in 0..items.len() {
+        let mut next: HashMap<(u128, SectionState), u128> = HashMap::new();
+        for (&(placed, state), &ways) in &layer {
+            let free = (0..items.len()).filter(|&i| placed & (1 << i) == 0 && before[i] & !placed == 0);
+            for i in free {
+                for s in section_steps(state, alone[i], open) {
+                    let slot = next.entry((placed | (1 << i), s)).or_insert(0);
+                    *slot = slot.saturating_add(ways);
+                }
+            }
+        }
+        if next.len() > COUNT_STATES {
+            return None;
+        }
+        layer = next;
+    }
+    let ends = layer.into_iter().filter(|((_, s), _)| *s != SectionState::OpenOne);
+    Some(ends.fold(0u128, |total, (_, ways)| total.saturating_add(ways)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space(source: &str) -> Space {
+        paces_cwhile::parse(source).expect("the program parses").space()
+    }
+
+    /// The count equals the length of the enumeration on programs with free, fixed and
+    /// awaiting items, loops and an atomic block.
+    #[test]
+    fn the_count_is_the_enumerations_length() {
+        let sources = [
+            "var x = 0, y = 0; thread a { A: x := 1; B: y := 1; C: x := 2; } thread b { 1: await(y == 1); 2: assert(x == 1); }",
+            "var x = 0, y = 0, z = 0; thread a { A: x := 1; B: y := 1; C: z := 1; D: x := y; }",
+            "var x = 0; thread a { A: x := 1; atomic { B: x := 2; C: x := 3; } } thread b { while (*) { 1: x := 0; 2: x := 1; } }",
+        ];
+        for src in sources {
+            let s = space(src);
+            let listed = Candidate::enumerate(&s, 100_000).expect("a small space").len();
+            assert_eq!(candidate_count(&s), Some(listed as u128), "{src}");
+        }
+    }
+
+    /// A block too large to count gives `None`, not a panic or a wrong number.
+    #[test]
+    fn a_wide_block_is_too_large_to_count() {
+        let writes: Vec<String> = (0..40).map(|i| format!("L{i}: v{i} := 1;")).collect();
+        let vars: Vec<String> = (0..40).map(|i| format!("v{i} = 0")).collect();
+        let src = format!("var {};\nthread a {{ {} }}", vars.join(", "), writes.join(" "));
+        assert_eq!(candidate_count(&space(&src)), None);
+    }
+}
