@@ -4,8 +4,11 @@
 //!   the docs with warnings denied, the CaDiCaL backend); `.ci/run` also installs the system
 //!   packages they need.
 //! * `cargo xtask table [--runs N] [--out FILE]` measures the paper's Table 1 here.
+//! * `cargo xtask variants [--out FILE]` runs the loop on the injected-bug variants of the
+//!   driver models (`examples/variants/`).
 
 mod table;
+mod variants;
 
 use std::process::{Command, ExitCode};
 
@@ -14,8 +17,11 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("table") => table_command(&args[1..]),
+        Some("variants") => variants_command(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE]");
+            eprintln!(
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -26,6 +32,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Parses the options of `cargo xtask variants` and runs it.
+fn variants_command(args: &[String]) -> Result<(), String> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = match args {
+        [] => root.join("docs/variants.json"),
+        [flag, file] if flag == "--out" => std::path::PathBuf::from(file),
+        _ => return Err("usage: cargo xtask variants [--out FILE]".to_owned()),
+    };
+    variants::variants(&out)
 }
 
 /// Parses the options of `cargo xtask table` and runs it.

@@ -109,17 +109,22 @@ const BENCHES: &[Bench] = &[
 const TIME_LIMIT: &str = "120";
 
 /// One run of `paces repair --format json`, with the wall time seen from outside.
-struct Run {
-    json: Value,
-    seconds: f64,
+pub(crate) struct Run {
+    pub(crate) json: Value,
+    pub(crate) seconds: f64,
 }
 
-fn run_repair(binary: &Path, file: &Path, extra: &[&str]) -> Result<Run, String> {
+pub(crate) fn run_repair(binary: &Path, file: &Path, extra: &[&str]) -> Result<Run, String> {
+    run_repair_within(binary, file, extra, TIME_LIMIT)
+}
+
+/// [`run_repair`] with its own `--time-limit`, in seconds.
+pub(crate) fn run_repair_within(binary: &Path, file: &Path, extra: &[&str], limit: &str) -> Result<Run, String> {
     let start = Instant::now();
     let output = Command::new(binary)
         .arg("repair")
         .arg(file)
-        .args(["--format", "json", "--quiet", "--time-limit", TIME_LIMIT])
+        .args(["--format", "json", "--quiet", "--time-limit", limit])
         .args(extra)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
@@ -194,7 +199,7 @@ fn text(v: &Value) -> String {
 
 /// Builds the `paces` binary in release mode and returns its path, as cargo reports it (so
 /// `CARGO_TARGET_DIR` and `--target-dir` are honoured).
-fn build_paces() -> Result<PathBuf, String> {
+pub(crate) fn build_paces() -> Result<PathBuf, String> {
     eprintln!("xtask: cargo build --release -p paces-cli");
     let output = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "-p", "paces-cli", "--message-format=json"])
