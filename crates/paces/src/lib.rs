@@ -48,6 +48,6 @@ pub use error::{Error, ErrorKind};
 pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
-    candidate_count, Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Mode, Repair,
-    Report, StopReason, TimeSplit,
+    candidate_count, Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Mode,
+    Optimality, Repair, Report, StopReason, TimeSplit,
 };

@@ -76,6 +76,10 @@ pub struct Args {
     /// dropped); the checker judges every candidate either way.
     #[arg(long)]
     pub no_relax: bool,
+    /// Stop at the loop's first repair: no optimisation phase looking for a cheaper one (the
+    /// summary's "cost" line then says nothing of optimality).
+    #[arg(long)]
+    pub no_optimise: bool,
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
@@ -123,6 +127,7 @@ pub fn run(args: &Args) -> Outcome {
         })
         .fallback(!args.no_fallback)
         .relax_on_conflict(!args.no_relax)
+        .optimise(!args.no_optimise)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
         .dot(args.dot.is_some())
         .exhaustive_limit(args.exhaustive_limit);
@@ -287,6 +292,10 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
     if let Some(line) = exhaustive_line(report) {
         s.push_str(&line);
     }
+    if let (Some(o), Some(c)) = (&report.optimality, &report.candidate) {
+        let verdict = if o.is_proved() { "optimal in the space" } else { "cheapest found" };
+        s.push_str(&format!("  cost {}: {verdict} ({})\n", c.cost(&report.space), o.why()));
+    }
     let t = &report.time;
     s.push_str(&format!(
         "  states explored: {}; time {:.3} s (explore {:.3} s, learn {:.3} s, solve {:.3} s)\n",
@@ -411,6 +420,9 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         }),
         "exhaustive": report.exhaustive.map(|e| serde_json::json!({
             "space_size": e.space_size, "checked": e.checked, "proved_optimal": e.proved_optimal,
+        })),
+        "optimality": report.optimality.as_ref().map(|o| serde_json::json!({
+            "proved": o.is_proved(), "why": o.why(),
         })),
     })
 }

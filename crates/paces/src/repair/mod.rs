@@ -18,7 +18,8 @@ use paces_learn::LearnerConfig;
 
 pub use optimum::candidate_count;
 pub use report::{
-    Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Report, StopReason, TimeSplit,
+    Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
+    TimeSplit,
 };
 
 /// Which traces the loop learns from.
@@ -61,6 +62,7 @@ pub struct Repair {
     time_limit: Option<Duration>,
     dot: bool,
     exhaustive_limit: usize,
+    optimise: bool,
 }
 
 impl Default for Repair {
@@ -74,6 +76,7 @@ impl Default for Repair {
             time_limit: None,
             dot: false,
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
+            optimise: true,
         }
     }
 }
@@ -178,6 +181,17 @@ impl Repair {
     /// Collect DOT graphs of every trace graph, partial order and fix cycle. Default: off.
     pub fn dot(mut self, on: bool) -> Self {
         self.dot = on;
+        self
+    }
+
+    /// Whether the loop looks for a cheaper repair once it has one (the optimisation phase,
+    /// see [`Report::optimality`]): what it learned includes guesses that may have excluded a
+    /// cheaper repair. In a space of at most 100,000 candidates (or
+    /// [`Repair::exhaustive_limit`], when larger) every cheaper candidate is judged; in a
+    /// larger one, the good traces' fallbacks are relaxed and up to 10 cheaper candidates the
+    /// learner proposes are judged. Default: on.
+    pub fn optimise(mut self, on: bool) -> Self {
+        self.optimise = on;
         self
     }
 

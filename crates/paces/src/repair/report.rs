@@ -208,6 +208,31 @@ pub struct Exhaustive {
     pub proved_optimal: bool,
 }
 
+/// Whether a repair of the loop is known to be a cheapest one of the space
+/// ([`Report::optimality`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Optimality {
+    /// No cheaper candidate of the space is accepted; says how that is known.
+    Proved(String),
+    /// The cheapest repair the loop found; says what was not tried.
+    CheapestFound(String),
+}
+
+impl Optimality {
+    /// Whether the repair is proved a cheapest one.
+    pub fn is_proved(&self) -> bool {
+        matches!(self, Optimality::Proved(_))
+    }
+
+    /// How it is known, or what was not tried.
+    pub fn why(&self) -> &str {
+        match self {
+            Optimality::Proved(why) | Optimality::CheapestFound(why) => why,
+        }
+    }
+}
+
 /// What a run did and found.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -271,6 +296,9 @@ pub struct Report {
     pub space: Space,
     /// What the exhaustive search did; `None` for a run of the loop.
     pub exhaustive: Option<Exhaustive>,
+    /// For a repair of the loop: whether it is proved a cheapest one of the space, after the
+    /// optimisation phase looked for cheaper ones; `None` otherwise.
+    pub optimality: Option<Optimality>,
     /// Graphs in DOT, named (`good-1.dot`, `bad-1-order.dot`, `bad-1-fix-1.dot`), when
     /// [`Repair::dot`](super::Repair::dot) is on.
     pub dots: Vec<(String, String)>,
@@ -299,6 +327,7 @@ pub(super) struct ReportBuilder {
     pub(super) history: Vec<Iteration>,
     pub(super) dots: Vec<(String, String)>,
     pub(super) exhaustive: Option<Exhaustive>,
+    pub(super) optimality: Option<Optimality>,
     accepted: Option<Accepted>,
 }
 
@@ -317,6 +346,7 @@ impl ReportBuilder {
             history: Vec::new(),
             dots: Vec::new(),
             exhaustive: None,
+            optimality: None,
             accepted: None,
         }
     }
@@ -337,6 +367,11 @@ impl ReportBuilder {
     /// Records the program the run ends with.
     pub(super) fn accept(&mut self, accepted: Accepted) {
         self.accepted = Some(accepted);
+    }
+
+    /// The candidate accepted so far, if any.
+    pub(super) fn accepted_candidate(&self) -> Option<&Candidate> {
+        self.accepted.as_ref().map(|a| &a.candidate)
     }
 
     /// The report of a run that stopped for `stop`; what was learned comes from `learner`
@@ -384,6 +419,7 @@ impl ReportBuilder {
             original_deadlocks: self.original_deadlocks,
             space: self.space,
             exhaustive: self.exhaustive,
+            optimality: self.optimality,
             dots: self.dots,
         }
     }

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use paces_constraint::{Candidate, Space, Transformation};
+use paces_constraint::{Candidate, Cost, Space, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{
     check, complete_counterexample, freely_bad, search_good_traces, sequential_final_states, translate_trace, Bound,
@@ -16,8 +16,8 @@ use paces_learn::{Learner, Proposal};
 use paces_trace::Trace;
 
 use super::report::{
-    Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, ReportBuilder, StopReason,
-    TimeSplit,
+    Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Optimality, ReportBuilder,
+    StopReason, TimeSplit,
 };
 use super::{Mode, Repair, Report};
 use crate::{Error, ErrorKind};
@@ -27,6 +27,14 @@ const FREE_BUDGET: usize = 5_000;
 
 /// Configurations the completion of a bad trace may visit.
 const COMPLETION_BUDGET: usize = 200_000;
+
+/// The most cheaper candidates the optimisation phase judges in a space too large to list.
+const OPTIMISE_CHECKS: usize = 10;
+
+/// The largest space the optimisation phase lists whole (or [`Repair::exhaustive_limit`] when
+/// that is larger): listing costs little next to judging, and only cheaper candidates are
+/// judged.
+const OPTIMISE_LIST_LIMIT: usize = 100_000;
 
 /// Runs the loop of `cfg` on `program`.
 pub(super) fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
@@ -118,16 +126,148 @@ impl<'a> Run<'a> {
     /// without one.
     fn go(&mut self) -> Result<StopReason, Error> {
         let stop = self.iterate()?;
-        if stop.is_success() {
-            return Ok(stop);
-        }
-        match self.reserve.take() {
-            Some((accepted, _)) => {
+        let stop = match self.reserve.take() {
+            Some((accepted, _)) if !stop.is_success() => {
                 self.report.accept(accepted);
-                Ok(StopReason::Repaired)
+                StopReason::Repaired
             }
-            None => Ok(stop),
+            _ => stop,
+        };
+        if stop == StopReason::Repaired && self.cfg.optimise {
+            self.optimise()?;
         }
+        Ok(stop)
+    }
+
+    /// The optimisation phase: what the loop learned includes guesses (a good trace's
+    /// fallback freezes more orders than the trace needs; a bad trace's fixes are the cycles
+    /// of at most K constraint edges), so the accepted repair may not be a cheapest one. A
+    /// single swap is the least change there is. In a space small enough to list, every
+    /// cheaper candidate is judged, cheapest first; otherwise the fallbacks are relaxed and the
+    /// learner is asked for cheaper candidates, each judged and, when rejected, learned from,
+    /// up to [`OPTIMISE_CHECKS`]. A cheaper accepted candidate replaces the repair.
+    fn optimise(&mut self) -> Result<(), Error> {
+        let Some(cost) = self.report.accepted_candidate().map(|c| c.cost(&self.space)) else {
+            return Ok(());
+        };
+        let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
+            Optimality::Proved("a single swap is the least change, and the original program is rejected".into())
+        } else {
+            match super::optimum::candidate_count(&self.space).and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if n <= self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT) => {
+                    self.optimise_by_listing(cost, n)?
+                }
+                _ => self.optimise_by_learning(cost)?,
+            }
+        };
+        self.report.optimality = Some(optimality);
+        Ok(())
+    }
+
+    /// Judges every candidate cheaper than `cost` of a space of `size` candidates, cheapest
+    /// first; the first accepted replaces the repair.
+    fn optimise_by_listing(&mut self, cost: Cost, size: usize) -> Result<Optimality, Error> {
+        let mut cheaper = Candidate::enumerate(&self.space, size)
+            .map_err(|e| Error::from_source(ErrorKind::Internal, "the space's candidates could not be listed", e))?;
+        cheaper.retain(|c| c.cost(&self.space) < cost && !c.is_original(&self.space));
+        cheaper.sort_by_cached_key(|c| c.cost(&self.space));
+        let total = cheaper.len();
+        for (checked, candidate) in cheaper.into_iter().enumerate() {
+            if self.out_of_time() {
+                let why = format!("the time limit came after {checked} of the {total} cheaper candidates");
+                return Ok(Optimality::CheapestFound(why));
+            }
+            let program = self.program.apply(&candidate)?;
+            match self.judge(&program)? {
+                Judgement::Accepted(acceptance, None) => {
+                    let transformations = candidate.transformations(&self.space);
+                    let acceptance = Some(acceptance);
+                    self.report.accept(Accepted { program, candidate, transformations, acceptance });
+                    let why = format!(
+                        "the optimisation phase judged the {} candidates cheaper than the loop's repair in cost \
+                         order and took the first accepted",
+                        checked + 1
+                    );
+                    return Ok(Optimality::Proved(why));
+                }
+                Judgement::Accepted(_, Some(_)) | Judgement::Rejected(_) => {}
+                Judgement::Stop(stop) => {
+                    let why = format!(
+                        "the checker stopped ({}) after {checked} of the {total} cheaper candidates",
+                        stop.name()
+                    );
+                    return Ok(Optimality::CheapestFound(why));
+                }
+            }
+        }
+        let why = format!("each of the space's {total} cheaper candidates was judged and rejected");
+        Ok(Optimality::Proved(why))
+    }
+
+    /// Asks the learner, its fallbacks relaxed, for candidates cheaper than `cost`; judges
+    /// each, learning from the rejected ones, up to [`OPTIMISE_CHECKS`].
+    fn optimise_by_learning(&mut self, mut cost: Cost) -> Result<Optimality, Error> {
+        let may_relax = self.cfg.learner.relaxes_on_conflict();
+        if may_relax {
+            let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+            learner.relax_fallbacks()?;
+        }
+        let mut checked = 0;
+        let not_tried = "cheaper candidates that the bad traces' fixes (at most K constraint edges) and the good \
+                         traces' covered edges exclude were not judged";
+        while checked < OPTIMISE_CHECKS {
+            if self.out_of_time() {
+                return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));
+            }
+            if let Some(best) = self.report.accepted_candidate().cloned() {
+                // The repair is never proposed again: the next proposal is cheaper or ends this.
+                let (learner, space) = self.learner();
+                let nogood = learner.arena_mut().excluding(&best, space);
+                learner.require(nogood, "the accepted repair")?;
+            }
+            let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
+            let proposal = self.report.timed(solve, || learner.propose())?;
+            let (candidate, transformations) = match proposal {
+                Proposal::Candidate { candidate, cost: c, transformations } if c < cost => (candidate, transformations),
+                _ => {
+                    let why =
+                        format!("no cheaper candidate satisfies what the loop learned ({checked} judged); {not_tried}");
+                    return Ok(Optimality::CheapestFound(why));
+                }
+            };
+            checked += 1;
+            let program = self.program.apply(&candidate)?;
+            match self.judge(&program)? {
+                Judgement::Accepted(acceptance, None) => {
+                    cost = candidate.cost(&self.space);
+                    let acceptance = Some(acceptance);
+                    self.report.accept(Accepted { program, candidate, transformations, acceptance });
+                }
+                Judgement::Accepted(_, Some((_, cex))) => {
+                    let problem = "deadlock admitted only after a failure".to_owned();
+                    let why = Rejection::Trace { kind: IterationKind::Deadlock, problem, cex };
+                    self.learn_quietly(Rejected { why, program, candidate: Some(candidate) })?;
+                }
+                Judgement::Rejected(why) => {
+                    self.learn_quietly(Rejected { why, program, candidate: Some(candidate) })?
+                }
+                Judgement::Stop(stop) => {
+                    let why = format!(
+                        "the checker stopped ({}) after {checked} cheaper candidates; {not_tried}",
+                        stop.name()
+                    );
+                    return Ok(Optimality::CheapestFound(why));
+                }
+            }
+        }
+        let why = format!("the optimisation phase judged its {OPTIMISE_CHECKS} cheaper candidates; {not_tried}");
+        Ok(Optimality::CheapestFound(why))
+    }
+
+    /// Learns from a candidate the optimisation phase rejected, outside the loop's history.
+    fn learn_quietly(&mut self, rejected: Rejected) -> Result<(), Error> {
+        let mut record = rejected.why.iteration();
+        self.learn_from_rejection(&rejected, &mut record).map(|_| ())
     }
 
     fn iterate(&mut self) -> Result<StopReason, Error> {
