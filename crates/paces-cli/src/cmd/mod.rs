@@ -166,19 +166,28 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// A schedule as JSON: one object per step (thread index, label), the failing one marked.
-pub fn schedule_json(schedule: &paces::explore::Schedule, failing: Option<usize>) -> serde_json::Value {
+/// A step as JSON: its thread index, label and text (`x := 1`; empty for a label that is no
+/// location of `program`).
+pub fn step_json(program: &Program, thread: usize, label: &str) -> serde_json::Value {
+    let text = program.loc(label).and_then(|l| program.step_text(l)).unwrap_or_default();
+    serde_json::json!({"thread": thread, "label": label, "text": text})
+}
+
+/// A schedule as JSON: one object per step ([`step_json`]), the failing one marked.
+pub fn schedule_json(
+    program: &Program,
+    schedule: &paces::explore::Schedule,
+    failing: Option<usize>,
+) -> serde_json::Value {
     serde_json::Value::Array(
         schedule
             .steps
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                serde_json::json!({
-                    "thread": s.thread.index(),
-                    "label": s.label,
-                    "failing": failing == Some(i),
-                })
+                let mut step = step_json(program, s.thread.index(), &s.label);
+                step["failing"] = serde_json::Value::Bool(failing == Some(i));
+                step
             })
             .collect(),
     )

@@ -205,9 +205,11 @@ pub struct Report {
     pub mode: Mode,
     /// The repaired program (the original when already correct).
     pub repaired: Option<Program>,
-    /// The repaired program's canonical text (the original's when already correct).
+    /// The repaired program's text (the original's when already correct): canonical, but
+    /// labelled only where the source had a label or a transformation names the statement
+    /// (see [`paces_cwhile::print_named`]).
     pub repaired_text: Option<String>,
-    /// The original program's canonical text.
+    /// The original program's text, labelled as [`Report::repaired_text`] is.
     pub original_text: String,
     /// The accepted candidate (the original one when already correct).
     pub candidate: Option<Candidate>,
@@ -275,7 +277,7 @@ pub(super) struct ReportBuilder {
     start: Instant,
     mode: Mode,
     space: Space,
-    original_text: String,
+    original: Program,
     pub(super) time: TimeSplit,
     pub(super) states: usize,
     pub(super) original_states: usize,
@@ -292,7 +294,7 @@ impl ReportBuilder {
             start: Instant::now(),
             mode,
             space,
-            original_text: paces_cwhile::print(program),
+            original: program.clone(),
             time: TimeSplit::default(),
             states: 0,
             original_states: 0,
@@ -335,9 +337,11 @@ impl ReportBuilder {
             Some(a) => (Some(a.program), Some(a.candidate), a.transformations, a.acceptance),
             None => (None, None, Vec::new(), None),
         };
-        let repaired_text = repaired.as_ref().map(paces_cwhile::print);
+        let named = named_labels(&self.space, &transformations);
+        let original_text = paces_cwhile::print_named(&self.original, &named);
+        let repaired_text = repaired.as_ref().map(|p| paces_cwhile::print_named(p, &named));
         let diff = match (&stop, &repaired_text) {
-            (StopReason::Repaired, Some(text)) => line_diff(&self.original_text, text),
+            (StopReason::Repaired, Some(text)) => line_diff(&original_text, text),
             _ => String::new(),
         };
         let transformation_text = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
@@ -346,7 +350,7 @@ impl ReportBuilder {
             mode: self.mode,
             repaired,
             repaired_text,
-            original_text: self.original_text,
+            original_text,
             candidate,
             transformations,
             transformation_text,
@@ -369,4 +373,17 @@ impl ReportBuilder {
             dots: self.dots,
         }
     }
+}
+
+/// The labels the transformations name (both items of a swap, both ends of a section): the
+/// printed texts keep them so that each transformation can be found in the program.
+fn named_labels<'a>(space: &'a Space, transformations: &[Transformation]) -> Vec<&'a str> {
+    transformations
+        .iter()
+        .flat_map(|t| match *t {
+            Transformation::Swap { first, second } => [first, second],
+            Transformation::Atomic { first, last } => [first, last],
+        })
+        .map(|l| space.name(l))
+        .collect()
 }
