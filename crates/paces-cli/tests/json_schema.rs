@@ -230,6 +230,13 @@ fn repair_writes_the_output_file_and_dot_graphs() {
     assert_eq!(paces_cwhile::print(&reparsed), fixed);
     let dots: Vec<_> = std::fs::read_dir(&dot_dir).unwrap().filter_map(Result::ok).collect();
     assert!(dots.len() >= 3, "trace graph, partial order and fix cycles: {}", dots.len());
+    // Each thread's column is headed by the thread's name.
+    for d in &dots {
+        let text = std::fs::read_to_string(d.path()).unwrap();
+        let name = d.file_name().to_string_lossy().into_owned();
+        assert!(text.contains("label=\"thread2\"") || text.contains("label=\"thread thread2\""), "{name}:\n{text}");
+        assert!(!text.contains("label=\"t0\"") && !text.contains("label=\"thread t0\""), "{name}:\n{text}");
+    }
 }
 
 #[test]

@@ -560,9 +560,10 @@ impl<'a> Run<'a> {
         let round = self.report.history.len() + 1;
         let program = self.program;
         let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
-        self.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &label)));
+        let threads = crate::dot::thread_names(program);
+        self.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &threads, &label)));
         for i in 0..e.fixes.len() {
-            if let Some(d) = e.fix_dot(i, trace, &self.space, &label) {
+            if let Some(d) = e.fix_dot(i, trace, &self.space, &threads, &label) {
                 self.report.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
             }
         }
