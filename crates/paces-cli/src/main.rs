@@ -48,7 +48,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let outcome = match cli.command {
         Command::Fmt(args) => cmd::fmt::run(&args),
         Command::Export(args) => cmd::export::run(&args),
@@ -58,6 +61,22 @@ fn main() -> ExitCode {
         Command::Help { command } => help(command.as_deref()),
     };
     outcome.exit_code()
+}
+
+/// Reports a command line the parser rejects (or `--help`/`--version`, which it prints and exits
+/// 0 for): the parser's text on stderr, and with `--format json` on the command line also a
+/// `paces-error/1` document on stdout; exit 2.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    if cmd::json_requested(std::env::args_os().skip(1)) {
+        cmd::usage_error_json(&e.kind().to_string(), &e.to_string());
+    }
+    let _ = e.print();
+    cmd::Outcome::Failure.exit_code()
 }
 
 /// `paces help [COMMAND]`: the long help of the program or of one subcommand (a subcommand of

@@ -274,3 +274,25 @@ fn traces_lists_good_and_bad_traces() {
     assert!(!v["good"].as_array().unwrap().is_empty());
     assert_eq!(v["verdict"], "bad");
 }
+
+#[test]
+fn usage_errors_give_a_json_error_document_with_format_json() {
+    for args in [
+        &["check", "--format", "json", "--bogus", "x.cw"][..],
+        &["repair", "--format=json"],
+        &["traces", "--format", "json", "--max-states", "many", "x.cw"],
+    ] {
+        let (status, out, err) = paces(args);
+        assert_eq!(status, 2, "{args:?}: {err}");
+        let v = valid("error", &out);
+        assert_eq!(v["file"], "", "{args:?}");
+        let message = v["errors"][0]["message"].as_str().unwrap();
+        assert!(!message.is_empty() && !message.starts_with("error:"), "{args:?}: {message}");
+        assert!(err.contains(message.split(' ').next().unwrap()), "{args:?}: stderr keeps the text: {err}");
+    }
+    let (_, out, _) = paces(&["repair", "--format=json"]);
+    assert!(out.contains("required arguments were not provided: <FILE>"), "{out}");
+    // Without JSON on the command line, stdout stays empty.
+    let (status, out, _) = paces(&["check", "--bogus", "x.cw"]);
+    assert_eq!((status, out.as_str()), (2, ""));
+}

@@ -117,6 +117,35 @@ pub fn fail_in(format: Format, file: &str, message: &str) -> Outcome {
     fail(message)
 }
 
+/// Whether a command line asks for JSON (`--format json` or `--format=json`), read without
+/// the argument parser (for the command lines it rejects).
+pub fn json_requested(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    let mut previous_was_format = false;
+    for arg in args {
+        if arg == "--" {
+            return false;
+        }
+        if (previous_was_format && arg == "json") || arg == "--format=json" {
+            return true;
+        }
+        previous_was_format = arg == "--format";
+    }
+    false
+}
+
+/// Prints the `paces-error/1` document of a command line the argument parser rejects: no file
+/// (`file` is empty), one error whose message is the parser's first paragraph (`rendered` up
+/// to its first empty line, on one line, without the `error: ` prefix), or `kind` when that
+/// is empty.
+pub fn usage_error_json(kind: &str, rendered: &str) {
+    let paragraph: Vec<&str> = rendered.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let joined = paragraph.join(" ");
+    let message = joined.strip_prefix("error: ").unwrap_or(&joined);
+    let message = if message.is_empty() { kind } else { message };
+    let error = serde_json::json!({"code": null, "message": message, "line": null, "column": null});
+    let _ = write_stdout(&error_json("", vec![error]));
+}
+
 /// The `paces-error/1` document (docs/json.md): the input's name and its errors.
 fn error_json(file: &str, errors: Vec<serde_json::Value>) -> String {
     let v = serde_json::json!({"schema": "paces-error/1", "file": file, "errors": errors});
