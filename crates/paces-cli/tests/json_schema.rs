@@ -151,6 +151,30 @@ fn a_bounded_correct_is_not_a_plain_success() {
     assert_eq!(status, 0, "the bound was not hit: {out}");
 }
 
+/// `repair --unwind` whose bound cut a path of the accepted program gives no plain success:
+/// exit 3, said in the summary and in JSON; also for "already correct".
+#[test]
+fn a_bounded_repair_is_not_a_plain_success() {
+    let buggy = "var x = 0, y = 0, n = 0;\nthread a { x := 1; y := 1; while (n < 10) { n := n + 1; } }\n\
+                 thread b { await(x == 1); assert(y == 1); }\n";
+    let buggy = scratch("bounded-repair.cw", buggy);
+    let (status, _, err) = paces(&["repair", &buggy, "--unwind", "2"]);
+    assert_eq!(status, 3, "{err}");
+    assert!(err.contains("repaired") && err.contains("holds only within that bound (exit 3)"), "{err}");
+    let (status, out, err) = paces(&["repair", &buggy, "--unwind", "2", "--format", "json"]);
+    assert_eq!(status, 3, "{err}");
+    let v = valid("repair", &out);
+    assert_eq!((v["stop_reason"].as_str(), v["unwind_reached"].as_bool()), (Some("repaired"), Some(true)));
+    let (status, out, err) = paces(&["repair", &buggy, "--unwind", "20", "--format", "json"]);
+    assert_eq!(status, 0, "the bound was not hit: {err}");
+    assert_eq!(valid("repair", &out)["unwind_reached"], false);
+    let correct =
+        scratch("bounded-correct.cw", "var n = 0;\nthread a { while (n < 10) { n := n + 1; } assert(n >= 0); }\n");
+    let (status, _, err) = paces(&["repair", &correct, "--unwind", "2"]);
+    assert_eq!(status, 3, "{err}");
+    assert!(err.contains("already correct") && err.contains("(exit 3)"), "{err}");
+}
+
 #[test]
 fn the_validator_rejects_what_it_should() {
     let schema = schema();

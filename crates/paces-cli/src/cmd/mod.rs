@@ -22,7 +22,8 @@ pub enum Outcome {
     No,
     /// Bad input or usage; the reason was already written to stderr (exit code 2).
     Failure,
-    /// No answer: a bound of the checker was reached first (exit code 3, `paces check`).
+    /// No exact answer (exit code 3): a bound of the checker was reached first, or the answer
+    /// holds only within the `--unwind` loop bound.
     Inconclusive,
 }
 

@@ -87,6 +87,9 @@ pub struct Acceptance {
     pub livelocks: Vec<String>,
     /// How many distinct final states the complete sequential runs reach.
     pub sequential_final_states: usize,
+    /// The check of the accepted program cut some path at the checker's loop bound
+    /// (`Config::unwind`): the checks hold only within that bound.
+    pub unwind_reached: bool,
 }
 
 /// A deadlock of an accepted program and why it is no regression.
@@ -246,6 +249,10 @@ pub struct Report {
     /// States of the check that decided the original program's verdict (the first check of
     /// every run).
     pub original_states: usize,
+    /// The answer holds only within the checker's loop bound (`Config::unwind`): the check
+    /// that accepted the program (the repair's, or the original's when already correct) cut
+    /// some path at that bound.
+    pub unwind_reached: bool,
     /// Where the time went.
     pub time: TimeSplit,
     /// The checks the accepted program passed (for a repair).
@@ -281,6 +288,7 @@ pub(super) struct ReportBuilder {
     pub(super) time: TimeSplit,
     pub(super) states: usize,
     pub(super) original_states: usize,
+    pub(super) original_unwind_reached: bool,
     pub(super) original_deadlocks: Option<Vec<String>>,
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
@@ -298,6 +306,7 @@ impl ReportBuilder {
             time: TimeSplit::default(),
             states: 0,
             original_states: 0,
+            original_unwind_reached: false,
             original_deadlocks: None,
             good_search_bounds: Vec::new(),
             history: Vec::new(),
@@ -337,6 +346,11 @@ impl ReportBuilder {
             Some(a) => (Some(a.program), Some(a.candidate), a.transformations, a.acceptance),
             None => (None, None, Vec::new(), None),
         };
+        let unwind_reached = match (&stop, &acceptance) {
+            (_, Some(a)) => a.unwind_reached,
+            (StopReason::AlreadyCorrect, None) => self.original_unwind_reached,
+            _ => false,
+        };
         let named = named_labels(&self.space, &transformations);
         let original_text = paces_cwhile::print_named(&self.original, &named);
         let repaired_text = repaired.as_ref().map(|p| paces_cwhile::print_named(p, &named));
@@ -365,6 +379,7 @@ impl ReportBuilder {
             constraint,
             states_explored: self.states,
             original_states: self.original_states,
+            unwind_reached,
             time: self.time,
             acceptance,
             history: self.history,

@@ -342,6 +342,7 @@ impl<'a> Run<'a> {
             // may fail beyond the bound.
             return Ok(Err(self.bound_stop(bound)));
         }
+        self.report.original_unwind_reached = original.unwind_reached;
         let candidate = Candidate::original(&self.space);
         let program = self.program.clone();
         self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None });
@@ -523,6 +524,7 @@ impl<'a> Run<'a> {
             deadlocks: admitted,
             livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
             sequential_final_states: 0,
+            unwind_reached: result.unwind_reached,
         };
         if let Some(cex) = failure {
             let problem = failure_text(&cex);
