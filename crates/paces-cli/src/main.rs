@@ -4,8 +4,8 @@
 //! Each subcommand lives in its own module under `cmd/` and returns a [`cmd::Outcome`];
 //! this file only parses arguments, dispatches and turns the outcome into an exit code:
 //! 0 success, 1 a negative answer (a bug remains, or `fmt --check` on a file that is not
-//! canonical), 2 bad input or usage, 3 `check` has no exact answer (a bound was reached first,
-//! or "correct" holds only within a loop bound that some path hit).
+//! canonical), 2 bad input or usage, 3 no exact answer (`check` reached a bound first, or
+//! "correct" or "repaired" holds only within a loop bound that some path hit).
 
 use std::process::ExitCode;
 
@@ -21,7 +21,7 @@ mod cmd;
     about,
     propagate_version = true,
     disable_help_subcommand = true,
-    after_help = "Examples:\n  paces repair examples/paper1.cw             repair, program on stdout, summary on stderr\n  paces repair prog.cw -o fixed.cw --verbose  write the repair to a file, show every iteration\n  paces repair prog.cw --mode bad-only --format json\n  paces check prog.cw                         verdict and a trace, one column per thread\n  paces traces prog.cw                        the traces the loop learns from\n  paces fmt --check prog.cw                   exit 1 when not in canonical form\n  paces export --promela prog.cw > prog.pml\n\nExit codes: 0 success (repaired, correct, canonical; traces listed), 1 a bug remains or\nthe answer is no (repair, check, fmt --check), 2 bad input or usage, 3 (check) no exact\nanswer: a bound was reached first, or correct only within the --unwind bound. See\ndocs/user-guide.md."
+    after_help = "Examples:\n  paces repair examples/paper1.cw             repair, program on stdout, summary on stderr\n  paces repair prog.cw -o fixed.cw --verbose  write the repair to a file, show every iteration\n  paces repair prog.cw --mode bad-only --format json\n  paces check prog.cw                         verdict and a trace, one column per thread\n  paces traces prog.cw                        the traces the loop learns from\n  paces fmt --check prog.cw                   exit 1 when not in canonical form\n  paces export --promela prog.cw > prog.pml\n\nExit codes: 0 success (repaired, correct, canonical; traces listed), 1 a bug remains or\nthe answer is no (repair, check, fmt --check), 2 bad input or usage, 3 no exact answer:\ncheck reached a bound first, or correct (check) or repaired (repair) only within the\n--unwind bound. See docs/user-guide.md."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,7 +51,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     cmd::set_lang(cli.lang);
     let outcome = match cli.command {
         Command::Fmt(args) => cmd::fmt::run(&args),
@@ -62,6 +65,22 @@ fn main() -> ExitCode {
         Command::Help { command } => help(command.as_deref()),
     };
     outcome.exit_code()
+}
+
+/// Reports a command line the parser rejects (or `--help`/`--version`, which it prints and exits
+/// 0 for): the parser's text on stderr, and with `--format json` on the command line also a
+/// `paces-error/1` document on stdout; exit 2.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    if cmd::json_requested(std::env::args_os().skip(1)) {
+        cmd::usage_error_json(&e.kind().to_string(), &e.to_string());
+    }
+    let _ = e.print();
+    cmd::Outcome::Failure.exit_code()
 }
 
 /// `paces help [COMMAND]`: the long help of the program or of one subcommand (a subcommand of

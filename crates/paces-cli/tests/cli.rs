@@ -233,3 +233,41 @@ fn usage_is_consistent() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no subcommand `nonsense`"), "{}", text(&out.stderr));
 }
+
+/// Paper 1 without labels: the repair swaps `thread1`'s writes.
+const UNLABELLED: &[u8] = b"var x, y, z;\nthread thread1 { x := 1; y := 1; z := 1; }\n\
+thread thread2 { await(x == 1); await(y == 1); assert(z == 1); }\nthread thread3 { await(z == 1); assert(y == 1); }\n";
+
+#[test]
+fn repair_labels_only_what_the_report_names() {
+    let out = paces(&["repair", "-"], Some(UNLABELLED));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("swap thread1.0 <-> thread1.1"), "{stderr}");
+    // The moved statements carry the labels the report names; the others none.
+    assert!(stdout.contains("  thread1.1: y := 1;\n  thread1.2: z := 1;\n  thread1.0: x := 1;\n"), "{stdout}");
+    assert!(stdout.contains("thread thread2 {\n  await(x == 1);\n  await(y == 1);\n  assert(z == 1);\n}"), "{stdout}");
+    // The printed program parses back to the same text.
+    let again = paces(&["fmt", "-"], Some(stdout.as_bytes()));
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(text(&again.stdout).contains("  thread1.1: y := 1;\n  thread1.2: z := 1;\n  thread1.0: x := 1;\n"));
+}
+
+#[test]
+fn traces_show_each_step_beside_its_label() {
+    let src = b"var x, m;\nthread a { lock(m); x := 1; unlock(m); }\nthread b { assert(x == 0); }\n";
+    let out = paces(&["check", "-"], Some(src));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for row in ["a.0.wait  await(m == 0)", "a.0.set   m := 1", "a.1       x := 1", "b.0  assert(x == 0)  <- fails"] {
+        assert!(stdout.contains(row), "no `{row}` in\n{stdout}");
+    }
+    let json = paces(&["check", "--format", "json", "-"], Some(src));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let text_of = |label: &str| {
+        let steps = v["trace"].as_array().unwrap();
+        steps.iter().find(|s| s["label"] == label).map(|s| s["text"].clone())
+    };
+    assert_eq!(text_of("a.0.set"), Some(serde_json::json!("m := 1")));
+    assert_eq!(text_of("b.0"), Some(serde_json::json!("assert(x == 0)")));
+}

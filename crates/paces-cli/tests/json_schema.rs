@@ -151,6 +151,30 @@ fn a_bounded_correct_is_not_a_plain_success() {
     assert_eq!(status, 0, "the bound was not hit: {out}");
 }
 
+/// `repair --unwind` whose bound cut a path of the accepted program gives no plain success:
+/// exit 3, said in the summary and in JSON; also for "already correct".
+#[test]
+fn a_bounded_repair_is_not_a_plain_success() {
+    let buggy = "var x = 0, y = 0, n = 0;\nthread a { x := 1; y := 1; while (n < 10) { n := n + 1; } }\n\
+                 thread b { await(x == 1); assert(y == 1); }\n";
+    let buggy = scratch("bounded-repair.cw", buggy);
+    let (status, _, err) = paces(&["repair", &buggy, "--unwind", "2"]);
+    assert_eq!(status, 3, "{err}");
+    assert!(err.contains("repaired") && err.contains("holds only within that bound (exit 3)"), "{err}");
+    let (status, out, err) = paces(&["repair", &buggy, "--unwind", "2", "--format", "json"]);
+    assert_eq!(status, 3, "{err}");
+    let v = valid("repair", &out);
+    assert_eq!((v["stop_reason"].as_str(), v["unwind_reached"].as_bool()), (Some("repaired"), Some(true)));
+    let (status, out, err) = paces(&["repair", &buggy, "--unwind", "20", "--format", "json"]);
+    assert_eq!(status, 0, "the bound was not hit: {err}");
+    assert_eq!(valid("repair", &out)["unwind_reached"], false);
+    let correct =
+        scratch("bounded-correct.cw", "var n = 0;\nthread a { while (n < 10) { n := n + 1; } assert(n >= 0); }\n");
+    let (status, _, err) = paces(&["repair", &correct, "--unwind", "2"]);
+    assert_eq!(status, 3, "{err}");
+    assert!(err.contains("already correct") && err.contains("(exit 3)"), "{err}");
+}
+
 #[test]
 fn the_validator_rejects_what_it_should() {
     let schema = schema();
@@ -230,6 +254,13 @@ fn repair_writes_the_output_file_and_dot_graphs() {
     assert_eq!(paces_cwhile::print(&reparsed), fixed);
     let dots: Vec<_> = std::fs::read_dir(&dot_dir).unwrap().filter_map(Result::ok).collect();
     assert!(dots.len() >= 3, "trace graph, partial order and fix cycles: {}", dots.len());
+    // Each thread's column is headed by the thread's name.
+    for d in &dots {
+        let text = std::fs::read_to_string(d.path()).unwrap();
+        let name = d.file_name().to_string_lossy().into_owned();
+        assert!(text.contains("label=\"thread2\"") || text.contains("label=\"thread thread2\""), "{name}:\n{text}");
+        assert!(!text.contains("label=\"t0\"") && !text.contains("label=\"thread t0\""), "{name}:\n{text}");
+    }
 }
 
 #[test]
@@ -266,4 +297,26 @@ fn traces_lists_good_and_bad_traces() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert!(!v["good"].as_array().unwrap().is_empty());
     assert_eq!(v["verdict"], "bad");
+}
+
+#[test]
+fn usage_errors_give_a_json_error_document_with_format_json() {
+    for args in [
+        &["check", "--format", "json", "--bogus", "x.cw"][..],
+        &["repair", "--format=json"],
+        &["traces", "--format", "json", "--max-states", "many", "x.cw"],
+    ] {
+        let (status, out, err) = paces(args);
+        assert_eq!(status, 2, "{args:?}: {err}");
+        let v = valid("error", &out);
+        assert_eq!(v["file"], "", "{args:?}");
+        let message = v["errors"][0]["message"].as_str().unwrap();
+        assert!(!message.is_empty() && !message.starts_with("error:"), "{args:?}: {message}");
+        assert!(err.contains(message.split(' ').next().unwrap()), "{args:?}: stderr keeps the text: {err}");
+    }
+    let (_, out, _) = paces(&["repair", "--format=json"]);
+    assert!(out.contains("required arguments were not provided: <FILE>"), "{out}");
+    // Without JSON on the command line, stdout stays empty.
+    let (status, out, _) = paces(&["check", "--bogus", "x.cw"]);
+    assert_eq!((status, out.as_str()), (2, ""));
 }

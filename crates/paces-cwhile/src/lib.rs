@@ -14,7 +14,8 @@
 //!   ([`Program::commutes`]), weights and section roles; the program's
 //!   [`Space`](paces_constraint::Space) ([`Program::space`]) and the program a candidate of
 //!   that space describes ([`Program::apply`]).
-//! * [`print()`]: canonical text with every label explicit; [`to_promela`]: a model for SPIN;
+//! * [`print()`]: canonical text with every label explicit; [`print_named`]: the same with
+//!   only the labels a reader needs; [`to_promela`]: a model for SPIN;
 //!   [`Program::dump`]: a deterministic description of the IR for snapshot tests.
 //!
 //! # Example
@@ -63,7 +64,7 @@ mod syntax;
 pub use diag::{render, Diagnostic, Diagnostics, MAX_RENDERED};
 pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};
-pub use print::print;
+pub use print::{print, print_named};
 pub use promela::to_promela;
 
 /// Parses and checks a Cwhile program.

@@ -2,9 +2,10 @@
 
 use std::fmt::Write as _;
 
-use paces_constraint::BlockId;
+use paces_constraint::{BlockId, Loc};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ir::{BinOp, Cond, Expr, Owner, ProcIdx, Program, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx};
+use crate::ir::{BinOp, Cond, Expr, Owner, ProcIdx, Program, Step, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx};
 
 /// Line width at which the `var` line wraps.
 const WIDTH: usize = 100;
@@ -13,6 +14,81 @@ const WIDTH: usize = 100;
 /// threads and procedures in their source order, every statement with its label (generated
 /// ones too), two spaces of indentation. `print(parse(print(p))) == print(p)`.
 pub fn print(p: &Program) -> String {
+    print_shown(p, &vec![true; p.stmts.len()])
+}
+
+/// Prints like [`print()`], but labels a statement only where a reader or the parser needs it:
+/// where the label was written in the source, where it is one of `named` (the labels a report
+/// refers to, such as the ends of a swap or of an added atomic section), and where parsing the
+/// text back would otherwise give another statement the same label (an unlabelled statement
+/// gets the generated label `OWNER.N` of its position, and reordering or an added `atomic`
+/// shifts positions). Parsing the text back gives a program with the same behaviour in which
+/// every printed label names the same statement as before.
+pub fn print_named(p: &Program, named: &[&str]) -> String {
+    print_shown(p, &shown_labels(p, named))
+}
+
+/// Which statements [`print_named`] labels, indexed by statement id.
+fn shown_labels(p: &Program, named: &[&str]) -> Vec<bool> {
+    let named: FxHashSet<&str> = named.iter().copied().collect();
+    let mut shown: Vec<bool> = p.stmts.iter().map(|s| s.explicit_label || named.contains(s.label.as_str())).collect();
+    // The label each statement would get back from the parser if printed without one.
+    let mut regenerated: FxHashMap<String, usize> = FxHashMap::default();
+    for owner in decl_order(p) {
+        let (name, body) = match owner {
+            Owner::Thread(t) => (&p.threads[t.index()].name, p.threads[t.index()].body),
+            Owner::Proc(q) => (&p.procs[q.index()].name, p.procs[q.index()].body),
+        };
+        for (n, id) in pre_order(p, body).into_iter().enumerate() {
+            regenerated.insert(format!("{name}.{n}"), id.index());
+        }
+    }
+    // A printed label that another statement would get back makes that statement print its
+    // own label too, which may in turn collide; each statement is added at most once.
+    let mut pending: Vec<usize> = (0..p.stmts.len()).filter(|&i| shown[i]).collect();
+    while let Some(i) = pending.pop() {
+        let Some(&other) = regenerated.get(&p.stmts[i].label) else { continue };
+        if !shown[other] {
+            shown[other] = true;
+            pending.push(other);
+        }
+    }
+    shown
+}
+
+/// The statements of a body in source pre-order (a compound statement before those inside
+/// it), the order in which the parser numbers generated labels.
+fn pre_order(p: &Program, body: BlockId) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<StmtId> = Vec::new();
+    let push_block = |stack: &mut Vec<StmtId>, b: BlockId| {
+        if let Some(b) = p.blocks.get(b.index()) {
+            stack.extend(b.items.iter().rev());
+        }
+    };
+    push_block(&mut stack, body);
+    while let Some(id) = stack.pop() {
+        out.push(id);
+        let Some(s) = p.stmts.get(id.index()) else { continue };
+        match &s.kind {
+            StmtKind::If { then_block, else_block, .. } => {
+                if let Some(e) = else_block {
+                    push_block(&mut stack, *e);
+                }
+                push_block(&mut stack, *then_block);
+            }
+            StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
+                push_block(&mut stack, *body);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The printer behind [`print()`] and [`print_named`]: `shown[i]` says whether statement `i`
+/// carries its label.
+fn print_shown(p: &Program, shown: &[bool]) -> String {
     let mut out = String::new();
     let globals: Vec<String> = p.vars[..p.global_count()].iter().map(|v| format!("{} = {}", v.name, v.init)).collect();
     if !globals.is_empty() {
@@ -49,7 +125,7 @@ pub fn print(p: &Program) -> String {
             let list: Vec<String> = locals.iter().map(|&v| format!("{} = {}", var_name(p, v), init(p, v))).collect();
             let _ = writeln!(out, "  local {};", list.join(", "));
         }
-        print_items(p, body, 1, &mut out);
+        print_items(p, shown, body, 1, &mut out);
         out.push_str("}\n");
     }
     out
@@ -83,42 +159,44 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
-fn print_items(p: &Program, block: BlockId, level: usize, out: &mut String) {
+fn print_items(p: &Program, shown: &[bool], block: BlockId, level: usize, out: &mut String) {
     let Some(b) = p.blocks.get(block.index()) else { return };
     for &s in &b.items {
-        print_stmt(p, s, level, out);
+        print_stmt(p, shown, s, level, out);
     }
 }
 
 /// `{ ... }` after a statement head: `{ }` when empty.
-fn print_block(p: &Program, block: BlockId, level: usize, out: &mut String) {
+fn print_block(p: &Program, shown: &[bool], block: BlockId, level: usize, out: &mut String) {
     if p.blocks.get(block.index()).is_none_or(|b| b.items.is_empty()) {
         out.push_str("{ }");
         return;
     }
     out.push_str("{\n");
-    print_items(p, block, level + 1, out);
+    print_items(p, shown, block, level + 1, out);
     indent(out, level);
     out.push('}');
 }
 
-fn print_stmt(p: &Program, id: StmtId, level: usize, out: &mut String) {
+fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut String) {
     let Some(s) = p.stmts.get(id.index()) else { return };
     indent(out, level);
-    let _ = write!(out, "{}: ", s.label);
+    if shown.get(id.index()).copied().unwrap_or(true) {
+        let _ = write!(out, "{}: ", s.label);
+    }
     out.push_str(&head(p, &s.kind));
     match &s.kind {
         StmtKind::If { then_block, else_block, .. } => {
             out.push(' ');
-            print_block(p, *then_block, level, out);
+            print_block(p, shown, *then_block, level, out);
             if let Some(e) = else_block {
                 out.push_str(" else ");
-                print_block(p, *e, level, out);
+                print_block(p, shown, *e, level, out);
             }
         }
         StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
             out.push(' ');
-            print_block(p, *body, level, out);
+            print_block(p, shown, *body, level, out);
         }
         _ => out.push(';'),
     }
@@ -146,6 +224,39 @@ pub(crate) fn head(p: &Program, kind: &StmtKind) -> String {
         StmtKind::Unlock(v) => format!("unlock({})", var_name(p, *v)),
         StmtKind::Down { var, .. } => format!("down({})", var_name(p, *var)),
         StmtKind::Up(v) => format!("up({})", var_name(p, *v)),
+    }
+}
+
+impl Program {
+    /// The text of the step at `loc`, as a trace shows it beside the label: a statement's
+    /// head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
+    /// `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another program.
+    pub fn step_text(&self, loc: Loc) -> Option<String> {
+        if let Some(id) = self.stmt_at(loc) {
+            return Some(head(self, &self.stmts.get(id.index())?.kind));
+        }
+        // A derived step follows its statement's location directly (at most two steps).
+        let owner = (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))?;
+        derived_text(self, &self.stmts.get(owner.index())?.kind, loc)
+    }
+}
+
+/// The text of the derived step at `loc` of a statement of kind `kind`.
+fn derived_text(p: &Program, kind: &StmtKind, loc: Loc) -> Option<String> {
+    let is = |step: &Step| step.loc == loc;
+    match kind {
+        StmtKind::If { cond: Cond::Expr { then_guard, else_guard, .. }, .. }
+        | StmtKind::While { cond: Cond::Expr { then_guard, else_guard, .. }, .. } => {
+            [then_guard, else_guard].into_iter().find(|s| is(s)).map(|s| format!("assume({})", expr(p, &s.expr)))
+        }
+        StmtKind::Lock { var, wait, set } | StmtKind::Down { var, wait, set } => {
+            if is(wait) {
+                Some(format!("await({})", expr(p, &wait.expr)))
+            } else {
+                is(set).then(|| format!("{} := {}", var_name(p, *var), expr(p, &set.expr)))
+            }
+        }
+        _ => None,
     }
 }
 

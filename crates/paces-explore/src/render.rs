@@ -27,7 +27,7 @@ impl<'a> From<&'a Schedule> for Steps<'a> {
 }
 
 /// Draws steps with one column per thread (headed by the thread's name) and one row per
-/// step, numbered from 0. The step at index `failing` is marked `<- fails` (for a trace,
+/// step, numbered from 0, each step as its label and its text (`A  x := 1`). The step at index `failing` is marked `<- fails` (for a trace,
 /// `None` marks its first failed event); a trace's blocked steps (a deadlock) follow, marked
 /// `(blocked)`.
 ///
@@ -39,7 +39,7 @@ impl<'a> From<&'a Schedule> for Steps<'a> {
 /// let result = check(&program, &Config::new())?;
 /// let cex = result.verdict.counterexample().unwrap();
 /// let text = render_columns(&program, (&cex.trace).into(), None);
-/// assert_eq!(text, "#  a  b\n0  A\n1     B  <- fails\n");
+/// assert_eq!(text, "#  a          b\n0  A  x := 1\n1             B  assert(x == 0)  <- fails\n");
 /// # Ok(()) }
 /// ```
 pub fn render_columns(program: &Program, steps: Steps<'_>, failing: Option<usize>) -> String {
@@ -72,6 +72,7 @@ pub fn render_columns(program: &Program, steps: Steps<'_>, failing: Option<usize
         }
     }
     let n = program.threads.len().max(rows.iter().map(|r| r.0 + 1).max().unwrap_or(0));
+    let rows = with_texts(program, rows, n);
     let mut widths: Vec<usize> =
         (0..n).map(|t| program.threads.get(t).map_or(1, |th| th.name.chars().count())).collect();
     for (t, label, _) in &rows {
@@ -110,6 +111,35 @@ pub fn render_columns(program: &Program, steps: Steps<'_>, failing: Option<usize
         out.push('\n');
     }
     out
+}
+
+/// The most characters of a step's text shown beside its label.
+const TEXT_WIDTH: usize = 40;
+
+/// Each row's label followed by its step's text (shortened to [`TEXT_WIDTH`] characters with
+/// `...`), the texts of one thread's column aligned; a label of no location of the program
+/// stays alone.
+fn with_texts<'m>(
+    program: &Program,
+    rows: Vec<(usize, String, &'m str)>,
+    threads: usize,
+) -> Vec<(usize, String, &'m str)> {
+    let mut label_width = vec![0; threads];
+    for (t, label, _) in &rows {
+        label_width[*t] = label_width[*t].max(label.chars().count());
+    }
+    rows.into_iter()
+        .map(|(t, label, mark)| {
+            let Some(text) = program.loc(&label).and_then(|l| program.step_text(l)) else { return (t, label, mark) };
+            let short: String = if text.chars().count() > TEXT_WIDTH {
+                text.chars().take(TEXT_WIDTH - 3).chain("...".chars()).collect()
+            } else {
+                text
+            };
+            let pad = label_width[t] - label.chars().count();
+            (t, format!("{label}{:pad$}  {short}", ""), mark)
+        })
+        .collect()
 }
 
 fn trim_end(s: &mut String) {

@@ -73,13 +73,13 @@ fn deadlock_found_with_identity() {
     assert_eq!(c.trace.blocked().len(), 2);
     let text = render_columns(&p, (&c.trace).into(), None);
     expect![[r#"
-        #  a        b
-        0  A1.wait
-        1  A1.set
-        2           B1.wait
-        3           B1.set
-        -  A2.wait           (blocked)
-        -           B2.wait  (blocked)
+        #  a                       b
+        0  A1.wait  await(m == 0)
+        1  A1.set   m := 1
+        2                          B1.wait  await(n == 0)
+        3                          B1.set   n := 1
+        -  A2.wait  await(n == 0)                          (blocked)
+        -                          B2.wait  await(m == 0)  (blocked)
     "#]]
     .assert_eq(&text);
 }

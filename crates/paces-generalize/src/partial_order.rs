@@ -802,17 +802,19 @@ impl PartialOrder {
     }
 
     /// Graphviz DOT text: one column (cluster) per thread with its events in program order,
+    /// each column headed by the thread's name in `threads` (indexed by thread id; `t0` where it has none),
     /// cross-thread orderings between columns, the failing event drawn bold and blocked steps
     /// dashed. `label` names an event (for example by its location's name). The output is
     /// deterministic.
-    pub fn to_dot(&self, trace: &Trace, label: &dyn Fn(EventId) -> String) -> String {
-        self.dot(trace, label, &[], &[])
+    pub fn to_dot(&self, trace: &Trace, threads: &[&str], label: &dyn Fn(EventId) -> String) -> String {
+        self.dot(trace, threads, label, &[], &[])
     }
 
     /// DOT with `highlight` nodes and extra `(from, to, attributes)` edges.
     pub(crate) fn dot(
         &self,
         trace: &Trace,
+        names: &[&str],
         label: &dyn Fn(EventId) -> String,
         highlight: &[EventId],
         extra: &[(EventId, EventId, String)],
@@ -826,7 +828,7 @@ impl PartialOrder {
             Failure::Deadlock(b) => b.clone(),
         };
         for t in &threads {
-            let _ = writeln!(out, "  subgraph cluster_{} {{\n    label=\"{}\";", t.as_u32(), escape(&t.to_string()));
+            let _ = writeln!(out, "  subgraph cluster_{} {{\n    label=\"{}\";", t.as_u32(), escape(&t.name_in(names)));
             for (i, &id) in self.nodes.iter().enumerate() {
                 if self.threads[i] != *t {
                     continue;

@@ -75,10 +75,10 @@ fn example4_partial_order() {
     assert!(!po.precedes(id("B"), id("1")));
     assert!(po.is_linearisation(&[id("A"), id("1"), id("B"), id("2"), id("C")]));
     assert!(!po.is_linearisation(&[id("A"), id("B"), id("C"), id("1"), id("2")]));
-    let dot = po.to_dot(&trace, &|e| s.space.name(trace.event(e).loc).to_owned());
+    let dot = po.to_dot(&trace, &[], &|e| s.space.name(trace.event(e).loc).to_owned());
     assert!(dot.starts_with("digraph partial_order {"));
     assert!(dot.contains(&format!("e{} -> e{} [color=blue];", id("A").as_u32(), id("1").as_u32())));
-    assert_eq!(dot, po.to_dot(&trace, &|e| s.space.name(trace.event(e).loc).to_owned()));
+    assert_eq!(dot, po.to_dot(&trace, &[], &|e| s.space.name(trace.event(e).loc).to_owned()));
 }
 
 #[test]
@@ -242,7 +242,7 @@ fn deadlock_is_eliminated_through_its_blocked_awaits() {
             assert!(!s.candidate_shows(c, &elim.partial_order, &trace));
         }
     }
-    let dot = elim.fix_dot(0, &trace, &s.space, &|e| format!("{e}")).unwrap();
+    let dot = elim.fix_dot(0, &trace, &s.space, &[], &|e| format!("{e}")).unwrap();
     assert!(dot.contains("style=dashed, penwidth=2"));
 }
 

@@ -370,11 +370,12 @@ impl TraceGraph {
     }
 
     /// G(pi) in Graphviz DOT: one column (cluster) per thread with the events in trace order,
-    /// bottom on top, node labels from `label`. Styles: intra-thread order plain black,
+    /// bottom on top, each column headed by the thread's name in `threads` (indexed by thread id; `t0` where it has none),
+    /// node labels from `label`. Styles: intra-thread order plain black,
     /// DFConds dashed blue, DFAsserts thick red, NonFreeOrder dotted dark green, interference
     /// edges (of the DFAsserts edges) dashed orange and labelled `interfere`. The output is
     /// deterministic.
-    pub fn to_dot(&self, trace: &Trace, label: &dyn Fn(EventId) -> String) -> String {
+    pub fn to_dot(&self, trace: &Trace, threads: &[&str], label: &dyn Fn(EventId) -> String) -> String {
         let mut s = String::new();
         s.push_str("digraph trace {\n  rankdir=TB;\n  newrank=true;\n  node [shape=box, fontname=\"monospace\"];\n");
         s.push_str("  n0 [label=\"⊥\", shape=circle];\n");
@@ -383,7 +384,8 @@ impl TraceGraph {
             by_thread.entry(t).or_default().push(i);
         }
         for (t, events) in &by_thread {
-            let _ = writeln!(s, "  subgraph cluster_{} {{\n    label=\"thread {}\";\n    color=gray;", t.as_u32(), t);
+            let name = escape(&t.name_in(threads));
+            let _ = writeln!(s, "  subgraph cluster_{} {{\n    label=\"thread {name}\";\n    color=gray;", t.as_u32());
             for &i in events {
                 let id = EventId::from_u32(i as u32);
                 let text = if i < trace.len() { label(id) } else { id.to_string() };

@@ -12,6 +12,14 @@ define_id!(
     ThreadId,
     "t"
 );
+impl ThreadId {
+    /// The thread's name in `names` (the traced program's thread names, indexed by thread id),
+    /// or the id (`t0`) when `names` has none for it.
+    pub fn name_in(self, names: &[&str]) -> String {
+        names.get(self.index()).map_or_else(|| self.to_string(), |name| (*name).to_owned())
+    }
+}
+
 define_id!(
     /// An event: a position in a trace.
     EventId,

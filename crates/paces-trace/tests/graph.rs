@@ -79,8 +79,8 @@ fn dot_rendering() {
     let trace = s.trace(&STEPS);
     let g = TraceGraph::new(&trace);
     let label = |e: EventId| s.space.name(trace.event(e).loc).to_owned();
-    let dot = g.to_dot(&trace, &label);
-    assert_eq!(dot, g.to_dot(&trace, &label), "deterministic");
+    let dot = g.to_dot(&trace, &[], &label);
+    assert_eq!(dot, g.to_dot(&trace, &[], &label), "deterministic");
     expect![[r#"
         digraph trace {
           rankdir=TB;
@@ -129,6 +129,6 @@ fn dot_rendering() {
     "#]]
     .assert_eq(&dot);
     // Labels are escaped.
-    let quoted = g.to_dot(&trace, &|_| "say \"hi\"\\".to_owned());
+    let quoted = g.to_dot(&trace, &[], &|_| "say \"hi\"\\".to_owned());
     assert!(quoted.contains(r#"[label="e0: say \"hi\"\\"]"#));
 }

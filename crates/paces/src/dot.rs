@@ -11,5 +11,10 @@ pub(crate) fn event_label(program: &Program, trace: &Trace, id: EventId) -> Stri
 
 /// The trace-analysis graph of a good trace.
 pub(crate) fn trace_graph(program: &Program, trace: &Trace) -> String {
-    TraceGraph::new(trace).to_dot(trace, &|id| event_label(program, trace, id))
+    TraceGraph::new(trace).to_dot(trace, &thread_names(program), &|id| event_label(program, trace, id))
+}
+
+/// The program's thread names, indexed by thread id.
+pub(crate) fn thread_names(program: &Program) -> Vec<&str> {
+    program.threads.iter().map(|t| t.name.as_str()).collect()
 }

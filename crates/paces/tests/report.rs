@@ -15,14 +15,24 @@ fn parse(source: &str) -> paces::cwhile::Program {
 /// What holds of every report, whatever the stop.
 #[track_caller]
 fn common_figures(report: &Report, original: &paces::cwhile::Program) {
-    assert_eq!(report.original_text, paces::cwhile::print(original));
+    // Both texts carry the labels the transformations name (and the written ones).
+    let named: Vec<&str> = report
+        .transformations
+        .iter()
+        .flat_map(|t| match *t {
+            paces::constraint::Transformation::Swap { first, second } => [first, second],
+            paces::constraint::Transformation::Atomic { first, last } => [first, last],
+        })
+        .map(|l| report.space.name(l))
+        .collect();
+    assert_eq!(report.original_text, paces::cwhile::print_named(original, &named));
     assert_eq!(report.iterations, report.history.len(), "one history entry per iteration");
     assert!(report.original_states > 0, "the original is always checked first");
     assert!(report.states_explored >= report.original_states);
     let t = &report.time;
     assert!(t.total >= t.explore + t.learn + t.solve, "{t:?}");
     assert_eq!(report.transformation_text.len(), report.transformations.len());
-    assert_eq!(report.repaired_text, report.repaired.as_ref().map(paces::cwhile::print));
+    assert_eq!(report.repaired_text, report.repaired.as_ref().map(|p| paces::cwhile::print_named(p, &named)));
     if report.stop != StopReason::Repaired {
         assert!(report.acceptance.is_none() && report.diff.is_empty() && report.transformations.is_empty());
     }

@@ -109,7 +109,7 @@ pub fn run(args: &Args) -> Outcome {
                 "verdict": verdict_json(&result.verdict),
                 "message": result.verdict_text(),
                 "division_by_zero": cex.is_some_and(|c| c.division_by_zero),
-                "trace": cex.map(|c| super::schedule_json(&c.schedule, c.failing_step)),
+                "trace": cex.map(|c| super::schedule_json(&program, &c.schedule, c.failing_step)),
                 "deadlock": match &result.verdict { Verdict::Deadlock(id, _) => Some(id.to_string()), _ => None },
                 "livelock": match &result.verdict { Verdict::Livelock(id, _) => Some(id.to_string()), _ => None },
                 "states": result.states,

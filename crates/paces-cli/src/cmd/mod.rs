@@ -22,7 +22,8 @@ pub enum Outcome {
     No,
     /// Bad input or usage; the reason was already written to stderr (exit code 2).
     Failure,
-    /// No answer: a bound of the checker was reached first (exit code 3, `paces check`).
+    /// No exact answer (exit code 3): a bound of the checker was reached first, or the answer
+    /// holds only within the `--unwind` loop bound.
     Inconclusive,
 }
 
@@ -143,6 +144,35 @@ pub fn fail_in(format: Format, file: &str, message: &str) -> Outcome {
     fail(message)
 }
 
+/// Whether a command line asks for JSON (`--format json` or `--format=json`), read without
+/// the argument parser (for the command lines it rejects).
+pub fn json_requested(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    let mut previous_was_format = false;
+    for arg in args {
+        if arg == "--" {
+            return false;
+        }
+        if (previous_was_format && arg == "json") || arg == "--format=json" {
+            return true;
+        }
+        previous_was_format = arg == "--format";
+    }
+    false
+}
+
+/// Prints the `paces-error/1` document of a command line the argument parser rejects: no file
+/// (`file` is empty), one error whose message is the parser's first paragraph (`rendered` up
+/// to its first empty line, on one line, without the `error: ` prefix), or `kind` when that
+/// is empty.
+pub fn usage_error_json(kind: &str, rendered: &str) {
+    let paragraph: Vec<&str> = rendered.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let joined = paragraph.join(" ");
+    let message = joined.strip_prefix("error: ").unwrap_or(&joined);
+    let message = if message.is_empty() { kind } else { message };
+    let error = serde_json::json!({"code": null, "message": message, "line": null, "column": null});
+    let _ = write_stdout(&error_json("", vec![error]));
+}
+
 /// The `paces-error/1` document (docs/json.md): the input's name and its errors.
 fn error_json(file: &str, errors: Vec<serde_json::Value>) -> String {
     let v = serde_json::json!({"schema": "paces-error/1", "file": file, "errors": errors});
@@ -192,19 +222,28 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// A schedule as JSON: one object per step (thread index, label), the failing one marked.
-pub fn schedule_json(schedule: &paces::explore::Schedule, failing: Option<usize>) -> serde_json::Value {
+/// A step as JSON: its thread index, label and text (`x := 1`; empty for a label that is no
+/// location of `program`).
+pub fn step_json(program: &Program, thread: usize, label: &str) -> serde_json::Value {
+    let text = program.loc(label).and_then(|l| program.step_text(l)).unwrap_or_default();
+    serde_json::json!({"thread": thread, "label": label, "text": text})
+}
+
+/// A schedule as JSON: one object per step ([`step_json`]), the failing one marked.
+pub fn schedule_json(
+    program: &Program,
+    schedule: &paces::explore::Schedule,
+    failing: Option<usize>,
+) -> serde_json::Value {
     serde_json::Value::Array(
         schedule
             .steps
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                serde_json::json!({
-                    "thread": s.thread.index(),
-                    "label": s.label,
-                    "failing": failing == Some(i),
-                })
+                let mut step = step_json(program, s.thread.index(), &s.label);
+                step["failing"] = serde_json::Value::Bool(failing == Some(i));
+                step
             })
             .collect(),
     )

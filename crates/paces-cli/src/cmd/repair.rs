@@ -97,7 +97,8 @@ pub struct Args {
 }
 
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
-/// (a bug remains), 2 on bad input or usage.
+/// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
+/// the `--unwind` loop bound that some path hit.
 pub fn run(args: &Args) -> Outcome {
     let (input, program, checker) = match args.bounds.load(&args.file, args.format) {
         Ok(loaded) => loaded,
@@ -173,6 +174,7 @@ pub fn run(args: &Args) -> Outcome {
         (other, _) => other,
     };
     match written {
+        Outcome::Success if success && report.unwind_reached => Outcome::Inconclusive,
         Outcome::Success if success => Outcome::Success,
         Outcome::Success => Outcome::No,
         other => other,
@@ -224,7 +226,12 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         Some(_) => "exhaustive search".to_owned(),
         None => format!("{} mode", report.mode),
     };
-    let mut s = format!("paces: {name}: {} ({how})\n", report.stop);
+    let mut s = format!("paces: {name}: {} ({how})
+", report.stop);
+    if report.unwind_reached {
+        s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)
+");
+    }
     if verbose {
         for (i, it) in report.history.iter().enumerate() {
             s.push_str(&format!(
@@ -409,6 +416,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
         "states_explored": report.states_explored,
         "original_states": report.original_states,
+        "unwind_reached": report.unwind_reached,
         "time_ms": {
             "total": ms(report.time.total), "explore": ms(report.time.explore),
             "learn": ms(report.time.learn), "solve": ms(report.time.solve),

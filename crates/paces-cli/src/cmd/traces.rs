@@ -69,7 +69,7 @@ pub fn run(args: &Args) -> Outcome {
                     serde_json::Value::Array(
                         t.events()
                             .iter()
-                            .map(|e| serde_json::json!({"thread": e.thread.index(), "label": label(e.loc)}))
+                            .map(|e| super::step_json(&program, e.thread.index(), &label(e.loc)))
                             .collect(),
                     )
                 })
@@ -81,7 +81,7 @@ pub fn run(args: &Args) -> Outcome {
                 "good": good,
                 "good_search_bounds": found.bounds.iter().map(|b| b.name()).collect::<Vec<_>>(),
                 "verdict": verdict_json(&result.verdict),
-                "bad": bad.map(|c| super::schedule_json(&c.schedule, c.failing_step)),
+                "bad": bad.map(|c| super::schedule_json(&program, &c.schedule, c.failing_step)),
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         }

@@ -9,8 +9,16 @@ use crate::partial_order::escape;
 impl Elimination {
     /// DOT of the partial order with fix `i`'s cycle drawn in red: its events outlined, its
     /// orderings doubled in red, its constraint edges dashed and labelled with their atoms.
+    /// Threads are named as in [`PartialOrder::to_dot`](crate::PartialOrder::to_dot).
     /// `None` when there is no fix `i`.
-    pub fn fix_dot(&self, i: usize, trace: &Trace, space: &Space, label: &dyn Fn(EventId) -> String) -> Option<String> {
+    pub fn fix_dot(
+        &self,
+        i: usize,
+        trace: &Trace,
+        space: &Space,
+        threads: &[&str],
+        label: &dyn Fn(EventId) -> String,
+    ) -> Option<String> {
         let fix = self.fixes.get(i)?;
         let extra: Vec<(EventId, EventId, String)> = fix
             .edges
@@ -27,6 +35,6 @@ impl Elimination {
                 (e.from, e.to, attrs)
             })
             .collect();
-        Some(self.partial_order.dot(trace, label, &fix.cycle, &extra))
+        Some(self.partial_order.dot(trace, threads, label, &fix.cycle, &extra))
     }
 }

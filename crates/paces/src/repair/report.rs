@@ -87,6 +87,9 @@ pub struct Acceptance {
     pub livelocks: Vec<String>,
     /// How many distinct final states the complete sequential runs reach.
     pub sequential_final_states: usize,
+    /// The check of the accepted program cut some path at the checker's loop bound
+    /// (`Config::unwind`): the checks hold only within that bound.
+    pub unwind_reached: bool,
 }
 
 /// A deadlock of an accepted program and why it is no regression.
@@ -243,9 +246,11 @@ pub struct Report {
     pub mode: Mode,
     /// The repaired program (the original when already correct).
     pub repaired: Option<Program>,
-    /// The repaired program's canonical text (the original's when already correct).
+    /// The repaired program's text (the original's when already correct): canonical, but
+    /// labelled only where the source had a label or a transformation names the statement
+    /// (see [`paces_cwhile::print_named`]).
     pub repaired_text: Option<String>,
-    /// The original program's canonical text.
+    /// The original program's text, labelled as [`Report::repaired_text`] is.
     pub original_text: String,
     /// The accepted candidate (the original one when already correct).
     pub candidate: Option<Candidate>,
@@ -282,6 +287,10 @@ pub struct Report {
     /// States of the check that decided the original program's verdict (the first check of
     /// every run).
     pub original_states: usize,
+    /// The answer holds only within the checker's loop bound (`Config::unwind`): the check
+    /// that accepted the program (the repair's, or the original's when already correct) cut
+    /// some path at that bound.
+    pub unwind_reached: bool,
     /// Where the time went.
     pub time: TimeSplit,
     /// The checks the accepted program passed (for a repair).
@@ -318,10 +327,11 @@ pub(super) struct ReportBuilder {
     start: Instant,
     mode: Mode,
     space: Space,
-    original_text: String,
+    original: Program,
     pub(super) time: TimeSplit,
     pub(super) states: usize,
     pub(super) original_states: usize,
+    pub(super) original_unwind_reached: bool,
     pub(super) original_deadlocks: Option<Vec<String>>,
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
@@ -337,10 +347,11 @@ impl ReportBuilder {
             start: Instant::now(),
             mode,
             space,
-            original_text: paces_cwhile::print(program),
+            original: program.clone(),
             time: TimeSplit::default(),
             states: 0,
             original_states: 0,
+            original_unwind_reached: false,
             original_deadlocks: None,
             good_search_bounds: Vec::new(),
             history: Vec::new(),
@@ -387,9 +398,16 @@ impl ReportBuilder {
             Some(a) => (Some(a.program), Some(a.candidate), a.transformations, a.acceptance),
             None => (None, None, Vec::new(), None),
         };
-        let repaired_text = repaired.as_ref().map(paces_cwhile::print);
+        let unwind_reached = match (&stop, &acceptance) {
+            (_, Some(a)) => a.unwind_reached,
+            (StopReason::AlreadyCorrect, None) => self.original_unwind_reached,
+            _ => false,
+        };
+        let named = named_labels(&self.space, &transformations);
+        let original_text = paces_cwhile::print_named(&self.original, &named);
+        let repaired_text = repaired.as_ref().map(|p| paces_cwhile::print_named(p, &named));
         let diff = match (&stop, &repaired_text) {
-            (StopReason::Repaired, Some(text)) => line_diff(&self.original_text, text),
+            (StopReason::Repaired, Some(text)) => line_diff(&original_text, text),
             _ => String::new(),
         };
         let transformation_text = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
@@ -398,7 +416,7 @@ impl ReportBuilder {
             mode: self.mode,
             repaired,
             repaired_text,
-            original_text: self.original_text,
+            original_text,
             candidate,
             transformations,
             transformation_text,
@@ -413,6 +431,7 @@ impl ReportBuilder {
             constraint,
             states_explored: self.states,
             original_states: self.original_states,
+            unwind_reached,
             time: self.time,
             acceptance,
             history: self.history,
@@ -423,4 +442,17 @@ impl ReportBuilder {
             dots: self.dots,
         }
     }
+}
+
+/// The labels the transformations name (both items of a swap, both ends of a section): the
+/// printed texts keep them so that each transformation can be found in the program.
+fn named_labels<'a>(space: &'a Space, transformations: &[Transformation]) -> Vec<&'a str> {
+    transformations
+        .iter()
+        .flat_map(|t| match *t {
+            Transformation::Swap { first, second } => [first, second],
+            Transformation::Atomic { first, last } => [first, last],
+        })
+        .map(|l| space.name(l))
+        .collect()
 }

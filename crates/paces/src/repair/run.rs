@@ -482,6 +482,7 @@ impl<'a> Run<'a> {
             // may fail beyond the bound.
             return Ok(Err(self.bound_stop(bound)));
         }
+        self.report.original_unwind_reached = original.unwind_reached;
         let candidate = Candidate::original(&self.space);
         let program = self.program.clone();
         self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None });
@@ -663,6 +664,7 @@ impl<'a> Run<'a> {
             deadlocks: admitted,
             livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
             sequential_final_states: 0,
+            unwind_reached: result.unwind_reached,
         };
         if let Some(cex) = failure {
             let problem = failure_text(&cex);
@@ -700,9 +702,10 @@ impl<'a> Run<'a> {
         let round = self.report.history.len() + 1;
         let program = self.program;
         let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
-        self.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &label)));
+        let threads = crate::dot::thread_names(program);
+        self.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &threads, &label)));
         for i in 0..e.fixes.len() {
-            if let Some(d) = e.fix_dot(i, trace, &self.space, &label) {
+            if let Some(d) = e.fix_dot(i, trace, &self.space, &threads, &label) {
                 self.report.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
             }
         }

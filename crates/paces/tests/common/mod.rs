@@ -13,7 +13,8 @@ pub fn program(name: &str) -> paces::cwhile::Program {
 }
 
 /// Checks what the loop promises of an accepted program, independently of the loop, by
-/// exploring it and the original from scratch: the repaired text parses back to itself, no
+/// exploring it and the original from scratch: the repaired text parses back to itself and
+/// holds every label a transformation names, no
 /// assertion fails, no deadlock or atomic livelock is new (a deadlock is admitted when the
 /// original reaches it, or a deadlock of the same blocked threads after a failure), and the
 /// sequential final states are the original's.
@@ -23,7 +24,20 @@ pub fn check_accepted(report: &paces::Report) {
     let original = paces::cwhile::parse(&report.original_text).expect("the original parses");
     let text = report.repaired_text.as_ref().expect("an accepted program has its text");
     let repaired = paces::cwhile::parse(text).unwrap_or_else(|d| panic!("the repair does not parse: {d}"));
-    assert_eq!(&paces::cwhile::print(&repaired), text, "printing the parsed repair gives another text");
+    assert_eq!(&paces::cwhile::print_named(&repaired, &[]), text, "printing the parsed repair gives another text");
+    for t in &report.transformations {
+        let (a, b) = match *t {
+            paces::constraint::Transformation::Swap { first, second } => (first, second),
+            paces::constraint::Transformation::Atomic { first, last } => (first, last),
+        };
+        for name in [report.space.name(a), report.space.name(b)] {
+            assert!(
+                repaired.space().loc(name).is_some(),
+                "`{name}` of `{}` is not in the repair",
+                t.display(&report.space)
+            );
+        }
+    }
     let all = Config::new().stop_at_first_failure(false);
     let after = check(&repaired, &all).expect("the checker runs on the repair");
     assert!(after.bound.is_none(), "the check of the repair reached a bound");
