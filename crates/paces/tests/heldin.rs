@@ -53,10 +53,10 @@ heldin! {
     ex1_mixed: "ex1", Mixed, expect!["repaired, iterations: 1: swap 1 <-> 32; swap 1 <-> 2"];
     ex1_bad_only: "ex1", BadOnly, expect!["repaired, iterations: 1: swap 1 <-> 32; swap 1 <-> 2"];
     ex2_mixed: "ex2", Mixed, expect!["repaired, iterations: 3: swap 24 <-> 25; swap 23 <-> 25"];
-    ex2_bad_only: "ex2", BadOnly, expect!["repaired, iterations: 20: atomic [23; 24]"];
+    ex2_bad_only: "ex2", BadOnly, expect!["repaired, iterations: 20: swap 24 <-> 25; swap 23 <-> 25"];
     ex3_mixed: "ex3", Mixed, expect!["repaired, iterations: 1: swap 11 <-> 12; swap 11 <-> 13"];
     ex3_bad_only: "ex3", BadOnly, expect!["repaired, iterations: 1: swap 11 <-> 12; swap 11 <-> 13"];
-    ex4_mixed: "ex4", Mixed, expect!["repaired, iterations: 2: atomic [c1_4; c1_6if]; atomic [c2_4; c2_6if]"];
+    ex4_mixed: "ex4", Mixed, expect!["repaired, iterations: 2: swap c1_3 <-> c1_4; swap c1_3 <-> c1_5; swap c2_3 <-> c2_4; swap c2_3 <-> c2_5; atomic [c1_3; c1_6if]; atomic [c2_3; c2_6if]"];
     ex4_bad_only: "ex4", BadOnly, expect!["repaired, iterations: 6: swap c1_3 <-> c1_4; swap c1_3 <-> c1_5; swap c2_3 <-> c2_4; swap c2_3 <-> c2_5; atomic [c1_3; c1_6if]; atomic [c2_3; c2_6if]"];
     ex5_mixed: "ex5", Mixed, expect!["repaired, iterations: 1: atomic [15; 19]"];
     ex5_bad_only: "ex5", BadOnly, expect!["repaired, iterations: 2: atomic [15; 19]"];
