@@ -226,11 +226,9 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         Some(_) => "exhaustive search".to_owned(),
         None => format!("{} mode", report.mode),
     };
-    let mut s = format!("paces: {name}: {} ({how})
-", report.stop);
+    let mut s = format!("paces: {name}: {} ({how})\n", report.stop);
     if report.unwind_reached {
-        s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)
-");
+        s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)\n");
     }
     if verbose {
         for (i, it) in report.history.iter().enumerate() {
