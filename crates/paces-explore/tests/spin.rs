@@ -62,7 +62,12 @@ fn spin_verdicts(promela: &str) -> (Option<bool>, Option<bool>) {
     let errors = |flag: &str| {
         // A model with unbounded counters has no finite state space: SPIN's search is cut
         // after PAN_SECONDS (no "errors:" line then, so no answer) instead of running on.
-        let out = run(&dir, "timeout", &[PAN_SECONDS, "./pan", flag, "-m200000", "-w22"]);
+        let (out, timed_out) = run_timed(&dir, &[PAN_SECONDS, "./pan", flag, "-m200000", "-w22"]);
+        // A search cut by the timeout may still print a summary of the part it explored (on
+        // a loaded machine even for a small model): no answer either.
+        if timed_out {
+            return None;
+        }
         // SPIN rejects some models outright ("unconditional self-loop"): no answer.
         let n: usize = out.lines().find_map(|l| l.split("errors:").nth(1)).and_then(|v| v.trim().parse().ok())?;
         if n == 0 && out.contains("max search depth too small") {
@@ -81,6 +86,14 @@ fn run(dir: &Path, cmd: &str, args: &[&str]) -> String {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() || cmd == "timeout", "{cmd} {args:?} failed:\n{text}");
     text
+}
+
+/// `timeout ARGS` in `dir`: the output, and whether the timeout stopped the command (exit
+/// status 124).
+fn run_timed(dir: &Path, args: &[&str]) -> (String, bool) {
+    let out = Command::new("timeout").args(args).current_dir(dir).output().unwrap_or_else(|e| panic!("timeout: {e}"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (text, out.status.code() == Some(124))
 }
 
 /// Compares where SPIN gave an answer.
