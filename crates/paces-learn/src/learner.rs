@@ -563,7 +563,8 @@ impl Learner {
         // need: no fix there proves nothing.
         let whole = trace.blocked().is_empty() && trace.pending().is_empty();
         if constraint != self.arena.fals() || whole {
-            let kind = if alternative.is_some_and(|a| a == constraint) && elimination.fixes.is_empty() {
+            // `eliminate` stands the alternative in exactly when the trace offers no fix.
+            let kind = if alternative.is_some() && elimination.fixes.is_empty() {
                 ConjunctKind::Alternative
             } else {
                 ConjunctKind::Fixes { k }

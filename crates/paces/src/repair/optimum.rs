@@ -21,21 +21,27 @@ pub(super) fn optimum(cfg: &Repair, program: &Program) -> Result<Report, Error> 
         Some(Ok(n)) if n <= limit => n,
         _ => return Err(too_large(size, limit)),
     };
-    let mut candidates = Candidate::enumerate(&space, limit)
-        .map_err(|e| Error::from_source(ErrorKind::Internal, "the space's candidates could not be listed", e))?;
-    if candidates.len() != size {
-        let message = format!("the space counts {size} candidates but lists {}", candidates.len());
-        return Err(Error::new(ErrorKind::Internal, message));
-    }
-    // The original is judged first, apart; a stable sort keeps candidates of equal cost in
-    // the enumeration's deterministic order.
-    candidates.retain(|c| !c.is_original(&space));
-    candidates.sort_by_cached_key(|c| c.cost(&space));
+    let candidates = in_cost_order(&space, size)?;
     let mut run = Run::new(cfg, program);
     let (stop, checked) = search(&mut run, program, candidates)?;
     let proved_optimal = stop == StopReason::Repaired;
     run.report.exhaustive = Some(Exhaustive { space_size: size, checked, proved_optimal });
     Ok(run.report.finish(stop, None))
+}
+
+/// Every candidate of a space of `size` candidates but the original (judged apart), in cost
+/// order; a stable sort keeps candidates of equal cost in the enumeration's deterministic
+/// order.
+pub(super) fn in_cost_order(space: &Space, size: usize) -> Result<Vec<Candidate>, Error> {
+    let mut candidates = Candidate::enumerate(space, size)
+        .map_err(|e| Error::from_source(ErrorKind::Internal, "the space's candidates could not be listed", e))?;
+    if candidates.len() != size {
+        let message = format!("the space counts {size} candidates but lists {}", candidates.len());
+        return Err(Error::new(ErrorKind::Internal, message));
+    }
+    candidates.retain(|c| !c.is_original(space));
+    candidates.sort_by_cached_key(|c| c.cost(space));
+    Ok(candidates)
 }
 
 /// Judges the original, then the other candidates in the given order until one is accepted;

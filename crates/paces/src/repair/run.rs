@@ -167,10 +167,8 @@ impl<'a> Run<'a> {
     /// Judges every candidate cheaper than `cost` of a space of `size` candidates, cheapest
     /// first; the first accepted replaces the repair.
     fn optimise_by_listing(&mut self, cost: Cost, size: usize) -> Result<Optimality, Error> {
-        let mut cheaper = Candidate::enumerate(&self.space, size)
-            .map_err(|e| Error::from_source(ErrorKind::Internal, "the space's candidates could not be listed", e))?;
-        cheaper.retain(|c| c.cost(&self.space) < cost && !c.is_original(&self.space));
-        cheaper.sort_by_cached_key(|c| c.cost(&self.space));
+        let mut cheaper = super::optimum::in_cost_order(&self.space, size)?;
+        cheaper.retain(|c| c.cost(&self.space) < cost);
         let total = cheaper.len();
         for (checked, candidate) in cheaper.into_iter().enumerate() {
             if self.out_of_time() {
@@ -212,18 +210,13 @@ impl<'a> Run<'a> {
             let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
             learner.relax_fallbacks()?;
         }
+        self.exclude_accepted()?;
         let mut checked = 0;
         let not_tried = "cheaper candidates that the bad traces' fixes (at most K constraint edges) and the good \
                          traces' covered edges exclude were not judged";
         while checked < OPTIMISE_CHECKS {
             if self.out_of_time() {
                 return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));
-            }
-            if let Some(best) = self.report.accepted_candidate().cloned() {
-                // The repair is never proposed again: the next proposal is cheaper or ends this.
-                let (learner, space) = self.learner();
-                let nogood = learner.arena_mut().excluding(&best, space);
-                learner.require(nogood, "the accepted repair")?;
             }
             let learner = self.learner.as_mut().expect("the learner is made before the loop learns");
             let proposal = self.report.timed(solve, || learner.propose())?;
@@ -242,6 +235,7 @@ impl<'a> Run<'a> {
                     cost = candidate.cost(&self.space);
                     let acceptance = Some(acceptance);
                     self.report.accept(Accepted { program, candidate, transformations, acceptance });
+                    self.exclude_accepted()?;
                 }
                 Judgement::Accepted(_, Some((_, cex))) => {
                     let problem = "deadlock admitted only after a failure".to_owned();
@@ -262,6 +256,17 @@ impl<'a> Run<'a> {
         }
         let why = format!("the optimisation phase judged its {OPTIMISE_CHECKS} cheaper candidates; {not_tried}");
         Ok(Optimality::CheapestFound(why))
+    }
+
+    /// Keeps the accepted repair from being proposed again: the next proposal is cheaper, or
+    /// there is none.
+    fn exclude_accepted(&mut self) -> Result<(), Error> {
+        if let Some(best) = self.report.accepted_candidate().cloned() {
+            let (learner, space) = self.learner();
+            let nogood = learner.arena_mut().excluding(&best, space);
+            learner.require(nogood, "the accepted repair")?;
+        }
+        Ok(())
     }
 
     /// Learns from a candidate the optimisation phase rejected, outside the loop's history.
