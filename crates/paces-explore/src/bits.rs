@@ -34,6 +34,11 @@ impl Bits {
         changed
     }
 
+    /// The members below 64, as a mask.
+    pub(crate) fn low_word(&self) -> u64 {
+        self.0[0]
+    }
+
     pub(crate) fn intersects(&self, other: &Bits) -> bool {
         self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
     }

@@ -11,7 +11,9 @@ use std::time::Instant;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::bits::Bits;
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
+use crate::gates::{Future, Gates};
 
 /// Marks, in an internal path of a macro transition, that the holding thread leaves its
 /// region without a step.
@@ -317,11 +319,16 @@ pub(crate) struct Engine<'c> {
     spin_end_states: bool,
     merge: bool,
     deadline: Option<Instant>,
+    /// Per thread: its gates and gated futures (for the reduction).
+    gates: Vec<Gates>,
+    /// Every thread's gate variables, as a mask over globals.
+    all_gates: u64,
 }
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
         let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline, failure_flag } = settings;
+        let gates: Vec<Gates> = c.threads.iter().map(|t| Gates::new(t, c.global_init.len())).collect();
         Engine {
             c,
             lay: Layout::new(c, unwind, failure_flag),
@@ -330,6 +337,8 @@ impl<'c> Engine<'c> {
             spin_end_states,
             merge,
             deadline,
+            all_gates: gates.iter().fold(0, |m, g| m | g.all()),
+            gates,
         }
     }
 
@@ -912,6 +921,30 @@ impl<'c> Engine<'c> {
         any_blocked.then_some(stands)
     }
 
+    /// The gated future of every thread outside `set` (the threads inside get their whole
+    /// future, unused): the gate variables frozen are those every outside thread leaves
+    /// unwritten in its gated future (a greatest fixpoint), and a thread's gates on a frozen
+    /// variable count when they are all false (`closed`).
+    fn gated_futures<'e>(&'e self, s: &[i64], set: u64, closed: &[u64], futures: &mut Vec<&'e Future>) {
+        let mut frozen = self.all_gates;
+        loop {
+            futures.clear();
+            let mut written = 0;
+            for (u, &closed_u) in closed.iter().enumerate() {
+                let mask = if set >> u & 1 == 1 { 0 } else { frozen & closed_u };
+                let future = self.gates[u].future(&self.c.threads[u], self.pc(s, u), mask);
+                if set >> u & 1 == 0 {
+                    written |= future.1.low_word();
+                }
+                futures.push(future);
+            }
+            if frozen & written == 0 {
+                return;
+            }
+            frozen &= !written;
+        }
+    }
+
     /// Keeps only the successors of a persistent set of threads (unless the cycle proviso
     /// asks for all).
     fn reduce(&self, s: &[i64], exp: &mut Expansion, is_old: &dyn Fn(&[i64]) -> bool) {
@@ -925,36 +958,48 @@ impl<'c> Engine<'c> {
         if active.len() <= 1 || n > 64 {
             return;
         }
-        // For every thread x, the threads that must join a persistent set holding x (see the
-        // crate docs for the rules and the argument).
-        let mut needs = vec![0u64; n];
-        for x in 0..n {
-            let point = &self.c.threads[x].points[self.pc(s, x)];
-            for u in 0..n {
-                if u == x {
-                    continue;
-                }
-                let up = &self.c.threads[u].points[self.pc(s, u)];
-                let conflict = point.options.iter().enumerate().any(|(i, opt)| {
+        // Grow a persistent set from every seed by the rules in the crate docs; keep the one
+        // with the fewest successors.
+        let closed: Vec<u64> = (0..n)
+            .map(|u| {
+                let (g, l) = self.split(s, u);
+                self.gates[u].closed(&self.c.threads[u], g, l)
+            })
+            .collect();
+        // Per thread: what its enabled next steps read and write, and what its disabled ones
+        // read (rules (1) and (2) compare these with the other threads' gated futures).
+        let touches: Vec<(Bits, Bits, Bits)> = (0..n)
+            .map(|x| {
+                let point = &self.c.threads[x].points[self.pc(s, x)];
+                let (mut r, mut w, mut waits) =
+                    (Bits::new(self.lay.globals), Bits::new(self.lay.globals), Bits::new(self.lay.globals));
+                for (i, opt) in point.options.iter().enumerate() {
                     if enabled_opts[x][i] {
-                        opt.w.intersects(&up.fut_r) || opt.w.intersects(&up.fut_w) || opt.r.intersects(&up.fut_w)
+                        r.union_with(&opt.r);
+                        w.union_with(&opt.w);
                     } else {
-                        opt.r.intersects(&up.fut_w)
+                        waits.union_with(&opt.r);
                     }
-                });
-                if conflict {
-                    needs[x] |= 1 << u;
                 }
-            }
-        }
-        let mut best: Option<(usize, u64)> = None;
+                (r, w, waits)
+            })
+            .collect();
+        let mut candidates: Vec<(usize, u64)> = Vec::new();
+        let mut futures = Vec::with_capacity(n);
         for &seed in &active {
             let mut set = 1u64 << seed;
             loop {
+                self.gated_futures(s, set, &closed, &mut futures);
                 let mut grown = set;
-                for (x, need) in needs.iter().enumerate() {
-                    if set >> x & 1 == 1 {
-                        grown |= need;
+                for (x, (r, w, waits)) in touches.iter().enumerate().filter(|&(x, _)| set >> x & 1 == 1) {
+                    for (u, (fut_r, fut_w)) in futures.iter().enumerate() {
+                        if grown >> u & 1 == 1 || u == x {
+                            continue;
+                        }
+                        if w.intersects(fut_r) || w.intersects(fut_w) || r.intersects(fut_w) || waits.intersects(fut_w)
+                        {
+                            grown |= 1 << u;
+                        }
                     }
                 }
                 if grown == set {
@@ -963,22 +1008,21 @@ impl<'c> Engine<'c> {
                 set = grown;
             }
             let cost: usize = (0..n).filter(|&u| set >> u & 1 == 1).map(|u| ranges[u].len()).sum();
-            if best.is_none_or(|(c, _)| cost < c) {
-                best = Some((cost, set));
+            if cost < exp.succs.len() && !candidates.iter().any(|&(_, c)| c == set) {
+                candidates.push((cost, set));
             }
         }
-        let Some((cost, set)) = best else { return };
-        if cost == exp.succs.len() {
-            return;
+        // Cheapest first (the seed order breaks ties); the first set with a new successor is
+        // kept (the cycle proviso: one new successor is enough for the argument), and the
+        // state is expanded fully when there is none.
+        candidates.sort_by_key(|&(cost, _)| cost);
+        for (_, set) in candidates {
+            let keep: Vec<Trans> = exp.succs.iter().filter(|tr| set >> tr.thread & 1 == 1).cloned().collect();
+            if keep.iter().any(|tr| !is_old(&tr.state)) {
+                exp.succs = keep;
+                exp.reduced = true;
+                return;
+            }
         }
-        let inset: Vec<bool> = (0..n).map(|u| set >> u & 1 == 1).collect();
-        // Cycle proviso: expand fully when every kept successor was stored before (at this
-        // level or an earlier one); one new successor is enough for the argument.
-        let keep: Vec<Trans> = exp.succs.iter().filter(|tr| inset[tr.thread as usize]).cloned().collect();
-        if keep.iter().all(|tr| is_old(&tr.state)) {
-            return;
-        }
-        exp.succs = keep;
-        exp.reduced = true;
     }
 }

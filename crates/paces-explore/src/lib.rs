@@ -105,6 +105,7 @@ mod complete;
 mod engine;
 mod error;
 mod free;
+mod gates;
 mod good;
 mod render;
 mod replay;

@@ -8,7 +8,7 @@ use super::layout::VarRef;
 use crate::error::Error;
 
 /// One instruction of a compiled expression (a stack machine without recursion).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Op {
     Const(i64),
     Load(VarRef),
@@ -24,7 +24,7 @@ pub(crate) enum Op {
 }
 
 /// A compiled expression.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Code {
     pub ops: Vec<Op>,
 }

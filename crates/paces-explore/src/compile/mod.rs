@@ -21,6 +21,7 @@ mod liveness;
 
 use paces_cwhile::ir::Program;
 
+pub(crate) use code::Code;
 pub(crate) use graph::{Move, Opt, StepInfo, StepKind, TCode};
 pub(crate) use layout::{VarLayout, VarRef};
 
