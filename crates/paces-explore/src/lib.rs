@@ -14,6 +14,8 @@
 //!   which [`GoodBound`]s cut the search short.
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
 //!   traces (to check that a repair kept the sequential meaning).
+//! * [`Config::on_progress`] reports a running check's [`Progress`] (states, transitions,
+//!   depth, time, memory) to a callback, a few times a second.
 //! * [`render_columns`] draws a trace with one column per thread.
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
 //!
@@ -106,6 +108,7 @@ mod engine;
 mod error;
 mod free;
 mod good;
+mod progress;
 mod render;
 mod replay;
 mod seq;
@@ -119,6 +122,7 @@ pub use complete::complete_counterexample;
 pub use error::{Error, ErrorKind, ReplayStop};
 pub use free::freely_bad;
 pub use good::{good_traces, search_good_traces, GoodBound, GoodConfig, GoodTraces};
+pub use progress::Progress;
 pub use render::{render_columns, Steps};
 pub use replay::{replay, Schedule, ScheduleStep};
 pub use seq::{sequential_final_states, var_id, var_name};
