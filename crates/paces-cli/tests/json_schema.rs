@@ -1,5 +1,5 @@
-//! `--format json` output of `repair`, `check`, `traces` and of bad input validated against
-//! `docs/{repair,check,traces,error}.schema.json`, and the exit codes of every subcommand on
+//! `--format json` output of `repair`, `check`, `check --all`, `traces` and of bad input
+//! validated against `docs/{repair,check,check-all,traces,error}.schema.json`, and the exit codes of every subcommand on
 //! real programs.
 
 use std::path::PathBuf;
@@ -119,6 +119,24 @@ fn check_and_traces_json_match_their_schemas() {
     let (status, out, _) = paces(&["check", &looping, "--format", "json", "--max-states", "50"]);
     assert_eq!(status, 3);
     assert_eq!(valid("check", &out)["verdict"], "bound-reached", "one spelling");
+}
+
+#[test]
+fn check_all_json_matches_its_schema() {
+    let (status, out, _) = paces(&["check", "--all", &example("ex4"), "--format", "json"]);
+    assert_eq!(status, 1);
+    let v = valid("check-all", &out);
+    assert_eq!(v["counts"]["failures"], 2);
+    let livelock = scratch("spin.cw", "var x = 0;\nthread a { atomic { while (true) { x := 1 - x; } } }\n");
+    let (status, out, _) = paces(&["check", "--all", &livelock, "--format", "json"]);
+    assert_eq!(status, 1);
+    let v = valid("check-all", &out);
+    assert_eq!(v["counts"]["livelocks"], 1, "{out}");
+    assert!(v["livelocks"][0]["cycle_start"].is_u64(), "{out}");
+    let looping = scratch("loop-all.cw", "var x = 0;\nthread a { while (true) { x := x + 1; } }\n");
+    let (status, out, _) = paces(&["check", "--all", &looping, "--format", "json", "--max-states", "50"]);
+    assert_eq!(status, 3);
+    assert_eq!(valid("check-all", &out)["bound"], "state-bound");
 }
 
 #[test]

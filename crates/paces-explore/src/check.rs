@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use paces_cwhile::ir::Program;
@@ -12,6 +13,7 @@ use rayon::prelude::*;
 use crate::compile::{compile, Compiled};
 use crate::engine::{Engine, Expansion, Found, Settings, Stand, EXIT};
 use crate::error::Error;
+use crate::progress::{Progress, ProgressCallback, Ticker};
 use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, Schedule};
 use crate::store::{encode, hash_bytes, Store};
 
@@ -36,6 +38,8 @@ pub struct Config {
     pub(crate) spin_end_states: bool,
     pub(crate) find: FailureKinds,
     pub(crate) deadlocks_after_failure: bool,
+    pub(crate) on_progress: Option<ProgressCallback>,
+    pub(crate) progress_every: Duration,
 }
 
 impl Default for Config {
@@ -55,6 +59,8 @@ impl Default for Config {
             spin_end_states: false,
             find: FailureKinds::ALL,
             deadlocks_after_failure: false,
+            on_progress: None,
+            progress_every: Self::DEFAULT_PROGRESS_EVERY,
         }
     }
 }
@@ -62,6 +68,9 @@ impl Default for Config {
 impl Config {
     /// The default of [`Config::max_states`].
     pub const DEFAULT_MAX_STATES: usize = 100_000_000;
+
+    /// The default of [`Config::progress_every`].
+    pub const DEFAULT_PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
     /// The default configuration.
     pub fn new() -> Self {
@@ -168,6 +177,24 @@ impl Config {
     /// Default: `false`.
     pub fn deadlocks_after_failure(mut self, on: bool) -> Self {
         self.deadlocks_after_failure = on;
+        self
+    }
+
+    /// Calls `callback` with the [`Progress`] of [`check`] while it explores: on the calling
+    /// thread, between batches of states, at most once per [`Config::progress_every`] (the
+    /// first time one interval after the start), so a check shorter than the interval never
+    /// calls it. Clones of the configuration share the callback; [`Debug`](fmt::Debug) shows
+    /// only whether one is set. Default: none.
+    pub fn on_progress(mut self, callback: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(ProgressCallback(Arc::new(callback)));
+        self
+    }
+
+    /// The least time between two calls of the [`Config::on_progress`] callback
+    /// (`Duration::ZERO`: after every batch). Default: [`Config::DEFAULT_PROGRESS_EVERY`]
+    /// (200 ms).
+    pub fn progress_every(mut self, interval: Duration) -> Self {
+        self.progress_every = interval;
         self
     }
 }
@@ -586,6 +613,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     let mut livelocks: BTreeMap<LivelockId, (u32, Tr, usize)> = BTreeMap::new();
     let mut failures: BTreeMap<String, (u32, Tr)> = BTreeMap::new();
     let mut first_kind: Option<u8> = None;
+    let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
     let (mut lo, mut hi) = (0usize, 1usize);
     'levels: while lo < hi {
         if config.max_depth.is_some_and(|d| depth >= d) {
@@ -690,6 +718,13 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                 bound = Some(Bound::Time);
                 break 'levels;
             }
+            ticker.tick(|| Progress {
+                states: search.store.len(),
+                transitions,
+                depth,
+                elapsed: start.elapsed(),
+                memory: search.store.bytes() + search.parents.capacity() * 12,
+            });
             a = b;
         }
         lo = hi;

@@ -14,6 +14,8 @@
 //!   which [`GoodBound`]s cut the search short.
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
 //!   traces (to check that a repair kept the sequential meaning).
+//! * [`Config::on_progress`] reports a running check's [`Progress`] (states, transitions,
+//!   depth, time, memory) to a callback, a few times a second.
 //! * [`render_columns`] draws a trace with one column per thread.
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
 //!
@@ -107,6 +109,7 @@ mod error;
 mod free;
 mod gates;
 mod good;
+mod progress;
 mod render;
 mod replay;
 mod seq;
@@ -120,6 +123,7 @@ pub use complete::complete_counterexample;
 pub use error::{Error, ErrorKind, ReplayStop};
 pub use free::freely_bad;
 pub use good::{good_traces, search_good_traces, GoodBound, GoodConfig, GoodTraces};
+pub use progress::Progress;
 pub use render::{render_columns, Steps};
 pub use replay::{replay, Schedule, ScheduleStep};
 pub use seq::{sequential_final_states, var_id, var_name};

@@ -49,5 +49,5 @@ pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
     candidate_count, Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Mode,
-    Optimality, Repair, Report, StopReason, TimeSplit,
+    Optimality, Repair, RepairEvent, Report, StopReason, TimeSplit,
 };

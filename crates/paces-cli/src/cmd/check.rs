@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use paces::cwhile::Program;
-use paces::explore::{check, render_columns, Config, Verdict};
+use paces::explore::{check, render_columns, CheckResult, Config, Verdict};
 
+use super::progress::{progress_text, StatusLine};
 use super::{count, fail_in, load, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Outcome};
 
 /// Arguments of `paces check`.
@@ -15,6 +16,13 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Explore every state and list every failing assertion, deadlock and atomic livelock,
+    /// each with a shortest witness trace.
+    #[arg(long)]
+    pub all: bool,
+    /// Draw no progress line (it is drawn on stderr only when that is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Bounds and switches of the checker.
     #[command(flatten)]
     pub bounds: CheckerArgs,
@@ -64,15 +72,32 @@ impl CheckerArgs {
     }
 }
 
-/// Runs `paces check`: exit 0 when correct, 1 when a failure, deadlock or atomic livelock is
-/// reachable, 2 on bad input, 3 when a bound was reached first or "correct" holds only within
+/// Checks `program`, with a progress line on stderr while it runs when `status` is wanted and
+/// stderr is a terminal (cleared before the answer is printed).
+fn check_with_status(
+    program: &Program,
+    config: Config,
+    name: &str,
+    status: bool,
+) -> Result<CheckResult, paces::explore::Error> {
+    let Some(line) = StatusLine::on_terminal(status) else { return check(program, &config) };
+    let (drawer, name) = (line.clone(), name.to_owned());
+    let config = config.on_progress(move |p| drawer.draw(&format!("paces: {name}: {}", progress_text(p))));
+    let result = check(program, &config);
+    line.clear();
+    result
+}
+
+/// Runs `paces check` (with `--all`, lists everything found): exit 0 when correct, 1 when a
+/// failure, deadlock or atomic livelock is reachable, 2 on bad input, 3 when a bound was reached first or "correct" holds only within
 /// the loop bound that some path hit (`--unwind`).
 pub fn run(args: &Args) -> Outcome {
     let (input, program, config) = match args.bounds.load(&args.file, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    let result = match check(&program, &config) {
+    let config = config.stop_at_first_failure(!args.all);
+    let result = match check_with_status(&program, config, &input.name, !args.quiet) {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
@@ -82,6 +107,16 @@ pub fn run(args: &Args) -> Outcome {
         Verdict::BoundReached { .. } => Outcome::Inconclusive,
         _ => Outcome::No,
     };
+    if args.all {
+        let text = match args.format {
+            Format::Text => super::check_all::text(&input.name, &program, &result),
+            Format::Json => super::check_all::json(&input.name, &program, &result),
+        };
+        return match write_stdout(&text) {
+            Outcome::Success => outcome,
+            other => other,
+        };
+    }
     let cex = result.verdict.counterexample();
     let text = match args.format {
         Format::Text => {

@@ -8,8 +8,10 @@ use std::process::ExitCode;
 use paces_cwhile::Program;
 
 pub mod check;
+pub mod check_all;
 pub mod export;
 pub mod fmt;
+pub mod progress;
 pub mod repair;
 pub mod traces;
 

@@ -1,12 +1,14 @@
 //! `paces repair FILE`: the repair loop; the repaired program on stdout, a summary on stderr.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use paces::{Mode, Repair, Report};
+use paces::{Mode, Repair, RepairEvent, Report};
 
 use super::check::CheckerArgs;
+use super::progress::{print_line, progress_text, StatusLine};
 use super::{fail_in, ms, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
@@ -49,7 +51,7 @@ pub struct Args {
     /// Print no summary.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// Print every iteration.
+    /// Print each iteration on stderr as it ends (before the summary), and the diff.
     #[arg(short, long)]
     pub verbose: bool,
     /// Stop after this many seconds (reported as "time limit").
@@ -132,18 +134,20 @@ pub fn run(args: &Args) -> Outcome {
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
         .dot(args.dot.is_some())
         .exhaustive_limit(args.exhaustive_limit);
-    let progress = !args.quiet && args.format == Format::Text && std::io::stderr().is_terminal();
-    if progress {
-        eprint!("paces: repairing {} ...\r", input.name);
+    let status = StatusLine::on_terminal(!args.quiet);
+    if let Some(line) = &status {
+        line.draw(&format!("paces: repairing {} ...", input.name));
     }
+    let verbose = args.verbose && args.format == Format::Text;
+    let repair = repair.on_event(observer(&input.name, status.clone(), verbose));
     let outcome = if args.exhaustive { repair.optimum(&program) } else { repair.run(&program) };
+    if let Some(line) = &status {
+        line.clear();
+    }
     let report = match outcome {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
-    if progress {
-        eprint!("{:width$}\r", "", width = input.name.len() + 24);
-    }
     if let Some(dir) = &args.dot {
         if let Err(e) = write_dots(dir, &report) {
             return fail_in(args.format, &input.name, &format!("cannot write DOT files to `{}`: {e}", dir.display()));
@@ -179,6 +183,44 @@ pub fn run(args: &Args) -> Outcome {
         Outcome::Success => Outcome::No,
         other => other,
     }
+}
+
+/// What the repair tells as it runs: each check's progress on the status line (when there is
+/// one), and with `verbose` each iteration's line on stderr when the iteration ends.
+fn observer(
+    name: &str,
+    status: Option<Arc<StatusLine>>,
+    verbose: bool,
+) -> impl Fn(&RepairEvent) + Send + Sync + 'static {
+    let name = name.to_owned();
+    move |event| match event {
+        RepairEvent::Progress { iteration, progress, .. } => {
+            if let Some(line) = &status {
+                let stage = match iteration {
+                    0 => "the original".to_owned(),
+                    n => format!("iteration {n}"),
+                };
+                line.draw(&format!("paces: {name}: {stage}: {}", progress_text(progress)));
+            }
+        }
+        RepairEvent::IterationEnded { iteration, record, .. } if verbose => {
+            print_line(status.as_deref(), &format!("paces: {name}: {}", iteration_text(*iteration, record)));
+        }
+        _ => {}
+    }
+}
+
+/// One iteration in words: `iteration 1: bad trace: `3` fails [A 1 B 2 3]; 2 fixes; next:
+/// swap A <-> B`.
+pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
+    format!(
+        "iteration {number}: {} trace: {} [{}]; {} fixes; next: {}",
+        it.kind,
+        it.problem,
+        it.schedule.join(" "),
+        it.fixes,
+        if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
+    )
 }
 
 /// Checks, before the repair starts, that `-o` names a file that can be written (an existing
@@ -220,7 +262,8 @@ fn write_dots(dir: &std::path::Path, report: &Report) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The text summary written to stderr.
+/// The text summary written to stderr (with `verbose`, also the diff; the iterations are
+/// written as they end, not here).
 pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
     let how = match report.exhaustive {
         Some(_) => "exhaustive search".to_owned(),
@@ -229,19 +272,6 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
     let mut s = format!("paces: {name}: {} ({how})\n", report.stop);
     if report.unwind_reached {
         s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)\n");
-    }
-    if verbose {
-        for (i, it) in report.history.iter().enumerate() {
-            s.push_str(&format!(
-                "  iteration {}: {} trace: {} [{}]; {} fixes; next: {}\n",
-                i + 1,
-                it.kind,
-                it.problem,
-                it.schedule.join(" "),
-                it.fixes,
-                if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
-            ));
-        }
     }
     if !report.transformation_text.is_empty() {
         s.push_str("  transformations:\n");

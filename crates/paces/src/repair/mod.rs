@@ -1,6 +1,7 @@
 //! The repair loop (the paper's Algorithm 2): its configuration here, the loop in `run`, its
 //! report in `report`, and the exhaustive search for a cheapest repair in `optimum`.
 
+mod event;
 mod optimum;
 mod report;
 mod run;
@@ -14,8 +15,10 @@ use paces_solver::BackendKind;
 use paces_trace::Variant;
 
 use crate::Error;
+use event::Observer;
 use paces_learn::LearnerConfig;
 
+pub use event::RepairEvent;
 pub use optimum::candidate_count;
 pub use report::{
     Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
@@ -63,6 +66,7 @@ pub struct Repair {
     dot: bool,
     exhaustive_limit: usize,
     optimise: bool,
+    observer: Option<Observer>,
 }
 
 impl Default for Repair {
@@ -77,6 +81,7 @@ impl Default for Repair {
             dot: false,
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
             optimise: true,
+            observer: None,
         }
     }
 }
@@ -192,6 +197,35 @@ impl Repair {
     /// learner proposes are judged. Default: on.
     pub fn optimise(mut self, on: bool) -> Self {
         self.optimise = on;
+        self
+    }
+
+    /// Calls `observer` with each [`RepairEvent`] of a run as it happens: the progress of its
+    /// checks (with the iteration; it replaces the checker's own
+    /// [`on_progress`](paces_explore::Config::on_progress) callback, and the checker's
+    /// [`progress_every`](paces_explore::Config::progress_every) sets how often) and the end
+    /// of each iteration with its record. Called on the thread that runs the repair. Clones
+    /// of the configuration share the observer. Default: none.
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let program = paces::cwhile::parse(
+    ///     "var x = 0, y = 0;\n thread t1 { A: y := 1; B: x := 1; }\n thread t2 { 1: await(y == 1); 2: assert(x == 1); }",
+    /// )?;
+    /// let ended = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = ended.clone();
+    /// let repair = paces::Repair::new().on_event(move |event| {
+    ///     if let paces::RepairEvent::IterationEnded { iteration, .. } = event {
+    ///         sink.lock().unwrap().push(*iteration);
+    ///     }
+    /// });
+    /// let report = repair.run(&program)?;
+    /// assert_eq!(*ended.lock().unwrap(), (1..=report.iterations).collect::<Vec<_>>());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_event(mut self, observer: impl Fn(&RepairEvent) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Observer::new(observer));
         self
     }
 

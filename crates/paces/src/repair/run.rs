@@ -19,7 +19,7 @@ use super::report::{
     Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Optimality, ReportBuilder,
     StopReason, TimeSplit,
 };
-use super::{Mode, Repair, Report};
+use super::{Mode, Repair, RepairEvent, Report};
 use crate::{Error, ErrorKind};
 
 /// Configurations the free-transformation search of one good trace may visit.
@@ -307,7 +307,7 @@ impl<'a> Run<'a> {
                 Ok(Some(stop)) => Ok(Err(stop)),
                 Err(e) => Err(e),
             };
-            self.report.history.push(record);
+            self.end_iteration(record);
             let (candidate, transformations) = match outcome? {
                 Ok(proposal) => proposal,
                 Err(stop) => return Ok(stop),
@@ -346,6 +346,15 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Records an iteration in the history and tells the observer.
+    fn end_iteration(&mut self, record: Iteration) {
+        if let Some(observer) = &self.cfg.observer {
+            let iteration = self.report.history.len() + 1;
+            observer.tell(&RepairEvent::IterationEnded { iteration, record: record.clone() });
+        }
+        self.report.history.push(record);
+    }
+
     /// The learner and the space it learns over, borrowed together.
     fn learner(&mut self) -> (&mut Learner, &Space) {
         (self.learner.as_mut().expect("the learner is made before the loop learns"), &self.space)
@@ -367,9 +376,13 @@ impl<'a> Run<'a> {
 
     // ---- checking ----
 
-    /// The checker's configuration, with what is left of the run's time limit.
+    /// The checker's configuration, with what is left of the run's time limit and its
+    /// progress going to the observer.
     fn check_config(&self) -> paces_explore::Config {
         let mut c = self.cfg.check.clone().stop_at_first_failure(false);
+        if let Some(observer) = &self.cfg.observer {
+            c = observer.watch(c, self.report.history.len());
+        }
         if let Some(limit) = self.cfg.time_limit {
             let left = limit.saturating_sub(self.report.start().elapsed());
             c = c.max_time(Some(left.max(Duration::from_millis(1))));

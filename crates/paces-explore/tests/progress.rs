@@ -1,0 +1,68 @@
+//! The progress hook (`Config::on_progress`): what a running check reports, and when.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use paces_explore::{check, Config, Progress};
+
+fn heldin(name: &str) -> paces_cwhile::Program {
+    paces_cwhile::parse(paces_heldin::source(name)).unwrap()
+}
+
+/// A configuration whose progress reports are collected into the returned list.
+fn recording(config: Config) -> (Config, Arc<Mutex<Vec<Progress>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let config = config.on_progress(move |p| sink.lock().unwrap().push(*p));
+    (config, seen)
+}
+
+#[test]
+fn a_check_over_many_batches_reports_growing_progress() {
+    let program = heldin("usb-serial");
+    let config = Config::new().stop_at_first_failure(false).progress_every(Duration::ZERO);
+    let (config, seen) = recording(config);
+    let result = check(&program, &config).unwrap();
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() >= 2, "one report per batch, and the check spans several: {}", seen.len());
+    for pair in seen.windows(2) {
+        assert!(pair[0].states <= pair[1].states, "{pair:?}");
+        assert!(pair[0].transitions <= pair[1].transitions, "{pair:?}");
+        assert!(pair[0].depth <= pair[1].depth, "{pair:?}");
+        assert!(pair[0].elapsed <= pair[1].elapsed, "{pair:?}");
+    }
+    let last = seen.last().unwrap();
+    assert!(last.states <= result.states && last.states > 1, "{last:?} of {}", result.states);
+    assert!(last.transitions <= result.transitions);
+    assert!(last.memory > 0);
+}
+
+#[test]
+fn a_check_shorter_than_the_interval_reports_nothing() {
+    let (config, seen) = recording(Config::new().progress_every(Duration::from_secs(3600)));
+    let result = check(&heldin("paper1"), &config).unwrap();
+    assert!(result.states > 1);
+    assert!(seen.lock().unwrap().is_empty());
+}
+
+#[test]
+fn progress_does_not_change_the_answer() {
+    let program = heldin("ex4");
+    let plain = check(&program, &Config::new().stop_at_first_failure(false)).unwrap();
+    let (config, _) = recording(Config::new().stop_at_first_failure(false).progress_every(Duration::ZERO));
+    let watched = check(&program, &config).unwrap();
+    assert_eq!(plain.verdict, watched.verdict);
+    assert_eq!(plain.states, watched.states);
+    assert_eq!(plain.failures.keys().collect::<Vec<_>>(), watched.failures.keys().collect::<Vec<_>>());
+}
+
+#[test]
+fn clones_share_the_callback_and_debug_says_it_is_set() {
+    let (config, seen) = recording(Config::new().progress_every(Duration::ZERO));
+    let copy = config.clone();
+    check(&heldin("paper1"), &copy).unwrap();
+    assert!(!seen.lock().unwrap().is_empty());
+    let debug = format!("{config:?}");
+    assert!(debug.contains("on_progress: Some(ProgressCallback(set))"), "{debug}");
+    assert!(format!("{:?}", Config::new()).contains("on_progress: None"));
+}
