@@ -13,7 +13,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::bits::Bits;
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
-use crate::gates::{Future, Gates};
+use crate::gates::Gates;
 
 /// Marks, in an internal path of a macro transition, that the holding thread leaves its
 /// region without a step.
@@ -925,7 +925,7 @@ impl<'c> Engine<'c> {
     /// future, unused): the gate variables frozen are those every outside thread leaves
     /// unwritten in its gated future (a greatest fixpoint), and a thread's gates on a frozen
     /// variable count when they are all false (`closed`).
-    fn gated_futures<'e>(&'e self, s: &[i64], set: u64, closed: &[u64], futures: &mut Vec<&'e Future>) {
+    fn gated_futures<'e>(&'e self, s: &[i64], set: u64, closed: &[u64], futures: &mut Vec<(&'e Bits, &'e Bits)>) {
         let mut frozen = self.all_gates;
         loop {
             futures.clear();

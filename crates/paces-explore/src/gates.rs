@@ -19,7 +19,7 @@ use crate::compile::{Code, StepKind, TCode, VarRef};
 const MAX_GATE_VARS: usize = 5;
 
 /// The globals a thread's steps may read and write.
-pub(crate) type Future = (Bits, Bits);
+type Future = (Bits, Bits);
 
 /// One thread's gates and its cached gated futures.
 #[derive(Debug)]
@@ -32,8 +32,9 @@ pub(crate) struct Gates {
     guards: Vec<(usize, u32)>,
     /// `vars` as a mask over globals.
     all: u64,
-    /// Per point and subset of `vars` (a bit mask over their indices): the gated future.
-    cache: Vec<OnceLock<Future>>,
+    /// Per subset of `vars` (a bit mask over their indices), filled when first asked: the
+    /// gated future of every point.
+    cache: Vec<OnceLock<Vec<Future>>>,
     n_globals: usize,
 }
 
@@ -61,7 +62,7 @@ impl Gates {
                 }
             }
         }
-        let cache = (0..code.points.len() << vars.len()).map(|_| OnceLock::new()).collect();
+        let cache = (0..1 << vars.len()).map(|_| OnceLock::new()).collect();
         let all = vars.iter().fold(0, |m, &v| m | 1 << v);
         Gates { vars, gate_of, guards, all, cache, n_globals }
     }
@@ -90,50 +91,60 @@ impl Gates {
     }
 
     /// The globals the thread may read and write from point `pc` without crossing a gate on a
-    /// variable of `frozen` (a mask over globals).
-    pub(crate) fn future(&self, code: &TCode, pc: usize, frozen: u64) -> &Future {
+    /// variable of `frozen` (a mask over globals); the whole future when nothing is frozen.
+    pub(crate) fn future<'a>(&'a self, code: &'a TCode, pc: usize, frozen: u64) -> (&'a Bits, &'a Bits) {
         let mut local = 0;
         if frozen & self.all != 0 {
             for (i, &v) in self.vars.iter().enumerate() {
                 local |= usize::from(frozen >> v & 1 == 1) << i;
             }
         }
-        let slot = &self.cache[pc << self.vars.len() | local];
-        slot.get_or_init(|| self.compute(code, pc, local))
+        if local == 0 {
+            let point = &code.points[pc];
+            return (&point.fut_r, &point.fut_w);
+        }
+        let (r, w) = &self.cache[local].get_or_init(|| self.compute(code, local))[pc];
+        (r, w)
     }
 
-    /// The gated future from `pc`: a search over the points outside atomic blocks, an atomic
-    /// block entered counting with everything it may touch and continuing after it.
-    fn compute(&self, code: &TCode, pc: usize, local: usize) -> Future {
-        let (mut r, mut w) = (Bits::new(self.n_globals), Bits::new(self.n_globals));
-        let mut seen = vec![false; code.points.len()];
-        let mut work = vec![pc];
-        seen[pc] = true;
-        while let Some(q) = work.pop() {
-            let point = &code.points[q];
-            if point.region.is_some() {
-                r.union_with(&point.fut_r);
-                w.union_with(&point.fut_w);
-                continue;
-            }
-            for opt in &point.options {
-                if self.gate_of[opt.step as usize].is_some_and(|i| local >> i & 1 == 1) {
-                    continue;
+    /// The gated futures of every point for the gates in `local`: a fixpoint over the points
+    /// outside atomic blocks, an atomic block entered counting with everything it may touch
+    /// and going on after it (a point inside a block keeps its whole future).
+    fn compute(&self, code: &TCode, local: usize) -> Vec<Future> {
+        let mut futures: Vec<Future> = code
+            .points
+            .iter()
+            .map(|p| match p.region {
+                Some(_) => (p.fut_r.clone(), p.fut_w.clone()),
+                None => (Bits::new(self.n_globals), Bits::new(self.n_globals)),
+            })
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (p, point) in code.points.iter().enumerate().rev().filter(|(_, p)| p.region.is_none()) {
+                let (mut r, mut w) = futures[p].clone();
+                for opt in &point.options {
+                    if self.gate_of[opt.step as usize].is_some_and(|i| local >> i & 1 == 1) {
+                        continue;
+                    }
+                    r.union_with(&opt.r);
+                    w.union_with(&opt.w);
+                    let step = &code.steps[opt.step as usize];
+                    let next = match step.region {
+                        Some(reg) => code.regions[reg as usize].exit,
+                        None => step.after,
+                    } as usize;
+                    r.union_with(&futures[next].0);
+                    w.union_with(&futures[next].1);
                 }
-                r.union_with(&opt.r);
-                w.union_with(&opt.w);
-                let step = &code.steps[opt.step as usize];
-                let next = match step.region {
-                    Some(reg) => code.regions[reg as usize].exit,
-                    None => step.after,
-                } as usize;
-                if !seen[next] {
-                    seen[next] = true;
-                    work.push(next);
+                let f = &mut futures[p];
+                if f.0.union_with(&r) | f.1.union_with(&w) {
+                    changed = true;
                 }
             }
         }
-        (r, w)
+        futures
     }
 }
 
@@ -160,7 +171,7 @@ mod tests {
     use super::*;
     use crate::compile::compile;
 
-    /// With nothing frozen, the gated future of every point is its whole future.
+    /// With no gate closed, the gated future of every point is its whole future.
     #[test]
     fn ungated_future_is_the_whole_future() {
         for name in paces_heldin::NAMES {
@@ -168,9 +179,10 @@ mod tests {
             let c = compile(&program).unwrap();
             for code in &c.threads {
                 let gates = Gates::new(code, c.global_init.len());
-                for (pc, point) in code.points.iter().enumerate().filter(|(_, p)| p.region.is_none()) {
-                    let (r, w) = gates.future(code, pc, 0);
-                    assert_eq!((r, w), (&point.fut_r, &point.fut_w), "{name}: {} at point {pc}", code.name);
+                let futures = gates.compute(code, 0);
+                for (pc, point) in code.points.iter().enumerate() {
+                    let whole = (point.fut_r.clone(), point.fut_w.clone());
+                    assert_eq!(futures[pc], whole, "{name}: {} at point {pc}", code.name);
                 }
             }
         }
