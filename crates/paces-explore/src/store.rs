@@ -5,6 +5,7 @@
 
 use std::hash::BuildHasher;
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
@@ -22,35 +23,53 @@ pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
 
 /// Appends the encoding of `s` to `out`.
 pub(crate) fn encode(s: &[i64], out: &mut Vec<u8>) {
+    let start = out.len();
+    // At most ten bytes per slot: write into zeroed room, then drop what is left over.
+    out.resize(start + s.len() * 10, 0);
+    let room = &mut out[start..];
+    let mut n = 0;
     for &v in s {
         let mut z = ((v << 1) ^ (v >> 63)) as u64;
-        loop {
-            let b = (z & 0x7f) as u8;
+        while z >= 0x80 {
+            room[n] = (z & 0x7f) as u8 | 0x80;
             z >>= 7;
-            if z == 0 {
-                out.push(b);
-                break;
-            }
-            out.push(b | 0x80);
+            n += 1;
         }
+        room[n] = z as u8;
+        n += 1;
     }
+    out.truncate(start + n);
 }
 
 fn decode(mut bytes: &[u8], out: &mut Vec<i64>, n: usize) {
     out.clear();
+    out.reserve(n);
     for _ in 0..n {
-        let mut z = 0u64;
-        let mut shift = 0;
-        while let Some((&b, rest)) = bytes.split_first() {
-            bytes = rest;
-            z |= u64::from(b & 0x7f) << shift;
-            shift += 7;
-            if b & 0x80 == 0 {
-                break;
+        let z = match bytes {
+            // One byte: a value in -64..64, the common case.
+            [b, rest @ ..] if b & 0x80 == 0 => {
+                bytes = rest;
+                u64::from(*b)
             }
-        }
+            _ => decode_long(&mut bytes),
+        };
         out.push(((z >> 1) as i64) ^ -((z & 1) as i64));
     }
+}
+
+/// Reads one varint of any length from the front of `bytes`.
+fn decode_long(bytes: &mut &[u8]) -> u64 {
+    let mut z = 0u64;
+    let mut shift = 0;
+    while let Some((&b, rest)) = bytes.split_first() {
+        *bytes = rest;
+        z |= u64::from(b & 0x7f) << shift;
+        shift += 7;
+        if b & 0x80 == 0 {
+            break;
+        }
+    }
+    z
 }
 
 impl Store {
@@ -69,19 +88,25 @@ impl Store {
     /// State `i`, decoded.
     pub(crate) fn get(&self, i: u32) -> Vec<i64> {
         let mut v = Vec::with_capacity(self.stride);
-        decode(self.bytes_of(i), &mut v, self.stride);
+        self.get_into(i, &mut v);
         v
     }
 
-    /// The index of a stored state.
-    pub(crate) fn find(&self, s: &[i64]) -> Option<u32> {
-        let mut enc = Vec::with_capacity(self.stride + 8);
-        encode(s, &mut enc);
-        self.find_encoded(&enc)
+    /// State `i`, decoded into `out` (replacing what it held).
+    pub(crate) fn get_into(&self, i: u32, out: &mut Vec<i64>) {
+        decode(self.bytes_of(i), out, self.stride);
     }
 
-    pub(crate) fn find_encoded(&self, enc: &[u8]) -> Option<u32> {
-        let h = hash_bytes(enc);
+    /// The index of a stored state.
+    #[cfg(test)]
+    fn find(&self, s: &[i64]) -> Option<u32> {
+        let mut enc = Vec::with_capacity(self.stride + 8);
+        encode(s, &mut enc);
+        self.find_hashed(hash_bytes(&enc), &enc)
+    }
+
+    /// The index of a stored state given its encoding and the encoding's hash.
+    pub(crate) fn find_hashed(&self, h: u64, enc: &[u8]) -> Option<u32> {
         self.table.find(h, |&i| self.bytes_of(i) == enc).copied()
     }
 
@@ -101,17 +126,17 @@ impl Store {
     pub(crate) fn insert_hashed(&mut self, h: u64, enc: &[u8]) -> (u32, bool) {
         let Store { data, offsets, table, .. } = self;
         let slice = |i: u32| &data[offsets[i as usize] as usize..offsets[i as usize + 1] as usize];
-        if let Some(&i) = table.find(h, |&i| slice(i) == enc) {
-            return (i, false);
+        let rehash = |&j: &u32| hash_bytes(slice(j));
+        match table.entry(h, |&i| slice(i) == enc, rehash) {
+            Entry::Occupied(e) => (*e.get(), false),
+            Entry::Vacant(e) => {
+                let i = (offsets.len() - 1) as u32;
+                e.insert(i);
+                data.extend_from_slice(enc);
+                offsets.push(data.len() as u64);
+                (i, true)
+            }
         }
-        let i = (offsets.len() - 1) as u32;
-        data.extend_from_slice(enc);
-        offsets.push(data.len() as u64);
-        let (data, offsets) = (&*data, &*offsets);
-        table.insert_unique(h, i, |&j| {
-            hash_bytes(&data[offsets[j as usize] as usize..offsets[j as usize + 1] as usize])
-        });
-        (i, true)
     }
 
     /// Bytes used, roughly.

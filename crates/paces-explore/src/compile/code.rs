@@ -2,7 +2,6 @@
 //! expression, and evaluating the code on a state's globals and locals.
 
 use paces_cwhile::ir::{BinOp, Expr, UnOp, VarIdx};
-use smallvec::SmallVec;
 
 use super::layout::VarRef;
 use crate::error::Error;
@@ -117,7 +116,18 @@ impl Code {
     /// Evaluates the expression; a division or remainder by zero yields 0 for that operation
     /// and sets `div0`.
     pub(crate) fn eval(&self, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
-        let mut stack: SmallVec<[i64; 16]> = SmallVec::new();
+        // Every instruction pushes at most one value, so the stack never holds more values
+        // than there are instructions.
+        const SMALL: usize = 16;
+        if self.ops.len() <= SMALL {
+            self.eval_on(Stack { slots: &mut [0; SMALL], len: 0 }, globals, locals, div0)
+        } else {
+            self.eval_on(Stack { slots: &mut vec![0; self.ops.len()], len: 0 }, globals, locals, div0)
+        }
+    }
+
+    /// `eval` on `stack` (empty, with a slot per instruction).
+    fn eval_on(&self, mut stack: Stack<'_>, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
         let mut pc = 0;
         while pc < self.ops.len() {
             match self.ops[pc] {
@@ -125,19 +135,19 @@ impl Code {
                 Op::Load(VarRef::Global(g)) => stack.push(globals[g as usize]),
                 Op::Load(VarRef::Local(l)) => stack.push(locals[l as usize]),
                 Op::Not => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     stack.push(i64::from(v == 0));
                 }
                 Op::Neg => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     stack.push(v.wrapping_neg());
                 }
                 Op::Bool => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     stack.push(i64::from(v != 0));
                 }
                 Op::AndJump(target) => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     if v == 0 {
                         stack.push(0);
                         pc = target as usize;
@@ -145,7 +155,7 @@ impl Code {
                     }
                 }
                 Op::OrJump(target) => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     if v != 0 {
                         stack.push(1);
                         pc = target as usize;
@@ -153,14 +163,36 @@ impl Code {
                     }
                 }
                 Op::Bin(op) => {
-                    let b = stack.pop().unwrap_or(0);
-                    let a = stack.pop().unwrap_or(0);
+                    let b = stack.pop();
+                    let a = stack.pop();
                     stack.push(binop(op, a, b, div0));
                 }
             }
             pc += 1;
         }
-        stack.pop().unwrap_or(0)
+        stack.pop()
+    }
+}
+
+/// The evaluation stack of [`Code::eval`]: `slots[..len]`, the top last.
+struct Stack<'s> {
+    slots: &'s mut [i64],
+    len: usize,
+}
+
+impl Stack<'_> {
+    fn push(&mut self, v: i64) {
+        self.slots[self.len] = v;
+        self.len += 1;
+    }
+
+    /// The top value, removed (0 on an empty stack).
+    fn pop(&mut self) -> i64 {
+        if self.len == 0 {
+            return 0;
+        }
+        self.len -= 1;
+        self.slots[self.len]
     }
 }
 
