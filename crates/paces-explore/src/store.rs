@@ -29,7 +29,7 @@ pub(crate) fn encode(s: &[i64], out: &mut Vec<u8>) {
     let room = &mut out[start..];
     let mut n = 0;
     for &v in s {
-        let mut z = ((v << 1) ^ (v >> 63)) as u64;
+        let mut z = zigzag(v);
         while z >= 0x80 {
             room[n] = (z & 0x7f) as u8 | 0x80;
             z >>= 7;
@@ -41,20 +41,35 @@ pub(crate) fn encode(s: &[i64], out: &mut Vec<u8>) {
     out.truncate(start + n);
 }
 
+/// Maps small magnitudes to small numbers: 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// Decodes the `n` slots encoded in `bytes` into `out` (replacing what it held).
 fn decode(mut bytes: &[u8], out: &mut Vec<i64>, n: usize) {
     out.clear();
+    // The common case: one byte per slot.
+    if bytes.len() == n {
+        out.extend(bytes.iter().map(|&b| unzigzag(u64::from(b))));
+        return;
+    }
     out.reserve(n);
     for _ in 0..n {
         let z = match bytes {
-            // One byte: a value in -64..64, the common case.
             [b, rest @ ..] if b & 0x80 == 0 => {
                 bytes = rest;
                 u64::from(*b)
             }
             _ => decode_long(&mut bytes),
         };
-        out.push(((z >> 1) as i64) ^ -((z & 1) as i64));
+        out.push(unzigzag(z));
     }
+}
+
+/// The inverse of [`zigzag`].
+fn unzigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
 }
 
 /// Reads one varint of any length from the front of `bytes`.
