@@ -92,6 +92,18 @@ pub(crate) struct MacroOut {
     pub bound: bool,
 }
 
+/// How the chain of single steps at the start of an atomic region ends.
+enum ChainEnd {
+    /// The holding thread left the region.
+    Left,
+    /// A step's condition is false (`assume`: an `assume`, rather than an `await`).
+    Disabled { assume: bool },
+    /// The loop bound forbids a step.
+    Unwound,
+    /// The thread has a choice, or may leave silently: the general search takes over.
+    Branch,
+}
+
 /// The states one run of an atomic region visited, for deciding after the search which of
 /// them can still reach a way out.
 #[derive(Default)]
@@ -338,8 +350,10 @@ pub(crate) struct Expansion {
     blocked: Vec<u16>,
     /// Working space: the state an option leads to.
     next: Vec<i64>,
-    /// Working space: the internal path of private steps merged after a transition.
+    /// Working space: the internal path of a transition.
     path: Vec<u16>,
+    /// Working space: a state inside an atomic region.
+    work: Vec<i64>,
     /// Working space: the atomic regions one thread's options enter.
     regions: RegionStops,
 }
@@ -621,46 +635,65 @@ impl<'c> Engine<'c> {
     /// way out, depth first. Only paths that reach a way out are taken: a failure counts when
     /// the rest of the region can still reach its end from the failing step.
     pub(crate) fn run_macro(&self, t: usize, start: &[i64]) -> MacroOut {
-        // Fast path: while the holding thread has a single next step and cannot leave the
-        // region silently (a `lock`, or a straight-line block), follow it without any
-        // bookkeeping; such a chain cannot cycle (a loop head always offers two steps).
-        let code = &self.c.threads[t];
         let mut state = start.to_vec();
         let mut next = Vec::with_capacity(state.len());
         let mut prefix: Vec<u16> = Vec::new();
         let mut fails: Vec<Vec<u16>> = Vec::new();
+        match self.run_chain(t, &mut state, &mut next, &mut prefix, &mut fails) {
+            ChainEnd::Left => {
+                MacroOut { exits: vec![(state.into_boxed_slice(), prefix)], fails, ..MacroOut::default() }
+            }
+            ChainEnd::Disabled { assume } => MacroOut { cut: assume, waited: !assume, ..MacroOut::default() },
+            ChainEnd::Unwound => MacroOut { unwound: true, ..MacroOut::default() },
+            ChainEnd::Branch => self.search_after(t, state, &prefix, fails),
+        }
+    }
+
+    /// The fast path of `run_macro`: while the holding thread has a single next step and
+    /// cannot leave the region silently (a `lock`, or a straight-line block), follows it in
+    /// `state` without any bookkeeping (`next` is working space); such a chain cannot cycle
+    /// (a loop head always offers two steps). Appends an option index (0) per step to
+    /// `prefix`, and the path to each failing step to `fails`.
+    fn run_chain(
+        &self,
+        t: usize,
+        state: &mut Vec<i64>,
+        next: &mut Vec<i64>,
+        prefix: &mut Vec<u16>,
+        fails: &mut Vec<Vec<u16>>,
+    ) -> ChainEnd {
+        let code = &self.c.threads[t];
         loop {
-            let p = &code.points[self.pc(&state, t)];
+            let p = &code.points[self.pc(state, t)];
             if p.options.len() != 1 || p.exit_moves.is_some() || prefix.len() >= self.max_atomic {
-                break;
+                return ChainEnd::Branch;
             }
             next.clear();
-            next.extend_from_slice(&state);
-            match self.apply(&mut next, t, &p.options[0]) {
+            next.extend_from_slice(state);
+            match self.apply(next, t, &p.options[0]) {
                 Outcome::Done { failed } => {
                     prefix.push(0);
                     if failed {
                         fails.push(prefix.clone());
                     }
-                    if !self.in_region(&next, t) {
-                        return MacroOut {
-                            exits: vec![(next.into_boxed_slice(), prefix)],
-                            fails,
-                            ..MacroOut::default()
-                        };
+                    std::mem::swap(state, next);
+                    if !self.in_region(state, t) {
+                        return ChainEnd::Left;
                     }
-                    std::mem::swap(&mut state, &mut next);
                 }
-                Outcome::Disabled { assume } => {
-                    return MacroOut { cut: assume, waited: !assume, ..MacroOut::default() };
-                }
-                Outcome::Unwound => return MacroOut { unwound: true, ..MacroOut::default() },
+                Outcome::Disabled { assume } => return ChainEnd::Disabled { assume },
+                Outcome::Unwound => return ChainEnd::Unwound,
             }
         }
+    }
+
+    /// The rest of `run_macro` after a chain (`prefix`, whose failing steps are `fails`) led
+    /// to `state`, where the holding thread has a choice or may leave silently.
+    fn search_after(&self, t: usize, state: Vec<i64>, prefix: &[u16], mut fails: Vec<Vec<u16>>) -> MacroOut {
         let mut out = self.search_macro(t, state.into_boxed_slice());
         if !prefix.is_empty() {
             let with = |p: &mut Vec<u16>| {
-                let mut v = prefix.clone();
+                let mut v = prefix.to_vec();
                 v.append(p);
                 *p = v;
             };
@@ -896,7 +929,7 @@ impl<'c> Engine<'c> {
                     if self.in_region(&next, t) {
                         // No path gets through: the thread waits before the block when some
                         // path stopped at a false `await`, and is cut otherwise.
-                        match self.enter_region(t, i, failed, &next, exp) {
+                        match self.enter_region(t, i, failed, &mut next, exp) {
                             Some(true) => regions.wait(region(), i as u16, &mut exp.blocked),
                             Some(false) => regions.cut(region(), &mut cut),
                             None => {}
@@ -927,10 +960,45 @@ impl<'c> Engine<'c> {
 
     /// Runs the atomic region that option `i` of thread `t` entered (`next` is the state
     /// after the entering step, which failed when `failed`), recording its successors and
-    /// what it finds in `exp`. When no path gets through: whether some path stopped at a
-    /// false `await`.
-    fn enter_region(&self, t: usize, i: usize, failed: bool, next: &[i64], exp: &mut Expansion) -> Option<bool> {
-        let m = self.run_macro(t, next);
+    /// what it finds in `exp`, as [`Engine::run_macro`] finds them. When no path gets
+    /// through: whether some path stopped at a false `await`.
+    fn enter_region(&self, t: usize, i: usize, failed: bool, next: &mut Vec<i64>, exp: &mut Expansion) -> Option<bool> {
+        let mut work = std::mem::take(&mut exp.work);
+        let mut path = std::mem::take(&mut exp.path);
+        path.clear();
+        let mut fails = Vec::new();
+        let end = self.run_chain(t, next, &mut work, &mut path, &mut fails);
+        exp.work = work;
+        let stopped = match end {
+            ChainEnd::Left => {
+                // One way out: the entering step's failure and the chain's count.
+                if failed {
+                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                }
+                for internal in fails {
+                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
+                }
+                self.push_succ(t, i, 0, next, &mut path, exp);
+                None
+            }
+            ChainEnd::Disabled { assume } => Some(!assume),
+            ChainEnd::Unwound => {
+                exp.unwound = true;
+                Some(false)
+            }
+            ChainEnd::Branch => {
+                let m = self.search_after(t, next.clone(), &path, fails);
+                self.record_macro(t, i, failed, m, exp)
+            }
+        };
+        exp.path = path;
+        stopped
+    }
+
+    /// Records in `exp` what the run `m` of the atomic region that option `i` of thread `t`
+    /// entered found, and its successors. When no path gets through: whether some path
+    /// stopped at a false `await`.
+    fn record_macro(&self, t: usize, i: usize, failed: bool, m: MacroOut, exp: &mut Expansion) -> Option<bool> {
         exp.bound |= m.bound;
         exp.unwound |= m.unwound;
         // The entering step's failure counts when the region can be left.
