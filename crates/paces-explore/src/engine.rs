@@ -1197,3 +1197,44 @@ impl<'c> Engine<'c> {
         exp.reduced = true;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enabled_options_are_indexed_by_thread_and_option() {
+        let mut en = Enabled::default();
+        for _ in 0..2 {
+            en.clear();
+            en.push_thread(2);
+            en.enable_last(1);
+            en.push_thread(0);
+            en.push_thread(3);
+            en.enable_last(0);
+            en.enable_last(2);
+            assert_eq!(en[0], [false, true]);
+            assert!(en[1].is_empty());
+            assert_eq!(en[2], [true, false, true]);
+        }
+    }
+
+    #[test]
+    fn region_stops_wait_when_some_option_waits_and_cut_otherwise() {
+        let mut stops = RegionStops::default();
+        let (mut blocked, mut cut) = (vec![9, 4], false);
+        stops.wait(Some(1), 3, &mut blocked);
+        stops.cut(Some(1), &mut cut);
+        stops.wait(None, 2, &mut blocked);
+        stops.cut(Some(5), &mut cut);
+        assert!(!cut, "cuts inside regions wait for the settlement");
+        stops.settle(&mut blocked, 1, &mut cut);
+        assert_eq!(blocked, [9, 2, 3, 4], "the thread's own options end sorted");
+        assert!(cut, "region 5 had no waiting option");
+        stops.clear();
+        let (mut blocked, mut cut) = (Vec::new(), false);
+        stops.wait(Some(1), 0, &mut blocked);
+        stops.settle(&mut blocked, 0, &mut cut);
+        assert_eq!((blocked, cut), (vec![0], false));
+    }
+}

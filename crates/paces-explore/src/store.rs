@@ -178,4 +178,22 @@ mod tests {
         assert_eq!(st.find(&s), Some(0));
         assert_eq!(st.get(0), s);
     }
+
+    #[test]
+    fn decoding_replaces_the_buffer_for_short_and_long_encodings() {
+        let small = [0, 1, -1, 63, -64];
+        let large = [64, -65, 1 << 40, 0, -300];
+        let mut st = Store::new(5);
+        let (a, _) = st.insert(&small);
+        let (b, _) = st.insert(&large);
+        assert_eq!(st.bytes_of(a).len(), 5, "one byte per slot in -64..64");
+        assert!(st.bytes_of(b).len() > 5);
+        let mut buf = vec![7; 9];
+        st.get_into(b, &mut buf);
+        assert_eq!(buf, large);
+        st.get_into(a, &mut buf);
+        assert_eq!(buf, small);
+        assert_eq!(st.find(&large), Some(b));
+        assert_eq!(st.find(&[0, 0, 0, 0, 1]), None);
+    }
 }

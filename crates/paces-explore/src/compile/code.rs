@@ -217,3 +217,43 @@ fn binop(op: BinOp, a: i64, b: i64, div0: &mut bool) -> i64 {
         BinOp::Rem => a.wrapping_rem(b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: i64) -> Expr {
+        Expr::Int(v)
+    }
+
+    fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    fn eval(e: &Expr, globals: &[i64]) -> (i64, bool) {
+        let (code, _) = Code::compile(e, |v| Ok(VarRef::Global(v.index() as u32))).expect("compiles");
+        let mut div0 = false;
+        (code.eval(globals, &[], &mut div0), div0)
+    }
+
+    #[test]
+    fn deep_expressions_evaluate_on_a_larger_stack() {
+        // 1 + (2 + (3 + ... + 30)): thirty values on the stack at once, past the fixed stack.
+        let e = (1..30).rev().fold(int(30), |acc, v| bin(BinOp::Add, int(v), acc));
+        assert_eq!(eval(&e, &[]), (465, false));
+        // Short-circuits keep working at depth: (x != 0 && 10 / x == 5) || 7 < 3.
+        let guarded = bin(
+            BinOp::Or,
+            bin(
+                BinOp::And,
+                bin(BinOp::Ne, Expr::Var(VarIdx::from_u32(0)), int(0)),
+                bin(BinOp::Eq, bin(BinOp::Div, int(10), Expr::Var(VarIdx::from_u32(0))), int(5)),
+            ),
+            bin(BinOp::Lt, int(7), int(3)),
+        );
+        let deep = (1..20).fold(guarded, |acc, v| bin(BinOp::Add, int(v - v), acc));
+        assert_eq!(eval(&deep, &[2]), (1, false));
+        assert_eq!(eval(&deep, &[0]), (0, false));
+        assert_eq!(eval(&bin(BinOp::Rem, int(3), Expr::Var(VarIdx::from_u32(0))), &[0]), (0, true));
+    }
+}
