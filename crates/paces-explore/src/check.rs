@@ -13,7 +13,7 @@ use crate::compile::{compile, Compiled};
 use crate::engine::{Engine, Expansion, Found, Settings, Stand, EXIT};
 use crate::error::Error;
 use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, Schedule};
-use crate::store::Store;
+use crate::store::{encode, hash_bytes, Store};
 
 /// States expanded per batch; batches are merged in order, so results do not depend on the
 /// number of worker threads.
@@ -475,7 +475,8 @@ struct Piece {
 }
 
 impl Piece {
-    /// Appends the expansion of the next state of the run.
+    /// Appends the expansion of the next state of the run, its kept successors encoded and
+    /// hashed.
     fn add(&mut self, exp: &mut Expansion) {
         self.transitions += exp.transitions;
         self.reduced += usize::from(exp.reduced);
@@ -485,9 +486,11 @@ impl Piece {
             self.events.push((self.ends.len(), std::mem::take(&mut exp.found), exp.deadlock.take()));
         }
         for tr in &exp.succs {
-            self.bytes.extend_from_slice(exp.encoded(tr));
+            let start = self.bytes.len();
+            encode(exp.state(tr), &mut self.bytes);
+            let hash = hash_bytes(&self.bytes[start..]);
             let end = self.bytes.len() as u32;
-            self.succs.push(Succ { thread: tr.thread, opt: tr.opt, exit: tr.exit, hash: tr.hash, end });
+            self.succs.push(Succ { thread: tr.thread, opt: tr.opt, exit: tr.exit, hash, end });
         }
         self.ends.push(self.succs.len() as u32);
     }
@@ -647,9 +650,9 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
             let pieces: Vec<Piece> = {
                 let s = &search;
                 let hi32 = hi as u32;
-                let is_old = move |h: u64, enc: &[u8]| s.store.find_hashed(h, enc).is_some_and(|j| j < hi32);
-                // Successors are encoded and hashed here, in parallel; the merge only looks
-                // them up.
+                let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
+                // Kept successors are encoded and hashed here, in parallel; the merge only
+                // looks them up.
                 let expand = |p: usize| {
                     let from = a + p * PIECE;
                     let mut piece = Piece::default();

@@ -13,7 +13,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
-use crate::store::{encode, hash_bytes};
 
 /// Marks, in an internal path of a macro transition, that the holding thread leaves its
 /// region without a step.
@@ -244,17 +243,14 @@ impl RegionStops {
     }
 }
 
-/// A successor of a state: the transition, and the successor state encoded (see
-/// [`crate::store`]) in its expansion's byte buffer, with the encoding's hash.
+/// A successor of a state: the transition, and where the successor state lies in its
+/// expansion's buffer ([`Expansion::state`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Trans {
     pub thread: u16,
     pub opt: u16,
     /// For a macro transition: which exit (in the order the region search found them).
     pub exit: u32,
-    /// The hash of the encoded state.
-    pub hash: u64,
-    /// Where the encoded state lies in [`Expansion::encoded`]'s buffer.
     start: u32,
     end: u32,
 }
@@ -338,8 +334,8 @@ pub(crate) struct Expansion {
     pub transitions: u64,
     /// Whether the expansion was reduced.
     pub reduced: bool,
-    /// The successors' encoded states, back to back.
-    bytes: Vec<u8>,
+    /// The successors' states, back to back.
+    states: Vec<i64>,
     /// Per thread: its successors' range in `succs` (before reduction).
     ranges: Vec<std::ops::Range<usize>>,
     /// Per thread and option: whether the option can be taken.
@@ -359,9 +355,9 @@ pub(crate) struct Expansion {
 }
 
 impl Expansion {
-    /// The encoded successor state of `tr`.
-    pub(crate) fn encoded(&self, tr: &Trans) -> &[u8] {
-        &self.bytes[tr.start as usize..tr.end as usize]
+    /// The successor state of `tr`.
+    pub(crate) fn state(&self, tr: &Trans) -> &[i64] {
+        &self.states[tr.start as usize..tr.end as usize]
     }
 
     /// Forgets the last state's expansion, keeping the buffers.
@@ -373,7 +369,7 @@ impl Expansion {
         self.unwound = false;
         self.transitions = 0;
         self.reduced = false;
-        self.bytes.clear();
+        self.states.clear();
         self.ranges.clear();
         self.enabled.clear();
         self.stands.clear();
@@ -866,11 +862,10 @@ impl<'c> Engine<'c> {
     }
 
     /// Expands a state into `exp` (cleared first): every transition, what they find, and
-    /// (when `por`) the reduced set of successors. `is_old` says, from a successor's hash and
-    /// encoding, whether it was visited at an earlier or the current level (the cycle
-    /// proviso). States expanded are canonical (see [`Engine::canon`]), as every state the
+    /// (when `por`) the reduced set of successors. `is_old` says whether a successor state was
+    /// visited at an earlier or the current level (the cycle proviso). States expanded are canonical (see [`Engine::canon`]), as every state the
     /// expansion produces is.
-    pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(u64, &[u8]) -> bool, exp: &mut Expansion) {
+    pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool, exp: &mut Expansion) {
         debug_assert!(self.is_canonical(s), "an expanded state is canonical");
         self.expand_all(s, exp);
         if por && exp.deadlock.is_none() && !self.spin_end_states {
@@ -1021,7 +1016,7 @@ impl<'c> Engine<'c> {
     /// Records the successor `state` that option `opt` of thread `t` (exit `exit` of its
     /// region) leads to, after merging the private steps that follow it (their failures
     /// found, their options appended to `path`) and resetting dead variables: enables the
-    /// option, encodes and hashes the state.
+    /// option and keeps the state.
     fn push_succ(&self, t: usize, opt: usize, exit: u32, state: &mut [i64], path: &mut Vec<u16>, exp: &mut Expansion) {
         for f in self.merge_private(state, t, path) {
             let internal = path[..=f].to_vec();
@@ -1029,11 +1024,10 @@ impl<'c> Engine<'c> {
         }
         self.canon_thread(state, t);
         exp.enabled.enable_last(opt);
-        let start = exp.bytes.len();
-        encode(state, &mut exp.bytes);
-        let end = exp.bytes.len();
-        let hash = hash_bytes(&exp.bytes[start..end]);
-        exp.succs.push(Trans { thread: t as u16, opt: opt as u16, exit, hash, start: start as u32, end: end as u32 });
+        let start = exp.states.len();
+        exp.states.extend_from_slice(state);
+        let end = exp.states.len();
+        exp.succs.push(Trans { thread: t as u16, opt: opt as u16, exit, start: start as u32, end: end as u32 });
     }
 
     /// Whether SPIN would find an invalid end state here: every thread can stop (at a valid
@@ -1129,7 +1123,7 @@ impl<'c> Engine<'c> {
 
     /// Keeps only the successors of a persistent set of threads (unless the cycle proviso
     /// asks for all).
-    fn reduce(&self, s: &[i64], exp: &mut Expansion, is_old: &dyn Fn(u64, &[u8]) -> bool) {
+    fn reduce(&self, s: &[i64], exp: &mut Expansion, is_old: &dyn Fn(&[i64]) -> bool) {
         let n = self.lay.threads;
         let ranges = &exp.ranges;
         let enabled_opts = &exp.enabled;
@@ -1190,7 +1184,7 @@ impl<'c> Engine<'c> {
         // Cycle proviso: expand fully when every kept successor was stored before (at this
         // level or an earlier one); one new successor is enough for the argument.
         let mut keep = exp.succs.iter().filter(|tr| inset[tr.thread as usize]);
-        if keep.all(|tr| is_old(tr.hash, exp.encoded(tr))) {
+        if keep.all(|tr| is_old(exp.state(tr))) {
             return;
         }
         exp.succs.retain(|tr| inset[tr.thread as usize]);

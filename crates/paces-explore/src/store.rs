@@ -8,6 +8,7 @@ use std::hash::BuildHasher;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
+use smallvec::SmallVec;
 
 /// An interning store of states.
 pub(crate) struct Store {
@@ -24,9 +25,17 @@ pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
 /// Appends the encoding of `s` to `out`.
 pub(crate) fn encode(s: &[i64], out: &mut Vec<u8>) {
     let start = out.len();
-    // At most ten bytes per slot: write into zeroed room, then drop what is left over.
-    out.resize(start + s.len() * 10, 0);
-    let room = &mut out[start..];
+    out.resize(start + s.len() * MAX_SLOT_BYTES, 0);
+    let n = encode_into(s, &mut out[start..]);
+    out.truncate(start + n);
+}
+
+/// The most bytes a slot's encoding takes.
+const MAX_SLOT_BYTES: usize = 10;
+
+/// Writes the encoding of `s` to the front of `room` (at least [`MAX_SLOT_BYTES`] per slot);
+/// its length.
+fn encode_into(s: &[i64], room: &mut [u8]) -> usize {
     let mut n = 0;
     for &v in s {
         let mut z = zigzag(v);
@@ -38,7 +47,7 @@ pub(crate) fn encode(s: &[i64], out: &mut Vec<u8>) {
         room[n] = z as u8;
         n += 1;
     }
-    out.truncate(start + n);
+    n
 }
 
 /// Maps small magnitudes to small numbers: 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
@@ -112,12 +121,11 @@ impl Store {
         decode(self.bytes_of(i), out, self.stride);
     }
 
-    /// The index of a stored state.
-    #[cfg(test)]
-    fn find(&self, s: &[i64]) -> Option<u32> {
-        let mut enc = Vec::with_capacity(self.stride + 8);
-        encode(s, &mut enc);
-        self.find_hashed(hash_bytes(&enc), &enc)
+    /// The index of a stored state (encoded on the stack when it is small).
+    pub(crate) fn find(&self, s: &[i64]) -> Option<u32> {
+        let mut room: SmallVec<[u8; 512]> = SmallVec::from_elem(0, s.len() * MAX_SLOT_BYTES);
+        let n = encode_into(s, &mut room);
+        self.find_hashed(hash_bytes(&room[..n]), &room[..n])
     }
 
     /// The index of a stored state given its encoding and the encoding's hash.
