@@ -3,6 +3,10 @@
 //! The programs are the held-in benchmarks of `examples/` (through `paces-heldin`). rtl8169's
 //! exhaustive exploration takes minutes, so only its default check is measured here; see
 //! `docs/explore.md` for the full table.
+//!
+//! The `explore-hot` group measures the hot path alone, single-threaded: expanding states and
+//! storing their successors, for usb-serial's whole reduced state space and for rtl8169's
+//! first 50,000 states.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -35,5 +39,21 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// States of rtl8169 stored by the bounded hot-path run.
+const RTL_STATES: usize = 50_000;
+
+fn bench_hot(c: &mut Criterion) {
+    let mut g = c.benchmark_group("explore-hot");
+    g.sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(3));
+    let one_thread = Config::new().stop_at_first_failure(false).threads(Some(1));
+    for (name, config) in [("usb-serial", one_thread.clone()), ("rtl8169", one_thread.clone().max_states(RTL_STATES))] {
+        let p = program(name);
+        g.bench_with_input(BenchmarkId::new("expand-store", name), &p, |b, p| {
+            b.iter(|| black_box(check(p, &config).expect("check")))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_hot);
 criterion_main!(benches);

@@ -40,7 +40,11 @@ impl Bits {
     }
 
     pub(crate) fn intersects(&self, other: &Bits) -> bool {
-        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+        match (self.0.as_slice(), other.0.as_slice()) {
+            // Up to 64 globals: one word each.
+            ([a], [b]) => a & b != 0,
+            (a, b) => a.iter().zip(b).any(|(a, b)| a & b != 0),
+        }
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = usize> + '_ {

@@ -472,8 +472,60 @@ impl fmt::Display for CheckResult {
 /// A transition: thread, option, internal path of an atomic block.
 type Tr = (usize, u16, Vec<u16>);
 
-/// An expanded state with its successors encoded and hashed.
-type Expanded = (Expansion, Vec<(u64, Vec<u8>)>);
+/// A kept successor of an expanded state: the transition, the hash of the encoded state,
+/// and where the encoding ends in its piece's bytes (it starts where the one before ends).
+#[derive(Clone, Copy)]
+struct Succ {
+    thread: u16,
+    opt: u16,
+    exit: u32,
+    hash: u64,
+    end: u32,
+}
+
+/// The expansions of a run of consecutive states, flattened so that a run costs a few
+/// allocations, not a few per state.
+#[derive(Default)]
+struct Piece {
+    /// Per state, in order: where its successors end in `succs`.
+    ends: Vec<u32>,
+    succs: Vec<Succ>,
+    /// The successors' encoded states, back to back.
+    bytes: Vec<u8>,
+    /// The states (by position in the run) that found something or deadlock, in order,
+    /// with what they found.
+    events: Vec<(usize, Vec<Found>, Option<Vec<Stand>>)>,
+    transitions: u64,
+    reduced: usize,
+    unwound: bool,
+    bound: bool,
+}
+
+impl Piece {
+    /// Appends the expansion of the next state of the run, its kept successors encoded and
+    /// hashed.
+    fn add(&mut self, exp: &mut Expansion) {
+        self.transitions += exp.transitions;
+        self.reduced += usize::from(exp.reduced);
+        self.unwound |= exp.unwound;
+        self.bound |= exp.bound;
+        if !exp.found.is_empty() || exp.deadlock.is_some() {
+            self.events.push((self.ends.len(), std::mem::take(&mut exp.found), exp.deadlock.take()));
+        }
+        for tr in &exp.succs {
+            let start = self.bytes.len();
+            encode(exp.state(tr), &mut self.bytes);
+            let hash = hash_bytes(&self.bytes[start..]);
+            let end = self.bytes.len() as u32;
+            self.succs.push(Succ { thread: tr.thread, opt: tr.opt, exit: tr.exit, hash, end });
+        }
+        self.ends.push(self.succs.len() as u32);
+    }
+}
+
+/// States expanded by one task of a batch (a piece), one after the other with the same
+/// buffers.
+const PIECE: usize = 64;
 
 #[derive(Clone, Copy)]
 struct Parent {
@@ -508,7 +560,7 @@ impl Search<'_> {
             let mut next = s.to_vec();
             self.e.apply(&mut next, t, o);
             let internal = if self.e.in_region(&next, t) {
-                let m = self.e.run_macro(t, next.into_boxed_slice());
+                let m = self.e.run_macro(t, &next);
                 match m.exits.into_iter().nth(exit as usize) {
                     Some((mut state, mut path)) => {
                         self.e.merge_private(&mut state, t, &mut path);
@@ -623,83 +675,93 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         let mut a = lo;
         while a < hi {
             let b = (a + CHUNK).min(hi);
-            let exps: Vec<Expanded> = {
+            let pieces: Vec<Piece> = {
                 let s = &search;
                 let hi32 = hi as u32;
                 let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
-                // Successors are encoded and hashed here, in parallel; the merge only looks
-                // them up.
-                let expand = |i: usize| {
-                    let exp = s.e.expand(&s.store.get(i as u32), config.por, &is_old);
-                    let enc = exp
-                        .succs
-                        .iter()
-                        .map(|tr| {
-                            let mut v = Vec::with_capacity(tr.state.len() + 8);
-                            encode(&tr.state, &mut v);
-                            (hash_bytes(&v), v)
-                        })
-                        .collect();
-                    (exp, enc)
+                // Kept successors are encoded and hashed here, in parallel; the merge only
+                // looks them up.
+                let expand = |p: usize| {
+                    let from = a + p * PIECE;
+                    let mut piece = Piece::default();
+                    let mut exp = Expansion::default();
+                    let mut state = Vec::new();
+                    for i in from..(from + PIECE).min(b) {
+                        s.store.get_into(i as u32, &mut state);
+                        s.e.expand(&state, config.por, &is_old, &mut exp);
+                        piece.add(&mut exp);
+                    }
+                    piece
                 };
+                let starts = 0..(b - a).div_ceil(PIECE);
                 if config.parallel && b - a >= config.min_parallel_batch {
                     match &pool {
-                        Some(p) => p.install(|| (a..b).into_par_iter().map(expand).collect()),
-                        None => (a..b).into_par_iter().map(expand).collect(),
+                        Some(p) => p.install(|| starts.into_par_iter().map(expand).collect()),
+                        None => starts.into_par_iter().map(expand).collect(),
                     }
                 } else {
-                    (a..b).map(expand).collect()
+                    starts.map(expand).collect()
                 }
             };
-            for (k, (exp, enc)) in exps.into_iter().enumerate() {
-                let i = (a + k) as u32;
-                transitions += exp.transitions;
-                reduced_states += usize::from(exp.reduced);
-                unwind_reached |= exp.unwound;
-                if exp.bound && bound.is_none() {
+            for (p, piece) in pieces.into_iter().enumerate() {
+                transitions += piece.transitions;
+                reduced_states += piece.reduced;
+                unwind_reached |= piece.unwound;
+                if piece.bound && bound.is_none() {
                     bound = Some(Bound::AtomicStates);
                 }
-                for f in exp.found {
-                    match f {
-                        Found::Fail { .. } if !config.find.contains(FailureKinds::BAD) => {}
-                        Found::Livelock { .. } if !config.find.contains(FailureKinds::LIVELOCKS) => {}
-                        Found::Fail { thread, opt, internal } => {
-                            let last = (thread as usize, opt, internal);
-                            let label = fail_label(&search.e, &search.store.get(i), &last);
-                            if first_bad.is_none() {
-                                first_bad = Some((i, last.clone()));
-                                first_kind.get_or_insert(0);
+                let mut events = piece.events.into_iter().peekable();
+                let (mut succ_from, mut byte_from) = (0usize, 0usize);
+                for (k, &succ_end) in piece.ends.iter().enumerate() {
+                    let i = (a + p * PIECE + k) as u32;
+                    let (found, deadlock): (Vec<Found>, Option<Vec<Stand>>) = match events.next_if(|e| e.0 == k) {
+                        Some((_, found, deadlock)) => (found, deadlock),
+                        None => (Vec::new(), None),
+                    };
+                    for f in found {
+                        match f {
+                            Found::Fail { .. } if !config.find.contains(FailureKinds::BAD) => {}
+                            Found::Livelock { .. } if !config.find.contains(FailureKinds::LIVELOCKS) => {}
+                            Found::Fail { thread, opt, internal } => {
+                                let last = (thread as usize, opt, internal);
+                                let label = fail_label(&search.e, &search.store.get(i), &last);
+                                if first_bad.is_none() {
+                                    first_bad = Some((i, last.clone()));
+                                    first_kind.get_or_insert(0);
+                                }
+                                failures.entry(label).or_insert((i, last));
                             }
-                            failures.entry(label).or_insert((i, last));
+                            Found::Livelock { thread, opt, path, cycle_start } => {
+                                let t = thread as usize;
+                                let code = &search.e.c.threads[t];
+                                let o = &code.points[search.e.pc(&search.store.get(i), t)].options[opt as usize];
+                                let reg = code.steps[o.step as usize].region.unwrap_or(0);
+                                let id = LivelockId {
+                                    thread: code.name.clone(),
+                                    block: c.loc_names[code.regions[reg as usize].loc.index()].clone(),
+                                };
+                                first_kind.get_or_insert(2);
+                                livelocks.entry(id).or_insert((i, (t, opt, path), cycle_start));
+                            }
                         }
-                        Found::Livelock { thread, opt, path, cycle_start } => {
-                            let t = thread as usize;
-                            let code = &search.e.c.threads[t];
-                            let o = &code.points[search.e.pc(&search.store.get(i), t)].options[opt as usize];
-                            let reg = code.steps[o.step as usize].region.unwrap_or(0);
-                            let id = LivelockId {
-                                thread: code.name.clone(),
-                                block: c.loc_names[code.regions[reg as usize].loc.index()].clone(),
-                            };
-                            first_kind.get_or_insert(2);
-                            livelocks.entry(id).or_insert((i, (t, opt, path), cycle_start));
+                    }
+                    if let Some(stands) = deadlock.filter(|_| config.find.contains(FailureKinds::DEADLOCKS)) {
+                        let state = search.store.get(i);
+                        let id = deadlock_id(&search.e, &state, &stands);
+                        first_kind.get_or_insert(1);
+                        if search.e.failed_before(&state) {
+                            after_failure.entry(id.clone()).or_insert((i, stands.clone()));
                         }
+                        deadlocks.entry(id).or_insert((i, stands));
                     }
-                }
-                if let Some(stands) = exp.deadlock.filter(|_| config.find.contains(FailureKinds::DEADLOCKS)) {
-                    let state = search.store.get(i);
-                    let id = deadlock_id(&search.e, &state, &stands);
-                    first_kind.get_or_insert(1);
-                    if search.e.failed_before(&state) {
-                        after_failure.entry(id.clone()).or_insert((i, stands.clone()));
+                    for tr in &piece.succs[succ_from..succ_end as usize] {
+                        let (_, new) = search.store.insert_hashed(tr.hash, &piece.bytes[byte_from..tr.end as usize]);
+                        if new {
+                            search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
+                        }
+                        byte_from = tr.end as usize;
                     }
-                    deadlocks.entry(id).or_insert((i, stands));
-                }
-                for (tr, (h, bytes)) in exp.succs.into_iter().zip(enc) {
-                    let (_, new) = search.store.insert_hashed(h, &bytes);
-                    if new {
-                        search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
-                    }
+                    succ_from = succ_end as usize;
                 }
             }
             if config.stop_at_first_failure && first_kind.is_some() {

@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 use crate::bits::Bits;
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
@@ -90,6 +91,18 @@ pub(crate) struct MacroOut {
     pub unwound: bool,
     /// The search inside the region reached its bound.
     pub bound: bool,
+}
+
+/// How the chain of single steps at the start of an atomic region ends.
+enum ChainEnd {
+    /// The holding thread left the region.
+    Left,
+    /// A step's condition is false (`assume`: an `assume`, rather than an `await`).
+    Disabled { assume: bool },
+    /// The loop bound forbids a step.
+    Unwound,
+    /// The thread has a choice, or may leave silently: the general search takes over.
+    Branch,
 }
 
 /// The states one run of an atomic region visited, for deciding after the search which of
@@ -174,18 +187,25 @@ impl MacroGraph {
 /// How the options of one thread that enter atomic regions stop, region by region: a region
 /// that no path gets through makes its thread wait before it when some path stopped at a
 /// false `await`, and cuts it when every path was cut (a false `assume` or the loop bound).
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 struct RegionStops {
-    /// Per region entered: the region, whether some path was cut, the waiting options.
-    regions: Vec<(u32, bool, Vec<u16>)>,
+    /// Per region entered: the region and whether some path was cut.
+    regions: Vec<(u32, bool)>,
+    /// The waiting options, with their region.
+    waits: Vec<(u32, u16)>,
 }
 
 impl RegionStops {
-    fn entry(&mut self, r: u32) -> &mut (u32, bool, Vec<u16>) {
+    fn clear(&mut self) {
+        self.regions.clear();
+        self.waits.clear();
+    }
+
+    fn entry(&mut self, r: u32) -> &mut (u32, bool) {
         let k = match self.regions.iter().position(|e| e.0 == r) {
             Some(k) => k,
             None => {
-                self.regions.push((r, false, Vec::new()));
+                self.regions.push((r, false));
                 self.regions.len() - 1
             }
         };
@@ -195,7 +215,10 @@ impl RegionStops {
     /// Option `opt` waits (for a step outside regions: at once into `blocked`).
     fn wait(&mut self, region: Option<u32>, opt: u16, blocked: &mut Vec<u16>) {
         match region {
-            Some(r) => self.entry(r).2.push(opt),
+            Some(r) => {
+                self.entry(r);
+                self.waits.push((r, opt));
+            }
             None => blocked.push(opt),
         }
     }
@@ -208,27 +231,30 @@ impl RegionStops {
         }
     }
 
-    /// Hands each region's verdict to the thread: its waiting options, or a cut.
-    fn settle(self, blocked: &mut Vec<u16>, cut: &mut bool) {
-        for (_, was_cut, waits) in self.regions {
-            if !waits.is_empty() {
-                blocked.extend(waits);
-            } else if was_cut {
+    /// Hands each region's verdict to the thread: its waiting options (appended to the
+    /// thread's blocking options, `blocked[from..]`, which end sorted), or a cut.
+    fn settle(&self, blocked: &mut Vec<u16>, from: usize, cut: &mut bool) {
+        for &(r, was_cut) in &self.regions {
+            let before = blocked.len();
+            blocked.extend(self.waits.iter().filter(|w| w.0 == r).map(|w| w.1));
+            if blocked.len() == before && was_cut {
                 *cut = true;
             }
         }
-        blocked.sort_unstable();
+        blocked[from..].sort_unstable();
     }
 }
 
-/// A successor of a state.
-#[derive(Clone, Debug)]
+/// A successor of a state: the transition, and where the successor state lies in its
+/// expansion's buffer ([`Expansion::state`]).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Trans {
     pub thread: u16,
     pub opt: u16,
     /// For a macro transition: which exit (in the order the region search found them).
     pub exit: u32,
-    pub state: Box<[i64]>,
+    start: u32,
+    end: u32,
 }
 
 /// Something found while expanding a state.
@@ -250,7 +276,54 @@ pub(crate) enum Stand {
     Blocked(Vec<u16>),
 }
 
-/// All about one expanded state.
+/// Per thread and option of an expanded state: whether the option can be taken
+/// (`enabled[thread][option]`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Enabled {
+    flags: Vec<bool>,
+    /// Per thread: where its options start in `flags` (one more entry closes the last).
+    starts: Vec<usize>,
+}
+
+impl Enabled {
+    fn clear(&mut self) {
+        self.flags.clear();
+        self.starts.clear();
+        self.starts.push(0);
+    }
+
+    /// Adds the next thread, with `options` options, none enabled yet.
+    fn push_thread(&mut self, options: usize) {
+        self.flags.resize(self.flags.len() + options, false);
+        self.starts.push(self.flags.len());
+    }
+
+    /// Marks option `opt` of the last thread added as enabled.
+    fn enable_last(&mut self, opt: usize) {
+        let start = self.starts[self.starts.len() - 2];
+        self.flags[start + opt] = true;
+    }
+}
+
+impl std::ops::Index<usize> for Enabled {
+    type Output = [bool];
+
+    fn index(&self, t: usize) -> &[bool] {
+        &self.flags[self.starts[t]..self.starts[t + 1]]
+    }
+}
+
+/// Where a thread stands, as recorded while expanding (its blocking options in
+/// [`Expansion`]'s buffer).
+#[derive(Clone, Copy, Debug)]
+enum StandAt {
+    Done,
+    Cut,
+    Blocked { start: usize, end: usize },
+}
+
+/// All about one expanded state. One value is reused for many states ([`Engine::expand`]
+/// clears it first), so its buffers are allocated once.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Expansion {
     pub succs: Vec<Trans>,
@@ -263,10 +336,59 @@ pub(crate) struct Expansion {
     pub transitions: u64,
     /// Whether the expansion was reduced.
     pub reduced: bool,
+    /// The successors' states, back to back.
+    states: Vec<i64>,
     /// Per thread: its successors' range in `succs` (before reduction).
     ranges: Vec<std::ops::Range<usize>>,
     /// Per thread and option: whether the option can be taken.
-    enabled: Vec<Vec<bool>>,
+    enabled: Enabled,
+    /// Per thread: where it stands, for a state where no thread can step.
+    stands: Vec<StandAt>,
+    /// The blocking options of every thread, back to back.
+    blocked: Vec<u16>,
+    /// Working space: the state an option leads to.
+    next: Vec<i64>,
+    /// Working space: the internal path of a transition.
+    path: Vec<u16>,
+    /// Working space: a state inside an atomic region.
+    work: Vec<i64>,
+    /// Working space: the atomic regions one thread's options enter.
+    regions: RegionStops,
+}
+
+impl Expansion {
+    /// The successor state of `tr`.
+    pub(crate) fn state(&self, tr: &Trans) -> &[i64] {
+        &self.states[tr.start as usize..tr.end as usize]
+    }
+
+    /// Forgets the last state's expansion, keeping the buffers.
+    fn clear(&mut self) {
+        self.succs.clear();
+        self.found.clear();
+        self.deadlock = None;
+        self.bound = false;
+        self.unwound = false;
+        self.transitions = 0;
+        self.reduced = false;
+        self.states.clear();
+        self.ranges.clear();
+        self.enabled.clear();
+        self.stands.clear();
+        self.blocked.clear();
+    }
+
+    /// Where every thread stands, from what was recorded.
+    fn stands(&self) -> Vec<Stand> {
+        self.stands
+            .iter()
+            .map(|st| match *st {
+                StandAt::Done => Stand::Done,
+                StandAt::Cut => Stand::Cut,
+                StandAt::Blocked { start, end } => Stand::Blocked(self.blocked[start..end].to_vec()),
+            })
+            .collect()
+    }
 }
 
 /// How an [`Engine`] explores, beyond the program: the loop bound, the bound of an atomic
@@ -350,18 +472,34 @@ impl<'c> Engine<'c> {
 
     /// Resets the dead private variables of every thread (when [`Settings::reset_dead`]).
     pub(crate) fn canon(&self, s: &mut [i64]) {
+        for t in 0..self.lay.threads {
+            self.canon_thread(s, t);
+        }
+    }
+
+    /// Resets the dead private variables of thread `t` (when [`Settings::reset_dead`]).
+    ///
+    /// After a transition of `t` from a state `canon` left unchanged, this is all `canon`
+    /// would do: every other thread stands where it stood, and its dead variables are its
+    /// own locals and globals no other thread uses, which `t` cannot have written.
+    pub(crate) fn canon_thread(&self, s: &mut [i64], t: usize) {
         if !self.reset_dead {
             return;
         }
-        for t in 0..self.lay.threads {
-            let p = &self.c.threads[t].points[s[t] as usize];
-            for &v in &p.dead {
-                match v {
-                    VarRef::Global(g) => s[self.lay.threads + g as usize] = 0,
-                    VarRef::Local(l) => s[self.lay.local_off[t] + l as usize] = 0,
-                }
+        let p = &self.c.threads[t].points[s[t] as usize];
+        for &v in &p.dead {
+            match v {
+                VarRef::Global(g) => s[self.lay.threads + g as usize] = 0,
+                VarRef::Local(l) => s[self.lay.local_off[t] + l as usize] = 0,
             }
         }
+    }
+
+    /// Whether `canon` leaves `s` unchanged.
+    fn is_canonical(&self, s: &[i64]) -> bool {
+        let mut c = s.to_vec();
+        self.canon(&mut c);
+        c == s
     }
 
     pub(crate) fn initial(&self) -> Box<[i64]> {
@@ -501,45 +639,66 @@ impl<'c> Engine<'c> {
     /// Runs thread `t`'s atomic region from `start` (the thread stands inside it) to every
     /// way out, depth first. Only paths that reach a way out are taken: a failure counts when
     /// the rest of the region can still reach its end from the failing step.
-    pub(crate) fn run_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
-        // Fast path: while the holding thread has a single next step and cannot leave the
-        // region silently (a `lock`, or a straight-line block), follow it without any
-        // bookkeeping; such a chain cannot cycle (a loop head always offers two steps).
-        let code = &self.c.threads[t];
-        let mut state = start;
+    pub(crate) fn run_macro(&self, t: usize, start: &[i64]) -> MacroOut {
+        let mut state = start.to_vec();
+        let mut next = Vec::with_capacity(state.len());
         let mut prefix: Vec<u16> = Vec::new();
         let mut fails: Vec<Vec<u16>> = Vec::new();
-        loop {
-            let p = &code.points[self.pc(&state, t)];
-            if p.options.len() != 1 || p.exit_moves.is_some() || prefix.len() >= self.max_atomic {
-                break;
+        match self.run_chain(t, &mut state, &mut next, &mut prefix, &mut fails) {
+            ChainEnd::Left => {
+                MacroOut { exits: vec![(state.into_boxed_slice(), prefix)], fails, ..MacroOut::default() }
             }
-            let mut next = state.to_vec();
-            match self.apply(&mut next, t, &p.options[0]) {
+            ChainEnd::Disabled { assume } => MacroOut { cut: assume, waited: !assume, ..MacroOut::default() },
+            ChainEnd::Unwound => MacroOut { unwound: true, ..MacroOut::default() },
+            ChainEnd::Branch => self.search_after(t, state, &prefix, fails),
+        }
+    }
+
+    /// The fast path of `run_macro`: while the holding thread has a single next step and
+    /// cannot leave the region silently (a `lock`, or a straight-line block), follows it in
+    /// `state` without any bookkeeping (`next` is working space); such a chain cannot cycle
+    /// (a loop head always offers two steps). Appends an option index (0) per step to
+    /// `prefix`, and the path to each failing step to `fails`.
+    fn run_chain(
+        &self,
+        t: usize,
+        state: &mut Vec<i64>,
+        next: &mut Vec<i64>,
+        prefix: &mut Vec<u16>,
+        fails: &mut Vec<Vec<u16>>,
+    ) -> ChainEnd {
+        let code = &self.c.threads[t];
+        loop {
+            let p = &code.points[self.pc(state, t)];
+            if p.options.len() != 1 || p.exit_moves.is_some() || prefix.len() >= self.max_atomic {
+                return ChainEnd::Branch;
+            }
+            next.clear();
+            next.extend_from_slice(state);
+            match self.apply(next, t, &p.options[0]) {
                 Outcome::Done { failed } => {
                     prefix.push(0);
                     if failed {
                         fails.push(prefix.clone());
                     }
-                    if !self.in_region(&next, t) {
-                        return MacroOut {
-                            exits: vec![(next.into_boxed_slice(), prefix)],
-                            fails,
-                            ..MacroOut::default()
-                        };
+                    std::mem::swap(state, next);
+                    if !self.in_region(state, t) {
+                        return ChainEnd::Left;
                     }
-                    state = next.into_boxed_slice();
                 }
-                Outcome::Disabled { assume } => {
-                    return MacroOut { cut: assume, waited: !assume, ..MacroOut::default() };
-                }
-                Outcome::Unwound => return MacroOut { unwound: true, ..MacroOut::default() },
+                Outcome::Disabled { assume } => return ChainEnd::Disabled { assume },
+                Outcome::Unwound => return ChainEnd::Unwound,
             }
         }
-        let mut out = self.search_macro(t, state);
+    }
+
+    /// The rest of `run_macro` after a chain (`prefix`, whose failing steps are `fails`) led
+    /// to `state`, where the holding thread has a choice or may leave silently.
+    fn search_after(&self, t: usize, state: Vec<i64>, prefix: &[u16], mut fails: Vec<Vec<u16>>) -> MacroOut {
+        let mut out = self.search_macro(t, state.into_boxed_slice());
         if !prefix.is_empty() {
             let with = |p: &mut Vec<u16>| {
-                let mut v = prefix.clone();
+                let mut v = prefix.to_vec();
                 v.append(p);
                 *p = v;
             };
@@ -694,140 +853,190 @@ impl<'c> Engine<'c> {
             if !p.private_next {
                 break;
             }
-            let mut next = s.to_vec();
-            match self.apply(&mut next, t, &p.options[0]) {
+            let before: SmallVec<[i64; 64]> = SmallVec::from_slice(s);
+            match self.apply(s, t, &p.options[0]) {
                 Outcome::Done { failed } => {
                     if failed {
                         fails.push(path.len());
                     }
                     path.push(0);
-                    s.copy_from_slice(&next);
                 }
-                _ => break,
+                _ => {
+                    s.copy_from_slice(&before);
+                    break;
+                }
             }
         }
         fails
     }
 
-    /// Expands a state: every transition, what they find, and (when `por`) the reduced set of
-    /// successors. `is_old` says whether a state was visited at an earlier or the current
-    /// level (the cycle proviso).
-    pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool) -> Expansion {
-        let mut exp = self.expand_all(s);
+    /// Expands a state into `exp` (cleared first): every transition, what they find, and
+    /// (when `por`) the reduced set of successors. `is_old` says whether a successor state was
+    /// visited at an earlier or the current level (the cycle proviso). States expanded are canonical (see [`Engine::canon`]), as every state the
+    /// expansion produces is.
+    pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool, exp: &mut Expansion) {
+        debug_assert!(self.is_canonical(s), "an expanded state is canonical");
+        self.expand_all(s, exp);
         if por && exp.deadlock.is_none() && !self.spin_end_states {
-            self.reduce(s, &mut exp, is_old);
+            self.reduce(s, exp, is_old);
         }
-        exp
     }
 
-    fn expand_all(&self, s: &[i64]) -> Expansion {
-        let mut exp = Expansion::default();
-        let n = self.lay.threads;
-        // Per thread: its successors (range in exp.succs) and, per option, whether it is enabled.
-        let mut ranges = Vec::with_capacity(n);
-        let mut enabled_opts: Vec<Vec<bool>> = Vec::with_capacity(n);
-        let mut stands: Vec<Stand> = Vec::with_capacity(n);
-        for t in 0..n {
-            let code = &self.c.threads[t];
-            let point = &code.points[self.pc(s, t)];
+    fn expand_all(&self, s: &[i64], exp: &mut Expansion) {
+        exp.clear();
+        for t in 0..self.lay.threads {
             let begin = exp.succs.len();
-            let mut en = vec![false; point.options.len()];
-            let mut cut = false;
-            let mut blocked = Vec::new();
-            // The atomic regions the options enter, each as one unit: its blocking options and
-            // whether some option of it is cut.
-            let mut regions = RegionStops::default();
-            for (i, opt) in point.options.iter().enumerate() {
-                let mut next = s.to_vec();
-                let region = code.steps[opt.step as usize].region;
-                match self.apply(&mut next, t, opt) {
-                    Outcome::Disabled { assume: true } => regions.cut(region, &mut cut),
-                    Outcome::Disabled { assume: false } => regions.wait(region, i as u16, &mut blocked),
-                    Outcome::Unwound => {
-                        regions.cut(region, &mut cut);
-                        exp.unwound = true;
-                    }
-                    Outcome::Done { failed } => {
-                        exp.transitions += 1;
-                        if self.in_region(&next, t) {
-                            let m = self.run_macro(t, next.into_boxed_slice());
-                            exp.bound |= m.bound;
-                            exp.unwound |= m.unwound;
-                            // The entering step's failure counts when the region can be left.
-                            if failed && !m.exits.is_empty() {
-                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
-                            }
-                            for internal in m.fails {
-                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
-                            }
-                            if let Some((path, cycle_start)) = m.livelock {
-                                exp.found.push(Found::Livelock { thread: t as u16, opt: i as u16, path, cycle_start });
-                            }
-                            if m.exits.is_empty() {
-                                // No path gets through: the thread waits before the block when
-                                // some path stopped at a false `await`, and is cut otherwise.
-                                if m.waited {
-                                    regions.wait(region, i as u16, &mut blocked);
-                                } else {
-                                    regions.cut(region, &mut cut);
-                                }
-                            }
-                            for (k, (mut state, mut path)) in m.exits.into_iter().enumerate() {
-                                for f in self.merge_private(&mut state, t, &mut path) {
-                                    let internal = path[..=f].to_vec();
-                                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
-                                }
-                                self.canon(&mut state);
-                                en[i] = true;
-                                exp.succs.push(Trans { thread: t as u16, opt: i as u16, exit: k as u32, state });
-                            }
-                        } else {
-                            if failed {
-                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
-                            }
-                            en[i] = true;
-                            let mut path = Vec::new();
-                            for f in self.merge_private(&mut next, t, &mut path) {
-                                let internal = path[..=f].to_vec();
-                                exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
-                            }
-                            self.canon(&mut next);
-                            exp.succs.push(Trans {
-                                thread: t as u16,
-                                opt: i as u16,
-                                exit: 0,
-                                state: next.into_boxed_slice(),
-                            });
-                        }
-                    }
-                }
-            }
-            regions.settle(&mut blocked, &mut cut);
-            ranges.push(begin..exp.succs.len());
-            stands.push(if point.can_finish {
-                Stand::Done
-            } else if cut {
-                Stand::Cut
-            } else {
-                Stand::Blocked(blocked)
-            });
-            enabled_opts.push(en);
+            let stand = self.expand_thread(s, t, exp);
+            exp.ranges.push(begin..exp.succs.len());
+            exp.stands.push(stand);
         }
         if self.spin_end_states {
             exp.deadlock = self.spin_stuck(s);
-            return exp;
+            return;
         }
         if exp.succs.is_empty() {
-            let all_done = stands.iter().all(|s| *s == Stand::Done);
-            let any_cut = stands.contains(&Stand::Cut);
+            let all_done = exp.stands.iter().all(|s| matches!(s, StandAt::Done));
+            let any_cut = exp.stands.iter().any(|s| matches!(s, StandAt::Cut));
             if !all_done && !any_cut {
-                exp.deadlock = Some(stands);
+                exp.deadlock = Some(exp.stands());
             }
-            return exp;
         }
-        exp.ranges = ranges;
-        exp.enabled = enabled_opts;
-        exp
+    }
+
+    /// Takes every option of thread `t` in `s` into `exp`; where the thread stands should no
+    /// thread be able to step.
+    fn expand_thread(&self, s: &[i64], t: usize, exp: &mut Expansion) -> StandAt {
+        let code = &self.c.threads[t];
+        let point = &code.points[self.pc(s, t)];
+        exp.enabled.push_thread(point.options.len());
+        let mut cut = false;
+        let blocked_start = exp.blocked.len();
+        // The atomic regions the options enter, each as one unit: its blocking options and
+        // whether some option of it is cut.
+        let mut regions = std::mem::take(&mut exp.regions);
+        regions.clear();
+        let mut next = std::mem::take(&mut exp.next);
+        for (i, opt) in point.options.iter().enumerate() {
+            next.clear();
+            next.extend_from_slice(s);
+            // The region the option's step enters, looked up only when needed.
+            let region = || code.steps[opt.step as usize].region;
+            match self.apply(&mut next, t, opt) {
+                Outcome::Disabled { assume: true } => regions.cut(region(), &mut cut),
+                Outcome::Disabled { assume: false } => regions.wait(region(), i as u16, &mut exp.blocked),
+                Outcome::Unwound => {
+                    regions.cut(region(), &mut cut);
+                    exp.unwound = true;
+                }
+                Outcome::Done { failed } => {
+                    exp.transitions += 1;
+                    if self.in_region(&next, t) {
+                        // No path gets through: the thread waits before the block when some
+                        // path stopped at a false `await`, and is cut otherwise.
+                        match self.enter_region(t, i, failed, &mut next, exp) {
+                            Some(true) => regions.wait(region(), i as u16, &mut exp.blocked),
+                            Some(false) => regions.cut(region(), &mut cut),
+                            None => {}
+                        }
+                    } else {
+                        if failed {
+                            exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                        }
+                        let mut path = std::mem::take(&mut exp.path);
+                        path.clear();
+                        self.push_succ(t, i, 0, &mut next, &mut path, exp);
+                        exp.path = path;
+                    }
+                }
+            }
+        }
+        regions.settle(&mut exp.blocked, blocked_start, &mut cut);
+        exp.regions = regions;
+        exp.next = next;
+        if point.can_finish {
+            StandAt::Done
+        } else if cut {
+            StandAt::Cut
+        } else {
+            StandAt::Blocked { start: blocked_start, end: exp.blocked.len() }
+        }
+    }
+
+    /// Runs the atomic region that option `i` of thread `t` entered (`next` is the state
+    /// after the entering step, which failed when `failed`), recording its successors and
+    /// what it finds in `exp`, as [`Engine::run_macro`] finds them. When no path gets
+    /// through: whether some path stopped at a false `await`.
+    fn enter_region(&self, t: usize, i: usize, failed: bool, next: &mut Vec<i64>, exp: &mut Expansion) -> Option<bool> {
+        let mut work = std::mem::take(&mut exp.work);
+        let mut path = std::mem::take(&mut exp.path);
+        path.clear();
+        let mut fails = Vec::new();
+        let end = self.run_chain(t, next, &mut work, &mut path, &mut fails);
+        exp.work = work;
+        let stopped = match end {
+            ChainEnd::Left => {
+                // One way out: the entering step's failure and the chain's count.
+                if failed {
+                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                }
+                for internal in fails {
+                    exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
+                }
+                self.push_succ(t, i, 0, next, &mut path, exp);
+                None
+            }
+            ChainEnd::Disabled { assume } => Some(!assume),
+            ChainEnd::Unwound => {
+                exp.unwound = true;
+                Some(false)
+            }
+            ChainEnd::Branch => {
+                let m = self.search_after(t, next.clone(), &path, fails);
+                self.record_macro(t, i, failed, m, exp)
+            }
+        };
+        exp.path = path;
+        stopped
+    }
+
+    /// Records in `exp` what the run `m` of the atomic region that option `i` of thread `t`
+    /// entered found, and its successors. When no path gets through: whether some path
+    /// stopped at a false `await`.
+    fn record_macro(&self, t: usize, i: usize, failed: bool, m: MacroOut, exp: &mut Expansion) -> Option<bool> {
+        exp.bound |= m.bound;
+        exp.unwound |= m.unwound;
+        // The entering step's failure counts when the region can be left.
+        if failed && !m.exits.is_empty() {
+            exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+        }
+        for internal in m.fails {
+            exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
+        }
+        if let Some((path, cycle_start)) = m.livelock {
+            exp.found.push(Found::Livelock { thread: t as u16, opt: i as u16, path, cycle_start });
+        }
+        let stopped = m.exits.is_empty().then_some(m.waited);
+        for (k, (mut state, mut path)) in m.exits.into_iter().enumerate() {
+            self.push_succ(t, i, k as u32, &mut state, &mut path, exp);
+        }
+        stopped
+    }
+
+    /// Records the successor `state` that option `opt` of thread `t` (exit `exit` of its
+    /// region) leads to, after merging the private steps that follow it (their failures
+    /// found, their options appended to `path`) and resetting dead variables: enables the
+    /// option and keeps the state.
+    fn push_succ(&self, t: usize, opt: usize, exit: u32, state: &mut [i64], path: &mut Vec<u16>, exp: &mut Expansion) {
+        for f in self.merge_private(state, t, path) {
+            let internal = path[..=f].to_vec();
+            exp.found.push(Found::Fail { thread: t as u16, opt: opt as u16, internal });
+        }
+        self.canon_thread(state, t);
+        exp.enabled.enable_last(opt);
+        let start = exp.states.len();
+        exp.states.extend_from_slice(state);
+        let end = exp.states.len();
+        exp.succs.push(Trans { thread: t as u16, opt: opt as u16, exit, start: start as u32, end: end as u32 });
     }
 
     /// Whether SPIN would find an invalid end state here: every thread can stop (at a valid
@@ -949,8 +1158,8 @@ impl<'c> Engine<'c> {
     /// asks for all).
     fn reduce(&self, s: &[i64], exp: &mut Expansion, is_old: &dyn Fn(&[i64]) -> bool) {
         let n = self.lay.threads;
-        let ranges = std::mem::take(&mut exp.ranges);
-        let enabled_opts = std::mem::take(&mut exp.enabled);
+        let ranges = &exp.ranges;
+        let enabled_opts = &exp.enabled;
         if ranges.len() != n {
             return;
         }
@@ -1017,12 +1226,53 @@ impl<'c> Engine<'c> {
         // state is expanded fully when there is none.
         candidates.sort_by_key(|&(cost, _)| cost);
         for (_, set) in candidates {
-            let keep: Vec<Trans> = exp.succs.iter().filter(|tr| set >> tr.thread & 1 == 1).cloned().collect();
-            if keep.iter().any(|tr| !is_old(&tr.state)) {
-                exp.succs = keep;
+            let in_set = |tr: &Trans| set >> tr.thread & 1 == 1;
+            if exp.succs.iter().filter(|tr| in_set(tr)).any(|tr| !is_old(exp.state(tr))) {
+                exp.succs.retain(in_set);
                 exp.reduced = true;
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enabled_options_are_indexed_by_thread_and_option() {
+        let mut en = Enabled::default();
+        for _ in 0..2 {
+            en.clear();
+            en.push_thread(2);
+            en.enable_last(1);
+            en.push_thread(0);
+            en.push_thread(3);
+            en.enable_last(0);
+            en.enable_last(2);
+            assert_eq!(en[0], [false, true]);
+            assert!(en[1].is_empty());
+            assert_eq!(en[2], [true, false, true]);
+        }
+    }
+
+    #[test]
+    fn region_stops_wait_when_some_option_waits_and_cut_otherwise() {
+        let mut stops = RegionStops::default();
+        let (mut blocked, mut cut) = (vec![9, 4], false);
+        stops.wait(Some(1), 3, &mut blocked);
+        stops.cut(Some(1), &mut cut);
+        stops.wait(None, 2, &mut blocked);
+        stops.cut(Some(5), &mut cut);
+        assert!(!cut, "cuts inside regions wait for the settlement");
+        stops.settle(&mut blocked, 1, &mut cut);
+        assert_eq!(blocked, [9, 2, 3, 4], "the thread's own options end sorted");
+        assert!(cut, "region 5 had no waiting option");
+        stops.clear();
+        let (mut blocked, mut cut) = (Vec::new(), false);
+        stops.wait(Some(1), 0, &mut blocked);
+        stops.settle(&mut blocked, 0, &mut cut);
+        assert_eq!((blocked, cut), (vec![0], false));
     }
 }

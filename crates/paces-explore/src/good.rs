@@ -273,7 +273,7 @@ impl<'e, 'c> Enumerator<'e, 'c> {
                 out.push((t, vec![first], next));
                 continue;
             }
-            let m = e.run_macro(t, next.clone().into_boxed_slice());
+            let m = e.run_macro(t, &next);
             for (exit, path) in m.exits {
                 // Replay the internal path: keep it only when no step of it fails.
                 let mut st = next.clone();

@@ -127,7 +127,7 @@ fn run_alone(e: &Engine<'_>, s: &[i64], t: usize, budget: &mut Budget) -> Result
             let mut next = st.clone();
             if let Outcome::Done { .. } = e.apply(&mut next, t, opt) {
                 let succs = if e.in_region(&next, t) {
-                    let m = e.run_macro(t, next.into_boxed_slice());
+                    let m = e.run_macro(t, &next);
                     if m.bound {
                         return Err(Error::new(ErrorKind::BoundReached, "atomic-block state bound reached"));
                     }

@@ -2,7 +2,6 @@
 //! expression, and evaluating the code on a state's globals and locals.
 
 use paces_cwhile::ir::{BinOp, Expr, UnOp, VarIdx};
-use smallvec::SmallVec;
 
 use super::layout::VarRef;
 use crate::error::Error;
@@ -117,7 +116,18 @@ impl Code {
     /// Evaluates the expression; a division or remainder by zero yields 0 for that operation
     /// and sets `div0`.
     pub(crate) fn eval(&self, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
-        let mut stack: SmallVec<[i64; 16]> = SmallVec::new();
+        // Every instruction pushes at most one value, so the stack never holds more values
+        // than there are instructions.
+        const SMALL: usize = 16;
+        if self.ops.len() <= SMALL {
+            self.eval_on(Stack { slots: &mut [0; SMALL], len: 0 }, globals, locals, div0)
+        } else {
+            self.eval_on(Stack { slots: &mut vec![0; self.ops.len()], len: 0 }, globals, locals, div0)
+        }
+    }
+
+    /// `eval` on `stack` (empty, with a slot per instruction).
+    fn eval_on(&self, mut stack: Stack<'_>, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
         let mut pc = 0;
         while pc < self.ops.len() {
             match self.ops[pc] {
@@ -125,19 +135,19 @@ impl Code {
                 Op::Load(VarRef::Global(g)) => stack.push(globals[g as usize]),
                 Op::Load(VarRef::Local(l)) => stack.push(locals[l as usize]),
                 Op::Not => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     stack.push(i64::from(v == 0));
                 }
                 Op::Neg => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     stack.push(v.wrapping_neg());
                 }
                 Op::Bool => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     stack.push(i64::from(v != 0));
                 }
                 Op::AndJump(target) => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     if v == 0 {
                         stack.push(0);
                         pc = target as usize;
@@ -145,7 +155,7 @@ impl Code {
                     }
                 }
                 Op::OrJump(target) => {
-                    let v = stack.pop().unwrap_or(0);
+                    let v = stack.pop();
                     if v != 0 {
                         stack.push(1);
                         pc = target as usize;
@@ -153,14 +163,36 @@ impl Code {
                     }
                 }
                 Op::Bin(op) => {
-                    let b = stack.pop().unwrap_or(0);
-                    let a = stack.pop().unwrap_or(0);
+                    let b = stack.pop();
+                    let a = stack.pop();
                     stack.push(binop(op, a, b, div0));
                 }
             }
             pc += 1;
         }
-        stack.pop().unwrap_or(0)
+        stack.pop()
+    }
+}
+
+/// The evaluation stack of [`Code::eval`]: `slots[..len]`, the top last.
+struct Stack<'s> {
+    slots: &'s mut [i64],
+    len: usize,
+}
+
+impl Stack<'_> {
+    fn push(&mut self, v: i64) {
+        self.slots[self.len] = v;
+        self.len += 1;
+    }
+
+    /// The top value, removed (0 on an empty stack).
+    fn pop(&mut self) -> i64 {
+        if self.len == 0 {
+            return 0;
+        }
+        self.len -= 1;
+        self.slots[self.len]
     }
 }
 
@@ -183,5 +215,45 @@ fn binop(op: BinOp, a: i64, b: i64, div0: &mut bool) -> i64 {
         }
         BinOp::Div => a.wrapping_div(b),
         BinOp::Rem => a.wrapping_rem(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: i64) -> Expr {
+        Expr::Int(v)
+    }
+
+    fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    fn eval(e: &Expr, globals: &[i64]) -> (i64, bool) {
+        let (code, _) = Code::compile(e, |v| Ok(VarRef::Global(v.index() as u32))).expect("compiles");
+        let mut div0 = false;
+        (code.eval(globals, &[], &mut div0), div0)
+    }
+
+    #[test]
+    fn deep_expressions_evaluate_on_a_larger_stack() {
+        // 1 + (2 + (3 + ... + 30)): thirty values on the stack at once, past the fixed stack.
+        let e = (1..30).rev().fold(int(30), |acc, v| bin(BinOp::Add, int(v), acc));
+        assert_eq!(eval(&e, &[]), (465, false));
+        // Short-circuits keep working at depth: (x != 0 && 10 / x == 5) || 7 < 3.
+        let guarded = bin(
+            BinOp::Or,
+            bin(
+                BinOp::And,
+                bin(BinOp::Ne, Expr::Var(VarIdx::from_u32(0)), int(0)),
+                bin(BinOp::Eq, bin(BinOp::Div, int(10), Expr::Var(VarIdx::from_u32(0))), int(5)),
+            ),
+            bin(BinOp::Lt, int(7), int(3)),
+        );
+        let deep = (1..20).fold(guarded, |acc, v| bin(BinOp::Add, int(v - v), acc));
+        assert_eq!(eval(&deep, &[2]), (1, false));
+        assert_eq!(eval(&deep, &[0]), (0, false));
+        assert_eq!(eval(&bin(BinOp::Rem, int(3), Expr::Var(VarIdx::from_u32(0))), &[0]), (0, true));
     }
 }
