@@ -53,27 +53,33 @@
 //! ## Partial-order reduction and why it is sound
 //! At a state, the checker picks a set `S` of threads: start from one thread that can step
 //! and close under the rules (1) for every step `o` a thread of `S` could take next and that is
-//! enabled, add every other thread whose *future* (the statements it can still reach, from
-//! the control graph) writes a global `o` reads or reads or writes a global `o` writes; (2)
-//! for every next step `o` that is disabled (a false `await`/`assume`, or a block no path gets
-//! through), add every thread whose future writes a global `o` reads. For a step entering an
-//! atomic block, `o`'s globals are those of the whole block: whether the block is taken, and
-//! how, depends only on them and the thread's locals. Only the successors of `S` are kept (the smallest such `S` over
-//! all seeds), and the state is fully expanded when every kept successor was already stored
-//! at the current or an earlier level (the cycle proviso for breadth-first search).
+//! enabled, add every other thread whose *gated future* writes a global `o` reads or reads or
+//! writes a global `o` writes; (2) for every next step `o` that is disabled (a false
+//! `await`/`assume`, or a block no path gets through), add every thread whose gated future
+//! writes a global `o` reads. For a step entering an atomic block, `o`'s globals are those of
+//! the whole block: whether the block is taken, and how, depends only on them and the
+//! thread's locals. A thread's gated future is what the statements it can still reach touch
+//! without crossing a *closed gate*: an `await` on a single global (the start of a
+//! `lock`/`down`) that is false now, on a variable no thread outside `S` writes (in its own
+//! gated future: a greatest fixpoint), so that it stays false while only threads outside `S`
+//! move. The sets grown from every seed are tried cheapest first, and the first with a
+//! successor not stored at the current or an earlier level is kept (the cycle proviso for
+//! breadth-first search); when there is none, the state is expanded fully.
 //!
-//! `S` is a persistent set: take any path `w` from the state. If some thread of `S` steps in
-//! `w`, its first such step `a` was one of its next steps here, all earlier steps of `w` are
-//! by threads outside `S`, which by (1) do not conflict with `a` and by (2) cannot have
-//! enabled it; so `a` can move to the front with the same effect and the same outcome
-//! (failing or not). If no thread of `S` steps in `w`, any kept step `b` commutes with all of
-//! `w` and stays enabled along it. Hence every deadlock state stays reachable (it cannot have
-//! `b` enabled, so the second case never applies to it), and every failing step stays
-//! reachable: the second case moves to a kept successor that is new (one exists by the
-//! proviso), hence at the next level, so it cannot repeat forever before the first case
-//! applies. The same argument
-//! covers a transition whose atomic block loops (a livelock is an outcome of the block, a
-//! function of what it reads). Locals are private and never conflict.
+//! `S` is a persistent set: take any path `w` from the state. Along `w` no frozen variable
+//! changes (its first write would come from a thread that crossed no closed gate, inside its
+//! gated future, which writes none), so every step of `w` by a thread outside `S` lies in its
+//! gated future. If some thread of `S` steps in `w`, its first such step `a` was one of its
+//! next steps here, all earlier steps of `w` are by threads outside `S`, which by (1) do not
+//! conflict with `a` and by (2) cannot have enabled it; so `a` can move to the front with the
+//! same effect and the same outcome (failing or not). If no thread of `S` steps in `w`, any
+//! kept step `b` commutes with all of `w` and stays enabled along it. Hence every deadlock
+//! state stays reachable (it cannot have `b` enabled, so the second case never applies to
+//! it), and every failing step stays reachable: the second case moves to a kept successor
+//! that is new (one exists by the proviso), hence at the next level, so it cannot repeat
+//! forever before the first case applies. The same argument covers a transition whose
+//! atomic block loops (a livelock is an outcome of the block, a function of what it reads).
+//! Locals are private and never conflict. `docs/explore.md` gives the argument in full.
 //!
 //! [`Config::spin_end_states`] switches to SPIN's weaker notion of an invalid end state, for
 //! differential tests against SPIN on `paces_cwhile::to_promela`; `docs/explore.md` has the
