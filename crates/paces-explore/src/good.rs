@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use paces_constraint::Loc;
 use paces_cwhile::ir::Program;
 use paces_trace::{EventKind, Trace, VarId};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::compile::{compile, StepKind};
 use crate::engine::{Engine, Outcome, Settings, EXIT};
@@ -365,6 +365,7 @@ type Combo = Vec<(VarId, Option<(u32, Loc)>)>;
 /// took that location before.
 type EventKey = (u32, Loc, u32);
 
+#[cfg(debug_assertions)]
 fn keys(trace: &Trace) -> Vec<EventKey> {
     let mut count: BTreeMap<(u32, Loc), u32> = BTreeMap::new();
     trace
@@ -378,8 +379,37 @@ fn keys(trace: &Trace) -> Vec<EventKey> {
         .collect()
 }
 
+/// A reads-from relation, as a sorted list of (reading event, variable, writing event).
+type RfClass = Vec<(EventKey, VarId, Option<EventKey>)>;
+
+/// The reads-from relation of the trace the steps `xs` build (each read from the latest write
+/// before it, as [`build_trace`] resolves them), without building the trace.
+fn rf_class_of_steps(e: &Engine<'_>, xs: &[XStep]) -> RfClass {
+    let layout = &e.c.layout;
+    let mut count: FxHashMap<(u32, Loc), u32> = FxHashMap::default();
+    let mut latest: FxHashMap<VarId, EventKey> = FxHashMap::default();
+    let mut class = Vec::new();
+    for x in xs {
+        let st = &e.c.threads[x.thread].steps[x.step as usize];
+        let thread = x.thread as u32;
+        let c = count.entry((thread, st.loc)).or_insert(0);
+        let key = (thread, st.loc, *c);
+        *c += 1;
+        for &r in &st.reads {
+            let var = layout.var_id(x.thread, r);
+            class.push((key, var, latest.get(&var).copied()));
+        }
+        if let StepKind::Assign(w, _) = st.kind {
+            latest.insert(layout.var_id(x.thread, w), key);
+        }
+    }
+    class.sort_unstable();
+    class
+}
+
 /// The reads-from relation of a trace, as a sorted list.
-fn rf_class(trace: &Trace) -> Vec<(EventKey, VarId, Option<EventKey>)> {
+#[cfg(debug_assertions)]
+fn rf_class(trace: &Trace) -> RfClass {
     let k = keys(trace);
     let mut v: Vec<_> = trace
         .events()
@@ -452,7 +482,7 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
     let c = compile(program)?;
     let e = Engine::new(&c, Settings { unwind: Some(config.unwind), deadline, ..Settings::default() });
     let mut out: Vec<Trace> = Vec::new();
-    let mut classes: FxHashSet<Vec<(EventKey, VarId, Option<EventKey>)>> = FxHashSet::default();
+    let mut classes: FxHashSet<RfClass> = FxHashSet::default();
     let mut combos: BTreeMap<Loc, BTreeSet<Combo>> = BTreeMap::new();
     let mut error: Option<Error> = None;
     let mut bounds: BTreeSet<GoodBound> = BTreeSet::new();
@@ -464,6 +494,11 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
             full = true;
             return false;
         }
+        // Most paths repeat a class already kept: compare before building the trace.
+        let class = rf_class_of_steps(&e, xs);
+        if classes.contains(&class) {
+            return true;
+        }
         let trace = match build_trace(&e, xs, None, false) {
             Ok(t) => t,
             Err(err) => {
@@ -471,10 +506,8 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
                 return false;
             }
         };
-        let class = rf_class(&trace);
-        if classes.contains(&class) {
-            return true;
-        }
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(rf_class(&trace), class);
         let mut new_combo = false;
         for ev in trace.events() {
             if ev.kind != EventKind::Assert || ev.failed {
