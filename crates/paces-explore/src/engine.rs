@@ -7,6 +7,7 @@
 //! region to its end (a depth-first search over the holding thread's steps), so no state has
 //! an atomic owner and other threads can never interleave with it.
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -441,16 +442,14 @@ pub(crate) struct Engine<'c> {
     spin_end_states: bool,
     merge: bool,
     deadline: Option<Instant>,
-    /// Per thread: its gates and gated futures (for the reduction).
-    gates: Vec<Gates>,
-    /// Every thread's gate variables, as a mask over globals.
-    all_gates: u64,
+    /// Per thread: its gates and gated futures, and every thread's gate variables as a mask
+    /// over globals; made when the reduction first needs them.
+    gates: OnceLock<(Vec<Gates>, u64)>,
 }
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
         let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline, failure_flag } = settings;
-        let gates: Vec<Gates> = c.threads.iter().map(|t| Gates::new(t, c.global_init.len())).collect();
         Engine {
             c,
             lay: Layout::new(c, unwind, failure_flag),
@@ -459,9 +458,17 @@ impl<'c> Engine<'c> {
             spin_end_states,
             merge,
             deadline,
-            all_gates: gates.iter().fold(0, |m, g| m | g.all()),
-            gates,
+            gates: OnceLock::new(),
         }
+    }
+
+    /// The threads' gates and every gate variable (see the `gates` field).
+    fn gates(&self) -> &(Vec<Gates>, u64) {
+        self.gates.get_or_init(|| {
+            let gates: Vec<Gates> = self.c.threads.iter().map(|t| Gates::new(t, self.c.global_init.len())).collect();
+            let all = gates.iter().fold(0, |m, g| m | g.all());
+            (gates, all)
+        })
     }
 
     /// Whether the deadline has passed, looked up once every 1024 counts of `count` (a
@@ -1135,13 +1142,14 @@ impl<'c> Engine<'c> {
     /// unwritten in its gated future (a greatest fixpoint), and a thread's gates on a frozen
     /// variable count when they are all false (`closed`).
     fn gated_futures<'e>(&'e self, s: &[i64], set: u64, closed: &[u64], futures: &mut Vec<(&'e Bits, &'e Bits)>) {
-        let mut frozen = self.all_gates;
+        let (gates, all) = self.gates();
+        let mut frozen = *all;
         loop {
             futures.clear();
             let mut written = 0;
             for (u, &closed_u) in closed.iter().enumerate() {
                 let mask = if set >> u & 1 == 1 { 0 } else { frozen & closed_u };
-                let future = self.gates[u].future(&self.c.threads[u], self.pc(s, u), mask);
+                let future = gates[u].future(&self.c.threads[u], self.pc(s, u), mask);
                 if set >> u & 1 == 0 {
                     written |= future.1.low_word();
                 }
@@ -1167,12 +1175,11 @@ impl<'c> Engine<'c> {
         if active.len() <= 1 || n > 64 {
             return;
         }
-        // Grow a persistent set from every seed by the rules in the crate docs; keep the one
-        // with the fewest successors.
+        // Grow a persistent set from every seed by the rules in the crate docs.
         let closed: Vec<u64> = (0..n)
             .map(|u| {
                 let (g, l) = self.split(s, u);
-                self.gates[u].closed(&self.c.threads[u], g, l)
+                self.gates().0[u].closed(&self.c.threads[u], g, l)
             })
             .collect();
         // Per thread: what its enabled next steps read and write, and what its disabled ones
