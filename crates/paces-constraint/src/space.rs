@@ -71,15 +71,101 @@ struct BlockData {
     closed: bool,
     /// Direct fixed pairs as (earlier, later) item indices, sorted, without duplicates.
     fixed: Vec<(u32, u32)>,
-    /// Transitive closure of `fixed`: bit `j` of row `i` is set when item `i` must precede
-    /// item `j`. Rows have `words` u64 words each.
-    closure: Vec<u64>,
-    words: usize,
+    /// Which pairs the transitive closure of `fixed` orders.
+    closure: Closure,
+}
+
+/// The transitive closure of a block's fixed pairs, in whichever form is smaller: the pairs
+/// it leaves free (a long block whose items mostly conflict has few), or a bit matrix (a
+/// block whose items mostly commute).
+#[derive(Clone, Debug)]
+enum Closure {
+    /// The items after item `i` that it need not precede are `free[start[i]..start[i + 1]]`,
+    /// sorted.
+    Free { start: Vec<u32>, free: Vec<u32> },
+    /// Bit `j` of row `i` is set when item `i` must precede item `j`; rows of `words` words.
+    Bits { bits: Vec<u64>, words: usize },
 }
 
 impl BlockData {
     fn must_precede(&self, i: usize, j: usize) -> bool {
-        self.closure[i * self.words + j / 64] >> (j % 64) & 1 == 1
+        match &self.closure {
+            Closure::Free { start, free } => {
+                i < j && free[start[i] as usize..start[i + 1] as usize].binary_search(&(j as u32)).is_err()
+            }
+            Closure::Bits { bits, words } => bits[i * words + j / 64] >> (j % 64) & 1 == 1,
+        }
+    }
+}
+
+impl Closure {
+    /// The closure of `fixed` (sorted direct pairs) over `n` items.
+    fn new(n: usize, fixed: &[(u32, u32)]) -> Closure {
+        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &(i, j) in fixed {
+            succ[i as usize].push(j);
+        }
+        // A list entry takes 32 bits, a matrix cell one: lists while they stay smaller.
+        let budget = (n * n / 32).min(u32::MAX as usize);
+        Closure::free_lists(&succ, budget).unwrap_or_else(|| Closure::bits(&succ))
+    }
+
+    /// The free lists, or `None` when they would hold more than `budget` entries.
+    ///
+    /// From the last item back: an item with no direct successor is free with everything
+    /// after it; otherwise it is free with a later item `e` exactly when, for each direct
+    /// successor `j`, `e` comes before `j` or is free with `j` (else `e` is reached through
+    /// `j`).
+    fn free_lists(succ: &[Vec<u32>], budget: usize) -> Option<Closure> {
+        let n = succ.len();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut total = 0usize;
+        for i in (0..n).rev() {
+            let list = match succ[i].split_first() {
+                None => (i as u32 + 1..n as u32).collect(),
+                Some((&first, rest)) => {
+                    let mut list: Vec<u32> = (i as u32 + 1..first).collect();
+                    list.extend_from_slice(&lists[first as usize]);
+                    for &j in rest {
+                        let free_of_j = &lists[j as usize];
+                        list.retain(|&e| e < j || free_of_j.binary_search(&e).is_ok());
+                    }
+                    list
+                }
+            };
+            total += list.len();
+            if total > budget {
+                return None;
+            }
+            lists[i] = list;
+        }
+        let mut start = Vec::with_capacity(n + 1);
+        let mut free = Vec::with_capacity(total);
+        start.push(0);
+        for list in lists {
+            free.extend_from_slice(&list);
+            start.push(free.len() as u32);
+        }
+        Some(Closure::Free { start, free })
+    }
+
+    /// The bit matrix: rows from the last item back, row(i) = union over direct successors
+    /// `j` of {j} and row(j).
+    fn bits(succ: &[Vec<u32>]) -> Closure {
+        let n = succ.len();
+        let words = n.div_ceil(64).max(1);
+        let mut bits = vec![0u64; n * words];
+        for i in (0..n).rev() {
+            for &j in &succ[i] {
+                let j = j as usize;
+                bits[i * words + j / 64] |= 1 << (j % 64);
+                for w in 0..words {
+                    let row = bits[j * words + w];
+                    bits[i * words + w] |= row;
+                }
+            }
+        }
+        Closure::Bits { bits, words }
     }
 }
 
@@ -229,7 +315,7 @@ impl SpaceBuilder {
             .ok_or_else(|| Error::new(ErrorKind::NotInOneBlock, format!("`{name}` is not an item of a block")))
     }
 
-    /// Finishes the space (computes the transitive closure of the fixed pairs).
+    /// Finishes the space (computes which pairs the fixed pairs leave free to change order).
     ///
     /// # Errors
     /// None today; the `Result` keeps room for checks without an API break.
@@ -240,26 +326,8 @@ impl SpaceBuilder {
             .map(|(items, info, closed, mut fixed)| {
                 fixed.sort_unstable();
                 fixed.dedup();
-                let n = items.len();
-                let words = n.div_ceil(64).max(1);
-                let mut closure = vec![0u64; n * words];
-                // Successor lists, then rows from the last item back: row(i) = union over
-                // direct successors j of {j} and row(j).
-                let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-                for &(i, j) in &fixed {
-                    succ[i as usize].push(j);
-                }
-                for i in (0..n).rev() {
-                    for &j in &succ[i] {
-                        let j = j as usize;
-                        closure[i * words + j / 64] |= 1 << (j % 64);
-                        for w in 0..words {
-                            let bits = closure[j * words + w];
-                            closure[i * words + w] |= bits;
-                        }
-                    }
-                }
-                BlockData { items, info, closed, fixed, closure, words }
+                let closure = Closure::new(items.len(), &fixed);
+                BlockData { items, info, closed, fixed, closure }
             })
             .collect();
         Ok(Space { names: self.names, by_name: self.by_name, loc_item: self.loc_item, blocks, threads: self.threads })
@@ -385,6 +453,11 @@ impl Space {
             }
             _ => false,
         }
+    }
+
+    /// The direct fixed pairs of a block as (earlier, later) item indices, sorted.
+    pub(crate) fn fixed_idx(&self, block: BlockId) -> &[(u32, u32)] {
+        self.blocks.get(block.index()).map_or(&[], |b| &b.fixed)
     }
 
     /// Index-level view used by [`Candidate`](crate::Candidate) and the solver.

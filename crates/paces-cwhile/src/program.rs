@@ -200,16 +200,60 @@ impl Program {
                     let _ = b.item(id, s.loc, self.item_info(item));
                 }
             }
-            for (k, &x) in block.items.iter().enumerate() {
-                for &y in &block.items[k + 1..] {
-                    if !self.commutes(x, y) {
-                        if let (Some(sx), Some(sy)) = (self.stmts.get(x.index()), self.stmts.get(y.index())) {
-                            let _ = b.fix(sx.loc, sy.loc);
-                        }
-                    }
+            for (x, y) in self.fixed_pairs(BlockId::from_u32(i as u32), &block.items) {
+                if let (Some(sx), Some(sy)) = (self.stmts.get(x.index()), self.stmts.get(y.index())) {
+                    let _ = b.fix(sx.loc, sy.loc);
                 }
             }
         }
         b.build().expect("SpaceBuilder::build has no failure case")
+    }
+
+    /// Pairs of a block's items whose transitive closure is "does not commute", transitively:
+    /// the same order constraints as fixing every pair that does not commute, in a number of
+    /// pairs linear in the items' reads and writes.
+    ///
+    /// Per variable it keeps the last item that writes it and the items that read it since:
+    /// an item that reads a variable follows its last writer; an item that writes it follows
+    /// its last writer and every reader since. An earlier item that conflicts on the same
+    /// variable precedes those through pairs recorded before (two writes of a variable do not
+    /// commute, nor a read and a later write), so nothing of the closure is lost; and every
+    /// recorded pair is a pair that does not commute. A `noreorder` body fixes its items one
+    /// after the other.
+    fn fixed_pairs(&self, block: BlockId, items: &[StmtId]) -> Vec<(StmtId, StmtId)> {
+        if self.is_noreorder_body(block) {
+            return items.windows(2).map(|w| (w[0], w[1])).collect();
+        }
+        #[derive(Default)]
+        struct Accesses {
+            writer: Option<StmtId>,
+            readers: Vec<StmtId>,
+        }
+        let mut by_var: Vec<Accesses> = Vec::new();
+        let mut pairs = Vec::new();
+        for &y in items {
+            for &v in self.reads(y) {
+                if by_var.len() <= v.index() {
+                    by_var.resize_with(v.index() + 1, Accesses::default);
+                }
+                pairs.extend(by_var[v.index()].writer.map(|w| (w, y)));
+            }
+            for &v in self.writes(y) {
+                if by_var.len() <= v.index() {
+                    by_var.resize_with(v.index() + 1, Accesses::default);
+                }
+                let at = &mut by_var[v.index()];
+                pairs.extend(at.writer.map(|w| (w, y)));
+                pairs.extend(at.readers.drain(..).filter(|&r| r != y).map(|r| (r, y)));
+                at.writer = Some(y);
+            }
+            for &v in self.reads(y) {
+                let at = &mut by_var[v.index()];
+                if at.writer != Some(y) {
+                    at.readers.push(y);
+                }
+            }
+        }
+        pairs
     }
 }

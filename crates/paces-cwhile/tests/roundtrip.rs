@@ -269,3 +269,39 @@ proptest! {
         prop_assert_eq!(applied.space().blocks().count(), space.blocks().count() + alone.len());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The space fixes exactly the closure of "does not commute": checked against the closure
+    /// of every pair of a block that does not commute, computed here by brute force.
+    #[test]
+    fn space_orders_the_closure_of_what_does_not_commute(prog in program()) {
+        let text = write(&prog);
+        let p = paces_cwhile::parse(&text).map_err(|d| TestCaseError::fail(format!("{d}\n{text}")))?;
+        let space = p.space();
+        for block in &p.blocks {
+            let items = &block.items;
+            let n = items.len();
+            let mut before = vec![vec![false; n]; n];
+            for i in 0..n {
+                for j in i + 1..n {
+                    before[i][j] = !p.commutes(items[i], items[j]);
+                }
+            }
+            for k in 0..n {
+                for i in 0..k {
+                    for j in k + 1..n {
+                        before[i][j] |= before[i][k] && before[k][j];
+                    }
+                }
+            }
+            for i in 0..n {
+                for j in 0..n {
+                    let (a, b) = (p.stmt(items[i]).loc, p.stmt(items[j]).loc);
+                    prop_assert_eq!(space.is_fixed(a, b), i < j && before[i][j], "{} before {}\n{}", i, j, text);
+                }
+            }
+        }
+    }
+}
