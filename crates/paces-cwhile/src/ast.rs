@@ -3,14 +3,14 @@
 //! from an IR to lower it again.
 
 use crate::ir::{BinOp, Span, UnOp};
-use crate::print::prec;
 
 /// The deepest nesting of statements the parser accepts. Everything that walks the tree
 /// recursively relies on this bound (and [`MAX_EXPR_DEPTH`]) to stay within the stack, even
 /// on a 2 MiB thread stack in a debug build.
 pub(crate) const MAX_DEPTH: u32 = 256;
 
-/// The deepest nesting of an expression the parser accepts.
+/// The deepest nesting of an expression the parser accepts. A chain of operators of one
+/// precedence level (`a + b - c + ...`) is one level, however long.
 pub(crate) const MAX_EXPR_DEPTH: u32 = 512;
 
 /// A name with its span.
@@ -153,7 +153,9 @@ pub(crate) enum ExprKind {
     Lit(Lit),
     Var(Name),
     Unary(UnOp, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `first op1 e1 op2 e2 ...`: left-associative, every operator of one precedence level,
+    /// at least one link (as [`crate::ir::Chain`]).
+    Chain(Box<Expr>, Vec<(BinOp, Expr)>),
 }
 
 impl Expr {
@@ -166,9 +168,21 @@ impl Expr {
         Expr { kind: ExprKind::Unary(op, Box::new(e)), span, depth }
     }
 
+    /// `a op b`; when `a` is a chain of `op`'s precedence level, `b` extends it, so that a
+    /// long flat expression stays one level deep.
     pub(crate) fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
-        let depth = a.depth.max(b.depth).saturating_add(1);
-        Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span, depth }
+        let depth = a.depth.max(b.depth.saturating_add(1));
+        match a.kind {
+            ExprKind::Chain(first, mut links) if links[0].0.precedence() == op.precedence() => {
+                links.push((op, b));
+                Expr { kind: ExprKind::Chain(first, links), span, depth }
+            }
+            kind => {
+                let a = Expr { kind, ..a };
+                let depth = depth.max(a.depth.saturating_add(1));
+                Expr { kind: ExprKind::Chain(Box::new(a), vec![(op, b)]), span, depth }
+            }
+        }
     }
 }
 
@@ -181,9 +195,6 @@ pub(crate) enum UserError {
     /// An expression nested deeper than [`MAX_EXPR_DEPTH`]: the head of the expression that
     /// passes it.
     ExprTooDeep(Span),
-    /// A chain of operators of one precedence level (`a + b - c + ..`) that makes an
-    /// expression deeper than [`MAX_EXPR_DEPTH`]: the operator that passes it.
-    ChainTooLong(Span),
 }
 
 /// A span from lalrpop's byte offsets (the input length was checked to fit in `u32`).
@@ -215,14 +226,9 @@ fn checked_expr<'s>(e: Expr) -> ActionResult<'s, Expr> {
     }
 }
 
-/// A binary expression (`at`: its operator), unless it nests too deep. When the depth comes
-/// from the left operand continuing a chain of the same precedence level, the expression is
-/// long rather than nested, and the error says so at the operator.
-pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize, at: Span) -> ActionResult<'s, Expr> {
-    let chained = matches!(a.kind, ExprKind::Binary(inner, ..) if prec(inner) == prec(op));
-    if chained && a.depth >= b.depth && a.depth >= MAX_EXPR_DEPTH {
-        return Err(lalrpop_util::ParseError::User { error: UserError::ChainTooLong(at) });
-    }
+/// A binary expression, unless it nests too deep (a chain of one precedence level is one
+/// level: [`Expr::binary`]).
+pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> ActionResult<'s, Expr> {
     checked_expr(Expr::binary(op, a, b, span(l, r)))
 }
 

@@ -260,18 +260,6 @@ fn derived_text(p: &Program, kind: &StmtKind, loc: Loc) -> Option<String> {
     }
 }
 
-/// The precedence level of a binary operator (higher binds tighter).
-pub(crate) fn prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Or => 1,
-        BinOp::And => 2,
-        BinOp::Eq | BinOp::Ne => 3,
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
-        BinOp::Add | BinOp::Sub => 5,
-        BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
-    }
-}
-
 /// How a binary operator is written.
 pub(crate) fn op_str(op: BinOp) -> &'static str {
     match op {
@@ -307,7 +295,7 @@ fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
         Expr::Int(v) if *v < 0 => UNARY,
         Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => ATOM,
         Expr::Unary(..) => UNARY,
-        Expr::Binary(op, ..) => prec(*op),
+        Expr::Chain(c) => c.level(),
     };
     let paren = own < min;
     if paren {
@@ -332,11 +320,13 @@ fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
             };
             write_expr(p, a, min, out);
         }
-        Expr::Binary(op, a, b) => {
-            let q = prec(*op);
-            write_expr(p, a, q, out);
-            let _ = write!(out, " {} ", op_str(*op));
-            write_expr(p, b, q + 1, out);
+        Expr::Chain(c) => {
+            let q = c.level();
+            write_expr(p, c.first(), q, out);
+            for (op, e) in c.links() {
+                let _ = write!(out, " {} ", op_str(*op));
+                write_expr(p, e, q + 1, out);
+            }
         }
     }
     if paren {

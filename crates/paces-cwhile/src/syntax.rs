@@ -76,16 +76,6 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagno
                 "too deep",
             )
             .note("split the expression with intermediate local variables"),
-            UserError::ChainTooLong(s) => Diagnostic::new(
-                "E0008",
-                "an expression has too many operators in a row",
-                s,
-                format!("the limit of {MAX_EXPR_DEPTH} levels is passed here"),
-            )
-            .note(format!(
-                "each operator of a chain such as `a + b + c` counts as one level, at most {MAX_EXPR_DEPTH} in all"
-            ))
-            .note("split the expression with intermediate local variables"),
         },
     }
 }
