@@ -236,3 +236,16 @@ fn five_megabytes() {
     let broken = format!("{src}thread v {{ x := ; }}\n");
     rejected("big-broken.cw", broken.as_bytes(), &["error[E0004]: unexpected `;`"]);
 }
+
+#[test]
+fn long_else_if_chains() {
+    let chain: String = (1..=1_000).map(|i| format!(" else if (x == {i}) {{ y := {i}; }}")).collect();
+    let src = format!("var x = 500, y;\nthread t {{\n  if (x == 0) {{ y := 0; }}{chain}\n  assert(y == 500);\n}}\n");
+    for args in [&["check"][..], &["fmt"], &["export", "--promela"], &["repair"]] {
+        accepted(args, "else-if.cw", &src, 0);
+    }
+    let fmt = run(&["fmt"], "else-if.cw", src.as_bytes());
+    assert!(String::from_utf8_lossy(&fmt.stdout).contains("} else t.2000: if (x == 1000) {"));
+    let wrong = src.replace("assert(y == 500)", "assert(y == 499)");
+    accepted(&["check"], "else-if.cw", &wrong, 1);
+}

@@ -368,7 +368,8 @@ impl<'a> Lowerer<'a> {
                 self.lower_block(&t.stmts, then_block, ctx, depth + 1);
                 let else_block = e.as_ref().map(|e| {
                     let b = self.new_block(ctx.owner, Some(id), in_atomic);
-                    self.lower_block(&e.stmts, b, ctx, depth + 1);
+                    let link = if e.else_if().is_some() { depth } else { depth + 1 };
+                    self.lower_block(&e.stmts, b, ctx, link);
                     b
                 });
                 StmtKind::If { cond, then_block, else_block }

@@ -181,19 +181,11 @@ fn print_block(p: &Program, shown: &[bool], block: BlockId, level: usize, out: &
 fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut String) {
     let Some(s) = p.stmts.get(id.index()) else { return };
     indent(out, level);
-    if shown.get(id.index()).copied().unwrap_or(true) {
-        let _ = write!(out, "{}: ", s.label);
-    }
+    print_label(shown, id, &s.label, out);
     out.push_str(&head(p, &s.kind));
     match &s.kind {
-        StmtKind::If { then_block, else_block, .. } => {
-            out.push(' ');
-            print_block(p, shown, *then_block, level, out);
-            if let Some(e) = else_block {
-                out.push_str(" else ");
-                print_block(p, shown, *e, level, out);
-            }
-        }
+        StmtKind::If { .. } => print_if_chain(p, shown, id, level, out),
+
         StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
             out.push(' ');
             print_block(p, shown, *body, level, out);
@@ -201,6 +193,38 @@ fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut S
         _ => out.push(';'),
     }
     out.push('\n');
+}
+
+fn print_label(shown: &[bool], id: StmtId, label: &str, out: &mut String) {
+    if shown.get(id.index()).copied().unwrap_or(true) {
+        let _ = write!(out, "{label}: ");
+    }
+}
+
+/// The blocks of the `if` statement `id`, whose head is printed, and its `else if`s: a loop
+/// along the chain, so that a long chain is printed flat.
+fn print_if_chain(p: &Program, shown: &[bool], mut id: StmtId, level: usize, out: &mut String) {
+    while let Some(StmtKind::If { then_block, else_block, .. }) = p.stmts.get(id.index()).map(|s| &s.kind) {
+        out.push(' ');
+        print_block(p, shown, *then_block, level, out);
+        let Some(e) = else_block else { return };
+        out.push_str(" else ");
+        let Some(link) = else_if(p, *e) else {
+            print_block(p, shown, *e, level, out);
+            return;
+        };
+        print_label(shown, link, &p.stmts[link.index()].label, out);
+        out.push_str(&head(p, &p.stmts[link.index()].kind));
+        id = link;
+    }
+}
+
+/// The `if` of an `else if`: the one item of `block`, when it is an `if`.
+pub(crate) fn else_if(p: &Program, block: BlockId) -> Option<StmtId> {
+    match p.blocks.get(block.index())?.items.as_slice() {
+        [s] if matches!(p.stmts.get(s.index())?.kind, StmtKind::If { .. }) => Some(*s),
+        _ => None,
+    }
 }
 
 /// The statement as written up to its first block (`if (b)`, `x := e`, `lock(m)`).
