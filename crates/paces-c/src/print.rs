@@ -315,9 +315,12 @@ impl Printer<'_> {
                     format!("{sym}{inner}")
                 }
             }
-            Expr::Binary(op, a, b) => {
-                let (sym, prec) = binop(*op);
-                let text = format!("{} {sym} {}", self.expr(a, prec)?, self.expr(b, prec + 1)?);
+            Expr::Chain(c) => {
+                let prec = c.level();
+                let mut text = self.expr(c.first(), prec)?;
+                for (op, e) in c.links() {
+                    let _ = write!(text, " {} {}", binop(*op), self.expr(e, prec + 1)?);
+                }
                 if prec < outer {
                     format!("({text})")
                 } else {
@@ -339,20 +342,22 @@ fn int(v: i64) -> String {
     }
 }
 
-fn binop(op: BinOp) -> (&'static str, u8) {
+/// How a binary operator is written in C (its precedence is [`BinOp::precedence`], which
+/// orders the levels as C does).
+fn binop(op: BinOp) -> &'static str {
     match op {
-        BinOp::Or => ("||", 1),
-        BinOp::And => ("&&", 2),
-        BinOp::Eq => ("==", 3),
-        BinOp::Ne => ("!=", 3),
-        BinOp::Lt => ("<", 4),
-        BinOp::Le => ("<=", 4),
-        BinOp::Gt => (">", 4),
-        BinOp::Ge => (">=", 4),
-        BinOp::Add => ("+", 5),
-        BinOp::Sub => ("-", 5),
-        BinOp::Mul => ("*", 6),
-        BinOp::Div => ("/", 6),
-        BinOp::Rem => ("%", 6),
+        BinOp::Or => "||",
+        BinOp::And => "&&",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
     }
 }

@@ -144,13 +144,56 @@ fn deep_nesting() {
     rejected("deep-expr.cw", src.as_bytes(), &["error[E0006]: an expression is nested deeper than 512 levels"]);
 }
 
+/// Runs `paces ARGS` on `src` and asserts exit code `code`; returns the run.
+#[track_caller]
+fn accepted(args: &[&str], name: &str, src: &str, code: i32) -> Run {
+    let r = run(args, name, src.as_bytes());
+    assert_eq!(r.code, Some(code), "{} {name}: {}", args.join(" "), r.stderr);
+    r
+}
+
 #[test]
 fn long_flat_expressions() {
-    for op in ["+", "*", "&&", "<"] {
-        let src = format!("var x;\nthread t {{ x := 1{}; }}\n", format!(" {op} 1").repeat(10_000));
-        let err = rejected("flat.cw", src.as_bytes(), &["error[E0008]: an expression has too many operators in a row"]);
-        assert!(!err.contains("nested"), "{err}");
+    // One long chain per operator level (the value stays small: `x` is 1 or 0 throughout).
+    for op in ["+", "*", "&&", "||", "<", "=="] {
+        let n = 10_000;
+        let value = match op {
+            "+" => n + 1,
+            _ => 1,
+        };
+        let chain = format!("1{}", format!(" {op} 1").repeat(n));
+        let src = format!("var x;\nthread t {{ x := {chain}; assert(x == {value}); }}\n");
+        let check = accepted(&["check"], "flat.cw", &src, 0);
+        assert!(String::from_utf8_lossy(&check.stdout).contains("correct"), "`{op}`");
+        let fmt = accepted(&["fmt"], "flat.cw", &src, 0);
+        assert!(String::from_utf8_lossy(&fmt.stdout).contains(&chain), "`{op}`: fmt lost the chain");
+        let promela = accepted(&["export", "--promela"], "flat.cw", &src, 0);
+        assert!(String::from_utf8_lossy(&promela.stdout).contains("active proctype"), "`{op}`");
+        accepted(&["repair"], "flat.cw", &src, 0);
     }
+    // Left association: `10 - 1 - 1` is 8, not 10.
+    let minus = format!("var x;\nthread t {{ x := 10{}; assert(x == 8); }}\n", " - 1".repeat(2));
+    accepted(&["check"], "minus.cw", &minus, 0);
+    let wrong = format!("var x;\nthread t {{ x := 10{}; assert(x == 10); }}\n", " - 1".repeat(2));
+    accepted(&["check"], "minus.cw", &wrong, 1);
+    let long = format!("var x;\nthread t {{ x := 20000{}; assert(x == 0); }}\n", " - 1".repeat(20_000));
+    accepted(&["check"], "minus.cw", &long, 0);
+    // A division by zero at the end of a long chain is found; `&&` short-circuits before it.
+    let div = format!("var x;\nthread t {{ x := 7{} / 0; }}\n", " / 1".repeat(10_000));
+    let r = accepted(&["check"], "div.cw", &div, 1);
+    assert!(String::from_utf8_lossy(&r.stdout).contains("division by zero"), "{}", String::from_utf8_lossy(&r.stdout));
+    let guarded = format!("var x;\nthread t {{ x := 1{} && 0 && 1 / 0; }}\n", " && 1".repeat(10_000));
+    accepted(&["check"], "and.cw", &guarded, 0);
+    // A race the repair loop fixes by moving a statement holding a long chain.
+    let chain = format!("1{}", " + 1".repeat(10_000));
+    let race = format!(
+        "var x, y;\nthread t {{ B: y := 1; A: x := {chain}; }}\nthread u {{ await(y == 1); assert(x == 10001); }}\n"
+    );
+    let r = accepted(&["repair"], "race.cw", &race, 0);
+    let out = String::from_utf8_lossy(&r.stdout);
+    let a = out.find(&format!("x := {chain};")).expect("the chain is printed whole");
+    let b = out.find("y := 1;").expect("B is printed");
+    assert!(a < b, "A moves before B:\n{}", r.stderr);
 }
 
 #[test]
@@ -192,4 +235,17 @@ fn five_megabytes() {
     // The same program with a syntax error at its very end.
     let broken = format!("{src}thread v {{ x := ; }}\n");
     rejected("big-broken.cw", broken.as_bytes(), &["error[E0004]: unexpected `;`"]);
+}
+
+#[test]
+fn long_else_if_chains() {
+    let chain: String = (1..=1_000).map(|i| format!(" else if (x == {i}) {{ y := {i}; }}")).collect();
+    let src = format!("var x = 500, y;\nthread t {{\n  if (x == 0) {{ y := 0; }}{chain}\n  assert(y == 500);\n}}\n");
+    for args in [&["check"][..], &["fmt"], &["export", "--promela"], &["repair"]] {
+        accepted(args, "else-if.cw", &src, 0);
+    }
+    let fmt = run(&["fmt"], "else-if.cw", src.as_bytes());
+    assert!(String::from_utf8_lossy(&fmt.stdout).contains("} else t.2000: if (x == 1000) {"));
+    let wrong = src.replace("assert(y == 500)", "assert(y == 499)");
+    accepted(&["check"], "else-if.cw", &wrong, 1);
 }

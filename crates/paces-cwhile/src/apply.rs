@@ -182,7 +182,10 @@ impl Builder<'_> {
             Expr::Bool(b) => ast::Expr::leaf(ExprKind::Lit(Lit::Bool(*b)), span),
             Expr::Var(v) => ast::Expr::leaf(ExprKind::Var(self.var(*v, span)), span),
             Expr::Unary(op, a) => ast::Expr::unary(*op, self.expr(a, span), span),
-            Expr::Binary(op, a, b) => ast::Expr::binary(*op, self.expr(a, span), self.expr(b, span), span),
+            Expr::Chain(c) => c
+                .links()
+                .iter()
+                .fold(self.expr(c.first(), span), |acc, (op, e)| ast::Expr::binary(*op, acc, self.expr(e, span), span)),
         }
     }
 }

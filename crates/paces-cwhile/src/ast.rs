@@ -3,14 +3,19 @@
 //! from an IR to lower it again.
 
 use crate::ir::{BinOp, Span, UnOp};
-use crate::print::prec;
 
 /// The deepest nesting of statements the parser accepts. Everything that walks the tree
 /// recursively relies on this bound (and [`MAX_EXPR_DEPTH`]) to stay within the stack, even
 /// on a 2 MiB thread stack in a debug build.
 pub(crate) const MAX_DEPTH: u32 = 256;
 
-/// The deepest nesting of an expression the parser accepts.
+/// The most levels of statements that recursive passes over a program (printer, apply,
+/// the checker's compiler) meet on one path: nesting levels and `else if` links together.
+/// Nesting alone stops at [`MAX_DEPTH`]; this bound is reached only by long `else if` chains.
+pub(crate) const MAX_HEIGHT: u32 = 1024;
+
+/// The deepest nesting of an expression the parser accepts. A chain of operators of one
+/// precedence level (`a + b - c + ...`) is one level, however long.
 pub(crate) const MAX_EXPR_DEPTH: u32 = 512;
 
 /// A name with its span.
@@ -91,6 +96,14 @@ impl Block {
     pub(crate) fn depth(&self) -> u32 {
         self.stmts.iter().map(|s| s.depth).max().unwrap_or(0)
     }
+
+    /// The `if` of an `else if`: the block's one statement, when it is an `if`.
+    pub(crate) fn else_if(&self) -> Option<&Stmt> {
+        match self.stmts.as_slice() {
+            [s] if matches!(s.kind, StmtKind::If(..)) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 /// A statement.
@@ -99,8 +112,11 @@ pub(crate) struct Stmt {
     pub(crate) label: Option<Label>,
     pub(crate) kind: StmtKind,
     pub(crate) span: Span,
-    /// 1 for a simple statement, 1 + the deepest inner statement for a compound one.
+    /// 1 for a simple statement, 1 + the deepest inner statement for a compound one; an
+    /// `else if` adds no level (see [`Stmt::new`]).
     pub(crate) depth: u32,
+    /// As `depth`, but an `else if` counts as a level: how deep recursive passes go.
+    pub(crate) height: u32,
 }
 
 /// What a statement is.
@@ -126,15 +142,27 @@ pub(crate) enum StmtKind {
 }
 
 impl Stmt {
-    /// A statement; its depth is computed from its blocks.
+    /// A statement; its depth is computed from its blocks. An `else` block that holds one
+    /// `if` and nothing else (`else if`, or `else { if .. }`, which is the same program) is
+    /// the next link of a chain, at the level of the first `if`: a chain of `else if`s is as
+    /// deep as its deepest branch, however long.
     pub(crate) fn new(kind: StmtKind, span: Span) -> Stmt {
-        let inner = match &kind {
-            StmtKind::If(_, t, e) => Some(t.depth().max(e.as_ref().map_or(0, Block::depth))),
-            StmtKind::While(_, b) | StmtKind::Atomic(b) | StmtKind::NoReorder(b) => Some(b.depth()),
-            _ => None,
+        let inner = |b: &Block| b.depth().saturating_add(1);
+        let depth = match &kind {
+            StmtKind::If(_, t, e) => inner(t).max(e.as_ref().map_or(0, |e| match e.else_if() {
+                Some(link) => link.depth,
+                None => inner(e),
+            })),
+            StmtKind::While(_, b) | StmtKind::Atomic(b) | StmtKind::NoReorder(b) => inner(b),
+            _ => 1,
         };
-        let depth = inner.map_or(1, |d| d.saturating_add(1));
-        Stmt { label: None, kind, span, depth }
+        let height = |b: &Block| b.stmts.iter().map(|s| s.height).max().unwrap_or(0).saturating_add(1);
+        let height = match &kind {
+            StmtKind::If(_, t, e) => height(t).max(e.as_ref().map_or(0, height)),
+            StmtKind::While(_, b) | StmtKind::Atomic(b) | StmtKind::NoReorder(b) => height(b),
+            _ => 1,
+        };
+        Stmt { label: None, kind, span, depth, height }
     }
 }
 
@@ -153,7 +181,9 @@ pub(crate) enum ExprKind {
     Lit(Lit),
     Var(Name),
     Unary(UnOp, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `first op1 e1 op2 e2 ...`: left-associative, every operator of one precedence level,
+    /// at least one link (as [`crate::ir::Chain`]).
+    Chain(Box<Expr>, Vec<(BinOp, Expr)>),
 }
 
 impl Expr {
@@ -166,9 +196,21 @@ impl Expr {
         Expr { kind: ExprKind::Unary(op, Box::new(e)), span, depth }
     }
 
+    /// `a op b`; when `a` is a chain of `op`'s precedence level, `b` extends it, so that a
+    /// long flat expression stays one level deep.
     pub(crate) fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
-        let depth = a.depth.max(b.depth).saturating_add(1);
-        Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span, depth }
+        let depth = a.depth.max(b.depth.saturating_add(1));
+        match a.kind {
+            ExprKind::Chain(first, mut links) if links[0].0.precedence() == op.precedence() => {
+                links.push((op, b));
+                Expr { kind: ExprKind::Chain(first, links), span, depth }
+            }
+            kind => {
+                let a = Expr { kind, ..a };
+                let depth = depth.max(a.depth.saturating_add(1));
+                Expr { kind: ExprKind::Chain(Box::new(a), vec![(op, b)]), span, depth }
+            }
+        }
     }
 }
 
@@ -178,12 +220,12 @@ pub(crate) enum UserError {
     /// Statements nested deeper than [`MAX_DEPTH`]: the whole (innermost) statement that
     /// passes it.
     StmtTooDeep(Span),
+    /// Statements and `else if` links more than [`MAX_HEIGHT`] levels high: the head of the
+    /// statement that passes it.
+    ElseIfTooLong(Span),
     /// An expression nested deeper than [`MAX_EXPR_DEPTH`]: the head of the expression that
     /// passes it.
     ExprTooDeep(Span),
-    /// A chain of operators of one precedence level (`a + b - c + ..`) that makes an
-    /// expression deeper than [`MAX_EXPR_DEPTH`]: the operator that passes it.
-    ChainTooLong(Span),
 }
 
 /// A span from lalrpop's byte offsets (the input length was checked to fit in `u32`).
@@ -202,6 +244,8 @@ type ActionResult<'s, T> = Result<T, lalrpop_util::ParseError<usize, crate::lexe
 pub(crate) fn checked<'s>(s: Stmt) -> ActionResult<'s, Stmt> {
     if s.depth > MAX_DEPTH {
         Err(lalrpop_util::ParseError::User { error: UserError::StmtTooDeep(s.span) })
+    } else if s.height > MAX_HEIGHT {
+        Err(lalrpop_util::ParseError::User { error: UserError::ElseIfTooLong(head(s.span)) })
     } else {
         Ok(s)
     }
@@ -215,14 +259,9 @@ fn checked_expr<'s>(e: Expr) -> ActionResult<'s, Expr> {
     }
 }
 
-/// A binary expression (`at`: its operator), unless it nests too deep. When the depth comes
-/// from the left operand continuing a chain of the same precedence level, the expression is
-/// long rather than nested, and the error says so at the operator.
-pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize, at: Span) -> ActionResult<'s, Expr> {
-    let chained = matches!(a.kind, ExprKind::Binary(inner, ..) if prec(inner) == prec(op));
-    if chained && a.depth >= b.depth && a.depth >= MAX_EXPR_DEPTH {
-        return Err(lalrpop_util::ParseError::User { error: UserError::ChainTooLong(at) });
-    }
+/// A binary expression, unless it nests too deep (a chain of one precedence level is one
+/// level: [`Expr::binary`]).
+pub(crate) fn bin<'s>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> ActionResult<'s, Expr> {
     checked_expr(Expr::binary(op, a, b, span(l, r)))
 }
 

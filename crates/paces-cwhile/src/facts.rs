@@ -72,9 +72,9 @@ pub(crate) fn expr_vars(e: &Expr, out: &mut Vec<VarIdx>) {
             Expr::Int(_) | Expr::Bool(_) => {}
             Expr::Var(v) => out.push(*v),
             Expr::Unary(_, a) => stack.push(a),
-            Expr::Binary(_, a, b) => {
-                stack.push(b);
-                stack.push(a);
+            Expr::Chain(c) => {
+                stack.extend(c.links().iter().rev().map(|(_, e)| e));
+                stack.push(c.first());
             }
         }
     }

@@ -98,6 +98,21 @@ pub enum BinOp {
     Rem,
 }
 
+impl BinOp {
+    /// Its precedence level, from 1 (`||`, the loosest) to 6 (`* / %`, the tightest). The
+    /// operators of one level chain: `a + b - c` is one [`Chain`].
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Eq | BinOp::Ne => 3,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
+            BinOp::Add | BinOp::Sub => 5,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
+        }
+    }
+}
+
 /// A unary operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
@@ -118,8 +133,51 @@ pub enum Expr {
     Var(VarIdx),
     /// A unary operation.
     Unary(UnOp, Box<Expr>),
-    /// A binary operation.
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Binary operations of one precedence level, left-associative: `a - b + c` is
+    /// `(a - b) + c`. A long flat expression such as `1 + 1 + ... + 1` is one chain, so an
+    /// expression is only as deep as its genuine nesting.
+    Chain(Box<Chain>),
+}
+
+impl Expr {
+    /// `a op b`. When `a` is a chain of `op`'s precedence level, `b` extends it (the meaning
+    /// is the same, `(a1 op1 a2) op b`), so chains built operator by operator stay flat.
+    pub fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+        match a {
+            Expr::Chain(mut chain) if chain.level() == op.precedence() => {
+                chain.links.push((op, b));
+                Expr::Chain(chain)
+            }
+            a => Expr::Chain(Box::new(Chain { first: a, links: vec![(op, b)] })),
+        }
+    }
+}
+
+/// A left-associative chain `first op1 e1 op2 e2 ...` of at least one binary operation, all
+/// of one precedence level; made by [`Expr::binary`]. It means
+/// `((first op1 e1) op2 e2) ...`, evaluated left to right.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Chain {
+    first: Expr,
+    /// Never empty; every operator of one precedence level.
+    links: Vec<(BinOp, Expr)>,
+}
+
+impl Chain {
+    /// The leftmost operand.
+    pub fn first(&self) -> &Expr {
+        &self.first
+    }
+
+    /// Each operator with its right operand, left to right (at least one).
+    pub fn links(&self) -> &[(BinOp, Expr)] {
+        &self.links
+    }
+
+    /// The precedence level of every operator of the chain ([`BinOp::precedence`]).
+    pub fn level(&self) -> u8 {
+        self.links[0].0.precedence()
+    }
 }
 
 /// A simple step that a sugar adds, with its derived label and location.

@@ -368,7 +368,8 @@ impl<'a> Lowerer<'a> {
                 self.lower_block(&t.stmts, then_block, ctx, depth + 1);
                 let else_block = e.as_ref().map(|e| {
                     let b = self.new_block(ctx.owner, Some(id), in_atomic);
-                    self.lower_block(&e.stmts, b, ctx, depth + 1);
+                    let link = if e.else_if().is_some() { depth } else { depth + 1 };
+                    self.lower_block(&e.stmts, b, ctx, link);
                     b
                 });
                 StmtKind::If { cond, then_block, else_block }
@@ -415,12 +416,9 @@ impl<'a> Lowerer<'a> {
                 let v = Expr::Var(var);
                 let is_lock = matches!(s.kind, A::Lock(_));
                 let (wait_expr, set_expr) = if is_lock {
-                    (Expr::Binary(BinOp::Eq, Box::new(v), Box::new(Expr::Int(0))), Expr::Int(1))
+                    (Expr::binary(BinOp::Eq, v, Expr::Int(0)), Expr::Int(1))
                 } else {
-                    (
-                        Expr::Binary(BinOp::Gt, Box::new(v.clone()), Box::new(Expr::Int(0))),
-                        Expr::Binary(BinOp::Sub, Box::new(v), Box::new(Expr::Int(1))),
-                    )
+                    (Expr::binary(BinOp::Gt, v.clone(), Expr::Int(0)), Expr::binary(BinOp::Sub, v, Expr::Int(1)))
                 };
                 let wait_label = format!("{label}.wait");
                 let wait = Step {
@@ -531,7 +529,9 @@ impl<'a> Lowerer<'a> {
                 Expr::Int(self.literal(1 << 63, true, e.span))
             }
             ExprKind::Unary(op, inner) => Expr::Unary(*op, Box::new(self.expr(inner, ctx))),
-            ExprKind::Binary(op, a, b) => Expr::Binary(*op, Box::new(self.expr(a, ctx)), Box::new(self.expr(b, ctx))),
+            ExprKind::Chain(first, links) => {
+                links.iter().fold(self.expr(first, ctx), |acc, (op, e)| Expr::binary(*op, acc, self.expr(e, ctx)))
+            }
         }
     }
 

@@ -181,19 +181,11 @@ fn print_block(p: &Program, shown: &[bool], block: BlockId, level: usize, out: &
 fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut String) {
     let Some(s) = p.stmts.get(id.index()) else { return };
     indent(out, level);
-    if shown.get(id.index()).copied().unwrap_or(true) {
-        let _ = write!(out, "{}: ", s.label);
-    }
+    print_label(shown, id, &s.label, out);
     out.push_str(&head(p, &s.kind));
     match &s.kind {
-        StmtKind::If { then_block, else_block, .. } => {
-            out.push(' ');
-            print_block(p, shown, *then_block, level, out);
-            if let Some(e) = else_block {
-                out.push_str(" else ");
-                print_block(p, shown, *e, level, out);
-            }
-        }
+        StmtKind::If { .. } => print_if_chain(p, shown, id, level, out),
+
         StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
             out.push(' ');
             print_block(p, shown, *body, level, out);
@@ -201,6 +193,38 @@ fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut S
         _ => out.push(';'),
     }
     out.push('\n');
+}
+
+fn print_label(shown: &[bool], id: StmtId, label: &str, out: &mut String) {
+    if shown.get(id.index()).copied().unwrap_or(true) {
+        let _ = write!(out, "{label}: ");
+    }
+}
+
+/// The blocks of the `if` statement `id`, whose head is printed, and its `else if`s: a loop
+/// along the chain, so that a long chain is printed flat.
+fn print_if_chain(p: &Program, shown: &[bool], mut id: StmtId, level: usize, out: &mut String) {
+    while let Some(StmtKind::If { then_block, else_block, .. }) = p.stmts.get(id.index()).map(|s| &s.kind) {
+        out.push(' ');
+        print_block(p, shown, *then_block, level, out);
+        let Some(e) = else_block else { return };
+        out.push_str(" else ");
+        let Some(link) = else_if(p, *e) else {
+            print_block(p, shown, *e, level, out);
+            return;
+        };
+        print_label(shown, link, &p.stmts[link.index()].label, out);
+        out.push_str(&head(p, &p.stmts[link.index()].kind));
+        id = link;
+    }
+}
+
+/// The `if` of an `else if`: the one item of `block`, when it is an `if`.
+pub(crate) fn else_if(p: &Program, block: BlockId) -> Option<StmtId> {
+    match p.blocks.get(block.index())?.items.as_slice() {
+        [s] if matches!(p.stmts.get(s.index())?.kind, StmtKind::If { .. }) => Some(*s),
+        _ => None,
+    }
 }
 
 /// The statement as written up to its first block (`if (b)`, `x := e`, `lock(m)`).
@@ -260,18 +284,6 @@ fn derived_text(p: &Program, kind: &StmtKind, loc: Loc) -> Option<String> {
     }
 }
 
-/// The precedence level of a binary operator (higher binds tighter).
-pub(crate) fn prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Or => 1,
-        BinOp::And => 2,
-        BinOp::Eq | BinOp::Ne => 3,
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
-        BinOp::Add | BinOp::Sub => 5,
-        BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
-    }
-}
-
 /// How a binary operator is written.
 pub(crate) fn op_str(op: BinOp) -> &'static str {
     match op {
@@ -307,7 +319,7 @@ fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
         Expr::Int(v) if *v < 0 => UNARY,
         Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => ATOM,
         Expr::Unary(..) => UNARY,
-        Expr::Binary(op, ..) => prec(*op),
+        Expr::Chain(c) => c.level(),
     };
     let paren = own < min;
     if paren {
@@ -332,11 +344,13 @@ fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
             };
             write_expr(p, a, min, out);
         }
-        Expr::Binary(op, a, b) => {
-            let q = prec(*op);
-            write_expr(p, a, q, out);
-            let _ = write!(out, " {} ", op_str(*op));
-            write_expr(p, b, q + 1, out);
+        Expr::Chain(c) => {
+            let q = c.level();
+            write_expr(p, c.first(), q, out);
+            for (op, e) in c.links() {
+                let _ = write!(out, " {} ", op_str(*op));
+                write_expr(p, e, q + 1, out);
+            }
         }
     }
     if paren {

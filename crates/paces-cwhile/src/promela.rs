@@ -6,7 +6,7 @@ use paces_constraint::{BlockId, Waits};
 
 use crate::diag::line_col;
 use crate::error::{Error, ErrorKind};
-use crate::ir::{BinOp, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
+use crate::ir::{BinOp, Chain, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
 use crate::lower::child_blocks;
 use crate::print::op_str;
 
@@ -183,11 +183,15 @@ fn promela_expr(p: &Program, e: &Expr) -> String {
                 go(p, a, out);
                 out.push(')');
             }
-            Expr::Binary(op, a, b) => {
+            // Every operand is an atom or parenthesised, and Promela's operators of one
+            // level are left-associative like Cwhile's: the chain needs one pair.
+            Expr::Chain(c) => {
                 out.push('(');
-                go(p, a, out);
-                let _ = write!(out, " {} ", op_str(*op));
-                go(p, b, out);
+                go(p, c.first(), out);
+                for (op, e) in c.links() {
+                    let _ = write!(out, " {} ", op_str(*op));
+                    go(p, e, out);
+                }
                 out.push(')');
             }
         }
@@ -203,19 +207,37 @@ fn defined(p: &Program, e: &Expr) -> Option<String> {
     match e {
         Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => None,
         Expr::Unary(_, a) => defined(p, a),
-        Expr::Binary(op, a, b) => {
-            let da = defined(p, a);
-            let db = defined(p, b);
-            let db = match (op, db) {
-                (BinOp::And, Some(d)) => Some(format!("(!{} || {d})", promela_expr(p, a))),
-                (BinOp::Or, Some(d)) => Some(format!("({} || {d})", promela_expr(p, a))),
-                (_, d) => d,
-            };
-            let nonzero = matches!(op, BinOp::Div | BinOp::Rem).then(|| format!("({} != 0)", promela_expr(p, b)));
-            let parts: Vec<String> = [da, db, nonzero].into_iter().flatten().collect();
-            (!parts.is_empty()).then(|| format!("({})", parts.join(" && ")))
+        Expr::Chain(c) => chain_defined(p, c),
+    }
+}
+
+/// [`defined`] for a chain: every operand defined and every divisor nonzero; for `&&` and
+/// `||`, an operand needs to be defined only where the operands before it let it run, which
+/// nests from the right (`d1 && (!a1 || (d2 && (!a2 || d3)))`) to stay linear in size.
+fn chain_defined(p: &Program, c: &Chain) -> Option<String> {
+    let operands: Vec<&Expr> = std::iter::once(c.first()).chain(c.links().iter().map(|(_, e)| e)).collect();
+    match c.links()[0].0 {
+        BinOp::And | BinOp::Or => {
+            let negate = if c.links()[0].0 == BinOp::And { "!" } else { "" };
+            let mut after: Option<String> = None;
+            for e in operands.iter().rev() {
+                let guarded = after.map(|d| format!("({negate}{} || {d})", promela_expr(p, e)));
+                after = conjunction([defined(p, e), guarded]);
+            }
+            after
+        }
+        _ => {
+            let divisors = c.links().iter().filter(|(op, _)| matches!(op, BinOp::Div | BinOp::Rem));
+            let nonzero = divisors.map(|(_, e)| Some(format!("({} != 0)", promela_expr(p, e))));
+            conjunction(operands.iter().map(|e| defined(p, e)).chain(nonzero))
         }
     }
+}
+
+/// The conjunction of the conditions present; `None` when there are none.
+fn conjunction(parts: impl IntoIterator<Item = Option<String>>) -> Option<String> {
+    let parts: Vec<String> = parts.into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| format!("({})", parts.join(" && ")))
 }
 
 /// Work for the iterative emitter.

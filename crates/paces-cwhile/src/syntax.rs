@@ -2,7 +2,7 @@
 
 use lalrpop_util::ParseError;
 
-use crate::ast::{head, Decl, UserError, MAX_DEPTH, MAX_EXPR_DEPTH};
+use crate::ast::{head, Decl, UserError, MAX_DEPTH, MAX_EXPR_DEPTH, MAX_HEIGHT};
 use crate::diag::Diagnostic;
 use crate::ir::Span;
 use crate::lexer::{self, LexError, Tok};
@@ -69,22 +69,20 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagno
                 format!("level {} starts here", MAX_DEPTH + 1),
             )
             .note("split the program into procedures or flatten the nesting"),
+            UserError::ElseIfTooLong(s) => Diagnostic::new(
+                "E0006",
+                format!("statements and `else if`s are nested deeper than {MAX_HEIGHT} levels"),
+                s,
+                "too deep",
+            )
+            .note(format!("each `else if` counts as one level here, at most {MAX_HEIGHT} in all"))
+            .note("split the chain, for instance into a procedure per part"),
             UserError::ExprTooDeep(s) => Diagnostic::new(
                 "E0006",
                 format!("an expression is nested deeper than {MAX_EXPR_DEPTH} levels"),
                 s,
                 "too deep",
             )
-            .note("split the expression with intermediate local variables"),
-            UserError::ChainTooLong(s) => Diagnostic::new(
-                "E0008",
-                "an expression has too many operators in a row",
-                s,
-                format!("the limit of {MAX_EXPR_DEPTH} levels is passed here"),
-            )
-            .note(format!(
-                "each operator of a chain such as `a + b + c` counts as one level, at most {MAX_EXPR_DEPTH} in all"
-            ))
             .note("split the expression with intermediate local variables"),
         },
     }

@@ -75,20 +75,21 @@ impl Code {
                         }));
                         tasks.push(Task::Visit(a));
                     }
-                    Expr::Binary(BinOp::And, a, b) => {
-                        tasks.extend([
-                            Task::Patch,
-                            Task::Emit(Op::Bool),
-                            Task::Visit(b),
-                            Task::AndJump,
-                            Task::Visit(a),
-                        ]);
-                    }
-                    Expr::Binary(BinOp::Or, a, b) => {
-                        tasks.extend([Task::Patch, Task::Emit(Op::Bool), Task::Visit(b), Task::OrJump, Task::Visit(a)]);
-                    }
-                    Expr::Binary(op, a, b) => {
-                        tasks.extend([Task::Emit(Op::Bin(*op)), Task::Visit(b), Task::Visit(a)]);
+                    // `a0 && a1 && a2` as `(a0 && a1) && a2`: each link short-circuits to
+                    // its own end, where the next link's jump sees the 0 (or 1) it left.
+                    Expr::Chain(c) => {
+                        for (op, e) in c.links().iter().rev() {
+                            match op {
+                                BinOp::And => {
+                                    tasks.extend([Task::Patch, Task::Emit(Op::Bool), Task::Visit(e), Task::AndJump]);
+                                }
+                                BinOp::Or => {
+                                    tasks.extend([Task::Patch, Task::Emit(Op::Bool), Task::Visit(e), Task::OrJump]);
+                                }
+                                op => tasks.extend([Task::Emit(Op::Bin(*op)), Task::Visit(e)]),
+                            }
+                        }
+                        tasks.push(Task::Visit(c.first()));
                     }
                 },
                 Task::Emit(op) => ops.push(op),
@@ -227,7 +228,7 @@ mod tests {
     }
 
     fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
-        Expr::Binary(op, Box::new(a), Box::new(b))
+        Expr::binary(op, a, b)
     }
 
     fn eval(e: &Expr, globals: &[i64]) -> (i64, bool) {
