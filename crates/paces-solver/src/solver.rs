@@ -372,7 +372,7 @@ impl Solver {
             // from it; probing from below keeps the cardinality encodings (which grow with
             // the bound) small. Every satisfiable call moves `hi` down to the cost of the
             // model it found.
-            let mut lo = 1u64;
+            let mut lo = self.lower_bound(&base, component)?.max(1);
             let mut hi = component.of(current.cost);
             let mut step = 1u64;
             let mut galloping = true;
@@ -399,6 +399,37 @@ impl Solver {
             best = Some(current);
         }
         Ok(best)
+    }
+
+    /// A lower bound of `component` under `base` (known satisfiable) from disjoint cores: with
+    /// every cost literal assumed false, each unsatisfiable call's core holds cost literals of
+    /// which at least one must be true; its literals are set free and the cheapest of them
+    /// counted, until the rest may all be false. A block that must move an item past many
+    /// others yields one small core per item passed, so the bound is found by easy calls
+    /// where bounding the cost from below with a cardinality encoding is hard.
+    fn lower_bound(&mut self, base: &[Lit], component: Component) -> Result<u64, Error> {
+        let mut free: FxHashMap<Var, (Lit, u64)> = match component {
+            Component::Weight => self.enc.weight_lits.iter().map(|&(l, w)| (l.var(), (!l, w as u64))).collect(),
+            Component::Inversions => self.enc.inversion_lits.iter().map(|&l| (l.var(), (!l, 1))).collect(),
+        };
+        // The assumptions in a fixed order (the map is for lookups only).
+        let mut zero: Vec<Lit> = match component {
+            Component::Weight => self.enc.weight_lits.iter().map(|&(l, _)| !l).collect(),
+            Component::Inversions => self.enc.inversion_lits.iter().map(|&l| !l).collect(),
+        };
+        let mut bound = 0u64;
+        loop {
+            let mut assumptions = base.to_vec();
+            assumptions.extend(&zero);
+            if self.sat(&assumptions)? {
+                return Ok(bound);
+            }
+            let core: Vec<(Lit, u64)> =
+                self.enc.backend.failed()?.into_iter().filter_map(|v| free.remove(&v)).collect();
+            let Some(cheapest) = core.iter().map(|&(_, w)| w).min() else { return Ok(bound) };
+            bound += cheapest;
+            zero.retain(|l| free.contains_key(&l.var()));
+        }
     }
 
     /// Assumptions enforcing `component <= bound`, encoding what the bound needs first.
