@@ -128,6 +128,10 @@ struct Entry {
     active: bool,
 }
 
+/// The cost of a first model past which a component's search starts from a lower bound
+/// found by disjoint cores ([`Solver::lower_bound`]).
+const CORE_BOUND_ABOVE: u64 = 32;
+
 /// Which cost component a bound talks about.
 #[derive(Clone, Copy)]
 enum Component {
@@ -372,8 +376,10 @@ impl Solver {
             // from it; probing from below keeps the cardinality encodings (which grow with
             // the bound) small. Every satisfiable call moves `hi` down to the cost of the
             // model it found.
-            let mut lo = self.lower_bound(&base, component)?.max(1);
             let mut hi = component.of(current.cost);
+            // Galloping needs few probes below a small cost; past it, a lower bound from
+            // disjoint cores saves the hard unsatisfiable probes.
+            let mut lo = if hi > CORE_BOUND_ABOVE { self.lower_bound(&base, component)?.max(1) } else { 1 };
             let mut step = 1u64;
             let mut galloping = true;
             while lo < hi {
