@@ -460,6 +460,24 @@ impl Space {
         self.blocks.get(block.index()).map_or(&[], |b| &b.fixed)
     }
 
+    /// The pairs of a block's items that may change order, as original indices `(i, j)` with
+    /// `i < j`, in increasing order of `i`, then `j`. It takes time in proportion to their
+    /// number for a block whose items mostly conflict.
+    pub fn free_pairs(&self, block: BlockId) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let data = self.blocks.get(block.index());
+        let n = data.map_or(0, |b| b.items.len());
+        (0..n).flat_map(move |i| {
+            let data = data.expect("n is 0 for an unknown block");
+            let listed: Box<dyn Iterator<Item = usize>> = match &data.closure {
+                Closure::Free { start, free } => {
+                    Box::new(free[start[i] as usize..start[i + 1] as usize].iter().map(|&j| j as usize))
+                }
+                Closure::Bits { .. } => Box::new((i + 1..n).filter(move |&j| !data.must_precede(i, j))),
+            };
+            listed.map(move |j| (i, j))
+        })
+    }
+
     /// Index-level view used by [`Candidate`](crate::Candidate) and the solver.
     pub(crate) fn must_precede_idx(&self, block: BlockId, i: usize, j: usize) -> bool {
         self.blocks[block.index()].must_precede(i, j)

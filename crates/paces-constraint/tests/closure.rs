@@ -53,6 +53,9 @@ proptest! {
         }
         let space = b.build().unwrap();
         let before = brute_closure(n, &pairs);
+        let free: Vec<(usize, usize)> =
+            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).filter(|&(i, j)| !before[i][j]).collect();
+        prop_assert_eq!(space.free_pairs(block).collect::<Vec<_>>(), free);
         for i in 0..n {
             for j in 0..n {
                 prop_assert_eq!(space.is_fixed(locs[i], locs[j]), before[i][j], "{} before {}", i, j);

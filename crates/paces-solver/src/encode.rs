@@ -26,8 +26,13 @@
 //! Per pair, `one(i) -> !sec(i, j)`. So every model is exactly one candidate, and every candidate is a model: sections are the
 //! classes, and the triple clauses say nothing more than "total order" and "contiguous".
 //!
-//! Blocks with more items than `SolverConfig::lazy_above` get no per-triple clauses up
-//! front: [`Encoder::refine`] checks each model and adds the clauses it violates.
+//! Blocks with more items than `SolverConfig::lazy_above` are lazy: no per-triple clause up
+//! front, `inv` only for the pairs that may change order, and `sec(i, j)` only once an atom,
+//! a triple or an exclusion names it (a pair without one is in no common section, so a
+//! model's sections are the runs of neighbours whose `sec` holds). [`Encoder::refine`]
+//! checks each model and adds the clauses of the triples it breaks: 3-cycles of the order,
+//! and along the way between two items whose `sec` disagrees with the runs. A long block of
+//! conflicting statements so takes memory and time per model in proportion to its length.
 //!
 //! # Constraints
 //! Atoms are literals (`Order(a, b)` is `before(a, b) \/ sec(a, b)`, with an auxiliary
@@ -41,7 +46,7 @@ use std::collections::BinaryHeap;
 use std::ops::Not;
 
 use paces_constraint::{Arena, Atom, BlockId, Candidate, Loc, Node, NodeId, Space};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use rustsat::instances::{BasicVarManager, ManageVars};
 use rustsat::types::{Lit, Var};
 
@@ -83,33 +88,54 @@ struct Memo {
 }
 
 /// The variables of one block.
+///
+/// An eager block (at most `SolverConfig::lazy_above` items) has every `sec` variable and
+/// every per-triple clause from the start. A lazy block has an `inv` variable per pair that
+/// may change order, and a `sec` variable only once something needs it (an atom, a cost-free
+/// exclusion, or a model that [`Encoder::refine`] corrects): a pair without one is in no
+/// common section. So a long block whose items mostly conflict takes memory in proportion to
+/// its length.
 #[derive(Debug)]
 pub(crate) struct BlockEnc {
     pub(crate) items: Vec<Loc>,
     n: usize,
-    /// `inv(i, j)` at `i * n + j` for `i < j`.
-    inv: Vec<Val>,
-    /// `sec(i, j)` at `i * n + j` for `i < j`.
-    sec: Vec<Val>,
+    /// `inv(i, j)` of every pair that may change order, by `(i, j)`, `i < j` (lookups only).
+    inv: FxHashMap<(u32, u32), Lit>,
+    /// The same pairs in increasing order, for iteration.
+    inv_list: Vec<(u32, u32, Lit)>,
+    /// `sec(i, j)` by `(i, j)`, `i < j` (lookups only).
+    sec: FxHashMap<(u32, u32), Lit>,
+    /// The same pairs in creation order, for iteration.
+    sec_list: Vec<(u32, u32, Lit)>,
     /// `one(i)`: item `i` alone in a section.
     one: Vec<Val>,
+    /// `in(i)`, for the items that have one.
+    member: Vec<Option<Lit>>,
+    /// Whether the block takes atomic sections.
+    open: bool,
     /// Whether the per-triple clauses are added on demand (see [`Encoder::refine`]).
     lazy: bool,
+    /// Lazy blocks: the triples whose clauses are in (all of them, or the order ones only).
+    triples: FxHashSet<[u32; 3]>,
+    order_triples: FxHashSet<[u32; 3]>,
 }
 
 impl BlockEnc {
     /// `i` before `j` in the new order (`i != j`).
     pub(crate) fn before(&self, i: usize, j: usize) -> Val {
+        let (lo, hi) = (i.min(j) as u32, i.max(j) as u32);
+        let inverted = self.inv.get(&(lo, hi)).map_or(Val::Const(false), |&l| Val::Lit(l));
         if i < j {
-            !self.inv[i * self.n + j]
+            !inverted
         } else {
-            self.inv[j * self.n + i]
+            inverted
         }
     }
 
-    /// `i` and `j` in one section (`i != j`).
+    /// `i` and `j` in one section (`i != j`); false for a pair without a variable.
     pub(crate) fn sec(&self, i: usize, j: usize) -> Val {
-        self.sec[i.min(j) * self.n + i.max(j)]
+        let key = (i.min(j) as u32, i.max(j) as u32);
+        self.sec.get(&key).map_or(Val::Const(false), |&l| Val::Lit(l))
     }
 
     /// Item `i` alone in a section.
@@ -117,21 +143,24 @@ impl BlockEnc {
         self.one[i]
     }
 
-    /// Every pair `(i, j)`, `i < j`, with its `inv` and `sec` values.
-    pub(crate) fn pairs(&self) -> impl Iterator<Item = (usize, usize, Val, Val)> + '_ {
-        let n = self.n;
-        (0..n).flat_map(move |i| (i + 1..n).map(move |j| (i, j, self.inv[i * n + j], self.sec[i * n + j])))
+    /// The `inv` literals of the pairs that may change order, in increasing order of pairs.
+    pub(crate) fn inversions(&self) -> impl Iterator<Item = (usize, usize, Lit)> + '_ {
+        self.inv_list.iter().map(|&(i, j, l)| (i as usize, j as usize, l))
     }
 }
 
-/// Clause counts of the space encoding, before it is built (an upper bound); lazy blocks
-/// count their per-pair clauses only.
+/// Clause counts of the space encoding, before it is built (an upper bound); a lazy block
+/// counts a clause per pair that may change order (its `inv` variables), since its clauses
+/// come later.
 pub(crate) fn estimate_clauses(space: &Space, lazy_above: usize) -> u64 {
     space
         .blocks()
         .map(|b| {
             let n = space.items(b).len() as u64;
-            let triples = if n > lazy_above as u64 { 0 } else { n * n.saturating_sub(1) * n.saturating_sub(2) / 6 };
+            if n > lazy_above as u64 {
+                return space.free_pairs(b).count() as u64;
+            }
+            let triples = n * n.saturating_sub(1) * n.saturating_sub(2) / 6;
             let pairs = n * n.saturating_sub(1) / 2;
             if space.is_closed(b) {
                 2 * triples
@@ -141,6 +170,10 @@ pub(crate) fn estimate_clauses(space: &Space, lazy_above: usize) -> u64 {
         })
         .sum()
 }
+
+/// Triples of a block (sorted item indices) whose order clauses, and whose clauses of every
+/// kind, a model breaks.
+type Broken = (Vec<[u32; 3]>, Vec<[u32; 3]>);
 
 /// The encoder: owns the backend, the variables, and the memo of encoded nodes.
 pub(crate) struct Encoder {
@@ -226,26 +259,52 @@ impl Encoder {
         let items = space.items(block).to_vec();
         let n = items.len();
         let open = !space.is_closed(block);
-        let mut inv = vec![Val::Const(false); n * n];
-        let mut sec = vec![Val::Const(false); n * n];
-        for i in 0..n {
-            for j in i + 1..n {
-                if space.may_change_order(items[i], items[j]) {
-                    let l = self.new_lit();
-                    inv[i * n + j] = Val::Lit(l);
-                    self.inversion_lits.push(l);
-                }
-                if open {
-                    sec[i * n + j] = Val::Lit(self.new_lit());
+        let lazy = n > lazy_above;
+        let mut b = BlockEnc {
+            items,
+            n,
+            inv: FxHashMap::default(),
+            inv_list: Vec::new(),
+            sec: FxHashMap::default(),
+            sec_list: Vec::new(),
+            one: Vec::new(),
+            member: vec![None; n],
+            open,
+            lazy,
+            triples: FxHashSet::default(),
+            order_triples: FxHashSet::default(),
+        };
+        if lazy {
+            for (i, j) in space.free_pairs(block) {
+                let l = self.new_lit();
+                b.inv.insert((i as u32, j as u32), l);
+                b.inv_list.push((i as u32, j as u32, l));
+                self.inversion_lits.push(l);
+            }
+        } else {
+            // Pair by pair, `inv` then `sec`.
+            for i in 0..n {
+                for j in i + 1..n {
+                    if space.may_change_order(b.items[i], b.items[j]) {
+                        let l = self.new_lit();
+                        b.inv.insert((i as u32, j as u32), l);
+                        b.inv_list.push((i as u32, j as u32, l));
+                        self.inversion_lits.push(l);
+                    }
+                    if open {
+                        let l = self.new_lit();
+                        b.sec.insert((i as u32, j as u32), l);
+                        b.sec_list.push((i as u32, j as u32, l));
+                    }
                 }
             }
         }
-        let one: Vec<Val> = items
+        b.one = b
+            .items
             .iter()
             .map(|&l| if space.takes_section_alone(l) { Val::Lit(self.new_lit()) } else { Val::Const(false) })
             .collect();
-        let b = BlockEnc { items, n, inv, sec, one, lazy: n > lazy_above };
-        if !b.lazy {
+        if !lazy {
             let mut emit = |clause: &[Val]| self.clause(clause);
             for i in 0..n {
                 for j in i + 1..n {
@@ -254,11 +313,11 @@ impl Encoder {
                     }
                 }
             }
-        }
-        // An item alone in a section is in no section with others: one(i) -> !sec(i, j).
-        for i in (0..n).filter(|&i| b.one(i) != Val::Const(false)) {
-            for j in (0..n).filter(|&j| j != i) {
-                self.clause(&[!b.one(i), !b.sec(i, j)])?;
+            // An item alone in a section is in no section with others: one(i) -> !sec(i, j).
+            for i in (0..n).filter(|&i| b.one(i) != Val::Const(false)) {
+                for j in (0..n).filter(|&j| j != i) {
+                    self.clause(&[!b.one(i), !b.sec(i, j)])?;
+                }
             }
         }
         // in(i) <- sec(i, j), and one(i), for the cost.
@@ -267,107 +326,196 @@ impl Encoder {
             if let (Val::Lit(one), true) = (b.one(i), weight > 0) {
                 self.weight_lits.push((one, weight));
             }
-            let secs: Vec<Val> =
-                (0..n).filter(|&j| j != i).map(|j| b.sec(i, j)).filter(|v| *v != Val::Const(false)).collect();
-            if weight == 0 || secs.is_empty() {
+            if weight == 0 || !open || n < 2 {
                 continue;
             }
             let member = self.new_lit();
-            for s in secs {
-                self.clause(&[!s, Val::Lit(member)])?;
+            b.member[i] = Some(member);
+            for j in (0..n).filter(|&j| j != i) {
+                if let Val::Lit(s) = b.sec(i, j) {
+                    self.lits_clause(&[!s, member])?;
+                }
             }
             self.weight_lits.push((member, weight));
         }
         Ok(b)
     }
 
-    /// Adds the per-triple clauses of lazy blocks that the backend's current model violates;
-    /// returns how many it added (none: the model is a candidate).
-    ///
-    /// The check is quadratic when the model is a candidate: the order is total exactly when
-    /// the items' numbers of predecessors are `0..n`, and the sections are right exactly when
-    /// `sec` relates the items of the runs that neighbours in one section form. Only a wrong
-    /// model is searched for the violated clauses: the order clauses over all triples when the
-    /// order is not total, else the section clauses, each of which needs two items that the
-    /// model puts in some section.
-    pub(crate) fn refine(&mut self) -> Result<usize, Error> {
-        let mut pending: Vec<Vec<Val>> = Vec::new();
-        for b in self.blocks.iter().filter(|b| b.lazy) {
-            let n = b.n;
-            let value = |v: Val| match v {
-                Val::Const(c) => Ok(c),
-                Val::Lit(l) => self.backend.value(l),
-            };
-            // The model as matrices, read from the backend once.
-            let mut before = vec![false; n * n];
-            let mut sec = vec![false; n * n];
-            let mut predecessors = vec![0usize; n];
-            for (i, j, inv, s) in b.pairs() {
-                let inverted = value(inv)?;
-                before[i * n + j] = !inverted;
-                before[j * n + i] = inverted;
-                predecessors[if inverted { i } else { j }] += 1;
-                let same = value(s)?;
-                sec[i * n + j] = same;
-                sec[j * n + i] = same;
-            }
-            let mut order: Vec<Option<usize>> = vec![None; n];
-            let total = predecessors.iter().enumerate().all(|(i, &p)| order[p].replace(i).is_none());
-            if !total {
-                for i in 0..n {
-                    for j in i + 1..n {
-                        for k in j + 1..n {
-                            let (ij, jk, ik) = (before[i * n + j], before[j * n + k], before[i * n + k]);
-                            let (vij, vjk, vik) = (b.before(i, j), b.before(j, k), b.before(i, k));
-                            if ij && jk && !ik {
-                                pending.push(vec![!vij, !vjk, vik]);
-                            }
-                            if !ij && !jk && ik {
-                                pending.push(vec![vij, vjk, !vik]);
-                            }
-                        }
-                    }
-                }
-                continue;
-            }
-            let order: Vec<usize> = order.into_iter().flatten().collect();
-            let mut run = vec![0usize; n];
-            for p in 1..n {
-                let joined = sec[order[p - 1] * n + order[p]];
-                run[order[p]] = if joined { run[order[p - 1]] } else { p };
-            }
-            let right = b.pairs().all(|(i, j, _, _)| sec[i * n + j] == (run[i] == run[j]));
-            if right {
-                continue;
-            }
-            let model_before = |x: usize, y: usize| Modeled { holds: before[x * n + y], val: b.before(x, y) };
-            let model_sec = |x: usize, y: usize| Modeled { holds: sec[x * n + y], val: b.sec(x, y) };
-            let mut emit = |clause: &[Modeled]| {
-                if clause.iter().all(|m| !m.holds) {
-                    pending.push(clause.iter().map(|m| m.val).collect());
-                }
-                Ok(())
-            };
-            // Every triple with at least two items that the model puts in sections, once.
-            let in_some: Vec<bool> = (0..n).map(|i| (0..n).any(|j| sec[i * n + j])).collect();
-            let members: Vec<usize> = (0..n).filter(|&i| in_some[i]).collect();
-            for (x, &i) in members.iter().enumerate() {
-                for &j in &members[x + 1..] {
-                    for (m, &member) in in_some.iter().enumerate() {
-                        if member && m <= j {
-                            continue; // three members: visited with its two smallest
-                        }
-                        let mut t = [i, j, m];
-                        t.sort_unstable();
-                        triple(b, &model_before, &model_sec, t, &mut emit)?;
-                    }
-                }
+    /// The value of `sec(i, j)` of block `block`, made a variable first in a lazy open block
+    /// (with its clauses: `one` excludes it, it implies `in` of both items).
+    pub(crate) fn sec_var(&mut self, block: usize, i: usize, j: usize) -> Result<Val, Error> {
+        let b = &self.blocks[block];
+        let existing = b.sec(i, j);
+        if existing != Val::Const(false) || !b.open || i == j {
+            return Ok(existing);
+        }
+        let key = (i.min(j) as u32, i.max(j) as u32);
+        let l = self.new_lit();
+        let b = &mut self.blocks[block];
+        b.sec.insert(key, l);
+        b.sec_list.push((key.0, key.1, l));
+        let (ones, members) = ([b.one(i), b.one(j)], [b.member[i], b.member[j]]);
+        for one in ones {
+            if one != Val::Const(false) {
+                self.clause(&[!one, Val::Lit(!l)])?;
             }
         }
-        for clause in &pending {
+        for member in members.into_iter().flatten() {
+            self.lits_clause(&[!l, member])?;
+        }
+        Ok(Val::Lit(l))
+    }
+
+    /// Adds every clause of triple `t` (sorted) of lazy block `block`, making its `sec`
+    /// variables first; nothing when they are in already.
+    fn add_triple(&mut self, block: usize, t: [u32; 3]) -> Result<bool, Error> {
+        if !self.blocks[block].triples.insert(t) {
+            return Ok(false);
+        }
+        let [i, j, k] = t.map(|x| x as usize);
+        for (x, y) in [(i, j), (j, k), (i, k)] {
+            self.sec_var(block, x, y)?;
+        }
+        let mut clauses: Vec<Vec<Val>> = Vec::new();
+        let b = &self.blocks[block];
+        triple(b, &|x, y| b.before(x, y), &|x, y| b.sec(x, y), [i, j, k], &mut |clause: &[Val]| {
+            clauses.push(clause.to_vec());
+            Ok(())
+        })?;
+        for clause in &clauses {
             self.clause(clause)?;
         }
-        Ok(pending.len())
+        Ok(true)
+    }
+
+    /// Adds the two order clauses of triple `t` (sorted) of lazy block `block`.
+    fn add_order_triple(&mut self, block: usize, t: [u32; 3]) -> Result<bool, Error> {
+        let b = &mut self.blocks[block];
+        if b.triples.contains(&t) || !b.order_triples.insert(t) {
+            return Ok(false);
+        }
+        let [i, j, k] = t.map(|x| x as usize);
+        let (ij, jk, ik) = (b.before(i, j), b.before(j, k), b.before(i, k));
+        self.clause(&[!ij, !jk, ik])?;
+        self.clause(&[ij, jk, !ik])?;
+        Ok(true)
+    }
+
+    /// Adds the clauses of lazy blocks that the backend's current model violates; returns how
+    /// many triples it added them for (none: the model is a candidate).
+    ///
+    /// The order first: it is total exactly when the items' numbers of predecessors are
+    /// `0..n`, which the inverted pairs alone give; when it is not, the order clauses of every
+    /// triple the model breaks (each has an inverted pair). Then the sections: the model's
+    /// candidate joins neighbours whose `sec` holds into runs, and every `sec` variable must
+    /// say whether its two items lie in one run. Where one does not, the clauses of the
+    /// triples `(a, x, y)` along the way from `a` to `c` (`x`, `y` neighbours between them)
+    /// decide it: transitivity along the way, contiguity back. Every added clause holds for
+    /// every candidate.
+    pub(crate) fn refine(&mut self) -> Result<usize, Error> {
+        // Read the whole model before adding a clause (which ends the backend's model).
+        let mut broken = Vec::new();
+        for block in 0..self.blocks.len() {
+            if self.blocks[block].lazy {
+                broken.push((block, self.violations(block)?));
+            }
+        }
+        let mut added = 0;
+        for (block, (order_triples, triples)) in broken {
+            let mut progress = false;
+            for t in &order_triples {
+                progress |= self.add_order_triple(block, *t)?;
+            }
+            for t in &triples {
+                progress |= self.add_triple(block, *t)?;
+            }
+            if !order_triples.is_empty() || !triples.is_empty() {
+                if !progress {
+                    return Err(Error::new(ErrorKind::Internal, "a model breaks clauses that are in already"));
+                }
+                added += order_triples.len() + triples.len();
+            }
+        }
+        Ok(added)
+    }
+
+    /// The triples of a lazy block whose clauses the current model breaks: order triples (when
+    /// the order is not total), else full triples (see [`Encoder::refine`]); sorted.
+    fn violations(&self, block: usize) -> Result<Broken, Error> {
+        let b = &self.blocks[block];
+        let n = b.n;
+        let mut inverted: FxHashSet<(u32, u32)> = FxHashSet::default();
+        let mut inverted_list: Vec<(u32, u32)> = Vec::new();
+        let mut after: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        // An item's position: its original index, one less per earlier item it now precedes,
+        // one more per later item that now precedes it.
+        let mut position: Vec<i64> = (0..n as i64).collect();
+        for &(i, j, l) in &b.inv_list {
+            if self.backend.value(l)? {
+                inverted.insert((i, j));
+                inverted_list.push((i, j));
+                after.entry(i).or_default().push(j);
+                position[i as usize] += 1;
+                position[j as usize] -= 1;
+            }
+        }
+        let mut order = vec![u32::MAX; n];
+        let total = position.iter().enumerate().all(|(i, &p)| {
+            let slot = usize::try_from(p).ok().and_then(|p| order.get_mut(p));
+            match slot {
+                Some(slot) if *slot == u32::MAX => {
+                    *slot = i as u32;
+                    true
+                }
+                _ => false,
+            }
+        });
+        if !total {
+            let inv = |x: u32, y: u32| inverted.contains(&(x, y));
+            let mut found = Vec::new();
+            for &(i, k) in &inverted_list {
+                // i before j before k, yet k before i.
+                found.extend((i + 1..k).filter(|&j| !inv(i, j) && !inv(j, k)).map(|j| [i, j, k]));
+            }
+            for &(i, j) in &inverted_list {
+                // j before i and k before j, yet i before k.
+                for &k in after.get(&j).into_iter().flatten() {
+                    if !inv(i, k) {
+                        found.push([i, j, k]);
+                    }
+                }
+            }
+            found.sort_unstable();
+            found.dedup();
+            return Ok((found, Vec::new()));
+        }
+        let sec_holds = |x: u32, y: u32| -> Result<bool, Error> {
+            match b.sec(x as usize, y as usize) {
+                Val::Const(c) => Ok(c),
+                Val::Lit(l) => self.backend.value(l),
+            }
+        };
+        let mut run = vec![0usize; n];
+        for p in 1..n {
+            run[p] = if sec_holds(order[p - 1], order[p])? { run[p - 1] } else { p };
+        }
+        let mut found = Vec::new();
+        for &(i, j, l) in &b.sec_list {
+            let (pi, pj) = (position[i as usize] as usize, position[j as usize] as usize);
+            if self.backend.value(l)? == (run[pi] == run[pj]) {
+                continue;
+            }
+            let (pa, pc) = (pi.min(pj), pi.max(pj));
+            let a = order[pa];
+            for p in pa + 1..pc {
+                let mut t = [a, order[p], order[p + 1]];
+                t.sort_unstable();
+                found.push(t);
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        Ok((Vec::new(), found))
     }
 
     /// The value of an atom (both implication directions encoded).
@@ -382,8 +530,8 @@ impl Encoder {
             (Some((block, i)), _) if a == b && matches!(atom, Atom::Atomic(..)) => self.runs_alone(block, i)?,
             _ if a == b => Val::Const(true),
             (Some((ba, i)), Some((bb, j))) if ba == bb => {
+                let s = self.sec_var(ba.index(), i, j)?;
                 let enc = &self.blocks[ba.index()];
-                let s = enc.sec(i, j);
                 match atom {
                     Atom::Atomic(..) => s,
                     Atom::Order(..) => {
@@ -411,13 +559,14 @@ impl Encoder {
     /// `Atomic(a, a)` for item `i` of `block`: true when `one(i)` is constant false (the item
     /// runs as one step by itself), else `one(i) \/ sec(i, j) \/ ...` over the other items.
     fn runs_alone(&mut self, block: BlockId, i: usize) -> Result<Val, Error> {
-        let enc = &self.blocks[block.index()];
-        let one = enc.one(i);
+        let one = self.blocks[block.index()].one(i);
         if one == Val::Const(false) {
             return Ok(Val::Const(true));
         }
-        let parts: Vec<Val> =
-            std::iter::once(one).chain((0..enc.n).filter(|&j| j != i).map(|j| enc.sec(i, j))).collect();
+        let mut parts = vec![one];
+        for j in (0..self.blocks[block.index()].n).filter(|&j| j != i) {
+            parts.push(self.sec_var(block.index(), i, j)?);
+        }
         // The original candidate has no section: the atom is false there.
         let t = self.fresh(false);
         self.gate(t, &parts, false, BOTH)?;
@@ -562,20 +711,6 @@ impl Encoder {
             self.clause(&long)?;
         }
         Ok(())
-    }
-}
-
-/// A value in the current model, with the encoded value it came from.
-#[derive(Clone, Copy)]
-struct Modeled {
-    holds: bool,
-    val: Val,
-}
-
-impl Not for Modeled {
-    type Output = Modeled;
-    fn not(self) -> Modeled {
-        Modeled { holds: !self.holds, val: !self.val }
     }
 }
 

@@ -31,7 +31,11 @@
 //! section" variables; either costs the item's weight), and closed blocks without sections;
 //! constraint nodes by Tseitin, each node once and only in the directions
 //! its polarity needs. Blocks larger than [`SolverConfig::lazy_above`] items get their
-//! per-triple clauses on demand, when a model violates them. Fresh variables are signed so
+//! per-triple clauses on demand, when a model violates them, and their "same section"
+//! variables only when something names them: memory in proportion to the pairs that may
+//! change order, not to the square of the block's length. The search for the cheapest
+//! candidate starts a cost component from a lower bound found by disjoint cores when the
+//! first model is far from the original. Fresh variables are signed so
 //! that "false" is the original program, which the backends try first. A model is decoded
 //! through [`Candidate::new`](paces_constraint::Candidate::new), which re-checks it.
 //!

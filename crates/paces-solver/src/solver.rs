@@ -303,21 +303,29 @@ impl Solver {
         result.map(|()| out)
     }
 
-    /// Adds `guard -> (the model differs from this candidate)`.
+    /// Adds `guard -> (the model differs from this candidate)`: an inverted pair, the `sec`
+    /// of two neighbours in the candidate's order, or an item alone in a section differs.
+    /// Within one order the neighbours' `sec` decide the sections, so this is exact.
     fn block(&mut self, guard: Lit, candidate: &Candidate) -> Result<(), Error> {
         let mut clause = vec![!guard];
-        for b in &self.enc.blocks {
+        for block in 0..self.enc.blocks.len() {
+            let b = &self.enc.blocks[block];
+            let items = b.items.clone();
             let pos = |l: Loc| candidate.position(l).unwrap_or(usize::MAX);
-            for (i, j, inv, sec) in b.pairs() {
-                let (a, c) = (b.items[i], b.items[j]);
-                if let Val::Lit(l) = inv {
-                    clause.push(if pos(c) < pos(a) { !l } else { l });
-                }
-                if let Val::Lit(l) = sec {
-                    clause.push(if candidate.in_one_section(a, c) { !l } else { l });
+            for (i, j, l) in b.inversions() {
+                clause.push(if pos(items[j]) < pos(items[i]) { !l } else { l });
+            }
+            let index: FxHashMap<Loc, usize> = items.iter().enumerate().map(|(i, l)| (*l, i)).collect();
+            let mut order = items.clone();
+            order.sort_by_key(|&l| pos(l));
+            for pair in order.windows(2) {
+                let (x, y) = (index[&pair[0]], index[&pair[1]]);
+                if let Val::Lit(l) = self.enc.sec_var(block, x, y)? {
+                    clause.push(if candidate.in_one_section(pair[0], pair[1]) { !l } else { l });
                 }
             }
-            for (i, &a) in b.items.iter().enumerate() {
+            let b = &self.enc.blocks[block];
+            for (i, &a) in items.iter().enumerate() {
                 if let Val::Lit(l) = b.one(i) {
                     let alone = candidate.section_of(a).is_some_and(|s| s.first == s.last);
                     clause.push(if alone { !l } else { l });
@@ -476,13 +484,13 @@ impl Solver {
         let mut sections = Vec::new();
         for b in &self.enc.blocks {
             let n = b.items.len();
-            // An item's position is the number of items before it.
-            let mut position = vec![0usize; n];
-            for (i, j, inv, _) in b.pairs() {
-                if self.value(inv)? {
+            // An item's position: its original index, one less per earlier item it now
+            // precedes, one more per later item that now precedes it.
+            let mut position: Vec<usize> = (0..n).collect();
+            for (i, j, l) in b.inversions() {
+                if self.enc.backend.value(l)? {
                     position[i] += 1;
-                } else {
-                    position[j] += 1;
+                    position[j] = position[j].wrapping_sub(1);
                 }
             }
             let mut order: Vec<Option<Loc>> = vec![None; n];
