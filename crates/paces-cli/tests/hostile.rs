@@ -140,8 +140,34 @@ fn deep_nesting() {
         src.as_bytes(),
         &["error[E0006]: statements are nested deeper than 256 levels", "deep.cw:259:1"],
     );
+    // `x := ` ends at column 16: the 513th `-` from the outside is on column 529.
     let src = format!("var x;\nthread t {{ x := {}1; }}\n", "-".repeat(100_000));
-    rejected("deep-expr.cw", src.as_bytes(), &["error[E0006]: an expression is nested deeper than 512 levels"]);
+    rejected(
+        "deep-expr.cw",
+        src.as_bytes(),
+        &[
+            "error[E0006]: an expression is nested deeper than 512 levels",
+            "deep-expr.cw:2:529",
+            "level 513 starts here",
+        ],
+    );
+    // `else { if` is the next link of a chain, no nesting: level 257 is the 256th nested `if`.
+    let src = format!(
+        "var x;\nthread t {{\n{}if (x == 0) {{\n{}skip;\n{}}}{}\n}}\n",
+        "if (x == 0) { skip; } else {\n".repeat(100),
+        "if (x == 1) {\n".repeat(300),
+        "}\n".repeat(300),
+        "}".repeat(100)
+    );
+    rejected(
+        "else-braces.cw",
+        src.as_bytes(),
+        &["statements are nested deeper than 256 levels", "else-braces.cw:359:1"],
+    );
+    // The first `if` is level 1 on line 3; `else if` number k is level k + 1, on line k + 3.
+    let src =
+        format!("var x;\nthread t {{\nif (x == 0) {{ skip; }}\n{}}}\n", "else if (x == 1) { skip; }\n".repeat(5_000));
+    rejected("else-ifs.cw", src.as_bytes(), &["`else if`s are nested deeper than 1024 levels", "else-ifs.cw:1027:6"]);
 }
 
 /// Runs `paces ARGS` on `src` and asserts exit code `code`; returns the run.
