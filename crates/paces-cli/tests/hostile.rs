@@ -170,6 +170,28 @@ fn deep_nesting() {
     rejected("else-ifs.cw", src.as_bytes(), &["`else if`s are nested deeper than 1024 levels", "else-ifs.cw:1027:6"]);
 }
 
+#[test]
+fn long_c_chains() {
+    let model = |n: usize, value: usize| {
+        format!(
+            "int x;\nvoid t() {{\n  x = 1{};\n  assert(x == {value});\n}}\nvoid main() {{ t(); }}\n",
+            " + 1".repeat(n)
+        )
+    };
+    let check = accepted(&["check"], "chain.c", &model(10_000, 10_001), 0);
+    assert!(String::from_utf8_lossy(&check.stdout).contains("correct"));
+    accepted(&["check"], "chain.c", &model(10_000, 10_000), 1);
+    // `x = ` holds the first operator (column 5); the 20,001st is on column 5 + 4 * 20,000.
+    let at = format!("long.c:3:{}", 5 + 4 * 20_000);
+    rejected(
+        "long.c",
+        model(100_000, 0).as_bytes(),
+        &["error[C0009]: a statement with more than 20000 operators", &at],
+    );
+    let unary = format!("int x;\nvoid t() {{\n  x = {}1;\n}}\nvoid main() {{ t(); }}\n", "- ".repeat(100_000));
+    rejected("unary.c", unary.as_bytes(), &["error[C0006]: more than 200 operator characters in a row"]);
+}
+
 /// Runs `paces ARGS` on `src` and asserts exit code `code`; returns the run.
 #[track_caller]
 fn accepted(args: &[&str], name: &str, src: &str, code: i32) -> Run {
