@@ -8,6 +8,11 @@ use paces_cwhile::{Diagnostic, Span};
 /// The deepest nesting of brackets the pass hands to the parser (the parser is recursive).
 pub(crate) const MAX_NESTING: usize = 200;
 
+/// The most operators one statement (up to a `;`, `{` or `}`) may hold, counting a run of
+/// operator characters with no operand between as one: a chain of binary operators is a
+/// tree as deep as it is long, which the parser's tree takes recursively to free.
+pub(crate) const MAX_OPERATORS: usize = 20_000;
+
 /// An object-like macro: `#define NAME VALUE`.
 #[derive(Clone, Debug)]
 pub(crate) struct Define {
@@ -75,12 +80,71 @@ enum Tok {
     Punct(u8),
 }
 
+/// Operators seen in the current statement: runs of operator characters, the characters of
+/// the current run (a run of prefix operators such as `- - - x` is as deep as it is long),
+/// and assignments and `?` (which nest to the right). The parser is recursive.
+#[derive(Default)]
+struct Operators {
+    runs: usize,
+    in_a_row: usize,
+    to_the_right: usize,
+}
+
+impl Operators {
+    /// An identifier or a number: the run of operators ends.
+    fn operand(&mut self) {
+        self.in_a_row = 0;
+    }
+
+    /// The punctuation byte at offset `i` of `b`; an error when it passes a bound.
+    fn punct(&mut self, b: &[u8], i: usize) -> Result<(), Diagnostic> {
+        let c = b[i];
+        match c {
+            b';' | b'{' | b'}' => *self = Operators::default(),
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>' | b'=' | b'!' | b'&' | b'|' | b'^' | b'~' | b'?' | b':' => {
+                if self.in_a_row == 0 {
+                    self.runs += 1;
+                }
+                self.in_a_row += 1;
+                if c == b'?' || is_assignment(b, i) {
+                    self.to_the_right += 1;
+                }
+                self.check(i)?;
+            }
+            _ => self.in_a_row = 0,
+        }
+        Ok(())
+    }
+
+    fn check(&self, i: usize) -> Result<(), Diagnostic> {
+        let message = if self.in_a_row > MAX_NESTING {
+            format!("more than {MAX_NESTING} operator characters in a row")
+        } else if self.to_the_right > MAX_NESTING {
+            format!("more than {MAX_NESTING} assignments or `?` in one statement")
+        } else if self.runs > MAX_OPERATORS {
+            let mut d = err("C0009", format!("a statement with more than {MAX_OPERATORS} operators"), i, i + 1, "here");
+            d.notes.push("split the expression with intermediate variables".to_owned());
+            return Err(d);
+        } else {
+            return Ok(());
+        };
+        Err(err("C0006", message, i, i + 1, "too many here"))
+    }
+}
+
+/// Whether the `=` at `i` assigns (`=`, `+=`, ...), as opposed to `==`, `<=`, `>=`, `!=`.
+fn is_assignment(b: &[u8], i: usize) -> bool {
+    let before = i.checked_sub(1).map(|k| b[k]);
+    b[i] == b'=' && b.get(i + 1) != Some(&b'=') && !matches!(before, Some(b'=' | b'<' | b'>' | b'!'))
+}
+
 /// Prepares `source` for the parser.
 pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
     let b = source.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len() + 64);
     let mut p = Prepared::default();
     let mut depth = 0usize;
+    let mut operators = Operators::default();
     // The last two significant tokens and where the last identifier starts in `out`.
     let mut prev: [Option<Tok>; 2] = [None, None];
     let mut ident_at_out = 0usize;
@@ -127,6 +191,7 @@ pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
             let end = b[i..].iter().position(|x| !(x.is_ascii_alphanumeric() || *x == b'_')).map_or(b.len(), |k| i + k);
             ident_at_out = out.len();
             ident = &source[i..end];
+            operators.operand();
             out.extend_from_slice(&b[i..end]);
             prev = [prev[1], Some(Tok::Ident)];
             i = end;
@@ -134,6 +199,7 @@ pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
         }
         if c.is_ascii_digit() {
             let end = b[i..].iter().position(|x| !(x.is_ascii_alphanumeric() || *x == b'_')).map_or(b.len(), |k| i + k);
+            operators.operand();
             out.extend_from_slice(&b[i..end]);
             prev = [prev[1], Some(Tok::Punct(b'0'))];
             i = end;
@@ -174,6 +240,7 @@ pub(crate) fn prepare(source: &str) -> Result<Prepared, Diagnostic> {
         }
         if !c.is_ascii_whitespace() {
             prev = [prev[1], Some(Tok::Punct(c))];
+            operators.punct(b, i)?;
         }
         out.push(c);
         i += 1;

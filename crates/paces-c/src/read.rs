@@ -768,35 +768,7 @@ impl<'a> Reader<'a> {
                     U::Address | U::Indirection => Err(outside("a pointer operation", span)),
                 }
             }
-            E::BinaryOperator(b) => {
-                let (op, operand_cond) = match b.node.operator.node {
-                    B::LogicalOr => ("||", true),
-                    B::LogicalAnd => ("&&", true),
-                    B::BitwiseOr if cond => ("||", true),
-                    B::BitwiseAnd if cond => ("&&", true),
-                    B::Equals => ("==", false),
-                    B::NotEquals => ("!=", false),
-                    B::Less => ("<", false),
-                    B::LessOrEqual => ("<=", false),
-                    B::Greater => (">", false),
-                    B::GreaterOrEqual => (">=", false),
-                    B::Plus => ("+", false),
-                    B::Minus => ("-", false),
-                    B::Multiply => ("*", false),
-                    B::Divide => ("/", false),
-                    B::Modulo => ("%", false),
-                    B::BitwiseOr | B::BitwiseAnd => {
-                        return Err(unsupported("`&` or `|` on integers (outside a condition)", span))
-                    }
-                    B::ShiftLeft => return self.shift_left(&b.node.lhs, &b.node.rhs, scope),
-                    B::BitwiseXor | B::ShiftRight => return Err(unsupported("`^` or `>>`", span)),
-                    B::Index => return Err(outside("an array access", span)),
-                    _ => return Err(outside("an assignment inside an expression", span)),
-                };
-                let l = self.expr(&b.node.lhs, scope, operand_cond)?;
-                let r = self.expr(&b.node.rhs, scope, operand_cond)?;
-                Ok(format!("({l} {op} {r})"))
-            }
+            E::BinaryOperator(_) => self.chain(e, scope, cond),
             E::Call(_) => Err(error(
                 "C0116",
                 "a call inside an expression is not supported",
@@ -814,16 +786,85 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// One binary operator on the left spine of a chain: what follows the left operand.
+enum Link<'e> {
+    /// `op right`; whether the operands are conditions.
+    Op(&'static str, &'e Node<Expression>, bool),
+    /// `x << k` for a constant `k`: `* 2^k`.
+    Times(String),
+}
+
 impl Reader<'_> {
-    /// `x << k` for a constant `k` from 0 to 63: `x * 2^k`, the same bits with wrapping.
-    fn shift_left(&self, x: &Node<Expression>, k: &Node<Expression>, scope: &Scope) -> Result<String, Diagnostic> {
+    /// A binary operator expression as Cwhile text. The left spine (`a + b + c` is
+    /// `(a + b) + c`, as deep as it is long) is walked with a loop; only right operands,
+    /// whose depth the brackets bound, are read recursively.
+    fn chain(&self, e: &Node<Expression>, scope: &Scope, cond: bool) -> Result<String, Diagnostic> {
+        let mut links = Vec::new();
+        let (mut at, mut at_cond) = (e, cond);
+        while let E::BinaryOperator(b) = &at.node {
+            let link = self.link(b, at_cond, self.span(at))?;
+            at_cond = matches!(link, Link::Op(_, _, true));
+            links.push(link);
+            at = &b.node.lhs;
+        }
+        let mut text = "(".repeat(links.len());
+        text.push_str(&self.expr(at, scope, at_cond)?);
+        for link in links.iter().rev() {
+            match link {
+                Link::Op(op, right, operand_cond) => {
+                    let r = self.expr(right, scope, *operand_cond)?;
+                    text.push_str(&format!(" {op} {r})"));
+                }
+                Link::Times(factor) => text.push_str(&format!(" * {factor})")),
+            }
+        }
+        Ok(text)
+    }
+
+    /// The link of one binary operator; `cond`: in a condition, where `&` and `|` are `&&`
+    /// and `||`.
+    fn link<'e>(
+        &self,
+        b: &'e Node<lang_c::ast::BinaryOperatorExpression>,
+        cond: bool,
+        span: Span,
+    ) -> Result<Link<'e>, Diagnostic> {
+        let (op, operand_cond) = match b.node.operator.node {
+            B::LogicalOr => ("||", true),
+            B::LogicalAnd => ("&&", true),
+            B::BitwiseOr if cond => ("||", true),
+            B::BitwiseAnd if cond => ("&&", true),
+            B::Equals => ("==", false),
+            B::NotEquals => ("!=", false),
+            B::Less => ("<", false),
+            B::LessOrEqual => ("<=", false),
+            B::Greater => (">", false),
+            B::GreaterOrEqual => (">=", false),
+            B::Plus => ("+", false),
+            B::Minus => ("-", false),
+            B::Multiply => ("*", false),
+            B::Divide => ("/", false),
+            B::Modulo => ("%", false),
+            B::BitwiseOr | B::BitwiseAnd => {
+                return Err(unsupported("`&` or `|` on integers (outside a condition)", span))
+            }
+            B::ShiftLeft => return self.shift_left(&b.node.rhs).map(Link::Times),
+            B::BitwiseXor | B::ShiftRight => return Err(unsupported("`^` or `>>`", span)),
+            B::Index => return Err(outside("an array access", span)),
+            _ => return Err(outside("an assignment inside an expression", span)),
+        };
+        Ok(Link::Op(op, &b.node.rhs, operand_cond))
+    }
+
+    /// The factor of `x << k` for a constant `k` from 0 to 63: `x * 2^k`, the same bits with
+    /// wrapping.
+    fn shift_left(&self, k: &Node<Expression>) -> Result<String, Diagnostic> {
         let amount = self
             .constant(k)
             .ok()
             .filter(|k| (0..64).contains(k))
             .ok_or_else(|| unsupported("`<<` by anything but a constant from 0 to 63", self.span(k)))?;
-        let factor = lit(1i64.wrapping_shl(amount as u32));
-        Ok(format!("({} * {factor})", self.expr(x, scope, false)?))
+        Ok(lit(1i64.wrapping_shl(amount as u32)))
     }
 }
 

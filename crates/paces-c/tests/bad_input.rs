@@ -101,3 +101,51 @@ fn complement_and_constant_left_shifts_compute_as_in_c() {
     let result = paces_explore::check(&program, &paces_explore::Config::new()).unwrap();
     assert_eq!(result.verdict.name(), "correct", "{}", result.verdict);
 }
+
+/// Runs `f` on a thread with a 2 MiB stack (a debug build's test thread has as much).
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("a thread").join().expect("the thread finishes")
+}
+
+/// A thread assigning `x = EXPR;` (on line 3) and asserting `x == value`.
+fn assigning(expr: &str, value: i64) -> String {
+    format!("int x;\nvoid t() {{\n  x = {expr};\n  assert(x == {value});\n}}\n{MAIN}")
+}
+
+#[test]
+fn long_chains_are_read_within_a_small_stack() {
+    for (op, value) in [("+", 10_001), ("*", 1), ("&&", 1), ("==", 1), ("-", -9_999)] {
+        let src = assigning(&format!("1{}", format!(" {op} 1").repeat(10_000)), value);
+        let verdict = on_small_stack(move || {
+            let p = paces_c::parse(&src).unwrap_or_else(|d| panic!("`{op}`: {d}"));
+            paces_explore::check(&p, &paces_explore::Config::new()).map(|r| r.verdict.name() == "correct")
+        });
+        assert_eq!(verdict.ok(), Some(true), "`{op}` chain");
+    }
+    // The most operators a statement may hold: `x = ` and 19,999 `+`.
+    let src = assigning(&format!("1{}", " + 1".repeat(19_999)), 20_000);
+    assert!(on_small_stack(move || paces_c::parse(&src).is_ok()));
+}
+
+#[test]
+fn a_statement_with_too_many_operators_is_refused_where_it_passes_the_bound() {
+    // `x = ` holds the first operator (column 5); the 20,001st is on column 5 + 4 * 20,000.
+    let src = assigning(&format!("1{}", " + 1".repeat(30_000)), 0);
+    assert_eq!(first_error(&src), ("C0009".to_owned(), format!("3:{}", 5 + 4 * 20_000)));
+    // The bound is per statement: two statements of 15,000 each are fine.
+    let half = format!("1{}", " + 1".repeat(15_000));
+    let two = format!("int x;\nvoid t() {{\n  x = {half};\n  x = {half};\n}}\n{MAIN}");
+    assert!(on_small_stack(move || paces_c::parse(&two).is_ok()));
+}
+
+#[test]
+fn a_long_run_of_prefix_operators_is_refused() {
+    // `x = ` then 10,000 `- `: the `=` is the first of the run, the 201st is the 200th `-`.
+    let src = assigning(&format!("{}1", "- ".repeat(10_000)), 0);
+    assert_eq!(first_error(&src), ("C0006".to_owned(), format!("3:{}", 7 + 2 * 199)));
+    let fine = assigning(&format!("{}1", "- ".repeat(100)), 1);
+    assert!(on_small_stack(move || paces_c::parse(&fine).is_ok()));
+    // Assignments nest to the right: the 201st `=` of `x = x = ...` is refused.
+    let src = format!("int x;\nvoid t() {{\n  x{} = 1;\n}}\n{MAIN}", " = x".repeat(10_000));
+    assert_eq!(first_error(&src), ("C0006".to_owned(), format!("3:{}", 5 + 4 * 200)));
+}

@@ -140,8 +140,56 @@ fn deep_nesting() {
         src.as_bytes(),
         &["error[E0006]: statements are nested deeper than 256 levels", "deep.cw:259:1"],
     );
+    // `x := ` ends at column 16: the 513th `-` from the outside is on column 529.
     let src = format!("var x;\nthread t {{ x := {}1; }}\n", "-".repeat(100_000));
-    rejected("deep-expr.cw", src.as_bytes(), &["error[E0006]: an expression is nested deeper than 512 levels"]);
+    rejected(
+        "deep-expr.cw",
+        src.as_bytes(),
+        &[
+            "error[E0006]: an expression is nested deeper than 512 levels",
+            "deep-expr.cw:2:529",
+            "level 513 starts here",
+        ],
+    );
+    // `else { if` is the next link of a chain, no nesting: level 257 is the 256th nested `if`.
+    let src = format!(
+        "var x;\nthread t {{\n{}if (x == 0) {{\n{}skip;\n{}}}{}\n}}\n",
+        "if (x == 0) { skip; } else {\n".repeat(100),
+        "if (x == 1) {\n".repeat(300),
+        "}\n".repeat(300),
+        "}".repeat(100)
+    );
+    rejected(
+        "else-braces.cw",
+        src.as_bytes(),
+        &["statements are nested deeper than 256 levels", "else-braces.cw:359:1"],
+    );
+    // The first `if` is level 1 on line 3; `else if` number k is level k + 1, on line k + 3.
+    let src =
+        format!("var x;\nthread t {{\nif (x == 0) {{ skip; }}\n{}}}\n", "else if (x == 1) { skip; }\n".repeat(5_000));
+    rejected("else-ifs.cw", src.as_bytes(), &["`else if`s are nested deeper than 1024 levels", "else-ifs.cw:1027:6"]);
+}
+
+#[test]
+fn long_c_chains() {
+    let model = |n: usize, value: usize| {
+        format!(
+            "int x;\nvoid t() {{\n  x = 1{};\n  assert(x == {value});\n}}\nvoid main() {{ t(); }}\n",
+            " + 1".repeat(n)
+        )
+    };
+    let check = accepted(&["check"], "chain.c", &model(10_000, 10_001), 0);
+    assert!(String::from_utf8_lossy(&check.stdout).contains("correct"));
+    accepted(&["check"], "chain.c", &model(10_000, 10_000), 1);
+    // `x = ` holds the first operator (column 5); the 20,001st is on column 5 + 4 * 20,000.
+    let at = format!("long.c:3:{}", 5 + 4 * 20_000);
+    rejected(
+        "long.c",
+        model(100_000, 0).as_bytes(),
+        &["error[C0009]: a statement with more than 20000 operators", &at],
+    );
+    let unary = format!("int x;\nvoid t() {{\n  x = {}1;\n}}\nvoid main() {{ t(); }}\n", "- ".repeat(100_000));
+    rejected("unary.c", unary.as_bytes(), &["error[C0006]: more than 200 operator characters in a row"]);
 }
 
 /// Runs `paces ARGS` on `src` and asserts exit code `code`; returns the run.

@@ -361,7 +361,8 @@ impl<'a> Lowerer<'a> {
             A::Assume(e) => StmtKind::Assume(self.expr(e, ctx)),
             A::Await(e) => StmtKind::Await(self.expr(e, ctx)),
             A::Assert(e) => StmtKind::Assert(self.expr(e, ctx)),
-            A::Skip | A::Error => StmtKind::Skip,
+            // The parser reported the last two: a tree holding them is never lowered.
+            A::Skip | A::Error | A::TooDeep(_) => StmtKind::Skip,
             A::If(c, t, e) => {
                 let cond = self.cond(c.as_ref(), &label, ["then", "else"], s.span, ctx);
                 let then_block = self.new_block(ctx.owner, Some(id), in_atomic);
@@ -529,6 +530,8 @@ impl<'a> Lowerer<'a> {
                 Expr::Int(self.literal(1 << 63, true, e.span))
             }
             ExprKind::Unary(op, inner) => Expr::Unary(*op, Box::new(self.expr(inner, ctx))),
+            // The parser reported it: a tree holding it is never lowered.
+            ExprKind::TooDeep { .. } => Expr::Bool(false),
             ExprKind::Chain(first, links) => {
                 links.iter().fold(self.expr(first, ctx), |acc, (op, e)| Expr::binary(*op, acc, self.expr(e, ctx)))
             }

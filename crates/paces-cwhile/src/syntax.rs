@@ -2,7 +2,7 @@
 
 use lalrpop_util::ParseError;
 
-use crate::ast::{head, Decl, UserError, MAX_DEPTH, MAX_EXPR_DEPTH, MAX_HEIGHT};
+use crate::ast::{Decl, UserError, MAX_DEPTH, MAX_EXPR_DEPTH, MAX_HEIGHT};
 use crate::diag::Diagnostic;
 use crate::ir::Span;
 use crate::lexer::{self, LexError, Tok};
@@ -65,7 +65,7 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagno
             UserError::StmtTooDeep(s) => Diagnostic::new(
                 "E0006",
                 format!("statements are nested deeper than {MAX_DEPTH} levels"),
-                limit_passed(source, s),
+                s,
                 format!("level {} starts here", MAX_DEPTH + 1),
             )
             .note("split the program into procedures or flatten the nesting"),
@@ -73,7 +73,7 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagno
                 "E0006",
                 format!("statements and `else if`s are nested deeper than {MAX_HEIGHT} levels"),
                 s,
-                "too deep",
+                format!("level {} starts here", MAX_HEIGHT + 1),
             )
             .note(format!("each `else if` counts as one level here, at most {MAX_HEIGHT} in all"))
             .note("split the chain, for instance into a procedure per part"),
@@ -81,34 +81,11 @@ fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagno
                 "E0006",
                 format!("an expression is nested deeper than {MAX_EXPR_DEPTH} levels"),
                 s,
-                "too deep",
+                format!("level {} starts here", MAX_EXPR_DEPTH + 1),
             )
             .note("split the expression with intermediate local variables"),
         },
     }
-}
-
-/// Where statement nesting first passes [`MAX_DEPTH`], given the statement `too_deep` that
-/// the parser rejected (it reduces the innermost levels first, so `too_deep` may lie far
-/// below that point): the first token inside braces of level `MAX_DEPTH + 1`, counting the
-/// braces of a thread or procedure as level 1. Braces never count more levels than the tree
-/// has, so that token is inside the first rejected statement. An `else if` chain nests
-/// without braces; when braces alone do not pass the limit before `too_deep` ends, the head
-/// of `too_deep` is the answer.
-fn limit_passed(source: &str, too_deep: Span) -> Span {
-    let mut depth = 0u32;
-    for (l, tok, r) in lexer::tokens(source).flatten() {
-        if l >= too_deep.end as usize {
-            break;
-        }
-        match tok {
-            Tok::LBrace => depth += 1,
-            Tok::RBrace => depth = depth.saturating_sub(1),
-            _ if depth > MAX_DEPTH => return span(l, r),
-            _ => {}
-        }
-    }
-    head(too_deep)
 }
 
 /// Parses `source` into declarations; every lexical and syntax error as a diagnostic.

@@ -274,6 +274,58 @@ fn nesting_error_points_where_the_limit_is_passed() {
 }
 
 #[test]
+fn expression_error_points_where_the_limit_is_passed() {
+    // `x := ` ends at column 16: the 513th `-` from the outside is on column 529.
+    let src = format!("var x;\nthread t {{ x := {}1; }}\n", "-".repeat(100_000));
+    check(&src, "E0006", 2, 529);
+    let d = parse(&src).unwrap_err();
+    assert_eq!(d.as_slice()[0].label, "level 513 starts here", "{d}");
+    // Unary operators and parentheses mixed: each `-(` is one level.
+    let src = format!("var x;\nthread t {{\nassume({}x{});\n}}\n", "-(\n".repeat(600), ")".repeat(600));
+    check(&src, "E0006", 515, 1);
+    // One chain per line, each the right operand of the one above: level 513 is on line 515.
+    let src = format!("var x;\nthread t {{\nx := {}1{};\n}}\n", "1 + (\n".repeat(2_000), ")".repeat(2_000));
+    check(&src, "E0006", 515, 1);
+    // Nested as first operands, `+` and `*` in turn, one `(` per line from line 4; the
+    // outermost chain goes on outside its parentheses. The chain of level k > 1 starts at
+    // the parenthesis of line k + 4.
+    let closing: String = (0..1_000).map(|i| if i % 2 == 0 { " + 1)" } else { " * 1)" }).collect();
+    let src = format!("var x;\nthread t {{\nx :=\n{}1{closing}{};\n}}\n", "(\n".repeat(1_000), " * 1".repeat(10_000));
+    check(&src, "E0006", 517, 1);
+}
+
+#[test]
+fn too_deep_expressions_are_each_reported_and_parsing_goes_on() {
+    let deep = format!("{}1", "!".repeat(600));
+    let src = format!("var x;\nthread t {{\nx := {deep};\nassert({deep});\nx := 1 +;\n}}\n");
+    let d = parse(&src).unwrap_err();
+    let at: Vec<_> = d.iter().map(|d| (d.code, d.line_col(&src))).collect();
+    assert_eq!(at, [("E0006", (3, 518)), ("E0006", (4, 520)), ("E0004", (5, 9))], "{d}");
+}
+
+#[test]
+fn else_braces_holding_one_if_are_no_nesting_level() {
+    // 100 links of `else { if`, the last one holding 300 nested `if`s: the chain is level 1,
+    // so level 257 is the 256th nested `if`, on line 103 + 256.
+    let mut src = String::from("var x;\nthread t {\n");
+    src.push_str(&"if (x == 0) { skip; } else {\n".repeat(100));
+    src.push_str("if (x == 0) {\n");
+    src.push_str(&"if (x == 1) {\n".repeat(300));
+    src.push_str(&format!("skip;\n{}}}{}\n}}\n", "}\n".repeat(300), "}".repeat(100)));
+    check(&src, "E0006", 359, 1);
+}
+
+#[test]
+fn else_if_error_points_where_the_limit_is_passed() {
+    // The first `if` is level 1 on line 3; `else if` number k is level k + 1, on line k + 3.
+    let src =
+        format!("var x;\nthread t {{\nif (x == 0) {{ skip; }}\n{}}}\n", "else if (x == 1) { skip; }\n".repeat(2_000));
+    check(&src, "E0006", 1_027, 6);
+    let d = parse(&src).unwrap_err();
+    assert!(d.as_slice()[0].message.contains("`else if`s"), "{d}");
+}
+
+#[test]
 fn a_long_flat_expression_is_long_not_deep() {
     for op in ["+", "-", "*", "/", "%", "&&", "||", "==", "!=", "<", "<=", ">", ">="] {
         let src = format!("var x;\nthread t {{ x := 1{}; }}\n", format!(" {op} 1").repeat(10_000));

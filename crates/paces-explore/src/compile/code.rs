@@ -26,17 +26,34 @@ pub(crate) enum Op {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Code {
     pub ops: Vec<Op>,
+    /// The most values the evaluation stack holds at once.
+    height: usize,
+}
+
+/// Stacks up to this height are evaluated in a fixed array on the thread's stack.
+const SMALL: usize = 32;
+
+thread_local! {
+    /// The evaluation stack of code higher than [`SMALL`], reused by every evaluation on
+    /// the thread (it grows to the highest such code and stays).
+    static LARGE: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Code {
+    /// Code of `ops`, with its stack height.
+    fn new(ops: Vec<Op>) -> Code {
+        let height = height(&ops);
+        Code { ops, height }
+    }
+
     /// The constant `v`.
     pub(super) fn constant(v: i64) -> Code {
-        Code { ops: vec![Op::Const(v)] }
+        Code::new(vec![Op::Const(v)])
     }
 
     /// `var + 1`.
     pub(super) fn increment(var: VarRef) -> Code {
-        Code { ops: vec![Op::Load(var), Op::Const(1), Op::Bin(BinOp::Add)] }
+        Code::new(vec![Op::Load(var), Op::Const(1), Op::Bin(BinOp::Add)])
     }
 
     /// Compiles an expression without recursion, with `var` giving where each variable lives;
@@ -111,23 +128,27 @@ impl Code {
                 }
             }
         }
-        Ok((Code { ops }, reads))
+        Ok((Code::new(ops), reads))
     }
 
     /// Evaluates the expression; a division or remainder by zero yields 0 for that operation
     /// and sets `div0`.
+    /// No evaluation allocates: the stack is a fixed array, or for high code a buffer the
+    /// thread keeps.
     pub(crate) fn eval(&self, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
-        // Every instruction pushes at most one value, so the stack never holds more values
-        // than there are instructions.
-        const SMALL: usize = 16;
-        if self.ops.len() <= SMALL {
-            self.eval_on(Stack { slots: &mut [0; SMALL], len: 0 }, globals, locals, div0)
-        } else {
-            self.eval_on(Stack { slots: &mut vec![0; self.ops.len()], len: 0 }, globals, locals, div0)
+        if self.height <= SMALL {
+            return self.eval_on(Stack { slots: &mut [0; SMALL], len: 0 }, globals, locals, div0);
         }
+        LARGE.with(|large| {
+            let mut slots = large.borrow_mut();
+            if slots.len() < self.height {
+                slots.resize(self.height, 0);
+            }
+            self.eval_on(Stack { slots: &mut slots, len: 0 }, globals, locals, div0)
+        })
     }
 
-    /// `eval` on `stack` (empty, with a slot per instruction).
+    /// `eval` on `stack` (empty, with at least [`Code::height`] slots).
     fn eval_on(&self, mut stack: Stack<'_>, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
         let mut pc = 0;
         while pc < self.ops.len() {
@@ -173,6 +194,22 @@ impl Code {
         }
         stack.pop()
     }
+}
+
+/// The most values the stack holds while `ops` run. A taken `AndJump`/`OrJump` leaves at its
+/// target the height that falling through reaches there, so the straight line gives it.
+fn height(ops: &[Op]) -> usize {
+    let mut now = 0usize;
+    let mut most = 0;
+    for op in ops {
+        match op {
+            Op::Const(_) | Op::Load(_) => now += 1,
+            Op::Not | Op::Neg | Op::Bool => {}
+            Op::Bin(_) | Op::AndJump(_) | Op::OrJump(_) => now = now.saturating_sub(1),
+        }
+        most = most.max(now);
+    }
+    most
 }
 
 /// The evaluation stack of [`Code::eval`]: `slots[..len]`, the top last.
@@ -239,9 +276,11 @@ mod tests {
 
     #[test]
     fn deep_expressions_evaluate_on_a_larger_stack() {
-        // 1 + (2 + (3 + ... + 30)): thirty values on the stack at once, past the fixed stack.
-        let e = (1..30).rev().fold(int(30), |acc, v| bin(BinOp::Add, int(v), acc));
-        assert_eq!(eval(&e, &[]), (465, false));
+        // 1 + (2 + (3 + ... + 100)): a hundred values on the stack at once, past the fixed
+        // stack; twice, on the buffer the first evaluation left.
+        let e = (1..100).rev().fold(int(100), |acc, v| bin(BinOp::Add, int(v), acc));
+        assert_eq!(eval(&e, &[]), (5050, false));
+        assert_eq!(eval(&e, &[]), (5050, false));
         // Short-circuits keep working at depth: (x != 0 && 10 / x == 5) || 7 < 3.
         let guarded = bin(
             BinOp::Or,
@@ -252,9 +291,24 @@ mod tests {
             ),
             bin(BinOp::Lt, int(7), int(3)),
         );
-        let deep = (1..20).fold(guarded, |acc, v| bin(BinOp::Add, int(v - v), acc));
+        let deep = (1..60).fold(guarded, |acc, v| bin(BinOp::Add, int(v - v), acc));
         assert_eq!(eval(&deep, &[2]), (1, false));
         assert_eq!(eval(&deep, &[0]), (0, false));
         assert_eq!(eval(&bin(BinOp::Rem, int(3), Expr::Var(VarIdx::from_u32(0))), &[0]), (0, true));
+    }
+
+    #[test]
+    fn the_stack_height_is_what_the_expression_needs() {
+        let height = |e: &Expr| Code::compile(e, |v| Ok(VarRef::Global(v.index() as u32))).expect("compiles").0.height;
+        // A flat chain holds two values at a time, however long.
+        let flat =
+            (0..100_000).fold(int(0), |acc, v| bin(if v % 2 == 0 { BinOp::Add } else { BinOp::Sub }, acc, int(v)));
+        let and = (0..100_000).fold(int(1), |acc, v| bin(BinOp::And, acc, int(v)));
+        assert_eq!(height(&and), 1, "each link pops before it pushes");
+        assert_eq!(height(&flat), 2);
+        let nested = (1..100).rev().fold(int(100), |acc, v| bin(BinOp::Add, int(v), acc));
+        assert_eq!(height(&nested), 100);
+        assert_eq!(height(&Expr::Unary(UnOp::Neg, Box::new(nested))), 100);
+        assert_eq!(Code::increment(VarRef::Global(0)).height, 2);
     }
 }
