@@ -319,8 +319,10 @@ impl fmt::Display for LivelockId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Bound {
-    /// [`Config::max_states`] (or the memory bound).
+    /// [`Config::max_states`].
     States,
+    /// [`Config::max_memory`]: the state store's bytes.
+    Memory,
     /// [`Config::max_depth`].
     Depth,
     /// [`Config::max_time`].
@@ -333,6 +335,7 @@ impl fmt::Display for Bound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Bound::States => "state bound",
+            Bound::Memory => "memory bound",
             Bound::Depth => "depth bound",
             Bound::Time => "time bound",
             Bound::AtomicStates => "atomic-block state bound",
@@ -770,10 +773,12 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
             if bound.is_some() {
                 break 'levels;
             }
-            if search.store.len() > max_states
-                || search.store.bytes() + search.parents.capacity() * 12 > config.max_memory
-            {
+            if search.store.len() > max_states {
                 bound = Some(Bound::States);
+                break 'levels;
+            }
+            if search.store.bytes() + search.parents.capacity() * 12 > config.max_memory {
+                bound = Some(Bound::Memory);
                 break 'levels;
             }
             if config.max_time.is_some_and(|t| start.elapsed() > t) {

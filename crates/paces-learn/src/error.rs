@@ -18,6 +18,9 @@ pub enum ErrorKind {
     /// A resource limit of a component (an elimination graph whose tables would pass their
     /// memory bound).
     Limit,
+    /// The deadline given with [`Learner::set_deadline`](crate::Learner::set_deadline) passed
+    /// during a search; the learner stays usable.
+    Deadline,
     /// A trace names a thread the space does not declare.
     UnknownThread,
     /// A trace names a location the space does not have.
@@ -42,6 +45,7 @@ impl ErrorKind {
             ErrorKind::Solve => "the solver failed",
             ErrorKind::Internal => "internal inconsistency",
             ErrorKind::Limit => "a resource bound was reached",
+            ErrorKind::Deadline => "the deadline passed",
             ErrorKind::UnknownThread
             | ErrorKind::UnknownLocation
             | ErrorKind::UnknownBlock
@@ -63,7 +67,12 @@ paces_constraint::define_sourced_error!(
 
 impl From<paces_solver::Error> for Error {
     fn from(e: paces_solver::Error) -> Self {
-        Error::from_source(ErrorKind::Solve, ErrorKind::Solve.context(), e)
+        let kind = match e.kind() {
+            paces_solver::ErrorKind::Deadline => ErrorKind::Deadline,
+            _ => ErrorKind::Solve,
+        };
+        let context = kind.context();
+        Error::from_source(kind, context, e)
     }
 }
 

@@ -399,6 +399,13 @@ impl Learner {
         &self.space
     }
 
+    /// Makes every later proposal stop with [`ErrorKind::Deadline`](crate::ErrorKind::Deadline)
+    /// once `deadline` passes, also in the middle of a SAT search; `None` lifts it. What was
+    /// learned stays: a later call with a later deadline goes on from there.
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.solver.set_deadline(deadline);
+    }
+
     /// The arena holding every learned constraint.
     pub fn arena(&self) -> &Arena {
         &self.arena

@@ -1,6 +1,7 @@
 //! The incremental solver: constraints in, cheapest candidates (or conflicts) out.
 
 use std::fmt;
+use std::time::Instant;
 
 use paces_constraint::{Arena, Candidate, Cost, Loc, NodeId, Space, Transformation};
 use rustc_hash::FxHashMap;
@@ -165,6 +166,7 @@ pub struct Solver {
     weight: GeneralizedTotalizer,
     inversions: Totalizer,
     sat_calls: u64,
+    deadline: Option<Instant>,
 }
 
 impl fmt::Debug for Solver {
@@ -195,7 +197,16 @@ impl Solver {
         let enc = Encoder::new(space, backend, config.get_lazy_above())?;
         let weight = enc.weight_lits.iter().copied().collect();
         let inversions = enc.inversion_lits.iter().copied().collect();
-        Ok(Solver { space: space.clone(), config, enc, constraints: Vec::new(), weight, inversions, sat_calls: 0 })
+        Ok(Solver {
+            space: space.clone(),
+            config,
+            enc,
+            constraints: Vec::new(),
+            weight,
+            inversions,
+            sat_calls: 0,
+            deadline: None,
+        })
     }
 
     /// The space this solver was made for.
@@ -335,6 +346,15 @@ impl Solver {
         self.enc.lits_clause(&clause)
     }
 
+    /// Makes every later answer stop with [`ErrorKind::Deadline`] once `deadline` passes (the
+    /// backend is asked to stop, and no new call starts after it); `None` lifts it. The
+    /// solver stays usable after such a stop: everything added stays, and a later call with a
+    /// later deadline resumes the search.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+        self.enc.backend.set_deadline(deadline);
+    }
+
     fn sat(&mut self, assumptions: &[Lit]) -> Result<bool, Error> {
         if let Some(max) = self.enc.max_var() {
             self.enc.backend.reserve(max)?;
@@ -343,6 +363,9 @@ impl Solver {
         // violates, until a model violates none (counter-example guided refinement). Every
         // added clause holds for all candidates, so an unsatisfiable answer stays final.
         loop {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Error::new(ErrorKind::Deadline, "the deadline passed before the search ended"));
+            }
             self.sat_calls += 1;
             if !self.enc.backend.solve(assumptions)? {
                 return Ok(false);

@@ -101,3 +101,21 @@ fn retracted_constraint_no_longer_binds() {
     let err = solver.retract(paces_solver::ConstraintId::from_u32(9)).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::UnknownNode);
 }
+
+#[test]
+fn a_passed_deadline_is_its_own_error_and_can_be_lifted() {
+    let space = space(3);
+    let items = space.items(space.blocks().next().unwrap()).to_vec();
+    let mut arena = Arena::new();
+    let moved = arena.order(items[2], items[0]);
+    let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
+    solver.add(&arena, moved, "s2 first").unwrap();
+    solver.set_deadline(Some(std::time::Instant::now() - std::time::Duration::from_millis(1)));
+    let err = solver.solve().unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Deadline, "{err}");
+    solver.set_deadline(None);
+    match solver.solve().unwrap() {
+        paces_solver::Outcome::Solution(s) => assert_eq!(s.cost.inversions, 2, "{}", s.display(&space)),
+        other => panic!("expected a solution, got {other:?}"),
+    }
+}

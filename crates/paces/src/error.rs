@@ -27,6 +27,9 @@ pub enum ErrorKind {
     /// The space has more candidates than the exhaustive search takes (the message names how
     /// many).
     SpaceTooLarge,
+    /// The repair's time limit passed during a SAT search (the loop reports it as its time
+    /// limit; only a caller driving the learner itself sees this kind).
+    Deadline,
 }
 
 impl ErrorKind {
@@ -43,6 +46,7 @@ impl ErrorKind {
             ErrorKind::Internal => "internal inconsistency",
             ErrorKind::Limit => "a resource bound was reached",
             ErrorKind::SpaceTooLarge => "the space is too large for an exhaustive search",
+            ErrorKind::Deadline => "the time limit passed",
         }
     }
 }
@@ -84,6 +88,7 @@ impl From<paces_learn::Error> for Error {
             | paces_learn::ErrorKind::ScopeMismatch
             | paces_learn::ErrorKind::ThreadBlock => ErrorKind::SpaceMismatch,
             paces_learn::ErrorKind::Solve => ErrorKind::Solve,
+            paces_learn::ErrorKind::Deadline => ErrorKind::Deadline,
             paces_learn::ErrorKind::Internal => ErrorKind::Internal,
             _ => ErrorKind::Learn,
         };

@@ -37,6 +37,9 @@ pub struct CheckerArgs {
     /// Stop the checker after this many seconds.
     #[arg(long, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
+    /// Stop the checker when its stored states take this many MiB (a clear "memory bound").
+    #[arg(long, default_value_t = 8192, allow_negative_numbers = true)]
+    pub max_memory: u64,
     /// Turn partial-order reduction off.
     #[arg(long)]
     pub no_por: bool,
@@ -60,8 +63,16 @@ impl CheckerArgs {
 
     /// The checker configuration these flags describe, or what is wrong with them.
     pub fn config(&self) -> Result<Config, &'static str> {
-        let mut c =
-            Config::new().max_states(self.max_states).por(!self.no_por).unwind(self.unwind).threads(self.threads);
+        if self.max_memory == 0 {
+            return Err("--max-memory takes a positive number of MiB");
+        }
+        let bytes = usize::try_from(self.max_memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+        let mut c = Config::new()
+            .max_states(self.max_states)
+            .max_memory(bytes)
+            .por(!self.no_por)
+            .unwind(self.unwind)
+            .threads(self.threads);
         if let Some(s) = self.max_time {
             if !(s.is_finite() && s > 0.0) {
                 return Err("--max-time takes a positive number of seconds");

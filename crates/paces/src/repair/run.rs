@@ -125,7 +125,11 @@ impl<'a> Run<'a> {
     /// relaxed to their covered edges; the reserve is the answer when that search ends
     /// without one.
     fn go(&mut self) -> Result<StopReason, Error> {
-        let stop = self.iterate()?;
+        let stop = match self.iterate() {
+            // The learner's SAT search stopped at the time limit.
+            Err(e) if *e.kind() == ErrorKind::Deadline => StopReason::TimeLimit,
+            r => r?,
+        };
         let stop = match self.reserve.take() {
             Some((accepted, _)) if !stop.is_success() => {
                 self.report.accept(accepted);
@@ -153,11 +157,15 @@ impl<'a> Run<'a> {
         let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
             Optimality::Proved("a single swap is the least change, and the original program is rejected".into())
         } else {
-            match super::optimum::candidate_count(&self.space).and_then(|n| usize::try_from(n).ok()) {
-                Some(n) if n <= self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT) => {
-                    self.optimise_by_listing(cost, n)?
-                }
-                _ => self.optimise_by_learning(cost)?,
+            let searched = match super::optimum::candidate_count(&self.space).and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if n <= self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT) => self.optimise_by_listing(cost, n),
+                _ => self.optimise_by_learning(cost),
+            };
+            match searched {
+                Err(e) if *e.kind() == ErrorKind::Deadline => Optimality::CheapestFound(
+                    "the time limit came during the search for a cheaper candidate".to_owned(),
+                ),
+                r => r?,
             }
         };
         self.report.optimality = Some(optimality);
@@ -280,7 +288,9 @@ impl<'a> Run<'a> {
             Ok(cex) => cex,
             Err(stop) => return Ok(stop),
         };
-        self.learner = Some(Learner::new(self.space.clone(), self.cfg.learner.clone())?);
+        let mut learner = Learner::new(self.space.clone(), self.cfg.learner.clone())?;
+        learner.set_deadline(self.cfg.time_limit.map(|limit| self.report.start() + limit));
+        self.learner = Some(learner);
         if self.cfg.mode == Mode::Mixed {
             self.learn_from_good_traces()?;
         }
