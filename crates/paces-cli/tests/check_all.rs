@@ -114,6 +114,18 @@ fn exit_codes_follow_plain_check() {
     assert_eq!(status, 3);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!((v["verdict"].as_str(), v["bound"].as_str()), (Some("bound-reached"), Some("state-bound")));
+    // The memory bound in MiB of stored states: its own name, the same exit code.
+    let endless = scratch("endless.cw", "var x = 0;\nthread a { while (true) { x := x + 1; } }\n");
+    let (status, out, _) = paces(&["check", "--all", &endless, "--max-memory", "1", "--format", "json"]);
+    assert_eq!(status, 3, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["verdict"].as_str(), v["bound"].as_str()), (Some("bound-reached"), Some("memory-bound")));
+    let (status, out, err) = paces(&["check", &endless, "--max-memory", "1"]);
+    assert_eq!(status, 3, "{out}{err}");
+    assert!(out.contains("memory bound reached after"), "{out}");
+    let (status, _, err) = paces(&["check", &endless, "--max-memory", "0"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("--max-memory takes a positive number of MiB"), "{err}");
 }
 
 /// rtl8169 explores for a second here, long enough for progress reports, but stderr is a pipe.

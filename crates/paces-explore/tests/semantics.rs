@@ -546,6 +546,18 @@ fn an_unbounded_loop_inside_an_atomic_block_ends_at_a_bound() {
     assert_eq!(result.bound, Some(paces_explore::Bound::AtomicStates));
 }
 
+/// The state bound and the memory bound are told apart.
+#[test]
+fn the_memory_bound_is_its_own_bound() {
+    let src = "var x = 0; thread a { W: while (*) { A: x := x + 1; } }";
+    let (_, by_states) = run(src, Config::new().max_states(1000));
+    assert_eq!(by_states.bound, Some(paces_explore::Bound::States), "{by_states}");
+    let (_, by_memory) = run(src, Config::new().max_memory(100_000));
+    assert!(matches!(by_memory.verdict, Verdict::BoundReached { .. }), "{by_memory}");
+    assert_eq!(by_memory.bound, Some(paces_explore::Bound::Memory), "{by_memory}");
+    assert_eq!(paces_explore::Bound::Memory.to_string(), "memory bound");
+}
+
 /// `Config::deadlocks_after_failure`: the deadlocks reachable on a run where an assertion had
 /// already failed, each with a witness that shows the failure, with and without the
 /// reduction.

@@ -171,3 +171,22 @@ fn the_same_trace_with_its_pending_step_offers_a_fix() {
     assert!(!lesson.stops_at_failure && lesson.fixes > 0 && lesson.warning().is_none());
     assert!(matches!(learner.propose().unwrap(), Proposal::Candidate { .. }));
 }
+
+/// A deadline that has passed stops a proposal with its own kind; lifted, the same learner
+/// answers, with what it learned kept.
+#[test]
+fn a_passed_deadline_stops_a_proposal_and_can_be_lifted() {
+    let space = space();
+    let (a, c) = (loc(&space, "A"), loc(&space, "C"));
+    let mut learner = Learner::new(space, LearnerConfig::new()).unwrap();
+    let c_first = learner.arena_mut().order(c, a);
+    learner.require(c_first, "C before A").unwrap();
+    learner.set_deadline(Some(std::time::Instant::now() - std::time::Duration::from_millis(1)));
+    let err = learner.propose().unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Deadline, "{err}");
+    learner.set_deadline(None);
+    match learner.propose().unwrap() {
+        Proposal::Candidate { transformations, .. } => assert_eq!(transformations.len(), 1),
+        other => panic!("expected a candidate, got {other:?}"),
+    }
+}
