@@ -4,9 +4,12 @@
 //!   the docs with warnings denied, the CaDiCaL backend); `.ci/run` also installs the system
 //!   packages they need.
 //! * `cargo xtask table [--runs N] [--out FILE]` measures the paper's Table 1 here.
+//! * `cargo xtask scale [--time-limit SECS] [--big]` runs `paces repair` on long generated
+//!   programs and checks each run's wall time and peak memory against bounds (Linux).
 //! * `cargo xtask variants [--out FILE]` runs the loop on the injected-bug variants of the
 //!   driver models (`examples/variants/`).
 
+mod scale;
 mod table;
 mod variants;
 
@@ -18,9 +21,10 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("table") => table_command(&args[1..]),
         Some("variants") => variants_command(&args[1..]),
+        Some("scale") => scale_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big]"
             );
             return ExitCode::from(2);
         }
@@ -43,6 +47,26 @@ fn variants_command(args: &[String]) -> Result<(), String> {
         _ => return Err("usage: cargo xtask variants [--out FILE]".to_owned()),
     };
     variants::variants(&out)
+}
+
+/// Parses the options of `cargo xtask scale` and runs it.
+fn scale_command(args: &[String]) -> Result<(), String> {
+    let mut options = scale::Options { time_limit: 20.0, big: false };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--time-limit" => {
+                options.time_limit = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or("--time-limit takes a positive number of seconds")?;
+            }
+            "--big" => options.big = true,
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    scale::scale(&options)
 }
 
 /// Parses the options of `cargo xtask table` and runs it.

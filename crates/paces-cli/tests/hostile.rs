@@ -1,7 +1,9 @@
 //! Hostile inputs through the real binary: binary bytes, non-UTF-8, a huge line, deep nesting,
 //! long flat expressions, terminal escapes, many errors and 5 MB programs. Each run must end
 //! within a generous time (the child is killed otherwise) with the expected exit code and
-//! message, no panic, and bounded output. The big inputs are generated here.
+//! message, no panic, and bounded output. Each child runs under an address-space limit, so a
+//! blow-up ends in an allocation failure that the exit-code asserts catch instead of taking the
+//! machine. The big inputs are generated here.
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
@@ -10,6 +12,9 @@ use std::time::{Duration, Instant};
 
 /// How long one run may take, in a debug build on a busy machine.
 const TIME_LIMIT: Duration = Duration::from_secs(180);
+
+/// The address space each child may take, in KiB (`ulimit -v`): 6 GiB.
+const ADDRESS_SPACE_KIB: u64 = 6 << 20;
 
 /// The most bytes of stderr one rejected input may produce: at most 100 rendered errors of a
 /// few hundred bytes each, whatever the input.
@@ -46,6 +51,22 @@ fn wait(mut child: Child, args: &[&str]) -> Option<i32> {
     }
 }
 
+/// A command that runs `program` under an address-space limit of [`ADDRESS_SPACE_KIB`]: the
+/// shell sets the limit and replaces itself by `program` (same process, so killing the child
+/// kills `program`), with the arguments given to the command. The shell's `ulimit` keeps the
+/// test free of unsafe code, which `pre_exec` would need.
+fn limited(program: &str) -> Command {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\"")).arg(program);
+    command
+}
+
+#[test]
+fn children_run_under_the_address_space_limit() {
+    let out = limited("sh").args(["-c", "ulimit -v"]).output().expect("sh runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), ADDRESS_SPACE_KIB.to_string());
+}
+
 /// Runs `paces ARGS FILE` on a scratch file holding `contents`.
 fn run(args: &[&str], name: &str, contents: &[u8]) -> Run {
     let dir = std::env::temp_dir().join(format!("paces-hostile-{}", std::process::id()));
@@ -55,7 +76,7 @@ fn run(args: &[&str], name: &str, contents: &[u8]) -> Run {
     let mut all: Vec<&str> = args.to_vec();
     let file = path.display().to_string();
     all.push(&file);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_paces"))
+    let mut child = limited(env!("CARGO_BIN_EXE_paces"))
         .args(&all)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
@@ -277,12 +298,49 @@ fn five_megabytes() {
     let fmt = run(&["fmt"], "big.cw", src.as_bytes());
     assert_eq!(fmt.code, Some(0), "{}", fmt.stderr);
     assert!(fmt.stdout.len() >= src.len() - 100, "{} bytes of output", fmt.stdout.len());
-    let check = run(&["check", "--max-time", "30"], "big.cw", src.as_bytes());
+    let check = run(&["check", "--max-time", "30", "--max-memory", "1024"], "big.cw", src.as_bytes());
     assert!(check.code.is_some(), "check was killed by a signal: {}", check.stderr);
     assert!(check.stdout.len() <= MAX_STDERR, "{} bytes of output", check.stdout.len());
     // The same program with a syntax error at its very end.
     let broken = format!("{src}thread v {{ x := ; }}\n");
     rejected("big-broken.cw", broken.as_bytes(), &["error[E0004]: unexpected `;`"]);
+}
+
+/// A check-then-act bug that a reorder fixes, with `n` unrelated writes in each thread: `t`
+/// writes `x := 1`, then `y` `n` times, then asserts `x == 1`; `u` writes `x := 2`, then `y`.
+fn check_then_act(n: usize) -> String {
+    let mut src = String::from("var x, y;\n");
+    for (t, value, modulus) in [("t", 1, 7), ("u", 2, 5)] {
+        src.push_str(&format!("thread {t} {{\n  {t}x: x := {value};\n"));
+        for i in 0..n {
+            src.push_str(&format!("  {t}{i}: y := {i} % {modulus};\n"));
+        }
+        if t == "t" {
+            src.push_str("  assert(x == 1);\n");
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+#[test]
+fn long_programs_end_within_their_limits() {
+    let src = check_then_act(100_000);
+    assert!(src.len() > 5_000_000, "{} bytes", src.len());
+    // No repair within the limits: exit 1, with the limit that stopped it named.
+    let repair = run(&["repair", "--time-limit", "5", "--max-memory", "200"], "long.cw", src.as_bytes());
+    assert_eq!(repair.code, Some(1), "{}", repair.stderr);
+    let summary = repair.stderr.lines().find(|l| l.starts_with("paces: ")).unwrap_or_default();
+    assert!(
+        summary.ends_with("time limit reached (mixed mode)") || summary.contains("memory bound"),
+        "{}",
+        repair.stderr
+    );
+    // The checker stops at its memory bound: no exact answer, exit 3.
+    let check = run(&["check", "--max-memory", "50"], "long.cw", src.as_bytes());
+    assert_eq!(check.code, Some(3), "{}", check.stderr);
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert!(out.contains("memory bound reached after"), "{out}");
 }
 
 #[test]
