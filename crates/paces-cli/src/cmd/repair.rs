@@ -102,13 +102,17 @@ pub struct Args {
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
 /// the `--unwind` loop bound that some path hit.
 pub fn run(args: &Args) -> Outcome {
+    // The time limit counts from here: reading a long program is part of the run.
+    let started = std::time::Instant::now();
     let (input, program, checker) = match args.bounds.load(&args.file, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
     let time_limit = match args.time_limit {
         None => None,
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) if s.is_finite() && s > 0.0 => {
+            Some(Duration::from_secs_f64(s).saturating_sub(started.elapsed()).max(Duration::from_millis(1)))
+        }
         Some(_) => return fail_in(args.format, &input.name, "--time-limit takes a positive number of seconds"),
     };
     if let Err(message) = check_destinations(args) {
