@@ -147,12 +147,21 @@ macro_rules! define_sourced_error {
         impl ::core::cmp::Eq for $name {}
 
         impl ::core::fmt::Display for $name {
+            /// The message, then the source's; a source that already begins with the
+            /// message (a layer passing on a lower layer's error of the same kind) is printed
+            /// alone, so no words appear twice.
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(&self.message)?;
-                if let ::core::option::Option::Some(source) = &self.source {
-                    write!(f, ": {source}")?;
+                match &self.source {
+                    ::core::option::Option::Some(source) => {
+                        let source = source.to_string();
+                        if source.starts_with(self.message.as_str()) {
+                            f.write_str(&source)
+                        } else {
+                            write!(f, "{}: {source}", self.message)
+                        }
+                    }
+                    ::core::option::Option::None => f.write_str(&self.message),
                 }
-                ::core::result::Result::Ok(())
             }
         }
 
