@@ -1,7 +1,7 @@
 //! The checker: breadth-first exploration by levels (in parallel), with partial-order
 //! reduction, bounds, and counterexamples.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -421,6 +421,13 @@ pub struct CheckResult {
     /// step had already failed, with a shortest such run (its trace shows the failure).
     /// Empty otherwise.
     pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
+    /// The labels of the assertions some explored transition passed: executed with its
+    /// condition true (inside an atomic block: on a path that gets through it). Every
+    /// assertion that can pass when the search went through the whole space (no
+    /// [`CheckResult::bound`], and [`Config::stop_at_first_failure`] off or nothing found); a
+    /// part of them otherwise. A check that asks whether a change left some assertion
+    /// checking nothing compares these.
+    pub passed_assertions: BTreeSet<String>,
 }
 
 /// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`,
@@ -502,6 +509,8 @@ struct Piece {
     reduced: usize,
     unwound: bool,
     bound: bool,
+    /// The `assert` steps passed (thread, step), deduplicated.
+    asserts: Vec<(u16, u32)>,
 }
 
 impl Piece {
@@ -512,6 +521,11 @@ impl Piece {
         self.reduced += usize::from(exp.reduced);
         self.unwound |= exp.unwound;
         self.bound |= exp.bound;
+        for &a in &exp.asserts {
+            if !self.asserts.contains(&a) {
+                self.asserts.push(a);
+            }
+        }
         if !exp.found.is_empty() || exp.deadlock.is_some() {
             self.events.push((self.ends.len(), std::mem::take(&mut exp.found), exp.deadlock.take()));
         }
@@ -566,14 +580,14 @@ impl Search<'_> {
                 let m = self.e.run_macro(t, &next);
                 match m.exits.into_iter().nth(exit as usize) {
                     Some((mut state, mut path)) => {
-                        self.e.merge_private(&mut state, t, &mut path);
+                        self.e.merge_private(&mut state, t, &mut path, &mut Vec::new());
                         path
                     }
                     None => Vec::new(),
                 }
             } else {
                 let mut path = Vec::new();
-                self.e.merge_private(&mut next, t, &mut path);
+                self.e.merge_private(&mut next, t, &mut path, &mut Vec::new());
                 path
             };
             out.push((t, opt, internal));
@@ -667,6 +681,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     let mut after_failure: BTreeMap<DeadlockId, (u32, Vec<Stand>)> = BTreeMap::new();
     let mut livelocks: BTreeMap<LivelockId, (u32, Tr, usize)> = BTreeMap::new();
     let mut failures: BTreeMap<String, (u32, Tr)> = BTreeMap::new();
+    let mut asserts: BTreeSet<(u16, u32)> = BTreeSet::new();
     let mut first_kind: Option<u8> = None;
     let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
     let (mut lo, mut hi) = (0usize, 1usize);
@@ -710,6 +725,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
                 transitions += piece.transitions;
                 reduced_states += piece.reduced;
                 unwind_reached |= piece.unwound;
+                asserts.extend(piece.asserts.iter().copied());
                 if piece.bound && bound.is_none() {
                     bound = Some(Bound::AtomicStates);
                 }
@@ -851,6 +867,10 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         livelocks: ll,
         failures: fl,
         deadlocks_after_failure: dl_after,
+        passed_assertions: asserts
+            .iter()
+            .map(|&(t, step)| c.loc_names[c.threads[t as usize].steps[step as usize].loc.index()].clone())
+            .collect(),
     })
 }
 

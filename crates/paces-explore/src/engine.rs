@@ -82,6 +82,8 @@ pub(crate) struct MacroOut {
     /// Per failing step after which the region can still be left: a path whose last step
     /// it is (in the order found).
     pub fails: Vec<Vec<u16>>,
+    /// The `assert` steps passed after which the region can still be left.
+    pub asserts: Vec<u32>,
     /// A path that runs into a cycle, and where the cycle starts in it.
     pub livelock: Option<(Vec<u16>, usize)>,
     /// Some path was cut (a false `assume`).
@@ -92,6 +94,22 @@ pub(crate) struct MacroOut {
     pub unwound: bool,
     /// The search inside the region reached its bound.
     pub bound: bool,
+}
+
+/// What a run inside an atomic region noted on its way: the path to each failing step, and
+/// the `assert` steps passed.
+#[derive(Default)]
+struct Noted {
+    fails: Vec<Vec<u16>>,
+    asserts: Vec<u32>,
+}
+
+/// The step that entered an atomic region: whether it failed, and the step when it is an
+/// `assert` that passed.
+#[derive(Clone, Copy)]
+struct Entry {
+    failed: bool,
+    assert: Option<u32>,
 }
 
 /// How the chain of single steps at the start of an atomic region ends.
@@ -122,6 +140,9 @@ struct MacroGraph {
     /// Failing steps, in the order found: the state, the option, the step taken and the
     /// state reached (`None` when the step leaves the region).
     fails: Vec<(u32, u16, u32, Option<u32>)>,
+    /// `assert` steps passed: the step and the state reached (`None` when the step leaves the
+    /// region).
+    asserts: Vec<(u32, Option<u32>)>,
 }
 
 impl MacroGraph {
@@ -165,23 +186,27 @@ impl MacroGraph {
     }
 
     /// Per failing step after which the region can still be left, the path to where it was
-    /// first found so.
-    fn taken_fails(&self) -> Vec<Vec<u16>> {
-        if self.fails.is_empty() {
-            return Vec::new();
+    /// first found so; and the `assert` steps passed after which it can still be left.
+    fn taken(&self) -> (Vec<Vec<u16>>, Vec<u32>) {
+        if self.fails.is_empty() && self.asserts.is_empty() {
+            return (Vec::new(), Vec::new());
         }
         let ok = self.can_leave();
         let mut steps: Vec<u32> = Vec::new();
-        let mut out = Vec::new();
+        let mut fails = Vec::new();
         for &(from, opt, step, to) in &self.fails {
             if to.is_none_or(|b| ok[b as usize]) && !steps.contains(&step) {
                 steps.push(step);
                 let mut p = self.path(from);
                 p.push(opt);
-                out.push(p);
+                fails.push(p);
             }
         }
-        out
+        let mut asserts: Vec<u32> =
+            self.asserts.iter().filter(|(_, to)| to.is_none_or(|b| ok[b as usize])).map(|&(step, _)| step).collect();
+        asserts.sort_unstable();
+        asserts.dedup();
+        (fails, asserts)
     }
 }
 
@@ -335,6 +360,9 @@ pub(crate) struct Expansion {
     pub unwound: bool,
     /// Transitions executed (before reduction).
     pub transitions: u64,
+    /// The `assert` steps some transition passed (thread, step), before reduction; possibly
+    /// repeated.
+    pub asserts: Vec<(u16, u32)>,
     /// Whether the expansion was reduced.
     pub reduced: bool,
     /// The successors' states, back to back.
@@ -371,6 +399,7 @@ impl Expansion {
         self.bound = false;
         self.unwound = false;
         self.transitions = 0;
+        self.asserts.clear();
         self.reduced = false;
         self.states.clear();
         self.ranges.clear();
@@ -572,6 +601,11 @@ impl<'c> Engine<'c> {
         self.apply_step(s, t, opt, true)
     }
 
+    /// Whether step `step` of thread `t` is an `assert`.
+    pub(crate) fn is_assert(&self, t: usize, step: u32) -> bool {
+        matches!(self.c.threads[t].steps[step as usize].kind, StepKind::Assert(_))
+    }
+
     /// Whether taking option `opt` of thread `t` in `s` divides (or takes a remainder) by zero.
     pub(crate) fn divides_by_zero(&self, s: &[i64], t: usize, opt: &Opt) -> bool {
         let (g, l) = self.split(s, t);
@@ -650,14 +684,17 @@ impl<'c> Engine<'c> {
         let mut state = start.to_vec();
         let mut next = Vec::with_capacity(state.len());
         let mut prefix: Vec<u16> = Vec::new();
-        let mut fails: Vec<Vec<u16>> = Vec::new();
-        match self.run_chain(t, &mut state, &mut next, &mut prefix, &mut fails) {
-            ChainEnd::Left => {
-                MacroOut { exits: vec![(state.into_boxed_slice(), prefix)], fails, ..MacroOut::default() }
-            }
+        let mut noted = Noted::default();
+        match self.run_chain(t, &mut state, &mut next, &mut prefix, &mut noted) {
+            ChainEnd::Left => MacroOut {
+                exits: vec![(state.into_boxed_slice(), prefix)],
+                fails: noted.fails,
+                asserts: noted.asserts,
+                ..MacroOut::default()
+            },
             ChainEnd::Disabled { assume } => MacroOut { cut: assume, waited: !assume, ..MacroOut::default() },
             ChainEnd::Unwound => MacroOut { unwound: true, ..MacroOut::default() },
-            ChainEnd::Branch => self.search_after(t, state, &prefix, fails),
+            ChainEnd::Branch => self.search_after(t, state, &prefix, noted),
         }
     }
 
@@ -665,14 +702,14 @@ impl<'c> Engine<'c> {
     /// cannot leave the region silently (a `lock`, or a straight-line block), follows it in
     /// `state` without any bookkeeping (`next` is working space); such a chain cannot cycle
     /// (a loop head always offers two steps). Appends an option index (0) per step to
-    /// `prefix`, and the path to each failing step to `fails`.
+    /// `prefix`, and the path to each failing step and each `assert` step passed to `noted`.
     fn run_chain(
         &self,
         t: usize,
         state: &mut Vec<i64>,
         next: &mut Vec<i64>,
         prefix: &mut Vec<u16>,
-        fails: &mut Vec<Vec<u16>>,
+        noted: &mut Noted,
     ) -> ChainEnd {
         let code = &self.c.threads[t];
         loop {
@@ -686,7 +723,10 @@ impl<'c> Engine<'c> {
                 Outcome::Done { failed } => {
                     prefix.push(0);
                     if failed {
-                        fails.push(prefix.clone());
+                        noted.fails.push(prefix.clone());
+                    }
+                    if !failed && self.is_assert(t, p.options[0].step) {
+                        noted.asserts.push(p.options[0].step);
                     }
                     std::mem::swap(state, next);
                     if !self.in_region(state, t) {
@@ -699,9 +739,9 @@ impl<'c> Engine<'c> {
         }
     }
 
-    /// The rest of `run_macro` after a chain (`prefix`, whose failing steps are `fails`) led
-    /// to `state`, where the holding thread has a choice or may leave silently.
-    fn search_after(&self, t: usize, state: Vec<i64>, prefix: &[u16], mut fails: Vec<Vec<u16>>) -> MacroOut {
+    /// The rest of `run_macro` after a chain (`prefix`, whose failing and passed `assert`
+    /// steps are `noted`) led to `state`, where the holding thread has a choice or may leave silently.
+    fn search_after(&self, t: usize, state: Vec<i64>, prefix: &[u16], noted: Noted) -> MacroOut {
         let mut out = self.search_macro(t, state.into_boxed_slice());
         if !prefix.is_empty() {
             let with = |p: &mut Vec<u16>| {
@@ -720,10 +760,16 @@ impl<'c> Engine<'c> {
                 *depth += prefix.len();
             }
         }
-        // Every path goes through the prefix: its failures count when some path gets out.
-        if !fails.is_empty() && !out.exits.is_empty() {
-            fails.append(&mut out.fails);
-            out.fails = fails;
+        // Every path goes through the prefix: its failures and asserts count when some path
+        // gets out.
+        if !out.exits.is_empty() {
+            let Noted { mut fails, mut asserts } = noted;
+            if !fails.is_empty() {
+                fails.append(&mut out.fails);
+                out.fails = fails;
+            }
+            asserts.append(&mut out.asserts);
+            out.asserts = asserts;
         }
         out
     }
@@ -797,6 +843,9 @@ impl<'c> Engine<'c> {
                         if failed {
                             g.fails.push((from, i as u16, opts[i].step, None));
                         }
+                        if !failed && self.is_assert(t, opts[i].step) {
+                            g.asserts.push((opts[i].step, None));
+                        }
                         if exit_seen.insert(next.clone()) {
                             let mut p = g.path(from);
                             p.push(i as u16);
@@ -836,10 +885,13 @@ impl<'c> Engine<'c> {
                     if failed {
                         g.fails.push((from, i as u16, opts[i].step, Some(to)));
                     }
+                    if !failed && self.is_assert(t, opts[i].step) {
+                        g.asserts.push((opts[i].step, Some(to)));
+                    }
                 }
             }
         }
-        out.fails = g.taken_fails();
+        (out.fails, out.asserts) = g.taken();
         out
     }
 
@@ -847,9 +899,15 @@ impl<'c> Engine<'c> {
     /// the thread's only next step, touch only its private variables (locals and globals no
     /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with
     /// every other thread's steps and leave no choice, so the states between them need not
-    /// be stored. Appends an option index (0) per step to `path`; returns the indices in
-    /// `path` of the failing ones.
-    pub(crate) fn merge_private(&self, s: &mut [i64], t: usize, path: &mut Vec<u16>) -> Vec<usize> {
+    /// be stored. Appends an option index (0) per step to `path` and the `assert` steps
+    /// passed to `asserts`; returns the indices in `path` of the failing ones.
+    pub(crate) fn merge_private(
+        &self,
+        s: &mut [i64],
+        t: usize,
+        path: &mut Vec<u16>,
+        asserts: &mut Vec<(u16, u32)>,
+    ) -> Vec<usize> {
         let mut fails = Vec::new();
         if !self.merge {
             return fails;
@@ -865,6 +923,9 @@ impl<'c> Engine<'c> {
                 Outcome::Done { failed } => {
                     if failed {
                         fails.push(path.len());
+                    }
+                    if !failed && self.is_assert(t, p.options[0].step) {
+                        asserts.push((t as u16, p.options[0].step));
                     }
                     path.push(0);
                 }
@@ -940,7 +1001,9 @@ impl<'c> Engine<'c> {
                     if self.in_region(&next, t) {
                         // No path gets through: the thread waits before the block when some
                         // path stopped at a false `await`, and is cut otherwise.
-                        match self.enter_region(t, i, failed, &mut next, exp) {
+                        let entry =
+                            Entry { failed, assert: (!failed && self.is_assert(t, opt.step)).then_some(opt.step) };
+                        match self.enter_region(t, i, entry, &mut next, exp) {
                             Some(true) => regions.wait(region(), i as u16, &mut exp.blocked),
                             Some(false) => regions.cut(region(), &mut cut),
                             None => {}
@@ -948,6 +1011,9 @@ impl<'c> Engine<'c> {
                     } else {
                         if failed {
                             exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
+                        }
+                        if !failed && self.is_assert(t, opt.step) {
+                            exp.asserts.push((t as u16, opt.step));
                         }
                         let mut path = std::mem::take(&mut exp.path);
                         path.clear();
@@ -973,12 +1039,13 @@ impl<'c> Engine<'c> {
     /// after the entering step, which failed when `failed`), recording its successors and
     /// what it finds in `exp`, as [`Engine::run_macro`] finds them. When no path gets
     /// through: whether some path stopped at a false `await`.
-    fn enter_region(&self, t: usize, i: usize, failed: bool, next: &mut Vec<i64>, exp: &mut Expansion) -> Option<bool> {
+    fn enter_region(&self, t: usize, i: usize, entry: Entry, next: &mut Vec<i64>, exp: &mut Expansion) -> Option<bool> {
+        let failed = entry.failed;
         let mut work = std::mem::take(&mut exp.work);
         let mut path = std::mem::take(&mut exp.path);
         path.clear();
-        let mut fails = Vec::new();
-        let end = self.run_chain(t, next, &mut work, &mut path, &mut fails);
+        let mut noted = Noted::default();
+        let end = self.run_chain(t, next, &mut work, &mut path, &mut noted);
         exp.work = work;
         let stopped = match end {
             ChainEnd::Left => {
@@ -986,9 +1053,11 @@ impl<'c> Engine<'c> {
                 if failed {
                     exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
                 }
-                for internal in fails {
+                for internal in noted.fails {
                     exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
                 }
+                exp.asserts.extend(entry.assert.map(|step| (t as u16, step)));
+                exp.asserts.extend(noted.asserts.iter().map(|&step| (t as u16, step)));
                 self.push_succ(t, i, 0, next, &mut path, exp);
                 None
             }
@@ -998,8 +1067,8 @@ impl<'c> Engine<'c> {
                 Some(false)
             }
             ChainEnd::Branch => {
-                let m = self.search_after(t, next.clone(), &path, fails);
-                self.record_macro(t, i, failed, m, exp)
+                let m = self.search_after(t, next.clone(), &path, noted);
+                self.record_macro(t, i, entry, m, exp)
             }
         };
         exp.path = path;
@@ -1009,7 +1078,8 @@ impl<'c> Engine<'c> {
     /// Records in `exp` what the run `m` of the atomic region that option `i` of thread `t`
     /// entered found, and its successors. When no path gets through: whether some path
     /// stopped at a false `await`.
-    fn record_macro(&self, t: usize, i: usize, failed: bool, m: MacroOut, exp: &mut Expansion) -> Option<bool> {
+    fn record_macro(&self, t: usize, i: usize, entry: Entry, m: MacroOut, exp: &mut Expansion) -> Option<bool> {
+        let failed = entry.failed;
         exp.bound |= m.bound;
         exp.unwound |= m.unwound;
         // The entering step's failure counts when the region can be left.
@@ -1018,6 +1088,10 @@ impl<'c> Engine<'c> {
         }
         for internal in m.fails {
             exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal });
+        }
+        if !m.exits.is_empty() {
+            exp.asserts.extend(entry.assert.map(|step| (t as u16, step)));
+            exp.asserts.extend(m.asserts.iter().map(|&step| (t as u16, step)));
         }
         if let Some((path, cycle_start)) = m.livelock {
             exp.found.push(Found::Livelock { thread: t as u16, opt: i as u16, path, cycle_start });
@@ -1034,7 +1108,7 @@ impl<'c> Engine<'c> {
     /// found, their options appended to `path`) and resetting dead variables: enables the
     /// option and keeps the state.
     fn push_succ(&self, t: usize, opt: usize, exit: u32, state: &mut [i64], path: &mut Vec<u16>, exp: &mut Expansion) {
-        for f in self.merge_private(state, t, path) {
+        for f in self.merge_private(state, t, path, &mut exp.asserts) {
             let internal = path[..=f].to_vec();
             exp.found.push(Found::Fail { thread: t as u16, opt: opt as u16, internal });
         }

@@ -220,7 +220,14 @@ enum Step {
 
 /// The result of one step: new globals and position, or why it cannot be taken.
 enum Taken {
-    Done { g: Globals, pos: Pos, failed: Option<String> },
+    /// A step taken: the globals and position after it, the label of a failed assertion, and
+    /// the label of a passed one.
+    Done {
+        g: Globals,
+        pos: Pos,
+        failed: Option<String>,
+        asserted: Option<String>,
+    },
     Waits(String),
     Cut,
 }
@@ -312,78 +319,85 @@ impl Machine {
                     return Taken::Cut;
                 }
                 after.push((if then { *a } else { *e }, 0));
-                Taken::Done { g: g2, pos: after, failed: None }
+                Taken::Done { g: g2, pos: after, failed: None, asserted: None }
             }
             Step::Item(b, i) => {
                 let (label, node) = &self.code.blocks[b][i];
                 let mut failed = None;
+                let mut asserted = None;
                 match node {
                     Node::Assign(v, e) => g2[*v] = ev(e, g),
                     Node::Await(c) if !holds(c, g) => return Taken::Waits(label.clone()),
                     Node::Assume(c) if !holds(c, g) => return Taken::Cut,
                     Node::Assert(c) if !holds(c, g) => failed = Some(label.clone()),
+                    Node::Assert(_) => asserted = Some(label.clone()),
                     Node::Unlock => g2[M] = 0,
                     Node::Up => g2[S] += 1,
                     _ => {}
                 }
-                Taken::Done { g: g2, pos: after, failed }
+                Taken::Done { g: g2, pos: after, failed, asserted }
             }
         }
     }
 
-    /// Runs an atomic region from `g`: the ways out (globals, failed labels on the path) of
-    /// the paths with at least one step that reach its end, whether some path met a false
-    /// await, and whether the region can run forever.
-    fn region(&self, g: &Globals, kind: RegionKind) -> (Vec<(Globals, BTreeSet<String>)>, bool, bool) {
+    /// Runs an atomic region from `g`: the ways out (globals, labels of the failed and of the
+    /// passed assertions on the path) of the paths with at least one step that reach its end, whether
+    /// some path met a false await, whether some path was cut, and whether the region can run
+    /// forever.
+    fn region(&self, g: &Globals, kind: RegionKind) -> (Vec<Exit>, bool, bool, bool) {
         match kind {
             RegionKind::Lock => {
                 let ok = g[M] == 0;
                 let mut g2 = *g;
                 g2[M] = 1;
-                return (if ok { vec![(g2, BTreeSet::new())] } else { Vec::new() }, !ok, false);
+                return (if ok { vec![(g2, BTreeSet::new(), BTreeSet::new())] } else { Vec::new() }, !ok, false, false);
             }
             RegionKind::Down => {
                 let ok = g[S] > 0;
                 let mut g2 = *g;
                 g2[S] -= 1;
-                return (if ok { vec![(g2, BTreeSet::new())] } else { Vec::new() }, !ok, false);
+                return (if ok { vec![(g2, BTreeSet::new(), BTreeSet::new())] } else { Vec::new() }, !ok, false, false);
             }
             RegionKind::Atomic(_) => {}
         }
         let RegionKind::Atomic(body) = kind else { unreachable!() };
-        // Nodes: globals, position inside the body, whether a step was taken, failures so far.
-        type N = (Globals, Pos, bool, BTreeSet<String>);
-        let start: N = (*g, vec![(body, 0)], false, BTreeSet::new());
+        // Nodes: globals, position inside the body, whether a step was taken, failures and
+        // assertions so far.
+        type N = (Globals, Pos, bool, BTreeSet<String>, BTreeSet<String>);
+        let start: N = (*g, vec![(body, 0)], false, BTreeSet::new(), BTreeSet::new());
         let mut seen: HashSet<N> = HashSet::new();
         let mut work = vec![start];
         let mut exits = Vec::new();
         let mut waited = false;
+        let mut cut = false;
         // The graph over (globals, position) for the cycle check.
         let mut edges: HashMap<(Globals, Pos), Vec<(Globals, Pos)>> = HashMap::new();
         while let Some(n) = work.pop() {
             if !seen.insert(n.clone()) {
                 continue;
             }
-            let (g, pos, moved, fails) = n;
+            let (g, pos, moved, fails, asserts) = n;
             let (nexts, finish) = self.next(&pos);
             if finish && moved {
-                exits.push((g, fails.clone()));
+                exits.push((g, fails.clone(), asserts.clone()));
             }
             for nx in nexts {
                 let Next::Step(at, step) = nx else { panic!("no region inside a region") };
                 match self.take(&g, &at, &step) {
-                    Taken::Done { g: g2, pos: p2, failed } => {
+                    Taken::Done { g: g2, pos: p2, failed, asserted } => {
                         edges.entry((g, pos.clone())).or_default().push((g2, p2.clone()));
                         let mut f2 = fails.clone();
                         f2.extend(failed);
-                        work.push((g2, p2, true, f2));
+                        let mut a2 = asserts.clone();
+                        a2.extend(asserted);
+                        work.push((g2, p2, true, f2, a2));
                     }
                     Taken::Waits(_) => waited = true,
-                    Taken::Cut => {}
+                    Taken::Cut => cut = true,
                 }
             }
         }
-        (exits, waited, has_cycle(&edges))
+        (exits, waited, cut, has_cycle(&edges))
     }
 }
 
@@ -426,7 +440,13 @@ struct Outcome {
     failures: BTreeSet<String>,
     deadlocks: BTreeSet<Dl>,
     livelock: bool,
+    /// The assertions some step passes.
+    passed: BTreeSet<String>,
 }
+
+/// A way out of an atomic region: the globals, and the failed and the passed assertions on
+/// its path.
+type Exit = (Globals, BTreeSet<String>, BTreeSet<String>);
 
 /// Explores every reachable state of the program by brute force.
 fn interpret(m: &Machine) -> Option<Outcome> {
@@ -434,7 +454,8 @@ fn interpret(m: &Machine) -> Option<Outcome> {
     let init: (Globals, Vec<Pos>) = ([0, 0, 0, 0, 1], m.code.threads.iter().map(|&b| vec![(b, 0)]).collect());
     let mut seen: HashSet<(Globals, Vec<Pos>)> = HashSet::new();
     let mut queue = VecDeque::from([init]);
-    let mut out = Outcome { failures: BTreeSet::new(), deadlocks: BTreeSet::new(), livelock: false };
+    let mut out =
+        Outcome { failures: BTreeSet::new(), deadlocks: BTreeSet::new(), livelock: false, passed: BTreeSet::new() };
     while let Some(state) = queue.pop_front() {
         if !seen.insert(state.clone()) {
             continue;
@@ -451,9 +472,11 @@ fn interpret(m: &Machine) -> Option<Outcome> {
             let mut waits = BTreeSet::new();
             let mut cut = false;
             for nx in nexts {
-                let succs: Vec<(Globals, Pos, BTreeSet<String>)> = match nx {
+                let succs: Vec<(Globals, Pos, BTreeSet<String>, BTreeSet<String>)> = match nx {
                     Next::Step(at, step) => match m.take(&g, &at, &step) {
-                        Taken::Done { g, pos, failed } => vec![(g, pos, failed.into_iter().collect())],
+                        Taken::Done { g, pos, failed, asserted } => {
+                            vec![(g, pos, failed.into_iter().collect(), asserted.into_iter().collect())]
+                        }
                         Taken::Waits(l) => {
                             waits.insert(l);
                             continue;
@@ -464,21 +487,24 @@ fn interpret(m: &Machine) -> Option<Outcome> {
                         }
                     },
                     Next::Region(label, kind, after) => {
-                        let (exits, waited, cycle) = m.region(&g, kind);
+                        let (exits, waited, region_cut, cycle) = m.region(&g, kind);
                         out.livelock |= cycle;
+                        // A block whose only paths take no step is passed silently (`next`)
+                        // and stops nothing.
                         if exits.is_empty() {
                             if waited {
                                 waits.insert(label);
-                            } else {
+                            } else if region_cut {
                                 cut = true;
                             }
                         }
-                        exits.into_iter().map(|(g, f)| (g, after.clone(), f)).collect()
+                        exits.into_iter().map(|(g, f, a)| (g, after.clone(), f, a)).collect()
                     }
                 };
-                for (g2, p2, failed) in succs {
+                for (g2, p2, failed, asserted) in succs {
                     any_step = true;
                     out.failures.extend(failed);
+                    out.passed.extend(asserted);
                     let mut ps = pos.clone();
                     ps[t] = p2;
                     queue.push_back((g2, ps));
@@ -510,7 +536,12 @@ fn observed(r: &CheckResult) -> Outcome {
                 .collect()
         })
         .collect();
-    Outcome { failures: r.failures.keys().cloned().collect(), deadlocks, livelock: !r.livelocks.is_empty() }
+    Outcome {
+        failures: r.failures.keys().cloned().collect(),
+        deadlocks,
+        livelock: !r.livelocks.is_empty(),
+        passed: r.passed_assertions.clone(),
+    }
 }
 
 proptest! {

@@ -34,6 +34,7 @@ proptest! {
         let without = check(&program, &full().por(false)).unwrap();
         prop_assert!(!matches!(without.verdict, Verdict::BoundReached { .. }), "{}", text);
         prop_assert_eq!(summary(&with), summary(&without), "{}", text);
+        prop_assert_eq!(&with.passed_assertions, &without.passed_assertions, "{}", text);
         prop_assert!(with.states <= without.states);
         // Stopping at the first failure finds one exactly when there is one.
         let first = check(&program, &Config::new()).unwrap();
@@ -45,6 +46,8 @@ proptest! {
         prop_assert_eq!(&one.verdict, &four.verdict, "{}", text);
         prop_assert_eq!(&one.verdict, &seq.verdict, "{}", text);
         prop_assert_eq!(one.states, four.states);
+        prop_assert_eq!(&one.passed_assertions, &four.passed_assertions, "{}", text);
+        prop_assert_eq!(&one.passed_assertions, &seq.passed_assertions, "{}", text);
         // Every counterexample replays to its trace and its failure.
         for r in [&with, &without, &first] {
             let all = r.verdict.counterexample().into_iter()
