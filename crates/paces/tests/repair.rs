@@ -254,3 +254,37 @@ fn dv1394_is_repaired_without_the_deadlock_its_detectors_encode() {
         report.history.iter().map(|i| &i.problem).collect::<Vec<_>>()
     );
 }
+
+/// An assertion that only ever fails (`assert(false)` behind the condition it guards against)
+/// may become unreachable: that is the repair. The acceptance requires only assertions that
+/// pass on some run of the original to stay reached.
+#[test]
+fn an_assertion_that_only_fails_may_become_unreachable() {
+    let p = paces::cwhile::parse(
+        "var x = 0, y = 0;
+thread a { A: x := 1; B: y := 1; }
+thread b { C: if (x == 1 && y == 0) { D: assert(false); } }",
+    )
+    .unwrap();
+    let report = Repair::new().run(&p).unwrap();
+    check_accepted(&report);
+    assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    assert!(report.acceptance.as_ref().is_some_and(|a| a.assertions_reached));
+}
+
+/// A repair must not hide a check that can pass: moving a wait that never passes above the
+/// assertion would stop the failure and leave the deadlock where the original has it, and
+/// is rejected, so there is no repair.
+#[test]
+fn a_check_that_can_pass_is_not_hidden_behind_a_wait() {
+    let p = paces::cwhile::parse(
+        "var x = 0, y = 0;
+thread a { A: assert(x == 1); B: await(y == 1); }
+thread b { C: x := 1; }",
+    )
+    .unwrap();
+    let exact = Repair::new().optimum(&p).unwrap();
+    assert!(no_repair(&exact).contains("rejects every one"), "{}", exact.stop);
+    let report = Repair::new().run(&p).unwrap();
+    assert!(!report.stop.is_success(), "{}", report.stop);
+}

@@ -321,8 +321,13 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
     }
     if let Some(a) = &report.acceptance {
         s.push_str(&format!(
-            "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final states: {}\n",
-            a.no_assertion_failure, a.no_new_deadlock, a.no_new_livelock, a.same_sequential_states
+            "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final states: {}, \
+             passing assertions still reached: {}\n",
+            a.no_assertion_failure,
+            a.no_new_deadlock,
+            a.no_new_livelock,
+            a.same_sequential_states,
+            a.assertions_reached
         ));
         for d in &a.deadlocks {
             s.push_str(&format!("    deadlock kept: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
@@ -438,6 +443,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
             "no_new_deadlock": a.no_new_deadlock,
             "no_new_livelock": a.no_new_livelock,
             "same_sequential_states": a.same_sequential_states,
+            "assertions_reached": a.assertions_reached,
             "deadlocks": a.deadlocks.iter().map(|d| serde_json::json!({
                 "deadlock": d.deadlock,
                 "rule": d.rule.name(),

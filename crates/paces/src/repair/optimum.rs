@@ -50,8 +50,19 @@ fn search(run: &mut Run<'_>, program: &Program, candidates: Vec<Candidate>) -> R
     if let Err(stop) = run.judge_original()? {
         return Ok((stop, 1));
     }
+    let (stop, checked) = judge_in_order(run, program, candidates)?;
+    Ok((stop, checked + 1))
+}
+
+/// Judges the candidates in the given order until one is accepted (recorded in the run's
+/// report); the stop and how many were judged.
+pub(super) fn judge_in_order(
+    run: &mut Run<'_>,
+    program: &Program,
+    candidates: Vec<Candidate>,
+) -> Result<(StopReason, usize), Error> {
     let total = candidates.len() + 1;
-    let mut checked = 1;
+    let mut checked = 0;
     for candidate in candidates {
         if run.out_of_time() {
             return Ok((StopReason::TimeLimit, checked));

@@ -81,6 +81,10 @@ pub struct Acceptance {
     pub no_new_livelock: bool,
     /// The final states of complete sequential traces equal the original's.
     pub same_sequential_states: bool,
+    /// Every assertion that passes on some run of the original still does on some run of
+    /// the program: no check was made vacuous (say by a wait that never passes moved above
+    /// it). One that only ever fails in the original may become unreachable.
+    pub assertions_reached: bool,
     /// The accepted program's deadlocks, each with the rule that admits it.
     pub deadlocks: Vec<AdmittedDeadlock>,
     /// The accepted program's atomic livelocks (each one the original has too), in words.
@@ -126,7 +130,11 @@ impl DeadlockRule {
 impl Acceptance {
     /// Whether every check passed.
     pub fn accepted(&self) -> bool {
-        self.no_assertion_failure && self.no_new_deadlock && self.no_new_livelock && self.same_sequential_states
+        self.no_assertion_failure
+            && self.no_new_deadlock
+            && self.no_new_livelock
+            && self.same_sequential_states
+            && self.assertions_reached
     }
 }
 
@@ -156,16 +164,19 @@ pub enum IterationKind {
     Livelock,
     /// The final states of complete sequential runs differ from the original's.
     Sequential,
+    /// An assertion that passes on some run of the original is reached on none.
+    Unreached,
 }
 
 impl IterationKind {
-    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`.
+    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`, `unreached`.
     pub fn name(self) -> &'static str {
         match self {
             IterationKind::Bad => "bad",
             IterationKind::Deadlock => "deadlock",
             IterationKind::Livelock => "livelock",
             IterationKind::Sequential => "sequential",
+            IterationKind::Unreached => "unreached",
         }
     }
 }
@@ -303,7 +314,9 @@ pub struct Report {
     pub original_deadlocks: Option<Vec<String>>,
     /// The space of the original program (names locations).
     pub space: Space,
-    /// What the exhaustive search did; `None` for a run of the loop.
+    /// What the exhaustive search did: of [`Repair::optimum`](super::Repair::optimum), or of
+    /// the loop when, walking a small space (candidates rejected without a lesson), it judged
+    /// the candidates in cost order; `None` otherwise.
     pub exhaustive: Option<Exhaustive>,
     /// For a repair of the loop: whether it is proved a cheapest one of the space, after the
     /// optimisation phase looked for cheaper ones; `None` otherwise.

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use paces_constraint::{Candidate, Cost, Space, Transformation};
-use paces_cwhile::ir::Program;
+use paces_constraint::{BlockId, Candidate, Cost, Space, Transformation};
+use paces_cwhile::ir::{Program, StmtKind};
 use paces_explore::{
     check, complete_counterexample, freely_bad, search_good_traces, sequential_final_states, translate_trace, Bound,
     CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
@@ -16,8 +16,8 @@ use paces_learn::{Learner, Proposal};
 use paces_trace::Trace;
 
 use super::report::{
-    Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind, Optimality, ReportBuilder,
-    StopReason, TimeSplit,
+    Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Optimality,
+    ReportBuilder, StopReason, TimeSplit,
 };
 use super::{Mode, Repair, RepairEvent, Report};
 use crate::{Error, ErrorKind};
@@ -36,6 +36,14 @@ const OPTIMISE_CHECKS: usize = 10;
 /// judged.
 const OPTIMISE_LIST_LIMIT: usize = 100_000;
 
+/// Iterations in a row that teach the loop nothing but to avoid the candidate just judged (a
+/// rejection that offers no fix, or one for hiding an assertion or changing the sequential
+/// final states) after which the loop stops walking the space one candidate at a time: in a
+/// space of at most [`OPTIMISE_LIST_LIMIT`] candidates (or the exhaustive search's limit, if
+/// larger) it judges the candidates in cost order instead, which ends in the cheapest repair
+/// or a proof that there is none.
+const BLIND_ITERATIONS: usize = 5;
+
 /// Runs the loop of `cfg` on `program`.
 pub(super) fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     let mut run = Run::new(cfg, program);
@@ -51,6 +59,9 @@ pub(super) enum Rejection {
     Livelock { problem: String, block_label: String },
     /// The sequential final states changed.
     Sequential,
+    /// Assertions the original checks are reached no more (their labels; see
+    /// [`Run::unreached`]).
+    Unreached(Vec<String>),
 }
 
 impl Rejection {
@@ -61,6 +72,10 @@ impl Rejection {
             Rejection::Sequential => Iteration::new(
                 IterationKind::Sequential,
                 "the final states of complete sequential traces changed".into(),
+            ),
+            Rejection::Unreached(labels) => Iteration::new(
+                IterationKind::Unreached,
+                format!("assertions the original checks are reached no more: {}", labels.join(", ")),
             ),
         }
     }
@@ -92,6 +107,11 @@ struct Original {
     /// The blocked threads of every deadlock reachable after an assertion failed.
     after_failure: Option<BTreeSet<BTreeSet<String>>>,
     sequential: Option<BTreeSet<Vec<i64>>>,
+    /// The assertions some check of the original saw pass, and those it saw fail, and
+    /// whether that is all of them (a check went through the whole space).
+    passed: BTreeSet<String>,
+    failed: BTreeSet<String>,
+    checked_all: bool,
 }
 
 pub(super) struct Run<'a> {
@@ -104,6 +124,8 @@ pub(super) struct Run<'a> {
     /// A program accepted with a deadlock admitted only after a failure, in reserve, and the
     /// number of iterations when it was found.
     reserve: Option<(Accepted, usize)>,
+    /// The number of candidates of the space when it is small enough to list, once counted.
+    listable: Option<Option<usize>>,
 }
 
 /// How many more iterations the loop spends looking for a repair without deadlocks admitted
@@ -114,7 +136,7 @@ impl<'a> Run<'a> {
     pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
         let report = ReportBuilder::new(cfg.mode, program, space.clone());
-        Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None }
+        Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None, listable: None }
     }
 
     /// Runs the loop. A program accepted only because a deadlock of it has the blocked
@@ -137,7 +159,7 @@ impl<'a> Run<'a> {
             }
             _ => stop,
         };
-        if stop == StopReason::Repaired && self.cfg.optimise {
+        if stop == StopReason::Repaired && self.cfg.optimise && self.report.optimality.is_none() {
             self.optimise()?;
         }
         Ok(stop)
@@ -318,6 +340,11 @@ impl<'a> Run<'a> {
                 Err(e) => Err(e),
             };
             self.end_iteration(record);
+            if self.walking() {
+                if let Some(stop) = self.list_the_space()? {
+                    return Ok(stop);
+                }
+            }
             let (candidate, transformations) = match outcome? {
                 Ok(proposal) => proposal,
                 Err(stop) => return Ok(stop),
@@ -354,6 +381,48 @@ impl<'a> Run<'a> {
                 Judgement::Stop(stop) => return Ok(stop),
             }
         }
+    }
+
+    /// Whether the last [`BLIND_ITERATIONS`] iterations taught the loop nothing but to avoid
+    /// their candidates.
+    fn walking(&self) -> bool {
+        let history = &self.report.history;
+        let blind = |i: &Iteration| match i.kind {
+            IterationKind::Unreached | IterationKind::Sequential => true,
+            IterationKind::Bad | IterationKind::Deadlock => i.fixes == 0,
+            _ => false,
+        };
+        history.len() >= BLIND_ITERATIONS && history[history.len() - BLIND_ITERATIONS..].iter().all(blind)
+    }
+
+    /// Judges the candidates of a space small enough to list in cost order, the first
+    /// accepted being the repair (proved the cheapest); `None` when the space is too large.
+    fn list_the_space(&mut self) -> Result<Option<StopReason>, Error> {
+        let limit = self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
+        let space = &self.space;
+        let listable = *self.listable.get_or_insert_with(|| {
+            super::optimum::candidate_count(space).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit)
+        });
+        let Some(size) = listable else { return Ok(None) };
+        let candidates = super::optimum::in_cost_order(&self.space, size)?;
+        let program = self.program;
+        let (stop, checked) = super::optimum::judge_in_order(self, program, candidates)?;
+        let proved_optimal = stop == StopReason::Repaired;
+        self.report.exhaustive = Some(Exhaustive { space_size: size, checked: checked + 1, proved_optimal });
+        let walked = format!(
+            "the loop's last {BLIND_ITERATIONS} candidates were rejected without a lesson beyond themselves, so it \
+             judged the space's candidates in cost order"
+        );
+        Ok(Some(match stop {
+            StopReason::Repaired => {
+                self.report.optimality = Some(Optimality::Proved(format!("{walked} and took the first accepted")));
+                stop
+            }
+            StopReason::NoRepair { .. } => {
+                StopReason::NoRepair { explanation: format!("{walked}: the checker rejects each of its {size}") }
+            }
+            other => other,
+        }))
     }
 
     /// Records an iteration in the history and tells the observer.
@@ -404,6 +473,13 @@ impl<'a> Run<'a> {
         let config = self.check_config().stop_at_first_failure(stop_at_first);
         let result = self.report.timed(explore, || check(program, &config))?;
         self.report.states += result.states;
+        // What a check of the original (the very program the run was given) saw pass.
+        if std::ptr::eq(program, self.program) {
+            self.original.passed.extend(result.passed_assertions.iter().cloned());
+            self.original.failed.extend(result.failures.keys().cloned());
+            let whole = !stop_at_first || matches!(result.verdict, Verdict::Correct);
+            self.original.checked_all |= whole && result.bound.is_none();
+        }
         Ok(result)
     }
 
@@ -458,10 +534,61 @@ impl<'a> Run<'a> {
             let program = self.program;
             let full = self.report.timed(explore, || check(program, &config))?;
             self.report.states += full.states;
+            self.original.passed.extend(full.passed_assertions.iter().cloned());
+            self.original.failed.extend(full.failures.keys().cloned());
             let sets = full.deadlocks_after_failure.keys().map(blocked_threads).collect();
             self.original.after_failure = Some(sets);
         }
         Ok(())
+    }
+
+    /// The assertions the original checks that a candidate, which passes `passed` (all it
+    /// can: the candidate was checked whole and has no failure), reaches no more: it would
+    /// have made them vacuous. Two kinds count:
+    /// - an assertion that passes on some run of the original: it must still pass on some
+    ///   run, or the repair stopped checking what it checks (a wait that never passes moved
+    ///   above it, a branch that no longer runs);
+    /// - an assertion at the top level of its thread's body (outside every branch, loop and
+    ///   procedure) that the original reaches at all: its thread reaches it on every run that
+    ///   gets that far, so a repair that makes it unreachable makes the thread stop before it
+    ///   (a wait that never passes, a section that never runs), hiding even an assertion that
+    ///   can only fail.
+    ///
+    /// An assertion inside a branch that only ever fails (`if (p == 0) { assert(false); }`)
+    /// may become unreachable: its branch no longer runs, which is the repair.
+    ///
+    /// The original's sets are known exactly only after a check of it went through its whole
+    /// space; that check (one, made when a candidate first leaves an assertion unpassed that
+    /// the checks so far do not settle) also gives its deadlocks and livelocks. When a bound
+    /// cuts it short, an assertion it did not see counts as unchecked in the original.
+    fn unreached(&mut self, passed: &BTreeSet<String>) -> Result<Vec<String>, Error> {
+        let program = self.program;
+        let bodies: BTreeSet<BlockId> = program.threads.iter().map(|t| t.body).collect();
+        let unpassed: Vec<(&str, bool)> = program
+            .stmts
+            .iter()
+            .filter(|s| matches!(s.kind, StmtKind::Assert(_)) && !passed.contains(&s.label))
+            .map(|s| (s.label.as_str(), bodies.contains(&s.block)))
+            .collect();
+        if unpassed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lost = |original: &Original| -> Vec<String> {
+            let checked = |&&(label, top): &&(&str, bool)| {
+                original.passed.contains(label) || top && original.failed.contains(label)
+            };
+            unpassed.iter().filter(checked).map(|(label, _)| (*label).to_owned()).collect()
+        };
+        let known = lost(&self.original);
+        if !known.is_empty() || self.original.checked_all {
+            return Ok(known);
+        }
+        let full = self.check_with(program, false)?;
+        if self.original.sets.is_none() {
+            self.record_original_sets(&full);
+        }
+        self.original.checked_all = true;
+        Ok(lost(&self.original))
     }
 
     /// The rule that admits a deadlock of a candidate (the original's deadlocks must be
@@ -560,7 +687,7 @@ impl<'a> Run<'a> {
                 let constraint = learner.arena_mut().outside_sections(&locs, space);
                 learner.require(constraint, &format!("livelock in {block_label}"))?;
             }
-            Rejection::Sequential => {}
+            Rejection::Sequential | Rejection::Unreached(_) => {}
         }
         if let Some(candidate) = &rejected.candidate {
             // Safety net: a rejected candidate is never proposed again, even when what was
@@ -692,6 +819,7 @@ impl<'a> Run<'a> {
             deadlocks: admitted,
             livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
             sequential_final_states: 0,
+            assertions_reached: false,
             unwind_reached: result.unwind_reached,
         };
         if let Some(cex) = failure {
@@ -709,6 +837,12 @@ impl<'a> Run<'a> {
         if let Some(bound) = result.bound {
             // No failure in the part explored: not enough to accept.
             return Ok(Judgement::Stop(self.bound_stop(bound)));
+        }
+        // With no failure, every assertion the candidate reaches passes.
+        let unreached = self.unreached(&result.passed_assertions)?;
+        acceptance.assertions_reached = unreached.is_empty();
+        if !unreached.is_empty() {
+            return Ok(Judgement::Rejected(Rejection::Unreached(unreached)));
         }
         if let Some(stop) = self.ensure_original_sequential()? {
             return Ok(Judgement::Stop(stop));

@@ -16,8 +16,9 @@ pub fn program(name: &str) -> paces::cwhile::Program {
 /// exploring it and the original from scratch: the repaired text parses back to itself and
 /// holds every label a transformation names, no
 /// assertion fails, no deadlock or atomic livelock is new (a deadlock is admitted when the
-/// original reaches it, or a deadlock of the same blocked threads after a failure), and the
-/// sequential final states are the original's.
+/// original reaches it, or a deadlock of the same blocked threads after a failure), every
+/// assertion that passes on some run of the original still passes on some run of the repair,
+/// and the sequential final states are the original's.
 #[track_caller]
 pub fn check_accepted(report: &paces::Report) {
     assert!(report.stop.is_success(), "not repaired: {}", report.stop);
@@ -69,6 +70,16 @@ pub fn check_accepted(report: &paces::Report) {
             assert!(before.livelocks.contains_key(id), "new atomic livelock {id:?}");
         }
     }
+    // Every assertion passes somewhere in the repair, or the original's are needed.
+    let every = repaired.stmts.iter().filter(|s| matches!(s.kind, paces::cwhile::ir::StmtKind::Assert(_)));
+    let unpassed: Vec<&str> =
+        every.map(|s| s.label.as_str()).filter(|l| !after.passed_assertions.contains(*l)).collect();
+    if !unpassed.is_empty() {
+        let before = check(&original, &all.clone().find(FailureKinds::NONE)).expect("the checker runs on the original");
+        assert!(before.bound.is_none(), "the check of the original reached a bound");
+        let lost: Vec<&&str> = unpassed.iter().filter(|l| before.passed_assertions.contains(**l)).collect();
+        assert!(lost.is_empty(), "assertions that pass in the original are reached no more: {lost:?}");
+    }
     let seq = Config::new();
     assert_eq!(
         sequential_final_states(&repaired, &seq).expect("sequential runs of the repair"),
@@ -78,6 +89,7 @@ pub fn check_accepted(report: &paces::Report) {
     if report.stop == StopReason::Repaired {
         let a = report.acceptance.as_ref().expect("a repair records its acceptance");
         assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
+        assert!(a.assertions_reached);
         assert!(a.accepted());
         let kept: Vec<_> = a.deadlocks.iter().map(|d| (d.deadlock.clone(), Some(d.rule))).collect();
         assert_eq!(kept, rules);
