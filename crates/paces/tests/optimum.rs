@@ -4,8 +4,8 @@
 //!
 //! Measured on the first 1,000 programs of the fixed seed (release build): 738 have a space
 //! under the limit and end within the time limit in both runs, and on 737 of those the loop's
-//! cost equals the optimum (or neither repairs); on 2 of them the loop, walking the space
-//! (five candidates in a row rejected without a lesson), judged it in cost order itself. The
+//! cost equals the optimum (or neither repairs); on one of them the loop, walking the space
+//! (five candidates in a row rejected with nothing to generalise), judged it in cost order. The
 //! one miss (`KNOWN_MISSES`) is a program with a loop, where the full LearnGoodUnder's
 //! constraint forbids the cheaper reorder; the optimisation phase reaches the optimum there.
 //! Every compared program without a loop matches. The loop is never cheaper than the optimum.
@@ -217,7 +217,7 @@ fn a_wait_that_never_passes_does_not_repair_by_hiding_an_assertion() {
 /// Program 732 of the seed: the loop proposes a section around an assertion and a wait that
 /// never passes (all or nothing: the section never runs, the assertion is never checked);
 /// the acceptance rejects it as `unreached`. No candidate repairs the program without hiding
-/// the assertion: after five candidates rejected without a lesson the loop stops walking and
+/// the assertion: after five candidates rejected with nothing to generalise the loop stops walking and
 /// judges the space in cost order, which proves it, as the exact search does.
 #[test]
 fn a_section_that_never_runs_is_rejected_as_hiding_its_assertion() {
@@ -232,7 +232,7 @@ thread t2 { y := y + 2; if (z == 2) { assert(x > 0); await(x > 2); } z := y + 0;
     assert!(explanation.contains("judged the space's candidates in cost order"), "{explanation}");
     let listed = looped.exhaustive.as_ref().expect("the loop listed the space");
     assert_eq!(listed.checked, listed.space_size);
-    assert!(looped.iterations < 10, "{} iterations", looped.iterations);
+    assert!(looped.iterations < 15, "{} iterations", looped.iterations);
     let unreached: Vec<_> = looped.history.iter().filter(|i| i.kind == IterationKind::Unreached).collect();
     assert!(!unreached.is_empty(), "no candidate was rejected as hiding an assertion");
     assert!(unreached.iter().all(|i| i.problem.ends_with(": t2.2")), "{:?}", unreached[0].problem);

@@ -288,3 +288,26 @@ thread b { C: x := 1; }",
     let report = Repair::new().run(&p).unwrap();
     assert!(!report.stop.is_success(), "{}", report.stop);
 }
+
+/// In a space too large to list, candidates that keep a change hiding an assertion (a section
+/// of the assertion and a wait that never passes) and add an unrelated swap each time are not
+/// walked one by one: the change they share is learned as the cause, and the loop ends with
+/// "no repair" and the reason (no candidate repairs the program without hiding the
+/// assertion; the fourth thread only makes the space large).
+#[test]
+fn a_change_that_keeps_hiding_an_assertion_is_learned_not_walked_around() {
+    let p = paces::cwhile::parse(
+        "var x = 0, y = 0, z = 0, m = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0, w8 = 0, w9 = 0;
+thread t0 { lock(m); x := 2; unlock(m); }
+thread t1 { while (*) { z := y + 2; z := z + 0; } }
+thread t2 { y := y + 2; if (z == 2) { assert(x > 0); await(x > 2); } z := y + 0; }
+thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 := 1; w9 := 1; }",
+    )
+    .unwrap();
+    assert!(paces::candidate_count(&p.space()).is_some_and(|n| n > 100_000), "the space must be too large to list");
+    let report = Repair::new().run(&p).unwrap();
+    let explanation = no_repair(&report);
+    assert!(explanation.contains("hides assertions (changes shared by"), "{explanation}");
+    assert!(report.exhaustive.is_none());
+    assert!(report.iterations < 30, "{} iterations", report.iterations);
+}

@@ -2,7 +2,7 @@
 //! then repeat (learn from the last rejection, propose a candidate, judge it) until a
 //! candidate is accepted or the run stops.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use paces_constraint::{BlockId, Candidate, Cost, Space, Transformation};
@@ -36,9 +36,8 @@ const OPTIMISE_CHECKS: usize = 10;
 /// judged.
 const OPTIMISE_LIST_LIMIT: usize = 100_000;
 
-/// Iterations in a row that teach the loop nothing but to avoid the candidate just judged (a
-/// rejection that offers no fix, or one for hiding an assertion or changing the sequential
-/// final states) after which the loop stops walking the space one candidate at a time: in a
+/// Iterations in a row whose rejection has nothing to generalise (no fix, or a candidate that
+/// hides an assertion or changes the sequential final states) after which the loop stops walking the space one candidate at a time: in a
 /// space of at most [`OPTIMISE_LIST_LIMIT`] candidates (or the exhaustive search's limit, if
 /// larger) it judges the candidates in cost order instead, which ends in the cheapest repair
 /// or a proof that there is none.
@@ -126,6 +125,9 @@ pub(super) struct Run<'a> {
     reserve: Option<(Accepted, usize)>,
     /// The number of candidates of the space when it is small enough to list, once counted.
     listable: Option<Option<usize>>,
+    /// Per problem rejected candidates had with nothing to generalise: the changes they
+    /// shared, and how many there were (see [`Run::learn_shared_cause`]).
+    causes: BTreeMap<String, (BTreeSet<Transformation>, usize)>,
 }
 
 /// How many more iterations the loop spends looking for a repair without deadlocks admitted
@@ -136,7 +138,17 @@ impl<'a> Run<'a> {
     pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
         let report = ReportBuilder::new(cfg.mode, program, space.clone());
-        Run { cfg, program, space, report, original: Original::default(), learner: None, reserve: None, listable: None }
+        Run {
+            cfg,
+            program,
+            space,
+            report,
+            original: Original::default(),
+            learner: None,
+            reserve: None,
+            listable: None,
+            causes: BTreeMap::new(),
+        }
     }
 
     /// Runs the loop. A program accepted only because a deadlock of it has the blocked
@@ -383,8 +395,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Whether the last [`BLIND_ITERATIONS`] iterations taught the loop nothing but to avoid
-    /// their candidates.
+    /// Whether the last [`BLIND_ITERATIONS`] rejections had nothing to generalise.
     fn walking(&self) -> bool {
         let history = &self.report.history;
         let blind = |i: &Iteration| match i.kind {
@@ -410,8 +421,8 @@ impl<'a> Run<'a> {
         let proved_optimal = stop == StopReason::Repaired;
         self.report.exhaustive = Some(Exhaustive { space_size: size, checked: checked + 1, proved_optimal });
         let walked = format!(
-            "the loop's last {BLIND_ITERATIONS} candidates were rejected without a lesson beyond themselves, so it \
-             judged the space's candidates in cost order"
+            "the loop's last {BLIND_ITERATIONS} candidates were rejected with nothing to generalise, so it judged \
+             the space's candidates in cost order"
         );
         Ok(Some(match stop {
             StopReason::Repaired => {
@@ -676,9 +687,16 @@ impl<'a> Run<'a> {
         record: &mut Iteration,
     ) -> Result<Option<StopReason>, Error> {
         match &rejected.why {
-            Rejection::Trace { kind, cex, .. } => {
+            Rejection::Trace { kind, cex, problem } => {
                 if let Some(stop) = self.learn_from_trace(rejected, *kind, cex, record)? {
                     return Ok(Some(stop));
+                }
+                if let (0, Some(candidate)) = (record.fixes, &rejected.candidate) {
+                    // A new deadlock without a fix already teaches a guess (undo one of the
+                    // moves that led to it); the shared changes are taken as its cause only
+                    // when the same deadlock comes back a third time.
+                    let after = if *kind == IterationKind::Deadlock { 3 } else { 2 };
+                    self.learn_shared_cause(problem, candidate, after)?;
                 }
             }
             Rejection::Livelock { block_label, .. } => {
@@ -687,7 +705,12 @@ impl<'a> Run<'a> {
                 let constraint = learner.arena_mut().outside_sections(&locs, space);
                 learner.require(constraint, &format!("livelock in {block_label}"))?;
             }
-            Rejection::Sequential | Rejection::Unreached(_) => {}
+            Rejection::Unreached(_) => {
+                if let Some(candidate) = &rejected.candidate {
+                    self.learn_shared_cause("hides assertions", candidate, 2)?;
+                }
+            }
+            Rejection::Sequential => {}
         }
         if let Some(candidate) = &rejected.candidate {
             // Safety net: a rejected candidate is never proposed again, even when what was
@@ -697,6 +720,49 @@ impl<'a> Run<'a> {
             learner.require(nogood, "a rejected candidate")?;
         }
         Ok(None)
+    }
+
+    /// Learns from a candidate rejected with nothing to generalise: for hiding assertions
+    /// (no trace), or for a bad trace or new deadlock (`problem`) that offers no fix. The
+    /// no-good alone lets the loop walk: it keeps the changes that cause the problem and adds
+    /// an unrelated one each time, and the same failure comes back. So the changes that every
+    /// candidate rejected for the same problem had in common (since that set last became
+    /// empty) are taken to be its cause, and once `after` such candidates share fewer changes
+    /// than the last one made, the loop requires that not all of the shared changes are made
+    /// together. A guess (a change that causes a problem beside some changes may not beside
+    /// others), named in a conflict's explanation; in a space small enough to list, walking
+    /// still ends in judging the space in cost order.
+    fn learn_shared_cause(&mut self, problem: &str, candidate: &Candidate, after: usize) -> Result<(), Error> {
+        let made: BTreeSet<Transformation> = candidate.transformations(&self.space).into_iter().collect();
+        let (shared, seen) = match self.causes.remove(problem) {
+            Some((before, seen)) => {
+                let shared: BTreeSet<Transformation> = before.intersection(&made).copied().collect();
+                if shared.is_empty() {
+                    (made.clone(), 1)
+                } else {
+                    (shared, seen + 1)
+                }
+            }
+            None => (made.clone(), 1),
+        };
+        if seen >= after && shared.len() < made.len() {
+            let (learner, space) = self.learner();
+            let names: Vec<String> = shared.iter().map(|t| t.display(space).to_string()).collect();
+            let arena = learner.arena_mut();
+            let atoms: Vec<_> = shared
+                .iter()
+                .map(|t| match *t {
+                    Transformation::Swap { first, second } => arena.order(second, first),
+                    Transformation::Atomic { first, last } => arena.atomic(first, last),
+                })
+                .collect();
+            let together = arena.and(atoms);
+            let lesson = arena.not(together);
+            let name = format!("{problem} (changes shared by {seen} rejected candidates): {}", names.join(", "));
+            learner.require(lesson, &name)?;
+        }
+        self.causes.insert(problem.to_owned(), (shared, seen));
+        Ok(())
     }
 
     fn learn_from_trace(
