@@ -691,11 +691,16 @@ impl<'a> Run<'a> {
                 if let Some(stop) = self.learn_from_trace(rejected, *kind, cex, record)? {
                     return Ok(Some(stop));
                 }
-                if let (0, Some(candidate)) = (record.fixes, &rejected.candidate) {
-                    // A new deadlock without a fix already teaches a guess (undo one of the
-                    // moves that led to it); the shared changes are taken as its cause only
-                    // when the same deadlock comes back a third time.
-                    let after = if *kind == IterationKind::Deadlock { 3 } else { 2 };
+                // A new deadlock teaches a guess of its own when its trace has no fix (undo
+                // one of the moves that led to it), and its fixes may be such guesses too: the
+                // shared changes are taken as its cause when the same deadlock comes back a
+                // third time. A bad trace with a fix is progress.
+                let after = match (kind, record.fixes) {
+                    (IterationKind::Deadlock, _) => Some(3),
+                    (_, 0) => Some(2),
+                    _ => None,
+                };
+                if let (Some(after), Some(candidate)) = (after, &rejected.candidate) {
                     self.learn_shared_cause(problem, candidate, after)?;
                 }
             }
@@ -722,9 +727,9 @@ impl<'a> Run<'a> {
         Ok(None)
     }
 
-    /// Learns from a candidate rejected with nothing to generalise: for hiding assertions
-    /// (no trace), or for a bad trace or new deadlock (`problem`) that offers no fix. The
-    /// no-good alone lets the loop walk: it keeps the changes that cause the problem and adds
+    /// Learns from a candidate rejected with little to generalise: for hiding assertions (no
+    /// trace), for a bad trace that offers no fix, or for a new deadlock (`problem`; what its
+    /// trace offers is often a guess). The no-good alone lets the loop walk: it keeps the changes that cause the problem and adds
     /// an unrelated one each time, and the same failure comes back. So the changes that every
     /// candidate rejected for the same problem had in common (since that set last became
     /// empty) are taken to be its cause, and once `after` such candidates share fewer changes
