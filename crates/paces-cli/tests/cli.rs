@@ -271,3 +271,49 @@ fn traces_show_each_step_beside_its_label() {
     assert_eq!(text_of("a.0.set"), Some(serde_json::json!("m := 1")));
     assert_eq!(text_of("b.0"), Some(serde_json::json!("assert(x == 0)")));
 }
+
+/// A repaired Cwhile file is its source with the changed blocks rewritten: the header and
+/// every comment stay, each moved statement with the comment lines above it, and `diff`
+/// shows only the repair.
+#[test]
+fn repair_keeps_the_comments_and_layout_of_a_cwhile_source() {
+    let src = b"// Header: what the model is.
+var x = 0, y = 0, z = 0;
+
+thread writer {
+  // first the flag
+  x := 1;   // the flag
+  y := 1;
+  z := 1;
+}
+
+thread reader {
+  await(x == 1);
+  assert(y == 1);   // the data is there
+}
+";
+    let out = paces(&["repair", "-"], Some(src));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let fixed = text(&out.stdout);
+    let source = text(src);
+    for comment in source.lines().filter_map(|l| l.find("//").map(|i| &l[i..])) {
+        assert!(fixed.contains(comment), "`{comment}` lost:\n{fixed}");
+    }
+    // Only the writer's lines moved: the same lines, in another order, and labels where the
+    // report names a statement.
+    let (before, after): (Vec<&str>, Vec<&str>) = (source.lines().collect(), fixed.lines().collect());
+    assert_eq!(before.len(), after.len(), "{fixed}");
+    assert_eq!(before[..3], after[..3]);
+    assert_eq!(before[9..], after[9..]);
+    let strip = |l: &str| {
+        l.split_once(": ")
+            .filter(|(a, _)| a.trim().starts_with("writer."))
+            .map_or(l.to_owned(), |(a, b)| format!("{}{b}", &a[..a.len() - a.trim_start().len()]))
+    };
+    let mut moved: Vec<String> = after[3..9].iter().map(|l| strip(l)).collect();
+    let mut kept: Vec<String> = before[3..9].iter().map(|l| (*l).to_owned()).collect();
+    moved.sort();
+    kept.sort();
+    assert_eq!(moved, kept, "{fixed}");
+    assert_ne!(after[3..9], before[3..9], "nothing moved:\n{fixed}");
+}

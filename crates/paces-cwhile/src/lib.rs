@@ -59,6 +59,7 @@ mod print;
 mod program;
 mod promela;
 mod snippet;
+mod splice;
 mod syntax;
 
 pub use diag::{render, Diagnostic, Diagnostics, MAX_RENDERED};
@@ -66,6 +67,7 @@ pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};
 pub use print::{print, print_named};
 pub use promela::to_promela;
+pub use splice::print_preserving;
 
 /// Parses and checks a Cwhile program.
 ///

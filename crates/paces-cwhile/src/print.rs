@@ -29,7 +29,7 @@ pub fn print_named(p: &Program, named: &[&str]) -> String {
 }
 
 /// Which statements [`print_named`] labels, indexed by statement id.
-fn shown_labels(p: &Program, named: &[&str]) -> Vec<bool> {
+pub(crate) fn shown_labels(p: &Program, named: &[&str]) -> Vec<bool> {
     let named: FxHashSet<&str> = named.iter().copied().collect();
     let mut shown: Vec<bool> = p.stmts.iter().map(|s| s.explicit_label || named.contains(s.label.as_str())).collect();
     // The label each statement would get back from the parser if printed without one.

@@ -90,10 +90,14 @@ pub fn set_lang(lang: Option<Lang>) {
     let _ = LANG.set(lang);
 }
 
-/// The frontend for an input: `--lang`, else C for a name ending in `.c`, else Cwhile.
+/// The language of an input: `--lang`, else C for a name ending in `.c`, else Cwhile.
+pub fn lang(input: &Input) -> Lang {
+    LANG.get().copied().flatten().unwrap_or(if input.name.ends_with(".c") { Lang::C } else { Lang::Cwhile })
+}
+
+/// The frontend for an input's [`lang`].
 fn frontend(input: &Input) -> fn(&[u8]) -> Result<Program, paces_cwhile::Diagnostics> {
-    let lang = LANG.get().copied().flatten().unwrap_or(if input.name.ends_with(".c") { Lang::C } else { Lang::Cwhile });
-    match lang {
+    match lang(input) {
         Lang::C => paces_c::parse_bytes,
         Lang::Cwhile => paces_cwhile::parse_bytes,
     }

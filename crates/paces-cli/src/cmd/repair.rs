@@ -101,6 +101,18 @@ pub struct Args {
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
 /// the `--unwind` loop bound that some path hit.
+/// A Cwhile input's repair written as its source with only the changed blocks rewritten
+/// (comments and layout kept, see [`paces::cwhile::print_preserving`]); `None` for a C input,
+/// no repair, or a source whose layout does not allow it (the canonical text is printed then).
+fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Report) -> Option<String> {
+    if super::lang(input) != super::Lang::Cwhile || report.stop != paces::StopReason::Repaired {
+        return None;
+    }
+    let source = std::str::from_utf8(&input.bytes).ok()?;
+    let repaired = report.repaired.as_ref()?;
+    paces::cwhile::print_preserving(source, program, repaired, &report.named_labels())
+}
+
 pub fn run(args: &Args) -> Outcome {
     // The time limit counts from here: reading a long program is part of the run.
     let started = std::time::Instant::now();
@@ -158,6 +170,10 @@ pub fn run(args: &Args) -> Outcome {
         }
     }
     let success = report.stop.is_success();
+    let mut report = report;
+    if let Some(text) = preserved(&input, &program, &report) {
+        report.repaired_text = Some(text);
+    }
     let written = match (&report.repaired_text, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
             Ok(()) => Outcome::Success,

@@ -354,6 +354,15 @@ pub(super) struct ReportBuilder {
     accepted: Option<Accepted>,
 }
 
+impl Report {
+    /// The labels the transformations name (both items of a swap, both ends of an added
+    /// section), in their order: the labels [`Report::repaired_text`] prints besides the
+    /// written ones, and what [`paces_cwhile::print_preserving`] should be given.
+    pub fn named_labels(&self) -> Vec<&str> {
+        named_labels(&self.space, &self.transformations)
+    }
+}
+
 impl ReportBuilder {
     pub(super) fn new(mode: Mode, program: &Program, space: Space) -> ReportBuilder {
         ReportBuilder {

@@ -1,0 +1,195 @@
+//! `print_preserving`: a transformed program written as its source with only the changed
+//! blocks rewritten; every comment kept, each moved statement with its own.
+
+use expect_test::{expect, Expect};
+use paces_constraint::{Candidate, Transformation};
+use paces_cwhile::{parse, print_named, print_preserving};
+
+/// A model with a header, comments above and beside statements, a procedure and two threads.
+const MODEL: &str = "// A model of a driver's open and close.
+// The header explains the model; a repair must keep it.
+var open = 0, power = 0, m = 0;
+
+proc helper {
+  // unchanged procedure
+  power := 0;
+}
+
+thread opener {
+  // take the device
+  A: open := 1;   // counted
+  /* the power comes after */
+  B: power := 1;
+  C: assert(power == 1 || open == 0);
+}
+
+thread closer {
+  D: open := 0;
+  helper();
+}
+";
+
+/// Applies `steps` (swaps and sections named by label) to `source` and prints the result
+/// preserving the source; compares with `expect` and checks that it reads back as the
+/// transformed program.
+#[track_caller]
+fn check(source: &str, steps: &[(&str, &str, bool)], named: &[&str], expect: Expect) {
+    let p = parse(source).unwrap();
+    let space = p.space();
+    let l = |n: &str| p.loc(n).unwrap();
+    let steps: Vec<Transformation> = steps
+        .iter()
+        .map(|&(a, b, section)| {
+            if section {
+                Transformation::Atomic { first: l(a), last: l(b) }
+            } else {
+                Transformation::Swap { first: l(a), second: l(b) }
+            }
+        })
+        .collect();
+    let c = Candidate::apply(&space, &steps).unwrap();
+    let q = p.apply(&c).unwrap();
+    let text = print_preserving(source, &p, &q, named).expect("the layout allows it");
+    expect.assert_eq(&text);
+    let back = parse(&text).unwrap();
+    assert_eq!(print_named(&back, named), print_named(&q, named));
+}
+
+#[test]
+fn a_swap_moves_statements_with_their_comments() {
+    check(
+        MODEL,
+        &[("A", "B", false)],
+        &["A", "B"],
+        expect![[r#"
+            // A model of a driver's open and close.
+            // The header explains the model; a repair must keep it.
+            var open = 0, power = 0, m = 0;
+
+            proc helper {
+              // unchanged procedure
+              power := 0;
+            }
+
+            thread opener {
+              // take the device
+              /* the power comes after */
+              B: power := 1;
+              A: open := 1;   // counted
+              C: assert(power == 1 || open == 0);
+            }
+
+            thread closer {
+              D: open := 0;
+              helper();
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn an_added_section_wraps_its_statements_one_level_deeper() {
+    check(
+        MODEL,
+        &[("A", "B", true)],
+        &["A", "B"],
+        expect![[r#"
+            // A model of a driver's open and close.
+            // The header explains the model; a repair must keep it.
+            var open = 0, power = 0, m = 0;
+
+            proc helper {
+              // unchanged procedure
+              power := 0;
+            }
+
+            thread opener {
+              // take the device
+              atomic {
+                A: open := 1;   // counted
+                /* the power comes after */
+                B: power := 1;
+              }
+              C: assert(power == 1 || open == 0);
+            }
+
+            thread closer {
+              D: open := 0;
+              helper();
+            }
+        "#]],
+    );
+}
+
+/// Unlabelled statements that move get the labels the report names them by.
+#[test]
+fn moved_statements_get_the_labels_the_report_uses() {
+    let source = "var a, b;\nthread t {\n  // first\n  a := 1;\n  b := 1; // second\n}\n";
+    check(
+        source,
+        &[("t.0", "t.1", false)],
+        &["t.0", "t.1"],
+        expect![[r#"
+            var a, b;
+            thread t {
+              // first
+              t.1: b := 1; // second
+              t.0: a := 1;
+            }
+        "#]],
+    );
+}
+
+/// Nothing changed: the source comes back byte for byte.
+#[test]
+fn an_unchanged_program_is_its_source() {
+    let p = parse(MODEL).unwrap();
+    let c = Candidate::original(&p.space());
+    let q = p.apply(&c).unwrap();
+    assert_eq!(print_preserving(MODEL, &p, &q, &[]).as_deref(), Some(MODEL));
+}
+
+/// Two statements on one line cannot move apart by lines: the caller prints canonically.
+#[test]
+fn statements_sharing_a_line_fall_back() {
+    let source = "var a, b;\nthread t { a := 1; b := 1; }\n";
+    let p = parse(source).unwrap();
+    let space = p.space();
+    let steps = [Transformation::Swap { first: p.loc("t.0").unwrap(), second: p.loc("t.1").unwrap() }];
+    let q = p.apply(&Candidate::apply(&space, &steps).unwrap()).unwrap();
+    assert_eq!(print_preserving(source, &p, &q, &["t.0", "t.1"]), None);
+}
+
+/// A section over every statement of a block, one of them compound (the block then holds only
+/// the section).
+#[test]
+fn a_section_over_a_whole_block_keeps_the_compound_statement_inside() {
+    let source = "var a, b;
+thread t {
+  // take it
+  A: a := 1;
+  B: if (a == 1) {
+    // set it
+    b := 1;
+  }
+}
+";
+    check(
+        source,
+        &[("A", "B", true)],
+        &["A", "B"],
+        expect![[r#"
+            var a, b;
+            thread t {
+              // take it
+              atomic {
+                A: a := 1;
+                B: if (a == 1) {
+                  // set it
+                  b := 1;
+                }
+              }
+            }
+        "#]],
+    );
+}
