@@ -1,10 +1,11 @@
 //! Constraints about candidates rather than traces: what a CEGIS loop states when a checker
 //! rejects a candidate for a reason no trace explains in full (a rejected candidate never to be
-//! proposed again, a move to undo, a statement to keep out of sections).
+//! proposed again, a move to undo, changes not to make together, a statement to keep out of
+//! sections).
 
 use std::collections::BTreeSet;
 
-use crate::{Arena, Candidate, Loc, NodeId, Space};
+use crate::{Arena, Candidate, Loc, NodeId, Space, Transformation};
 
 impl Arena {
     /// A constraint every candidate satisfies except those with `candidate`'s block orders and
@@ -85,6 +86,23 @@ impl Arena {
         self.or(options)
     }
 
+    /// "Not all of `steps` together": false exactly on the candidates that make every one of
+    /// them (a swap: its second item before its first, or both in one section, as an `Order`
+    /// atom holds; a section: its two ends in one section). What a loop states when it takes
+    /// the changes that candidates rejected for one problem shared as that problem's cause.
+    /// `false` for no steps.
+    pub fn not_all_of(&mut self, steps: &[Transformation]) -> NodeId {
+        let atoms: Vec<NodeId> = steps
+            .iter()
+            .map(|t| match *t {
+                Transformation::Swap { first, second } => self.order(second, first),
+                Transformation::Atomic { first, last } => self.atomic(first, last),
+            })
+            .collect();
+        let all = self.and(atoms);
+        self.not(all)
+    }
+
     /// "None of `locs` lies in an added section": for each, no section atom with another item
     /// of its block, nor a section holding it alone. Locations outside the space are ignored.
     pub fn outside_sections(&mut self, locs: &[Loc], space: &Space) -> NodeId {
@@ -108,7 +126,7 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Arena, Candidate, ItemInfo, Loc, Space, SpaceBuilder};
+    use crate::{Arena, Candidate, ItemInfo, Loc, Space, SpaceBuilder, Transformation};
 
     /// One block `a b c` whose items may all be reordered and put in sections.
     fn space() -> Space {
@@ -190,6 +208,27 @@ mod tests {
         }
         // c is in no section and was not moved: nothing to undo.
         assert_eq!(arena.undo_a_move(&[c].into(), &sectioned, &space), arena.tru());
+    }
+
+    #[test]
+    fn not_all_of_excludes_the_candidates_that_make_every_step() {
+        let space = space();
+        let [a, b, c] = locs(&space, &["a", "b", "c"])[..] else { unreachable!() };
+        let steps = [Transformation::Swap { first: a, second: b }, Transformation::Atomic { first: b, last: c }];
+        let mut arena = Arena::new();
+        let root = arena.not_all_of(&steps);
+        let both = Candidate::new(&space, vec![vec![b, a, c]], &[(b, c)]).unwrap();
+        let swap_only = Candidate::new(&space, vec![vec![b, a, c]], &[]).unwrap();
+        let section_only = Candidate::new(&space, vec![vec![a, b, c]], &[(b, c)]).unwrap();
+        assert!(!arena.eval(root, &both));
+        assert!(arena.eval(root, &swap_only));
+        assert!(arena.eval(root, &section_only));
+        assert!(arena.eval(root, &Candidate::original(&space)));
+        for other in Candidate::enumerate(&space, 10_000).unwrap() {
+            let makes_both = other.holds_order(b, a) && other.in_one_section(b, c);
+            assert_eq!(arena.eval(root, &other), !makes_both, "{other:?}");
+        }
+        assert_eq!(arena.not_all_of(&[]), arena.fals());
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! changed blocks rewritten, so that comments and layout stay where statements did not move.
 
 use paces_constraint::BlockId;
-use rustc_hash::FxHashMap;
 
 use crate::ir::{Program, StmtId, StmtKind};
 use crate::print::{print_named, shown_labels};
@@ -45,25 +44,21 @@ struct Splice<'a> {
     source: &'a str,
     original: &'a Program,
     changed: &'a Program,
-    /// Per label: the original's statement.
-    by_label: FxHashMap<&'a str, StmtId>,
     /// Per statement of `changed`: whether its label is printed.
     shown: Vec<bool>,
 }
 
 impl<'a> Splice<'a> {
     fn new(source: &'a str, original: &'a Program, changed: &'a Program, named: &[&str]) -> Option<Self> {
-        let by_label =
-            original.stmts.iter().enumerate().filter_map(|(i, s)| Some((s.label.as_str(), StmtId::new(i)?))).collect();
         let shown = shown_labels(changed, named);
         let in_source = |s: &crate::ir::Stmt| (s.span.end as usize) <= source.len() && s.span.start < s.span.end;
-        original.stmts.iter().all(in_source).then_some(Splice { source, original, changed, by_label, shown })
+        original.stmts.iter().all(in_source).then_some(Splice { source, original, changed, shown })
     }
 
     /// The original's statement a statement of `changed` is, or `None` for an added section.
     fn origin(&self, id: StmtId) -> Option<StmtId> {
         let s = &self.changed.stmts[id.index()];
-        let o = *self.by_label.get(s.label.as_str())?;
+        let o = self.original.stmt_at(self.original.loc(&s.label)?)?;
         (self.original.stmts[o.index()].span == s.span).then_some(o)
     }
 

@@ -34,6 +34,28 @@ thread closer {
 /// transformed program.
 #[track_caller]
 fn check(source: &str, steps: &[(&str, &str, bool)], named: &[&str], expect: Expect) {
+    expect.assert_eq(&preserved(source, steps, named));
+}
+
+/// Applies `steps` to `MODEL`, whose steps all lie in thread `opener`: compares that thread's
+/// text with `expect`, and checks that everything else is the source byte for byte.
+#[track_caller]
+fn check_opener(steps: &[(&str, &str, bool)], expect: Expect) {
+    let text = preserved(MODEL, steps, &["A", "B"]);
+    let opener = |t: &str| {
+        let start = t.find("thread opener {").unwrap();
+        start..start + t[start..].find("\n}\n").unwrap() + 3
+    };
+    let (new, old) = (opener(&text), opener(MODEL));
+    expect.assert_eq(&text[new.clone()]);
+    assert_eq!(text[..new.start], MODEL[..old.start]);
+    assert_eq!(text[new.end..], MODEL[old.end..]);
+}
+
+/// The text of `steps` applied to `source`, printed preserving the source, after checking
+/// that it reads back as the transformed program.
+#[track_caller]
+fn preserved(source: &str, steps: &[(&str, &str, bool)], named: &[&str]) -> String {
     let p = parse(source).unwrap();
     let space = p.space();
     let l = |n: &str| p.loc(n).unwrap();
@@ -50,27 +72,16 @@ fn check(source: &str, steps: &[(&str, &str, bool)], named: &[&str], expect: Exp
     let c = Candidate::apply(&space, &steps).unwrap();
     let q = p.apply(&c).unwrap();
     let text = print_preserving(source, &p, &q, named).expect("the layout allows it");
-    expect.assert_eq(&text);
     let back = parse(&text).unwrap();
     assert_eq!(print_named(&back, named), print_named(&q, named));
+    text
 }
 
 #[test]
 fn a_swap_moves_statements_with_their_comments() {
-    check(
-        MODEL,
+    check_opener(
         &[("A", "B", false)],
-        &["A", "B"],
         expect![[r#"
-            // A model of a driver's open and close.
-            // The header explains the model; a repair must keep it.
-            var open = 0, power = 0, m = 0;
-
-            proc helper {
-              // unchanged procedure
-              power := 0;
-            }
-
             thread opener {
               // take the device
               /* the power comes after */
@@ -78,31 +89,15 @@ fn a_swap_moves_statements_with_their_comments() {
               A: open := 1;   // counted
               C: assert(power == 1 || open == 0);
             }
-
-            thread closer {
-              D: open := 0;
-              helper();
-            }
         "#]],
     );
 }
 
 #[test]
 fn an_added_section_wraps_its_statements_one_level_deeper() {
-    check(
-        MODEL,
+    check_opener(
         &[("A", "B", true)],
-        &["A", "B"],
         expect![[r#"
-            // A model of a driver's open and close.
-            // The header explains the model; a repair must keep it.
-            var open = 0, power = 0, m = 0;
-
-            proc helper {
-              // unchanged procedure
-              power := 0;
-            }
-
             thread opener {
               // take the device
               atomic {
@@ -111,11 +106,6 @@ fn an_added_section_wraps_its_statements_one_level_deeper() {
                 B: power := 1;
               }
               C: assert(power == 1 || open == 0);
-            }
-
-            thread closer {
-              D: open := 0;
-              helper();
             }
         "#]],
     );

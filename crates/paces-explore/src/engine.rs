@@ -70,8 +70,9 @@ pub(crate) enum Outcome {
     Disabled { assume: bool },
     /// The loop bound (`unwind`) forbids the step.
     Unwound,
-    /// The step was taken; whether it failed (assertion or division by zero).
-    Done { failed: bool },
+    /// The step was taken; whether it failed (assertion or division by zero), and whether it
+    /// is an `assert` that passed.
+    Done { failed: bool, passed: bool },
 }
 
 /// The result of running an atomic region to its ends.
@@ -601,11 +602,6 @@ impl<'c> Engine<'c> {
         self.apply_step(s, t, opt, true)
     }
 
-    /// Whether step `step` of thread `t` is an `assert`.
-    pub(crate) fn is_assert(&self, t: usize, step: u32) -> bool {
-        matches!(self.c.threads[t].steps[step as usize].kind, StepKind::Assert(_))
-    }
-
     /// Whether taking option `opt` of thread `t` in `s` divides (or takes a remainder) by zero.
     pub(crate) fn divides_by_zero(&self, s: &[i64], t: usize, opt: &Opt) -> bool {
         let (g, l) = self.split(s, t);
@@ -625,6 +621,7 @@ impl<'c> Engine<'c> {
         let mut div0 = false;
         let (g, l) = self.split(s, t);
         let mut failed = false;
+        let mut asserted = false;
         let mut write: Option<(VarRef, i64)> = None;
         match &st.kind {
             StepKind::Assume(c) => {
@@ -637,7 +634,10 @@ impl<'c> Engine<'c> {
                     return Outcome::Disabled { assume: false };
                 }
             }
-            StepKind::Assert(c) => failed = c.eval(g, l, &mut div0) == 0,
+            StepKind::Assert(c) => {
+                failed = c.eval(g, l, &mut div0) == 0;
+                asserted = true;
+            }
             StepKind::Assign(v, c) => write = Some((*v, c.eval(g, l, &mut div0))),
             StepKind::Skip => {}
         }
@@ -657,7 +657,7 @@ impl<'c> Engine<'c> {
         if let (true, Some(f)) = (failed, self.lay.flag) {
             s[f] = 1;
         }
-        Outcome::Done { failed }
+        Outcome::Done { failed, passed: asserted && !failed }
     }
 
     /// Leaves the atomic region silently (the point must allow it); false when the loop bound
@@ -720,12 +720,12 @@ impl<'c> Engine<'c> {
             next.clear();
             next.extend_from_slice(state);
             match self.apply(next, t, &p.options[0]) {
-                Outcome::Done { failed } => {
+                Outcome::Done { failed, passed } => {
                     prefix.push(0);
                     if failed {
                         noted.fails.push(prefix.clone());
                     }
-                    if !failed && self.is_assert(t, p.options[0].step) {
+                    if passed {
                         noted.asserts.push(p.options[0].step);
                     }
                     std::mem::swap(state, next);
@@ -836,14 +836,14 @@ impl<'c> Engine<'c> {
                     out.waited |= !assume;
                 }
                 Outcome::Unwound => out.unwound = true,
-                Outcome::Done { failed } => {
+                Outcome::Done { failed, passed } => {
                     let next = next.into_boxed_slice();
                     if !self.in_region(&next, t) {
                         g.exits[from as usize] = true;
                         if failed {
                             g.fails.push((from, i as u16, opts[i].step, None));
                         }
-                        if !failed && self.is_assert(t, opts[i].step) {
+                        if passed {
                             g.asserts.push((opts[i].step, None));
                         }
                         if exit_seen.insert(next.clone()) {
@@ -885,7 +885,7 @@ impl<'c> Engine<'c> {
                     if failed {
                         g.fails.push((from, i as u16, opts[i].step, Some(to)));
                     }
-                    if !failed && self.is_assert(t, opts[i].step) {
+                    if passed {
                         g.asserts.push((opts[i].step, Some(to)));
                     }
                 }
@@ -920,11 +920,11 @@ impl<'c> Engine<'c> {
             }
             let before: SmallVec<[i64; 64]> = SmallVec::from_slice(s);
             match self.apply(s, t, &p.options[0]) {
-                Outcome::Done { failed } => {
+                Outcome::Done { failed, passed } => {
                     if failed {
                         fails.push(path.len());
                     }
-                    if !failed && self.is_assert(t, p.options[0].step) {
+                    if passed {
                         asserts.push((t as u16, p.options[0].step));
                     }
                     path.push(0);
@@ -996,13 +996,12 @@ impl<'c> Engine<'c> {
                     regions.cut(region(), &mut cut);
                     exp.unwound = true;
                 }
-                Outcome::Done { failed } => {
+                Outcome::Done { failed, passed } => {
                     exp.transitions += 1;
                     if self.in_region(&next, t) {
                         // No path gets through: the thread waits before the block when some
                         // path stopped at a false `await`, and is cut otherwise.
-                        let entry =
-                            Entry { failed, assert: (!failed && self.is_assert(t, opt.step)).then_some(opt.step) };
+                        let entry = Entry { failed, assert: passed.then_some(opt.step) };
                         match self.enter_region(t, i, entry, &mut next, exp) {
                             Some(true) => regions.wait(region(), i as u16, &mut exp.blocked),
                             Some(false) => regions.cut(region(), &mut cut),
@@ -1012,7 +1011,7 @@ impl<'c> Engine<'c> {
                         if failed {
                             exp.found.push(Found::Fail { thread: t as u16, opt: i as u16, internal: Vec::new() });
                         }
-                        if !failed && self.is_assert(t, opt.step) {
+                        if passed {
                             exp.asserts.push((t as u16, opt.step));
                         }
                         let mut path = std::mem::take(&mut exp.path);

@@ -267,7 +267,7 @@ impl<'e, 'c> Enumerator<'e, 'c> {
         let mut out = Vec::new();
         for opt in &code.points[e.pc(s, t)].options {
             let mut next = s.to_vec();
-            let Outcome::Done { failed: false } = e.apply(&mut next, t, opt) else { continue };
+            let Outcome::Done { failed: false, .. } = e.apply(&mut next, t, opt) else { continue };
             let first = XStep { thread: t, step: opt.step, fresh: true };
             if !e.in_region(&next, t) {
                 out.push((t, vec![first], next));
@@ -285,7 +285,7 @@ impl<'e, 'c> Enumerator<'e, 'c> {
                     }
                     let o = &code.points[e.pc(&st, t)].options[i as usize];
                     xs.push(XStep { thread: t, step: o.step, fresh: false });
-                    if e.apply(&mut st, t, o) != (Outcome::Done { failed: false }) {
+                    if !matches!(e.apply(&mut st, t, o), Outcome::Done { failed: false, .. }) {
                         ok = false;
                         break;
                     }

@@ -94,7 +94,7 @@ pub(crate) fn take(e: &Engine<'_>, conf: &Conf, x: XStep) -> Result<(Conf, bool)
         Outcome::Disabled { assume: false } => Err("its await condition does not hold".into()),
         Outcome::Disabled { assume: true } => Err("its assume condition is false: the trace is cut here".into()),
         Outcome::Unwound => Err("the loop bound forbids it".into()),
-        Outcome::Done { failed } => {
+        Outcome::Done { failed, .. } => {
             let holder = e.in_region(&s, x.thread).then_some(x.thread);
             Ok((Conf { state: s, holder }, failed))
         }

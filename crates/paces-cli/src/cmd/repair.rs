@@ -98,9 +98,6 @@ pub struct Args {
     pub bounds: CheckerArgs,
 }
 
-/// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
-/// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
-/// the `--unwind` loop bound that some path hit.
 /// A Cwhile input's repair written as its source with only the changed blocks rewritten
 /// (comments and layout kept, see [`paces::cwhile::print_preserving`]); `None` for a C input,
 /// no repair, or a source whose layout does not allow it (the canonical text is printed then).
@@ -113,6 +110,9 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
     paces::cwhile::print_preserving(source, program, repaired, &report.named_labels())
 }
 
+/// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
+/// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
+/// the `--unwind` loop bound that some path hit.
 pub fn run(args: &Args) -> Outcome {
     // The time limit counts from here: reading a long program is part of the run.
     let started = std::time::Instant::now();

@@ -113,6 +113,14 @@ struct Original {
     checked_all: bool,
 }
 
+impl Original {
+    /// Notes what a check of the original saw pass and fail.
+    fn saw(&mut self, result: &CheckResult) {
+        self.passed.extend(result.passed_assertions.iter().cloned());
+        self.failed.extend(result.failures.keys().cloned());
+    }
+}
+
 pub(super) struct Run<'a> {
     cfg: &'a Repair,
     program: &'a Program,
@@ -191,9 +199,9 @@ impl<'a> Run<'a> {
         let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
             Optimality::Proved("a single swap is the least change, and the original program is rejected".into())
         } else {
-            let searched = match super::optimum::candidate_count(&self.space).and_then(|n| usize::try_from(n).ok()) {
-                Some(n) if n <= self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT) => self.optimise_by_listing(cost, n),
-                _ => self.optimise_by_learning(cost),
+            let searched = match self.listable() {
+                Some(n) => self.optimise_by_listing(cost, n),
+                None => self.optimise_by_learning(cost),
             };
             match searched {
                 Err(e) if *e.kind() == ErrorKind::Deadline => Optimality::CheapestFound(
@@ -409,12 +417,7 @@ impl<'a> Run<'a> {
     /// Judges the candidates of a space small enough to list in cost order, the first
     /// accepted being the repair (proved the cheapest); `None` when the space is too large.
     fn list_the_space(&mut self) -> Result<Option<StopReason>, Error> {
-        let limit = self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
-        let space = &self.space;
-        let listable = *self.listable.get_or_insert_with(|| {
-            super::optimum::candidate_count(space).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit)
-        });
-        let Some(size) = listable else { return Ok(None) };
+        let Some(size) = self.listable() else { return Ok(None) };
         let candidates = super::optimum::in_cost_order(&self.space, size)?;
         let program = self.program;
         let (stop, checked) = super::optimum::judge_in_order(self, program, candidates)?;
@@ -434,6 +437,16 @@ impl<'a> Run<'a> {
             }
             other => other,
         }))
+    }
+
+    /// The number of candidates of the space when it is small enough to list (at most
+    /// [`OPTIMISE_LIST_LIMIT`], or the exhaustive search's limit if larger); counted once.
+    fn listable(&mut self) -> Option<usize> {
+        let limit = self.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
+        let space = &self.space;
+        *self.listable.get_or_insert_with(|| {
+            super::optimum::candidate_count(space).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit)
+        })
     }
 
     /// Records an iteration in the history and tells the observer.
@@ -486,8 +499,7 @@ impl<'a> Run<'a> {
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.
         if std::ptr::eq(program, self.program) {
-            self.original.passed.extend(result.passed_assertions.iter().cloned());
-            self.original.failed.extend(result.failures.keys().cloned());
+            self.original.saw(&result);
             let whole = !stop_at_first || matches!(result.verdict, Verdict::Correct);
             self.original.checked_all |= whole && result.bound.is_none();
         }
@@ -545,8 +557,7 @@ impl<'a> Run<'a> {
             let program = self.program;
             let full = self.report.timed(explore, || check(program, &config))?;
             self.report.states += full.states;
-            self.original.passed.extend(full.passed_assertions.iter().cloned());
-            self.original.failed.extend(full.failures.keys().cloned());
+            self.original.saw(&full);
             let sets = full.deadlocks_after_failure.keys().map(blocked_threads).collect();
             self.original.after_failure = Some(sets);
         }
@@ -569,9 +580,10 @@ impl<'a> Run<'a> {
     /// may become unreachable: its branch no longer runs, which is the repair.
     ///
     /// The original's sets are known exactly only after a check of it went through its whole
-    /// space; that check (one, made when a candidate first leaves an assertion unpassed that
-    /// the checks so far do not settle) also gives its deadlocks and livelocks. When a bound
-    /// cuts it short, an assertion it did not see counts as unchecked in the original.
+    /// space: the one that gives its deadlocks and livelocks, made here if no candidate needed
+    /// it yet, when a candidate first leaves an assertion unpassed that the checks so far do
+    /// not settle. When a bound cut it short, an assertion it did not see counts as unchecked
+    /// in the original.
     fn unreached(&mut self, passed: &BTreeSet<String>) -> Result<Vec<String>, Error> {
         let program = self.program;
         let bodies: BTreeSet<BlockId> = program.threads.iter().map(|t| t.body).collect();
@@ -594,10 +606,7 @@ impl<'a> Run<'a> {
         if !known.is_empty() || self.original.checked_all {
             return Ok(known);
         }
-        let full = self.check_with(program, false)?;
-        if self.original.sets.is_none() {
-            self.record_original_sets(&full);
-        }
+        self.ensure_original_sets()?;
         self.original.checked_all = true;
         Ok(lost(&self.original))
     }
@@ -739,30 +748,17 @@ impl<'a> Run<'a> {
     /// still ends in judging the space in cost order.
     fn learn_shared_cause(&mut self, problem: &str, candidate: &Candidate, after: usize) -> Result<(), Error> {
         let made: BTreeSet<Transformation> = candidate.transformations(&self.space).into_iter().collect();
-        let (shared, seen) = match self.causes.remove(problem) {
-            Some((before, seen)) => {
-                let shared: BTreeSet<Transformation> = before.intersection(&made).copied().collect();
-                if shared.is_empty() {
-                    (made.clone(), 1)
-                } else {
-                    (shared, seen + 1)
-                }
-            }
-            None => (made.clone(), 1),
-        };
+        let (shared, seen) = self
+            .causes
+            .remove(problem)
+            .map(|(before, seen)| (before.intersection(&made).copied().collect::<BTreeSet<_>>(), seen + 1))
+            .filter(|(shared, _)| !shared.is_empty())
+            .unwrap_or_else(|| (made.clone(), 1));
         if seen >= after && shared.len() < made.len() {
             let (learner, space) = self.learner();
             let names: Vec<String> = shared.iter().map(|t| t.display(space).to_string()).collect();
-            let arena = learner.arena_mut();
-            let atoms: Vec<_> = shared
-                .iter()
-                .map(|t| match *t {
-                    Transformation::Swap { first, second } => arena.order(second, first),
-                    Transformation::Atomic { first, last } => arena.atomic(first, last),
-                })
-                .collect();
-            let together = arena.and(atoms);
-            let lesson = arena.not(together);
+            let steps: Vec<Transformation> = shared.iter().copied().collect();
+            let lesson = learner.arena_mut().not_all_of(&steps);
             let name = format!("{problem} (changes shared by {seen} rejected candidates): {}", names.join(", "));
             learner.require(lesson, &name)?;
         }
