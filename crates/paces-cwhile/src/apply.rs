@@ -130,21 +130,23 @@ impl Builder<'_> {
         self.p.stmt_at(loc)
     }
 
-    fn var(&self, v: VarIdx, span: Span) -> ast::Name {
-        name(crate::print::var_name(self.p, v), span)
+    /// A variable as a statement of `owner` names it (`PROC.NAME` for a callee's local).
+    fn var(&self, v: VarIdx, owner: Option<Owner>, span: Span) -> ast::Name {
+        name(&crate::print::var_text(self.p, v, owner), span)
     }
 
     fn stmt(&mut self, id: StmtId) -> ast::Stmt {
         let s = &self.p.stmts[id.index()];
         let span = s.span;
-        let e = |e: &Expr| self.expr(e, span);
+        let owner = crate::print::owner_of(self.p, s);
+        let e = |e: &Expr| self.expr(e, owner, span);
         let cond = |c: &Cond| match c {
             Cond::Star => None,
-            Cond::Expr { cond, .. } => Some(self.expr(cond, span)),
+            Cond::Expr { cond, .. } => Some(self.expr(cond, owner, span)),
         };
         use ast::StmtKind as A;
         let kind = match &s.kind {
-            StmtKind::Assign { var, expr } => A::Assign(self.var(*var, span), e(expr)),
+            StmtKind::Assign { var, expr } => A::Assign(self.var(*var, owner, span), e(expr)),
             StmtKind::Assume(x) => A::Assume(e(x)),
             StmtKind::Await(x) => A::Await(e(x)),
             StmtKind::Assert(x) => A::Assert(e(x)),
@@ -162,17 +164,17 @@ impl Builder<'_> {
             StmtKind::Atomic(b) => A::Atomic(ast::Block { stmts: self.block(*b), span }),
             StmtKind::NoReorder(b) => A::NoReorder(ast::Block { stmts: self.block(*b), span }),
             StmtKind::Call(q) => A::Call(name(self.p.procs.get(q.index()).map_or("?", |q| q.name.as_str()), span)),
-            StmtKind::Lock { var, .. } => A::Lock(self.var(*var, span)),
-            StmtKind::Unlock(v) => A::Unlock(self.var(*v, span)),
-            StmtKind::Down { var, .. } => A::Down(self.var(*var, span)),
-            StmtKind::Up(v) => A::Up(self.var(*v, span)),
+            StmtKind::Lock { var, .. } => A::Lock(self.var(*var, owner, span)),
+            StmtKind::Unlock(v) => A::Unlock(self.var(*v, owner, span)),
+            StmtKind::Down { var, .. } => A::Down(self.var(*var, owner, span)),
+            StmtKind::Up(v) => A::Up(self.var(*v, owner, span)),
         };
         let mut st = ast::Stmt::new(kind, span);
         st.label = Some(ast::Label { text: s.label.clone(), span, explicit: s.explicit_label });
         st
     }
 
-    fn expr(&self, e: &Expr, span: Span) -> ast::Expr {
+    fn expr(&self, e: &Expr, owner: Option<Owner>, span: Span) -> ast::Expr {
         match e {
             Expr::Int(v) if *v < 0 => {
                 let lit = ast::Expr::leaf(ExprKind::Lit(Lit::Num(u128::from(v.unsigned_abs()))), span);
@@ -180,12 +182,11 @@ impl Builder<'_> {
             }
             Expr::Int(v) => ast::Expr::leaf(ExprKind::Lit(Lit::Num(*v as u128)), span),
             Expr::Bool(b) => ast::Expr::leaf(ExprKind::Lit(Lit::Bool(*b)), span),
-            Expr::Var(v) => ast::Expr::leaf(ExprKind::Var(self.var(*v, span)), span),
-            Expr::Unary(op, a) => ast::Expr::unary(*op, self.expr(a, span), span),
-            Expr::Chain(c) => c
-                .links()
-                .iter()
-                .fold(self.expr(c.first(), span), |acc, (op, e)| ast::Expr::binary(*op, acc, self.expr(e, span), span)),
+            Expr::Var(v) => ast::Expr::leaf(ExprKind::Var(self.var(*v, owner, span)), span),
+            Expr::Unary(op, a) => ast::Expr::unary(*op, self.expr(a, owner, span), span),
+            Expr::Chain(c) => c.links().iter().fold(self.expr(c.first(), owner, span), |acc, (op, e)| {
+                ast::Expr::binary(*op, acc, self.expr(e, owner, span), span)
+            }),
         }
     }
 }

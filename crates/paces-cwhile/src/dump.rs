@@ -60,7 +60,7 @@ impl Program {
                 s.label,
                 if s.explicit_label { "" } else { " (generated)" },
                 s.block,
-                head(self, &s.kind),
+                head(self, s),
                 names(self.reads(id)),
                 names(self.writes(id)),
                 self.weight(id),
@@ -76,7 +76,13 @@ impl Program {
                 _ => Vec::new(),
             };
             for (step, what) in steps {
-                let _ = writeln!(out, "    {} {}: {what} {}", step.loc, step.label, expr(self, &step.expr));
+                let _ = writeln!(
+                    out,
+                    "    {} {}: {what} {}",
+                    step.loc,
+                    step.label,
+                    expr(self, &step.expr, crate::print::owner_of(self, s))
+                );
             }
         }
         let _ = writeln!(out, "non-commuting pairs:");

@@ -78,7 +78,8 @@ pub(crate) enum Tok<'s> {
     Ident(&'s str),
     #[regex("[0-9]+")]
     Num(&'s str),
-    /// A dotted label such as `t1.0` (the form of generated labels).
+    /// A dotted name: a label such as `t1.0` (the form of generated labels) or a procedure's
+    /// local seen from a caller, `PROC.NAME`.
     #[regex(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+")]
     Dotted(&'s str),
 

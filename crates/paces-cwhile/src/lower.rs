@@ -1,6 +1,6 @@
 //! Static checks and lowering of the syntax tree to the IR.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ast::{self, BodyKind, Decl, ExprKind, Lit, StmtKind as A};
 use crate::diag::{line_col, Diagnostic, Diagnostics};
@@ -55,7 +55,38 @@ struct Ctx {
     owner: Owner,
     owner_name: String,
     locals: FxHashMap<String, VarIdx>,
+    /// The procedures the body calls directly: their locals are visible as `PROC.LOCAL`.
+    callees: FxHashSet<String>,
     counter: u64,
+}
+
+impl Ctx {
+    fn owner_kind(&self) -> &'static str {
+        match self.owner {
+            Owner::Thread(_) => "thread",
+            Owner::Proc(_) => "procedure",
+        }
+    }
+}
+
+/// The names of the procedures a body calls directly (outside nested procedures' bodies).
+fn direct_callees(stmts: &[ast::Stmt]) -> FxHashSet<String> {
+    let mut out = FxHashSet::default();
+    let mut stack: Vec<&ast::Stmt> = stmts.iter().collect();
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            A::Call(name) => {
+                out.insert(name.text.clone());
+            }
+            A::If(_, t, e) => {
+                stack.extend(&t.stmts);
+                stack.extend(e.iter().flat_map(|e| &e.stmts));
+            }
+            A::While(_, b) | A::Atomic(b) | A::NoReorder(b) => stack.extend(&b.stmts),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn pos(source: &str, span: Span) -> String {
@@ -313,7 +344,8 @@ impl<'a> Lowerer<'a> {
             Owner::Proc(p) => self.procs[p.index()].body = body,
         }
         let locals = self.locals_of(owner).iter().map(|&v| (self.vars[v.index()].name.clone(), v)).collect();
-        let mut ctx = Ctx { owner, owner_name: b.name.text.clone(), locals, counter: 0 };
+        let callees = direct_callees(&b.stmts);
+        let mut ctx = Ctx { owner, owner_name: b.name.text.clone(), locals, callees, counter: 0 };
         self.lower_block(&b.stmts, body, &mut ctx, 0);
     }
 
@@ -469,6 +501,9 @@ impl<'a> Lowerer<'a> {
         if let Some(&v) = ctx.locals.get(&name.text).or_else(|| self.globals.get(&name.text)) {
             return v;
         }
+        if let Some((proc_name, local)) = name.text.split_once('.') {
+            return self.resolve_qualified(name, proc_name, local, ctx);
+        }
         let (code, message) = if assigned {
             ("E0102", format!("assignment to unknown variable `{}`", name.text))
         } else {
@@ -484,15 +519,40 @@ impl<'a> Lowerer<'a> {
             d = d.note(format!(
                 "`{}` is a local of {whose}; only globals and the {}'s own locals are visible here",
                 name.text,
-                match ctx.owner {
-                    Owner::Thread(_) => "thread",
-                    Owner::Proc(_) => "procedure",
-                }
+                ctx.owner_kind()
             ));
         } else {
             d = d.note("declare it with `var` (shared) or `local` (at the start of the thread or procedure)");
         }
         self.diags.push(d);
+        VarIdx::from_u32(0)
+    }
+
+    /// `PROC.LOCAL`: a local of a procedure the body calls directly (how a caller passes values
+    /// to a procedure and reads its results; each thread has its own copy).
+    fn resolve_qualified(&mut self, name: &ast::Name, proc_name: &str, local: &str, ctx: &Ctx) -> VarIdx {
+        let found = match self.owners.get(proc_name) {
+            Some(&(Owner::Proc(p), _)) => {
+                self.procs[p.index()].locals.iter().copied().find(|&v| self.vars[v.index()].name == local)
+            }
+            _ => None,
+        };
+        let (message, note) = match found {
+            Some(v) if ctx.callees.contains(proc_name) => return v,
+            Some(_) => (
+                format!("`{}` is used here, but this {} does not call `{proc_name}`", name.text, ctx.owner_kind()),
+                format!("a procedure's locals are visible as `{proc_name}.NAME` only in the bodies that call it"),
+            ),
+            None if matches!(self.owners.get(proc_name), Some(&(Owner::Proc(_), _))) => (
+                format!("procedure `{proc_name}` has no local `{local}`"),
+                "`PROC.NAME` names a `local` declared at the start of procedure PROC".to_owned(),
+            ),
+            None => (
+                format!("unknown variable `{}`: there is no procedure `{proc_name}`", name.text),
+                "`PROC.NAME` names a local of procedure PROC; other names may not contain `.`".to_owned(),
+            ),
+        };
+        self.diags.push(Diagnostic::new("E0114", message, name.span, "not visible here").note(note));
         VarIdx::from_u32(0)
     }
 

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use paces_constraint::{BlockId, Loc};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ir::{BinOp, Cond, Expr, Owner, ProcIdx, Program, Step, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx};
+use crate::ir::{
+    BinOp, Cond, Expr, Owner, ProcIdx, Program, Step, Stmt, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx, VarScope,
+};
 
 /// Line width at which the `var` line wraps.
 const WIDTH: usize = 100;
@@ -153,6 +155,23 @@ pub(crate) fn var_name(p: &Program, v: VarIdx) -> &str {
     p.vars.get(v.index()).map_or("?", |v| v.name.as_str())
 }
 
+/// A variable as a statement of `owner` writes it: a procedure's local seen from outside the
+/// procedure is `PROC.NAME`.
+pub(crate) fn var_text(p: &Program, v: VarIdx, owner: Option<Owner>) -> std::borrow::Cow<'_, str> {
+    match p.vars.get(v.index()).map(|var| var.scope) {
+        Some(VarScope::Proc(q)) if owner != Some(Owner::Proc(q)) => {
+            let proc_name = p.procs.get(q.index()).map_or("?", |q| q.name.as_str());
+            format!("{proc_name}.{}", var_name(p, v)).into()
+        }
+        _ => var_name(p, v).into(),
+    }
+}
+
+/// The thread or procedure a statement belongs to.
+pub(crate) fn owner_of(p: &Program, stmt: &Stmt) -> Option<Owner> {
+    p.blocks.get(stmt.block.index()).map(|b| b.owner)
+}
+
 fn indent(out: &mut String, level: usize) {
     for _ in 0..level {
         out.push_str("  ");
@@ -182,7 +201,7 @@ fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut S
     let Some(s) = p.stmts.get(id.index()) else { return };
     indent(out, level);
     print_label(shown, id, &s.label, out);
-    out.push_str(&head(p, &s.kind));
+    out.push_str(&head(p, s));
     match &s.kind {
         StmtKind::If { .. } => print_if_chain(p, shown, id, level, out),
 
@@ -214,7 +233,7 @@ fn print_if_chain(p: &Program, shown: &[bool], mut id: StmtId, level: usize, out
             return;
         };
         print_label(shown, link, &p.stmts[link.index()].label, out);
-        out.push_str(&head(p, &p.stmts[link.index()].kind));
+        out.push_str(&head(p, &p.stmts[link.index()]));
         id = link;
     }
 }
@@ -228,26 +247,29 @@ pub(crate) fn else_if(p: &Program, block: BlockId) -> Option<StmtId> {
 }
 
 /// The statement as written up to its first block (`if (b)`, `x := e`, `lock(m)`).
-pub(crate) fn head(p: &Program, kind: &StmtKind) -> String {
+pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
+    let owner = owner_of(p, stmt);
+    let expr = |e: &Expr| expr(p, e, owner);
+    let name = |v: VarIdx| var_text(p, v, owner);
     let cond = |c: &Cond| match c {
         Cond::Star => "*".to_owned(),
-        Cond::Expr { cond, .. } => expr(p, cond),
+        Cond::Expr { cond, .. } => expr(cond),
     };
-    match kind {
-        StmtKind::Assign { var, expr: e } => format!("{} := {}", var_name(p, *var), expr(p, e)),
-        StmtKind::Assume(e) => format!("assume({})", expr(p, e)),
-        StmtKind::Await(e) => format!("await({})", expr(p, e)),
-        StmtKind::Assert(e) => format!("assert({})", expr(p, e)),
+    match &stmt.kind {
+        StmtKind::Assign { var, expr: e } => format!("{} := {}", name(*var), expr(e)),
+        StmtKind::Assume(e) => format!("assume({})", expr(e)),
+        StmtKind::Await(e) => format!("await({})", expr(e)),
+        StmtKind::Assert(e) => format!("assert({})", expr(e)),
         StmtKind::Skip => "skip".to_owned(),
         StmtKind::If { cond: c, .. } => format!("if ({})", cond(c)),
         StmtKind::While { cond: c, .. } => format!("while ({})", cond(c)),
         StmtKind::Atomic(_) => "atomic".to_owned(),
         StmtKind::NoReorder(_) => "noreorder".to_owned(),
         StmtKind::Call(q) => format!("{}()", p.procs.get(q.index()).map_or("?", |q| q.name.as_str())),
-        StmtKind::Lock { var, .. } => format!("lock({})", var_name(p, *var)),
-        StmtKind::Unlock(v) => format!("unlock({})", var_name(p, *v)),
-        StmtKind::Down { var, .. } => format!("down({})", var_name(p, *var)),
-        StmtKind::Up(v) => format!("up({})", var_name(p, *v)),
+        StmtKind::Lock { var, .. } => format!("lock({})", name(*var)),
+        StmtKind::Unlock(v) => format!("unlock({})", name(*v)),
+        StmtKind::Down { var, .. } => format!("down({})", name(*var)),
+        StmtKind::Up(v) => format!("up({})", name(*v)),
     }
 }
 
@@ -257,27 +279,29 @@ impl Program {
     /// `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another program.
     pub fn step_text(&self, loc: Loc) -> Option<String> {
         if let Some(id) = self.stmt_at(loc) {
-            return Some(head(self, &self.stmts.get(id.index())?.kind));
+            return Some(head(self, self.stmts.get(id.index())?));
         }
         // A derived step follows its statement's location directly (at most two steps).
         let owner = (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))?;
-        derived_text(self, &self.stmts.get(owner.index())?.kind, loc)
+        derived_text(self, self.stmts.get(owner.index())?, loc)
     }
 }
 
 /// The text of the derived step at `loc` of a statement of kind `kind`.
-fn derived_text(p: &Program, kind: &StmtKind, loc: Loc) -> Option<String> {
+fn derived_text(p: &Program, stmt: &Stmt, loc: Loc) -> Option<String> {
+    let owner = owner_of(p, stmt);
+    let expr = |e: &Expr| expr(p, e, owner);
     let is = |step: &Step| step.loc == loc;
-    match kind {
+    match &stmt.kind {
         StmtKind::If { cond: Cond::Expr { then_guard, else_guard, .. }, .. }
         | StmtKind::While { cond: Cond::Expr { then_guard, else_guard, .. }, .. } => {
-            [then_guard, else_guard].into_iter().find(|s| is(s)).map(|s| format!("assume({})", expr(p, &s.expr)))
+            [then_guard, else_guard].into_iter().find(|s| is(s)).map(|s| format!("assume({})", expr(&s.expr)))
         }
         StmtKind::Lock { var, wait, set } | StmtKind::Down { var, wait, set } => {
             if is(wait) {
-                Some(format!("await({})", expr(p, &wait.expr)))
+                Some(format!("await({})", expr(&wait.expr)))
             } else {
-                is(set).then(|| format!("{} := {}", var_name(p, *var), expr(p, &set.expr)))
+                is(set).then(|| format!("{} := {}", var_text(p, *var, owner), expr(&set.expr)))
             }
         }
         _ => None,
@@ -308,13 +332,13 @@ const ATOM: u8 = 8;
 
 /// An expression in Cwhile syntax with minimal parentheses (all binary operators are
 /// left-associative).
-pub(crate) fn expr(p: &Program, e: &Expr) -> String {
+pub(crate) fn expr(p: &Program, e: &Expr, owner: Option<Owner>) -> String {
     let mut out = String::new();
-    write_expr(p, e, 0, &mut out);
+    write_expr(p, e, owner, 0, &mut out);
     out
 }
 
-fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
+fn write_expr(p: &Program, e: &Expr, owner: Option<Owner>, min: u8, out: &mut String) {
     let own = match e {
         Expr::Int(v) if *v < 0 => UNARY,
         Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => ATOM,
@@ -330,7 +354,7 @@ fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
             let _ = write!(out, "{v}");
         }
         Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Expr::Var(v) => out.push_str(var_name(p, *v)),
+        Expr::Var(v) => out.push_str(&var_text(p, *v, owner)),
         Expr::Unary(op, a) => {
             out.push(match op {
                 UnOp::Not => '!',
@@ -342,14 +366,14 @@ fn write_expr(p: &Program, e: &Expr, min: u8, out: &mut String) {
             } else {
                 UNARY
             };
-            write_expr(p, a, min, out);
+            write_expr(p, a, owner, min, out);
         }
         Expr::Chain(c) => {
             let q = c.level();
-            write_expr(p, c.first(), q, out);
+            write_expr(p, c.first(), owner, q, out);
             for (op, e) in c.links() {
                 let _ = write!(out, " {} ", op_str(*op));
-                write_expr(p, e, q + 1, out);
+                write_expr(p, e, owner, q + 1, out);
             }
         }
     }

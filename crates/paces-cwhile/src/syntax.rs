@@ -23,7 +23,7 @@ fn describe_expected(expected: &[String]) -> Vec<String> {
         .map(|e| match e.as_str() {
             "Ident" => "an identifier".to_owned(),
             "Num" => "a number".to_owned(),
-            "Dotted" => "a dotted label".to_owned(),
+            "Dotted" => "a dotted name".to_owned(),
             other => format!("`{}`", other.trim_matches('"')),
         })
         .collect()

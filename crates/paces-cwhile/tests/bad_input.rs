@@ -165,6 +165,21 @@ fn sync_on_a_local() {
 }
 
 #[test]
+fn callee_local_outside_its_callers() {
+    // Visible to a body that calls the procedure ...
+    let ok = "proc p {\n  local a;\n  a := a + 1;\n}\nthread t {\n  p.a := 2;\n  p();\n  assert(p.a == 3);\n}\n";
+    assert!(parse(ok).is_ok());
+    // ... and nowhere else.
+    check("proc p {\n  local a;\n  skip;\n}\nthread t {\n  p.a := 2;\n}\n", "E0114", 6, 3);
+    check("proc p {\n  local a;\n  skip;\n}\nthread t {\n  p();\n  assert(p.b == 0);\n}\n", "E0114", 7, 10);
+    check("var x;\nthread t {\n  x := q.a;\n}\n", "E0114", 3, 8);
+    check("var x;\nthread t {\n  local a;\n  x := t.a;\n}\n", "E0114", 4, 8);
+    check("var x;\nproc p {\n  local a;\n  skip;\n}\nthread t {\n  p();\n  x := p.a.b;\n}\n", "E0114", 8, 8);
+    let diags = parse("proc p {\n  local a;\n  skip;\n}\nthread t {\n  p.a := 2;\n}\n").unwrap_err();
+    assert!(diags.to_string().contains("does not call `p`"), "{diags}");
+}
+
+#[test]
 fn empty_file() {
     check("", "E0112", 1, 1);
     check("  // only a comment\n", "E0112", 1, 1);

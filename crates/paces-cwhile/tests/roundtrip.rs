@@ -1,5 +1,5 @@
 //! Property: for generated well-formed programs (every statement kind, nesting, procedures,
-//! locals, labels or none), `print(parse(print(p))) == print(p)`, labels and effects survive
+//! locals, callers using their callees' locals as `PROC.LOCAL`, labels or none), `print(parse(print(p))) == print(p)`, labels and effects survive
 //! printing, and applying the original candidate changes nothing.
 
 use std::fmt::Write as _;
@@ -187,6 +187,37 @@ impl Writer<'_> {
     }
 }
 
+/// The procedures a body calls directly, as [`Writer::stmt`] writes its calls (none inside
+/// `atomic`): their locals are visible in the body as `pJ.qK`.
+fn callees(prog: &Prog, stmts: &[S], min_callee: usize, in_atomic: bool, out: &mut Vec<usize>) {
+    let procs = prog.procs.len();
+    for s in stmts {
+        match s {
+            S::Call(k) if !in_atomic && min_callee < procs => out.push(min_callee + k % (procs - min_callee)),
+            S::If(_, t, e) => {
+                callees(prog, t, min_callee, in_atomic, out);
+                callees(prog, e.as_deref().unwrap_or_default(), min_callee, in_atomic, out);
+            }
+            S::While(_, b) | S::NoReorder(b) => callees(prog, b, min_callee, in_atomic, out),
+            S::Atomic(b) => callees(prog, b, min_callee, true, out),
+            _ => {}
+        }
+    }
+}
+
+impl Writer<'_> {
+    /// Makes the locals of the procedures `body` calls visible as `pJ.qK`.
+    fn see_callees(&mut self, body: &[S]) {
+        let mut called = Vec::new();
+        callees(self.prog, body, self.min_callee, false, &mut called);
+        called.sort_unstable();
+        called.dedup();
+        for j in called {
+            self.visible.extend((0..self.prog.procs[j].0).map(|k| format!("p{j}.q{k}")));
+        }
+    }
+}
+
 fn write(prog: &Prog) -> String {
     let mut w = Writer { prog, out: String::new(), label_counter: 0, visible: Vec::new(), min_callee: 0 };
     let globals: Vec<String> = prog.globals.iter().enumerate().map(|(i, v)| format!("g{i} = {v}")).collect();
@@ -196,6 +227,7 @@ fn write(prog: &Prog) -> String {
         w.visible = global_names.clone();
         w.visible.extend((0..*locals).map(|k| format!("q{k}")));
         w.min_callee = i + 1;
+        w.see_callees(body);
         let _ = writeln!(w.out, "proc p{i} {{");
         if *locals > 0 {
             let names: Vec<String> = (0..*locals).map(|k| format!("q{k} = {k}")).collect();
@@ -208,6 +240,7 @@ fn write(prog: &Prog) -> String {
         w.visible = global_names.clone();
         w.visible.extend((0..*locals).map(|k| format!("r{k}")));
         w.min_callee = 0;
+        w.see_callees(body);
         let _ = writeln!(w.out, "thread t{i} {{");
         if *locals > 0 {
             let names: Vec<String> = (0..*locals).map(|k| format!("r{k}")).collect();

@@ -219,14 +219,17 @@ fn stmt_text(out: &mut String, s: &St, indent: usize) {
             block(out, b, indent);
             out.push_str(&format!("{pad}up(s);\n"));
         }
-        St::Call => out.push_str(&format!("{pad}f();\n")),
+        // The caller passes a value through the procedure's local (its own copy; a value of
+        // the globals, so that running the threads one after another in one thread, with one
+        // copy, gives the same final states).
+        St::Call => out.push_str(&format!("{pad}f.a := (z + 1) % 3;\n{pad}f();\n")),
     }
 }
 
 impl Prog {
     fn header(&self) -> String {
         let qs: String = (0..self.threads.len()).map(|i| format!(", q{i} = 0")).collect();
-        format!("var x = 0, y = 0, z = 0, m = 0, s = 1{qs};\n\nproc f {{\n")
+        format!("var x = 0, y = 0, z = 0, m = 0, s = 1{qs};\n\nproc f {{\n  local a;\n  y := a;\n")
     }
 
     /// Thread `i`'s body; `qi` is a global only this thread uses (its steps are private).
