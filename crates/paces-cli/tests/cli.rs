@@ -36,8 +36,13 @@ fn fmt_prints_canonical_text() {
     let out = paces(&["fmt", &example("paper1")], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("var x = 0, y = 0, z = 0;\n\nthread thread1 {\n  A: x := 1;\n"), "{stdout}");
+    assert!(stdout.contains("var x = 0, y = 0, z = 0;\n\nthread thread1 {\n  A: x := 1;\n"), "{stdout}");
     assert!(out.stderr.is_empty());
+    // Every comment line of the file is kept, in order.
+    let source = std::fs::read_to_string(example("paper1")).unwrap();
+    let comments = |t: &str| t.lines().filter_map(|l| l.find("//").map(|i| l[i..].to_owned())).collect::<Vec<_>>();
+    assert!(!comments(&source).is_empty());
+    assert_eq!(comments(&stdout), comments(&source));
     // Canonical text is a fixed point, and `--check` accepts it.
     let path = scratch("canonical.cw", stdout.as_bytes());
     let again = paces(&["fmt", &path], None);

@@ -16,7 +16,17 @@ const WIDTH: usize = 100;
 /// threads and procedures in their source order, every statement with its label (generated
 /// ones too), two spaces of indentation. `print(parse(print(p))) == print(p)`.
 pub fn print(p: &Program) -> String {
-    print_shown(p, &vec![true; p.stmts.len()])
+    print_shown(p, &vec![true; p.stmts.len()], &mut Comments::none())
+}
+
+/// Prints like [`print()`], keeping the comments of `source`, the text `p` was parsed from
+/// (what `paces fmt` writes). A comment stands on its own lines above the statement or
+/// declaration that follows it in the source, at that statement's indentation; a comment after
+/// a statement on the statement's last line stays at the end of that line; comments before the
+/// closing brace of a block stay inside the block, and those after the last declaration end
+/// the text. Blank lines are not kept. The text parses back to the same program.
+pub fn print_with_comments(p: &Program, source: &str) -> String {
+    print_shown(p, &vec![true; p.stmts.len()], &mut Comments::scan(source))
 }
 
 /// Prints like [`print()`], but labels a statement only where a reader or the parser needs it:
@@ -27,7 +37,109 @@ pub fn print(p: &Program) -> String {
 /// shifts positions). Parsing the text back gives a program with the same behaviour in which
 /// every printed label names the same statement as before.
 pub fn print_named(p: &Program, named: &[&str]) -> String {
-    print_shown(p, &shown_labels(p, named))
+    print_shown(p, &shown_labels(p, named), &mut Comments::none())
+}
+
+/// The comments of a source, written out as the printer passes their places.
+pub(crate) struct Comments<'s> {
+    source: &'s str,
+    /// Byte ranges, in source order.
+    list: Vec<(usize, usize)>,
+    /// The first comment not yet written.
+    next: usize,
+}
+
+impl<'s> Comments<'s> {
+    fn none() -> Self {
+        Comments { source: "", list: Vec::new(), next: 0 }
+    }
+
+    /// Finds the comments of a Cwhile source (it has no string literals, so every `//` and
+    /// `/*` outside a comment opens one).
+    fn scan(source: &'s str) -> Self {
+        let bytes = source.as_bytes();
+        let mut list = Vec::new();
+        let mut i = 0;
+        while i + 1 < bytes.len() {
+            match (bytes[i], bytes[i + 1]) {
+                (b'/', b'/') => {
+                    let end = source[i..].find('\n').map_or(source.len(), |k| i + k);
+                    list.push((i, end));
+                    i = end;
+                }
+                (b'/', b'*') => {
+                    let end = source[i + 2..].find("*/").map_or(source.len(), |k| i + 2 + k + 2);
+                    list.push((i, end));
+                    i = end;
+                }
+                _ => i += 1,
+            }
+        }
+        Comments { source, list, next: 0 }
+    }
+
+    /// Writes the comments that start before byte `at`, each on its own line at `level`.
+    fn flush(&mut self, at: usize, level: usize, out: &mut String) {
+        while let Some(&(start, end)) = self.list.get(self.next) {
+            if start >= at {
+                break;
+            }
+            indent(out, level);
+            out.push_str(self.source[start..end].trim_end());
+            out.push('\n');
+            self.next += 1;
+        }
+    }
+
+    /// Appends to the line just printed (before its newline) the comment that follows byte
+    /// `end` on the same source line with only blanks between.
+    fn trailing(&mut self, end: usize, out: &mut String) {
+        let Some(&(start, stop)) = self.list.get(self.next) else { return };
+        let between = self.source.get(end..start).unwrap_or("x");
+        if start >= end && between.chars().all(|c| c == ' ' || c == '\t') {
+            out.push(' ');
+            out.push_str(self.source[start..stop].trim_end());
+            self.next += 1;
+        }
+    }
+
+    /// Appends to the line just printed the comment that starts on the same source line as
+    /// byte `end`, whatever stands between (the rest of a declaration).
+    fn trailing_on_line(&mut self, end: usize, out: &mut String) {
+        let Some(&(start, stop)) = self.list.get(self.next) else { return };
+        if start >= end && !self.source.get(end..start).unwrap_or("\n").contains('\n') {
+            out.push(' ');
+            out.push_str(self.source[start..stop].trim_end());
+            self.next += 1;
+        }
+    }
+
+    /// Where the first `}` outside comments after byte `at` stands (the end of the block whose
+    /// last statement ends at `at`); `at` itself without a source.
+    fn close_after(&self, at: usize) -> usize {
+        let bytes = self.source.as_bytes();
+        let mut k = self.list.partition_point(|&(start, _)| start < at);
+        let mut i = at;
+        while i < bytes.len() {
+            if let Some(&(start, end)) = self.list.get(k) {
+                if start == i {
+                    i = end;
+                    k += 1;
+                    continue;
+                }
+            }
+            if bytes[i] == b'}' {
+                return i;
+            }
+            i += 1;
+        }
+        at
+    }
+
+    /// Writes every comment not yet written.
+    fn rest(&mut self, level: usize, out: &mut String) {
+        self.flush(usize::MAX, level, out);
+    }
 }
 
 /// Which statements [`print_named`] labels, indexed by statement id.
@@ -90,9 +202,12 @@ fn pre_order(p: &Program, body: BlockId) -> Vec<StmtId> {
 
 /// The printer behind [`print()`] and [`print_named`]: `shown[i]` says whether statement `i`
 /// carries its label.
-fn print_shown(p: &Program, shown: &[bool]) -> String {
+fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
     let mut out = String::new();
     let globals: Vec<String> = p.vars[..p.global_count()].iter().map(|v| format!("{} = {}", v.name, v.init)).collect();
+    if let Some(first) = p.vars[..p.global_count()].first() {
+        c.flush(first.span.start as usize, 0, &mut out);
+    }
     if !globals.is_empty() {
         let mut line = String::from("var ");
         for (i, g) in globals.iter().enumerate() {
@@ -106,30 +221,38 @@ fn print_shown(p: &Program, shown: &[bool]) -> String {
             line.push(' ');
         }
         out.push_str(line.trim_end());
+        if let Some(last) = p.vars[..p.global_count()].iter().map(|v| v.span.end).max() {
+            c.trailing_on_line(last as usize, &mut out);
+        }
         out.push('\n');
     }
     for owner in decl_order(p) {
         if !out.is_empty() {
             out.push('\n');
         }
-        let (kw, name, locals, body) = match owner {
+        let (kw, name, locals, body, span) = match owner {
             Owner::Thread(t) => {
                 let t = &p.threads[t.index()];
-                ("thread", &t.name, &t.locals, t.body)
+                ("thread", &t.name, &t.locals, t.body, t.span)
             }
             Owner::Proc(q) => {
                 let q = &p.procs[q.index()];
-                ("proc", &q.name, &q.locals, q.body)
+                ("proc", &q.name, &q.locals, q.body, q.span)
             }
         };
+        c.flush(span.start as usize, 0, &mut out);
         let _ = writeln!(out, "{kw} {name} {{");
         if !locals.is_empty() {
             let list: Vec<String> = locals.iter().map(|&v| format!("{} = {}", var_name(p, v), init(p, v))).collect();
             let _ = writeln!(out, "  local {};", list.join(", "));
         }
-        print_items(p, shown, body, 1, &mut out);
-        out.push_str("}\n");
+        print_items(p, shown, body, 1, c, &mut out);
+        c.flush(span.end as usize, 1, &mut out);
+        out.push('}');
+        c.trailing(span.end as usize, &mut out);
+        out.push('\n');
     }
+    c.rest(0, &mut out);
     out
 }
 
@@ -178,39 +301,45 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
-fn print_items(p: &Program, shown: &[bool], block: BlockId, level: usize, out: &mut String) {
+fn print_items(p: &Program, shown: &[bool], block: BlockId, level: usize, c: &mut Comments<'_>, out: &mut String) {
     let Some(b) = p.blocks.get(block.index()) else { return };
     for &s in &b.items {
-        print_stmt(p, shown, s, level, out);
+        print_stmt(p, shown, s, level, c, out);
     }
 }
 
-/// `{ ... }` after a statement head: `{ }` when empty.
-fn print_block(p: &Program, shown: &[bool], block: BlockId, level: usize, out: &mut String) {
-    if p.blocks.get(block.index()).is_none_or(|b| b.items.is_empty()) {
+/// `{ ... }` after a statement head: `{ }` when empty. The comments before the block's closing
+/// brace in the source are written inside it.
+fn print_block(p: &Program, shown: &[bool], block: BlockId, level: usize, c: &mut Comments<'_>, out: &mut String) {
+    let Some(last) = p.blocks.get(block.index()).and_then(|b| b.items.last()) else {
         out.push_str("{ }");
         return;
-    }
+    };
+    let close = c.close_after(p.stmts.get(last.index()).map_or(0, |s| s.span.end as usize));
     out.push_str("{\n");
-    print_items(p, shown, block, level + 1, out);
+    print_items(p, shown, block, level + 1, c, out);
+    c.flush(close, level + 1, out);
     indent(out, level);
     out.push('}');
 }
 
-fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, out: &mut String) {
+fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, c: &mut Comments<'_>, out: &mut String) {
     let Some(s) = p.stmts.get(id.index()) else { return };
+    c.flush(s.span.start as usize, level, out);
     indent(out, level);
     print_label(shown, id, &s.label, out);
     out.push_str(&head(p, s));
+    let end = s.span.end as usize;
     match &s.kind {
-        StmtKind::If { .. } => print_if_chain(p, shown, id, level, out),
+        StmtKind::If { .. } => print_if_chain(p, shown, id, level, c, out),
 
         StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
             out.push(' ');
-            print_block(p, shown, *body, level, out);
+            print_block(p, shown, *body, level, c, out);
         }
         _ => out.push(';'),
     }
+    c.trailing(end, out);
     out.push('\n');
 }
 
@@ -222,14 +351,14 @@ fn print_label(shown: &[bool], id: StmtId, label: &str, out: &mut String) {
 
 /// The blocks of the `if` statement `id`, whose head is printed, and its `else if`s: a loop
 /// along the chain, so that a long chain is printed flat.
-fn print_if_chain(p: &Program, shown: &[bool], mut id: StmtId, level: usize, out: &mut String) {
+fn print_if_chain(p: &Program, shown: &[bool], mut id: StmtId, level: usize, c: &mut Comments<'_>, out: &mut String) {
     while let Some(StmtKind::If { then_block, else_block, .. }) = p.stmts.get(id.index()).map(|s| &s.kind) {
         out.push(' ');
-        print_block(p, shown, *then_block, level, out);
+        print_block(p, shown, *then_block, level, c, out);
         let Some(e) = else_block else { return };
         out.push_str(" else ");
         let Some(link) = else_if(p, *e) else {
-            print_block(p, shown, *e, level, out);
+            print_block(p, shown, *e, level, c, out);
             return;
         };
         print_label(shown, link, &p.stmts[link.index()].label, out);

@@ -1,6 +1,6 @@
-//! `paces fmt FILE`: canonical printing.
+//! `paces fmt FILE`: canonical printing, comments kept.
 
-use super::{load, write_stdout, FileArg, Format, Outcome};
+use super::{lang, load, write_stdout, FileArg, Format, Lang, Outcome};
 
 /// Arguments of `paces fmt`.
 #[derive(Debug, clap::Args)]
@@ -19,7 +19,12 @@ pub fn run(args: &Args) -> Outcome {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    let canonical = paces_cwhile::print(&program);
+    // A Cwhile file keeps its comments; a C model is printed as canonical Cwhile (its comments
+    // are C text).
+    let canonical = match (lang(&input), std::str::from_utf8(&input.bytes)) {
+        (Lang::Cwhile, Ok(source)) => paces_cwhile::print_with_comments(&program, source),
+        _ => paces_cwhile::print(&program),
+    };
     if args.check {
         if input.bytes == canonical.as_bytes() {
             Outcome::Success

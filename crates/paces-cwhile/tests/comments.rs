@@ -1,0 +1,137 @@
+//! `print_with_comments` (what `paces fmt` writes): every comment of the source is kept, in
+//! order, next to the statement it stands by; the text parses back to the same program, and
+//! formatting it again changes nothing.
+
+use paces_cwhile::{parse, print, print_with_comments};
+
+/// The comments of a Cwhile text, in order (it has no string literals).
+fn comments(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("//").into_iter().chain(rest.find("/*")).min() {
+        let tail = &rest[i..];
+        let end = if tail.starts_with("//") {
+            tail.find('\n').unwrap_or(tail.len())
+        } else {
+            tail.find("*/").map_or(tail.len(), |k| k + 2)
+        };
+        out.push(tail[..end].trim_end().to_owned());
+        rest = &tail[end..];
+    }
+    out
+}
+
+/// Formats `source` and checks the properties every formatted text has.
+#[track_caller]
+fn format(source: &str) -> String {
+    let program = parse(source).expect("the source parses");
+    let text = print_with_comments(&program, source);
+    let back = parse(&text).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    assert_eq!(print(&back), print(&program), "the same program:\n{text}");
+    assert_eq!(comments(&text), comments(source), "every comment, in order:\n{text}");
+    assert_eq!(print_with_comments(&back, &text), text, "formatting again changes nothing");
+    text
+}
+
+#[test]
+fn comments_stay_by_their_statements() {
+    let source = "\
+// A header comment
+// over two lines.
+var x = 0, y; // the globals
+
+/* The writer. */
+thread w {
+  // first the data
+  A: x := 1; // data
+  y := 1;
+  while (*) {
+    skip; // idle
+    // end of loop body
+  }
+  if (x == 1) {
+    // then
+    skip;
+  } else {
+    // else
+    skip;
+  }
+  // before the end
+}
+
+// a procedure
+proc p { local a; a := 1; } // after p
+
+thread r { p(); p.a := 2; assert(y == 0 || x == 1); }
+// the end of the file
+";
+    let expected = "\
+// A header comment
+// over two lines.
+var x = 0, y = 0; // the globals
+
+/* The writer. */
+thread w {
+  // first the data
+  A: x := 1; // data
+  w.1: y := 1;
+  w.2: while (*) {
+    w.3: skip; // idle
+    // end of loop body
+  }
+  w.4: if (x == 1) {
+    // then
+    w.5: skip;
+  } else {
+    // else
+    w.6: skip;
+  }
+  // before the end
+}
+
+// a procedure
+proc p {
+  local a = 0;
+  p.0: a := 1;
+} // after p
+
+thread r {
+  r.0: p();
+  r.1: p.a := 2;
+  r.2: assert(y == 0 || x == 1);
+}
+// the end of the file
+";
+    assert_eq!(format(source), expected);
+}
+
+#[test]
+fn a_program_without_comments_prints_canonically() {
+    let source = "var x;\nthread t { x := 1; if (*) { skip; } }\n";
+    let program = parse(source).unwrap();
+    assert_eq!(print_with_comments(&program, source), print(&program));
+}
+
+#[test]
+fn comments_in_odd_places_are_kept() {
+    // Between a label and its statement, inside an empty block, inside an expression, after
+    // the last `}` on its line, a block comment over several lines.
+    format("var x;\nthread t {\n  A: /* here */ x := 1;\n  if (*) { /* empty */ }\n  x := x + /* one */ 1;\n}\n/* a\n   longer\n   one */\n");
+    format("thread t { skip; } // end\n");
+    format("/* only */ thread t { skip; }\n");
+}
+
+#[test]
+fn the_held_in_models_keep_every_comment() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut seen = 0;
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "cw")) {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let text = format(&source);
+        assert!(!comments(&text).is_empty() || comments(&source).is_empty(), "{}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} models");
+}
