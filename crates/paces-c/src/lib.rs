@@ -29,8 +29,10 @@ mod model;
 mod prepass;
 mod print;
 mod read;
+mod splice;
 
 pub use print::{print, Error, Printed};
+pub use splice::print_preserving;
 
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
 

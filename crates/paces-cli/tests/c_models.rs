@@ -71,3 +71,75 @@ fn export_c_prints_a_model_that_reads_back() {
     let back = paces(&["check", "--lang", "c", "-"], Some(&c));
     assert_eq!(back.status.code(), Some(1), "paper1 is buggy: {}", text(&back.stdout));
 }
+
+/// A scratch folder of this test run.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("paces-c-models-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The lines where two texts differ: each without the lines both begin and end with.
+fn differing<'t>(a: &'t str, b: &'t str) -> (Vec<&'t str>, Vec<&'t str>) {
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    (a[head..a.len() - tail].to_vec(), b[head..b.len() - tail].to_vec())
+}
+
+/// `paces repair model.c -o out.c` writes the input with the repair applied and nothing else
+/// changed: the diff is the moved lines, the file reads back as a correct C model, and the
+/// JSON report's `repaired_program` is the same text.
+#[test]
+fn a_repaired_c_file_is_its_source_with_the_repair_applied() {
+    let paper1 = format!("{}/../../examples/paper1.c", env!("CARGO_MANIFEST_DIR"));
+    let out_file = scratch_dir("paper1").join("out.c");
+    let out_name = out_file.to_str().unwrap();
+    let out = paces(&["repair", &paper1, "-o", out_name], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "the program goes to the file");
+    assert!(text(&out.stderr).contains("swap 9 <-> 10"), "{}", text(&out.stderr));
+    let (source, fixed) = (std::fs::read_to_string(&paper1).unwrap(), std::fs::read_to_string(&out_file).unwrap());
+    let (before, after) = differing(&source, &fixed);
+    assert_eq!(before, ["    x = 1;", "    y = 1;", "    z = 1;"], "{fixed}");
+    assert_eq!(after, ["    y = 1;", "    z = 1;", "    x = 1;"], "{fixed}");
+    let check = paces(&["check", out_name], None);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+    let json = paces(&["repair", "--format", "json", &paper1], None);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["repaired_program"], serde_json::json!(fixed));
+}
+
+/// An added section is an `atomicBegin();` line and an `atomicEnd();` line; the comments stay.
+#[test]
+fn an_added_section_is_written_as_begin_and_end_lines() {
+    let out = paces(&["repair", &model("counter")], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (source, fixed) = (std::fs::read_to_string(model("counter")).unwrap(), text(&out.stdout));
+    let (before, after) = differing(&source, &fixed);
+    let inside =
+        ["    tmp = count;      // read", "    tmp++;            // add", "    count = tmp;      // write back"];
+    assert_eq!(before, inside, "{fixed}");
+    assert_eq!(after, [&["    atomicBegin();"][..], &inside, &["    atomicEnd();"]].concat(), "{fixed}");
+}
+
+/// A C model already correct is printed as it is.
+#[test]
+fn a_correct_c_file_is_printed_as_it_is() {
+    let out = paces(&["repair", &model("params")], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), std::fs::read_to_string(model("params")).unwrap());
+}
+
+/// When the layout cannot take the repair (the two statements to swap share a line), the
+/// repaired program is printed as Cwhile, and the summary says so.
+#[test]
+fn a_layout_that_cannot_take_the_repair_prints_cwhile() {
+    let source = b"int a, b;\nvoid t() { b = 1; a = 1; }\nvoid u() { assume(b == 1); assert(a == 1); }\nvoid main() { t(); u(); }\n";
+    let out = paces(&["repair", "--lang", "c", "-"], Some(source));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("var a = 0, b = 0;\n") && stdout.contains("thread t {"), "{stdout}");
+    assert!(paces_cwhile::parse(&stdout).is_ok(), "{stdout}");
+    assert!(text(&out.stderr).contains("the repaired program is printed as Cwhile"), "{}", text(&out.stderr));
+}

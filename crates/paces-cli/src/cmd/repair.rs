@@ -98,17 +98,27 @@ pub struct Args {
     pub bounds: CheckerArgs,
 }
 
-/// A Cwhile input's repair written as its source with only the changed blocks rewritten
-/// (comments and layout kept, see [`paces::cwhile::print_preserving`]); `None` for a C input,
-/// no repair, or a source whose layout does not allow it (the canonical text is printed then).
+/// The repair written as the input's source with only the changed blocks rewritten, comments
+/// and layout kept: for a Cwhile input when repaired ([`paces::cwhile::print_preserving`]),
+/// for a C input when repaired or already correct (the source itself then,
+/// [`paces_c::print_preserving`]). `None` otherwise, or when the source's layout does not
+/// allow it: the canonical Cwhile text is printed then.
 fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Report) -> Option<String> {
-    if super::lang(input) != super::Lang::Cwhile || report.stop != paces::StopReason::Repaired {
-        return None;
-    }
     let source = std::str::from_utf8(&input.bytes).ok()?;
     let repaired = report.repaired.as_ref()?;
-    paces::cwhile::print_preserving(source, program, repaired, &report.named_labels())
+    match (super::lang(input), &report.stop) {
+        (super::Lang::Cwhile, paces::StopReason::Repaired) => {
+            paces::cwhile::print_preserving(source, program, repaired, &report.named_labels())
+        }
+        (super::Lang::C, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) => {
+            paces_c::print_preserving(source, program, repaired)
+        }
+        _ => None,
+    }
 }
+
+/// The summary's note when a C model's repair is printed as Cwhile.
+const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile\n";
 
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
@@ -171,7 +181,11 @@ pub fn run(args: &Args) -> Outcome {
     }
     let success = report.stop.is_success();
     let mut report = report;
-    if let Some(text) = preserved(&input, &program, &report) {
+    let kept = preserved(&input, &program, &report);
+    // A C model whose repair cannot be written into its source is printed as Cwhile: the
+    // summary says so.
+    let as_cwhile = kept.is_none() && super::lang(&input) == super::Lang::C && report.repaired_text.is_some();
+    if let Some(text) = kept {
         report.repaired_text = Some(text);
     }
     let written = match (&report.repaired_text, &args.output) {
@@ -188,7 +202,11 @@ pub fn run(args: &Args) -> Outcome {
         )),
         (Outcome::Success, Format::Text) => {
             if !args.quiet {
-                let _ = std::io::stderr().lock().write_all(summary(&input.name, &report, args.verbose).as_bytes());
+                let mut text = summary(&input.name, &report, args.verbose);
+                if as_cwhile {
+                    text.push_str(C_AS_CWHILE);
+                }
+                let _ = std::io::stderr().lock().write_all(text.as_bytes());
             }
             match (&report.repaired_text, &args.output) {
                 (Some(text), None) => write_stdout(text),

@@ -1,0 +1,357 @@
+//! Source-preserving output for C models: a transformed program written as its C source with
+//! only the blocks whose items changed order or gained an atomic section rewritten, so that
+//! `diff -u model.c repaired.c` shows the repair and nothing else.
+
+use paces_constraint::BlockId;
+use paces_cwhile::ir::{StmtId, StmtKind};
+use paces_cwhile::Program;
+use rustc_hash::FxHashMap;
+
+/// Writes `changed`, a program made from `original` by [`Program::apply`], as the C source
+/// `source` that [`parse`](crate::parse) read `original` from, with the blocks whose items
+/// changed order or gained an atomic section rewritten and every other byte kept.
+///
+/// In a rewritten block each statement moves with its own lines: the comment lines directly
+/// above it (up to the first blank or code line) and the comment at the end of its last line.
+/// The lines between statements that belong to none of them (blank lines, comments set apart
+/// by a blank line, declarations) stay in their places. An added section is an
+/// `atomicBegin();` line before its first statement (above that statement's comment lines)
+/// and an `atomicEnd();` line after its last, indented like the first statement; the
+/// statements inside keep their indentation, since a section is no C block. An unchanged
+/// program gives back `source` itself.
+///
+/// The text is checked before it is returned: [`parse`](crate::parse) must read it as
+/// `changed` up to labels (C labels are line numbers, which moved and added lines shift),
+/// that is, the canonical Cwhile texts ([`paces_cwhile::print`]) of the two programs are equal
+/// once every statement label is replaced by the same placeholder.
+///
+/// `None` when the layout does not allow it (a statement of a rewritten block sharing a line
+/// with other code, a comment that a cut between lines would split) or when the check fails,
+/// as it must where the dialect cannot say the change (a section inside a call with
+/// arguments, which is one C statement; a section over a `return`; a move of an `if` whose
+/// early `return` makes the statements after it its `else` branch): the caller then prints
+/// `changed` another way.
+pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
+    if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
+        return None;
+    }
+    let splice = Splice::new(source, original, changed)?;
+    let mut edits = Vec::new();
+    for t in &changed.threads {
+        let before = original.threads.iter().find(|o| o.name == t.name)?;
+        splice.walk(t.body, before.body, 0, &mut edits)?;
+    }
+    for q in &changed.procs {
+        let before = original.procs.iter().find(|o| o.name == q.name)?;
+        splice.walk(q.body, before.body, 0, &mut edits)?;
+    }
+    let text = splice.apply(0, source.len(), &mut edits)?;
+    let back = crate::parse(&text).ok()?;
+    (unlabelled(&back) == unlabelled(changed)).then_some(text)
+}
+
+/// The canonical Cwhile text of `p` with every statement label replaced by `_`: everything
+/// of the program but its labels (variables, threads, procedures, and every block with its
+/// statements in order).
+fn unlabelled(p: &Program) -> String {
+    let mut parts = p.clone().into_parts();
+    for s in &mut parts.stmts {
+        "_".clone_into(&mut s.label);
+    }
+    paces_cwhile::print(&Program::new(parts))
+}
+
+/// The deepest nesting of statements the walk follows (it recurses once per level). The C
+/// frontend refuses brackets nested deeper than 200, so only a program that is not the
+/// source's reaches it.
+const MAX_DEPTH: usize = 512;
+
+/// A replacement of the source's bytes `start..end`.
+struct Edit {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// An item of a block of `changed`, a section's statements counted as items of the block.
+#[derive(Clone, Copy)]
+struct Placed {
+    /// The statement in `changed`.
+    id: StmtId,
+    /// The same statement in `original`.
+    origin: StmtId,
+    /// Whether an added section starts here.
+    opens: bool,
+    /// Whether an added section ends here.
+    closes: bool,
+}
+
+/// Where a statement of a rewritten block stands in the source.
+#[derive(Clone, Copy)]
+struct Lines {
+    /// The start of the first comment line attached above it, or of its own first line.
+    start: usize,
+    /// The start of its own first line.
+    own: usize,
+    /// The end of its last line (the offset of the newline, or the source's length).
+    end: usize,
+}
+
+struct Splice<'a> {
+    source: &'a str,
+    /// The source with the bytes of every comment blanked (newlines kept): offsets are the
+    /// source's, and code is told from comments by looking here.
+    code: String,
+    /// The comments' byte ranges, ascending.
+    comments: Vec<(usize, usize)>,
+    original: &'a Program,
+    changed: &'a Program,
+}
+
+impl<'a> Splice<'a> {
+    fn new(source: &'a str, original: &'a Program, changed: &'a Program) -> Option<Self> {
+        let comments = comments(source);
+        let mut code = source.as_bytes().to_vec();
+        for &(start, end) in &comments {
+            for b in code.get_mut(start..end)? {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+        }
+        // Whole comments were blanked, so the bytes are still UTF-8.
+        let code = String::from_utf8(code).ok()?;
+        Some(Splice { source, code, comments, original, changed })
+    }
+
+    /// The original's statement a statement of `changed` is (same label and span), or `None`
+    /// for an added section.
+    fn origin(&self, id: StmtId) -> Option<StmtId> {
+        let s = self.changed.stmts.get(id.index())?;
+        let o = self.original.stmt_at(self.original.loc(&s.label)?)?;
+        (self.original.stmts.get(o.index())?.span == s.span).then_some(o)
+    }
+
+    /// Adds the edits for `block` of `changed`, whose original is `before` and which lies
+    /// `depth` statements deep: its rewrite when its items changed order or gained a section,
+    /// else those of the blocks inside it.
+    fn walk(&self, block: BlockId, before: BlockId, depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let items = &self.changed.blocks.get(block.index())?.items;
+        let old = &self.original.blocks.get(before.index())?.items;
+        let flat = self.flatten(items)?;
+        let same =
+            flat.len() == old.len() && flat.iter().zip(old).all(|(p, &o)| p.origin == o && !p.opens && !p.closes);
+        if !same {
+            return self.rewrite(&flat, old, depth, edits);
+        }
+        for p in &flat {
+            self.nested(p, depth, edits)?;
+        }
+        Some(())
+    }
+
+    /// The items of a block of `changed` with the statements of its added sections in their
+    /// place; `None` when one is neither a statement of the original nor an added section
+    /// of such statements.
+    fn flatten(&self, items: &[StmtId]) -> Option<Vec<Placed>> {
+        let mut out = Vec::with_capacity(items.len());
+        let placed = |id: StmtId| Some(Placed { id, origin: self.origin(id)?, opens: false, closes: false });
+        for &id in items {
+            if let Some(p) = placed(id) {
+                out.push(p);
+                continue;
+            }
+            let StmtKind::Atomic(body) = self.changed.stmts.get(id.index())?.kind else { return None };
+            let first = out.len();
+            for &i in &self.changed.blocks.get(body.index())?.items {
+                out.push(placed(i)?);
+            }
+            out.get_mut(first)?.opens = true;
+            out.last_mut()?.closes = true;
+        }
+        Some(out)
+    }
+
+    /// Adds the edits for the blocks inside a statement `depth` deep, each paired with its
+    /// original.
+    fn nested(&self, p: &Placed, depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
+        let (now, then) = (blocks_in(self.changed, p.id)?, blocks_in(self.original, p.origin)?);
+        if now.len() != then.len() {
+            return None;
+        }
+        for (b, before) in now.into_iter().zip(then) {
+            self.walk(b, before, depth + 1, edits)?;
+        }
+        Some(())
+    }
+
+    /// Adds the edit that rewrites a block whose items are `old` in the original and `flat`
+    /// now: the lines from its first statement's chunk to its last statement's end, with the
+    /// chunks in the new order, the lines between chunks in their places, and a line before
+    /// and after each added section. The edits of the blocks inside its statements are
+    /// applied to the chunks they fall in; those outside the block are passed on.
+    fn rewrite(&self, flat: &[Placed], old: &[StmtId], depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
+        let mut moved: Vec<StmtId> = flat.iter().map(|p| p.origin).collect();
+        let mut kept = old.to_vec();
+        moved.sort_unstable();
+        kept.sort_unstable();
+        if moved != kept {
+            return None;
+        }
+        let mut lines: Vec<Lines> = Vec::with_capacity(old.len());
+        for &o in old {
+            let floor = lines.last().map(|l| l.end);
+            lines.push(self.lines(o, floor)?);
+        }
+        let region = (lines.first()?.start, lines.last()?.end);
+        let mut inner = Vec::new();
+        for p in flat {
+            self.nested(p, depth, &mut inner)?;
+        }
+        let mut per_chunk: Vec<Vec<Edit>> = old.iter().map(|_| Vec::new()).collect();
+        for e in inner {
+            if e.end <= region.0 || e.start >= region.1 {
+                edits.push(e);
+                continue;
+            }
+            let k = lines.partition_point(|l| l.start <= e.start).checked_sub(1)?;
+            if e.end > lines[k].end {
+                return None;
+            }
+            per_chunk[k].push(e);
+        }
+        let position: FxHashMap<StmtId, usize> = old.iter().enumerate().map(|(k, &o)| (o, k)).collect();
+        let mut text = String::new();
+        let mut pad = "";
+        for (at, p) in flat.iter().enumerate() {
+            if at > 0 {
+                text.push_str(self.source.get(lines[at - 1].end..lines[at].start)?);
+            }
+            let k = *position.get(&p.origin)?;
+            let l = lines[k];
+            if p.opens {
+                let rest = self.source.get(l.own..)?;
+                pad = &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()];
+                text.push_str(pad);
+                text.push_str("atomicBegin();\n");
+            }
+            text.push_str(&self.apply(l.start, l.end, &mut per_chunk[k])?);
+            if p.closes {
+                text.push('\n');
+                text.push_str(pad);
+                text.push_str("atomicEnd();");
+            }
+        }
+        edits.push(Edit { start: region.0, end: region.1, text });
+        Some(())
+    }
+
+    /// Where statement `o` of a rewritten block stands, when it has lines of its own: only
+    /// blanks or a declaration's type words before it on its first line, only blanks, a `;`
+    /// and comments after it on its last, its first line after `floor` (the end of the
+    /// statement before it in its block), and no comment cut at either end.
+    fn lines(&self, o: StmtId, floor: Option<usize>) -> Option<Lines> {
+        let span = self.original.stmts.get(o.index())?.span;
+        let start = span.start as usize;
+        // A span may run on over blanks and comments after the statement (the parser's spans
+        // of some statements do): they are not its text.
+        let written = self.code.get(start..span.end as usize)?.trim_end();
+        if written.is_empty() {
+            return None;
+        }
+        let end = start + written.len();
+        let own = self.line_start(start);
+        let words = |w: &str| w != "else" && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !self.code.get(own..start)?.split_whitespace().all(words) {
+            return None;
+        }
+        let stop = self.source.get(end..)?.find('\n').map_or(self.source.len(), |i| end + i);
+        if !matches!(self.code.get(end..stop)?.trim(), "" | ";") || floor.is_some_and(|f| own <= f) {
+            return None;
+        }
+        let first = self.attached(own, floor);
+        let cut = |at: usize| !self.in_comment(at);
+        (first.checked_sub(1).is_none_or(cut) && cut(stop)).then_some(Lines { start: first, own, end: stop })
+    }
+
+    /// The start of the comment-only lines directly above the line starting at `own` (no
+    /// higher than the line after `floor`), or `own` when there are none.
+    fn attached(&self, own: usize, floor: Option<usize>) -> usize {
+        let mut start = own;
+        while let Some(newline) = start.checked_sub(1) {
+            let above = self.line_start(newline);
+            if floor.is_some_and(|f| above <= f) {
+                break;
+            }
+            let only_comment = self.code.get(above..newline).is_some_and(|c| c.trim().is_empty())
+                && self.source.get(above..newline).is_some_and(|s| !s.trim().is_empty());
+            if !only_comment {
+                break;
+            }
+            start = above;
+        }
+        start
+    }
+
+    /// Whether offset `at` lies inside a comment.
+    fn in_comment(&self, at: usize) -> bool {
+        let k = self.comments.partition_point(|&(start, _)| start <= at);
+        k.checked_sub(1).is_some_and(|k| self.comments[k].1 > at)
+    }
+
+    fn line_start(&self, at: usize) -> usize {
+        self.source.get(..at).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1)
+    }
+
+    /// The source's bytes `start..end` with `edits` applied; `None` when one lies outside
+    /// that range or two overlap.
+    fn apply(&self, start: usize, end: usize, edits: &mut [Edit]) -> Option<String> {
+        edits.sort_by_key(|e| (e.start, e.end));
+        let mut out = String::new();
+        let mut at = start;
+        for e in edits.iter() {
+            if e.start < at || e.end > end {
+                return None;
+            }
+            out.push_str(self.source.get(at..e.start)?);
+            out.push_str(&e.text);
+            at = e.end;
+        }
+        out.push_str(self.source.get(at..end)?);
+        Some(out)
+    }
+}
+
+/// The blocks directly inside a statement, in order.
+fn blocks_in(p: &Program, id: StmtId) -> Option<Vec<BlockId>> {
+    Some(match &p.stmts.get(id.index())?.kind {
+        StmtKind::If { then_block, else_block, .. } => std::iter::once(*then_block).chain(*else_block).collect(),
+        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
+        _ => Vec::new(),
+    })
+}
+
+/// The byte ranges of the comments of `source`, ascending: a `//` comment up to its line's
+/// end (the newline not included), a `/* */` comment whole (an unterminated one, which the
+/// parser refuses, up to the end).
+fn comments(source: &str) -> Vec<(usize, usize)> {
+    let b = source.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        let end = match (b[i], b[i + 1]) {
+            (b'/', b'/') => source[i..].find('\n').map_or(b.len(), |k| i + k),
+            (b'/', b'*') => source[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push((i, end));
+        i = end;
+    }
+    out
+}
