@@ -9,7 +9,7 @@ use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::{Function, Marker, K, S};
-use crate::read::{error, Global, Model};
+use crate::read::{error, Model};
 
 /// A thread of the program.
 struct ThreadPlan {
@@ -18,9 +18,15 @@ struct ThreadPlan {
     function: usize,
     /// Whether it runs the body directly (else it calls the function's procedure).
     direct: bool,
-    /// The label and span of `main`'s call.
-    call: (String, Span),
+    /// `main`'s call as a statement: the function's name, or a `noreorder` item setting the
+    /// parameters (`f.n := 1`) and calling it.
+    start: S,
+    /// The constant arguments.
+    args: Args,
 }
+
+/// Each parameter's local and its constant value.
+type Args = Vec<(String, i64)>;
 
 /// Lowers the model (its spans point into the C source).
 pub(crate) fn lower(mut model: Model) -> Result<Program, Diagnostics> {
@@ -34,7 +40,6 @@ pub(crate) fn lower(mut model: Model) -> Result<Program, Diagnostics> {
             one(error("C0201", "the model has no `main`", Span::default(), "`main` starts the threads"))
         })?;
     let threads = plan_threads(&mut model, main).map_err(one)?;
-    check_private(&model, &threads).map_err(one)?;
     let mut emitter = Emitter::default();
     emitter.program(&model, main, &threads);
     let program = paces_cwhile::parse(&emitter.text).map_err(|d| emitter.remap(&d))?;
@@ -203,7 +208,8 @@ fn plan_threads(model: &mut Model, main: usize) -> Result<Vec<ThreadPlan>, Diagn
         model.globals.iter().enumerate().map(|(i, g)| (g.name.clone(), i)).collect();
     let index: FxHashMap<String, usize> =
         model.functions.iter().enumerate().map(|(i, f)| (f.name.clone(), i)).collect();
-    let mut calls: Vec<(usize, String, Span)> = Vec::new();
+    // Per thread: its function, `main`'s call, its constant arguments.
+    let mut calls: Vec<(usize, S, Args)> = Vec::new();
     for s in body {
         let bad = || {
             error(
@@ -221,21 +227,24 @@ fn plan_threads(model: &mut Model, main: usize) -> Result<Vec<ThreadPlan>, Diagn
             }
             K::Simple(text) => {
                 let name = text.strip_suffix("()").ok_or_else(bad)?;
-                calls.push((*index.get(name).ok_or_else(bad)?, s.label.clone(), s.span));
+                let f = *index.get(name).ok_or_else(bad)?;
+                calls.push((f, s, Vec::new()));
             }
             K::NoReorder(items) => {
-                let Some((call, args)) = items.split_last() else { return Err(bad()) };
+                let Some((call, params)) = items.split_last() else { return Err(bad()) };
                 let K::Simple(call) = &call.kind else { return Err(bad()) };
                 let name = call.strip_suffix("()").ok_or_else(bad)?;
                 let f = *index.get(name).ok_or_else(bad)?;
-                for a in args {
+                let mut args = Vec::new();
+                for a in params {
                     let K::Simple(text) = &a.kind else { return Err(bad()) };
                     let (var, value) = assignment(text).ok_or_else(|| {
                         error("C0205", "a thread's arguments in `main` must be constants", a.span, "not a constant")
                     })?;
-                    model.globals.push(Global { name: var.to_owned(), init: value, span: a.span });
+                    let local = var.strip_prefix(name).and_then(|v| v.strip_prefix('.')).ok_or_else(bad)?;
+                    args.push((local.to_owned(), value));
                 }
-                calls.push((f, s.label.clone(), s.span));
+                calls.push((f, s, args));
             }
             _ => return Err(bad()),
         }
@@ -262,7 +271,7 @@ fn plan_threads(model: &mut Model, main: usize) -> Result<Vec<ThreadPlan>, Diagn
     let mut taken: FxHashSet<String> = names.clone();
     let mut seen: FxHashMap<usize, usize> = FxHashMap::default();
     let mut plans = Vec::new();
-    for (f, label, span) in calls {
+    for (f, start, args) in calls {
         let name = &model.functions[f].name;
         let direct = count[&f] == 1 && !called_elsewhere.contains(name.as_str());
         let thread = if direct {
@@ -277,7 +286,7 @@ fn plan_threads(model: &mut Model, main: usize) -> Result<Vec<ThreadPlan>, Diagn
             n
         };
         taken.insert(thread.clone());
-        plans.push(ThreadPlan { name: thread, function: f, direct, call: (label, span) });
+        plans.push(ThreadPlan { name: thread, function: f, direct, start, args });
     }
     Ok(plans)
 }
@@ -288,36 +297,6 @@ fn assignment(text: &str) -> Option<(&str, i64)> {
     let v = value.trim_start_matches("(-").trim_end_matches(')');
     let n: i64 = v.parse().ok()?;
     Some((name, if value.starts_with("(-") { n.wrapping_neg() } else { n }))
-}
-
-/// Parameters and return values live in one global per function: a function that has them
-/// may be reached by one thread only.
-fn check_private(model: &Model, threads: &[ThreadPlan]) -> Result<(), Diagnostic> {
-    let index: FxHashMap<&str, usize> = model.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
-    let mut reached_by: Vec<Vec<&str>> = vec![Vec::new(); model.functions.len()];
-    for t in threads {
-        let mut seen = FxHashSet::default();
-        let mut stack = vec![t.function];
-        while let Some(f) = stack.pop() {
-            if !seen.insert(f) {
-                continue;
-            }
-            reached_by[f].push(&t.name);
-            stack.extend(model.functions[f].calls.iter().filter_map(|(n, _)| index.get(n.as_str()).copied()));
-        }
-    }
-    for (f, by) in model.functions.iter().zip(&reached_by) {
-        if by.len() > 1 && (!f.params.is_empty() || f.ret_var.is_some()) {
-            return Err(error(
-                "C0207",
-                format!("`{}` has parameters or a return value and runs in {} threads ({})", f.name, by.len(), by.join(", ")),
-                f.span,
-                "called by several threads",
-            )
-            .with_note("PACES keeps a function's parameters and return value in one variable per function, so only one thread may call it"));
-        }
-    }
-    Ok(())
 }
 
 /// Writes the Cwhile text and remembers which C span each piece comes from.
@@ -332,12 +311,7 @@ struct Emitter {
 
 impl Emitter {
     fn program(&mut self, model: &Model, main: usize, threads: &[ThreadPlan]) {
-        let mut vars: Vec<String> = model.globals.iter().map(|g| format!("{} = {}", g.name, g.init)).collect();
-        for f in &model.functions {
-            let declared: FxHashSet<&str> = model.globals.iter().map(|g| g.name.as_str()).collect();
-            vars.extend(f.param_vars.iter().filter(|v| !declared.contains(v.as_str())).map(|v| format!("{v} = 0")));
-            vars.extend(f.ret_var.iter().map(|v| format!("{v} = 0")));
-        }
+        let vars: Vec<String> = model.globals.iter().map(|g| format!("{} = {}", g.name, g.init)).collect();
         if !vars.is_empty() {
             let _ = writeln!(self.text, "var {};", vars.join(", "));
         }
@@ -354,7 +328,7 @@ impl Emitter {
             } else {
                 let start = self.text.len();
                 let _ = write!(self.text, "proc {} {{", f.name);
-                self.locals(f);
+                self.locals(f, &[]);
                 self.items(&f.body);
                 self.text.push_str("}\n");
                 self.segments.push((start, self.text.len(), f.span));
@@ -367,28 +341,30 @@ impl Emitter {
         let start = self.text.len();
         let _ = write!(self.text, "thread {} {{", t.name);
         if t.direct {
-            self.locals(f);
+            self.locals(f, &t.args);
             self.items(&f.body);
         } else {
-            self.label_spans.insert(t.call.0.clone(), t.call.1);
-            self.segment_line(&format!("{}: {}();", t.call.0, f.name), t.call.1);
+            self.text.push('\n');
+            self.stmt(&t.start);
         }
         self.text.push_str("}\n");
         self.segments.push((start, self.text.len(), f.span));
     }
 
-    fn locals(&mut self, f: &Function) {
-        if !f.locals.is_empty() {
-            let names: Vec<&str> = f.locals.iter().map(|(n, _)| n.as_str()).collect();
+    /// The function's parameters (with their values from `main` for a thread that runs the
+    /// function directly), its return value and its locals, as Cwhile locals.
+    fn locals(&mut self, f: &Function, args: &[(String, i64)]) {
+        let init = |v: &str| args.iter().find(|(a, _)| a == v).map_or(0, |&(_, x)| x);
+        let names: Vec<String> = f
+            .param_vars
+            .iter()
+            .map(|v| format!("{v} = {}", init(v)))
+            .chain(f.ret_var.iter().cloned())
+            .chain(f.locals.iter().map(|(n, _)| n.clone()))
+            .collect();
+        if !names.is_empty() {
             let _ = writeln!(self.text, "local {};", names.join(", "));
         }
-    }
-
-    fn segment_line(&mut self, line: &str, span: Span) {
-        let start = self.text.len();
-        self.text.push_str(line);
-        self.text.push('\n');
-        self.segments.push((start, self.text.len(), span));
     }
 
     fn items(&mut self, items: &[S]) {
@@ -484,22 +460,13 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
             VarScope::Thread(t) => thread_fn.get(owner_names[t.index()].as_str()).copied(),
             VarScope::Proc(p) => function_of.get(proc_names[p.index()].as_str()).copied(),
         };
-        let local = f.and_then(|f| f.locals.iter().find(|(n, _)| *n == v.name)).map(|(_, s)| *s);
-        v.span = local.or_else(|| globals.get(v.name.as_str()).copied()).unwrap_or_else(|| param_span(model, &v.name));
+        let own = f.and_then(|f| {
+            let local = f.locals.iter().find(|(n, _)| *n == v.name).map(|(_, s)| *s);
+            let param = f.param_vars.iter().position(|p| *p == v.name).map(|i| f.params[i].1);
+            let ret = (f.ret_var.as_deref() == Some(v.name.as_str())).then_some(f.span);
+            local.or(param).or(ret)
+        });
+        v.span = own.or_else(|| globals.get(v.name.as_str()).copied()).unwrap_or_default();
     }
     Program::new(parts)
-}
-
-fn param_span(model: &Model, var: &str) -> Span {
-    model
-        .functions
-        .iter()
-        .find_map(|f| {
-            f.param_vars
-                .iter()
-                .position(|p| p == var)
-                .map(|i| f.params[i].1)
-                .or_else(|| (f.ret_var.as_deref() == Some(var)).then_some(f.span))
-        })
-        .unwrap_or_default()
 }

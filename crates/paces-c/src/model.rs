@@ -51,6 +51,10 @@ impl Marker {
     }
 }
 
+/// The name of the local that holds a function's return value: a C keyword, so that no name
+/// of the model clashes with it.
+pub(crate) const RET: &str = "return";
+
 /// A function of the model.
 #[derive(Clone, Debug)]
 pub(crate) struct Function {
@@ -58,9 +62,10 @@ pub(crate) struct Function {
     pub(crate) span: Span,
     /// Parameter names (their Cwhile variables are in [`Function::param_vars`]).
     pub(crate) params: Vec<(String, Span)>,
-    /// The Cwhile global holding each parameter.
+    /// The Cwhile local holding each parameter (each thread has its own copy).
     pub(crate) param_vars: Vec<String>,
-    /// The Cwhile global holding the return value, when a `return e;` sets one.
+    /// The Cwhile local holding the return value, when a `return e;` sets one or a caller
+    /// uses it.
     pub(crate) ret_var: Option<String>,
     /// Locals: name, span, constant initial value.
     pub(crate) locals: Vec<(String, Span)>,

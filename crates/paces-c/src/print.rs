@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use paces_cwhile::ir::{BinOp, Cond, Expr, Owner, StmtKind, UnOp, VarIdx};
+use paces_cwhile::ir::{BinOp, Cond, Expr, Owner, StmtKind, UnOp, VarIdx, VarScope};
 use paces_cwhile::ir::{Owner as O, ProcIdx, ThreadIdx};
 use paces_cwhile::Program;
 
@@ -28,7 +28,7 @@ pub struct Printed {
 /// value other than 0 (C initialises a local on every call), a name that is a C keyword, or a
 /// `while` with an empty body and a condition (the dialect reads that as a busy wait).
 pub fn print(program: &Program) -> Result<Printed, Error> {
-    let mut p = Printer { program, out: String::new(), line: 1, labels: BTreeMap::new() };
+    let mut p = Printer { program, out: String::new(), line: 1, labels: BTreeMap::new(), owner: None };
     p.program()?;
     Ok(Printed { text: p.out, labels: p.labels })
 }
@@ -87,6 +87,8 @@ struct Printer<'a> {
     out: String,
     line: usize,
     labels: BTreeMap<String, String>,
+    /// The thread or procedure being printed.
+    owner: Option<Owner>,
 }
 
 /// Why a program cannot be printed in the C dialect.
@@ -145,6 +147,7 @@ impl Printer<'_> {
             self.line(0, &format!("int {name} = {};", int(v.init)));
         }
         for owner in decl_order(p) {
+            self.owner = Some(owner);
             let (name, locals, body, is_proc) = match owner {
                 Owner::Thread(t) => {
                     let t = &p.threads[t.index()];
@@ -294,7 +297,17 @@ impl Printer<'_> {
     }
 
     fn var(&self, v: VarIdx) -> Result<String, Error> {
-        Ok(self.name(&self.program.vars[v.index()].name)?.to_owned())
+        let var = &self.program.vars[v.index()];
+        if let VarScope::Proc(q) = var.scope {
+            if self.owner != Some(Owner::Proc(q)) {
+                let proc_name = &self.program.procs[q.index()].name;
+                return Err(rejected(format!(
+                    "`{proc_name}.{}` (a procedure's local used by its caller) has no form in the C dialect",
+                    var.name
+                )));
+            }
+        }
+        Ok(self.name(&var.name)?.to_owned())
     }
 
     /// An expression with the parentheses C needs (`outer`: the precedence around it).

@@ -10,7 +10,7 @@ use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::model::{Function, Marker, K, S};
+use crate::model::{Function, Marker, K, RET, S};
 use crate::prepass::Prepared;
 
 /// A global variable: name, initial value, declaration span.
@@ -88,7 +88,7 @@ impl Labels<'_> {
 struct Scope {
     function: usize,
     locals: FxHashSet<String>,
-    /// Parameter name to its Cwhile global.
+    /// Parameter name to its Cwhile local.
     params: FxHashMap<String, String>,
 }
 
@@ -336,20 +336,19 @@ impl<'a> Reader<'a> {
         Ok(f)
     }
 
-    fn fresh(&mut self, base: String) -> String {
-        let mut name = base;
-        while !self.taken.insert(name.clone()) {
-            name.push('_');
-        }
-        name
-    }
-
-    /// Gives each parameter its Cwhile global, `FUNCTION_PARAM`.
+    /// Gives each parameter its Cwhile local: its own name, or with `_` appended while that
+    /// names a global, a macro or a function (C lets a parameter hide a global; Cwhile does not).
     fn name_params(&mut self) {
         for i in 0..self.model.functions.len() {
             let f = &self.model.functions[i];
-            let bases: Vec<String> = f.params.iter().map(|(p, _)| format!("{}_{p}", f.name)).collect();
-            let vars = bases.into_iter().map(|b| self.fresh(b)).collect();
+            let mut vars: Vec<String> = Vec::new();
+            for (p, _) in &f.params {
+                let mut v = p.clone();
+                while self.taken.contains(&v) || vars.contains(&v) || f.params.iter().any(|(q, _)| *q == v && q != p) {
+                    v.push('_');
+                }
+                vars.push(v);
+            }
             self.model.functions[i].param_vars = vars;
         }
     }
@@ -392,7 +391,11 @@ impl<'a> Reader<'a> {
             }
             let (name, span) = self.declarator_name(decl)?;
             self.check_name(&name, span)?;
-            if self.globals.contains_key(&name) || self.macros.contains_key(&name) || scope.params.contains_key(&name) {
+            let hides = self.globals.contains_key(&name)
+                || self.macros.contains_key(&name)
+                || scope.params.contains_key(&name)
+                || scope.params.values().any(|v| *v == name);
+            if hides {
                 return Err(error(
                     "C0106",
                     format!("the local `{name}` hides a global or parameter"),
@@ -477,13 +480,11 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// The local holding the function's return value: `return`, a C keyword, so no C name
+    /// can clash with it (callers read it as `f.return`).
     fn ret_var(&mut self, function: usize) -> String {
-        if let Some(v) = &self.model.functions[function].ret_var {
-            return v.clone();
-        }
-        let v = self.fresh(format!("{}_ret", self.model.functions[function].name));
-        self.model.functions[function].ret_var = Some(v.clone());
-        v
+        self.model.functions[function].ret_var = Some(RET.to_owned());
+        RET.to_owned()
     }
 
     fn branch(&mut self, s: &Node<Statement>, scope: &mut Scope) -> Result<Vec<S>, Diagnostic> {
@@ -681,7 +682,7 @@ impl<'a> Reader<'a> {
         let mut items = Vec::new();
         for (a, v) in args.iter().zip(&param_vars) {
             let value = self.expr(a, scope, false)?;
-            items.push(self.simple(span, format!("{v} := {value}")));
+            items.push(self.simple(span, format!("{name}.{v} := {value}")));
         }
         if items.is_empty() && target.is_none() {
             out.push(S { label, span, kind: K::Simple(format!("{name}()")) });
@@ -690,7 +691,7 @@ impl<'a> Reader<'a> {
         items.push(self.simple(span, format!("{name}()")));
         if let Some(x) = target {
             let ret = self.ret_var(callee);
-            items.push(self.simple(span, format!("{x} := {ret}")));
+            items.push(self.simple(span, format!("{x} := {name}.{ret}")));
         }
         out.push(S { label, span, kind: K::NoReorder(items) });
         Ok(())

@@ -42,12 +42,6 @@ fn cwhile_checks_point_into_the_c_source() {
 }
 
 #[test]
-fn a_function_with_parameters_in_two_threads_is_refused() {
-    let source = "int x;\nvoid set(int v) {\n  x = v;\n}\nvoid a() { set(1); }\nvoid b() { set(2); }\nvoid main() { a(); b(); }\n";
-    assert_eq!(first_error(source), ("C0207".to_owned(), "2:1".to_owned()));
-}
-
-#[test]
 fn a_return_inside_a_loop_is_refused() {
     let source = "int x;\nvoid t() {\n  while (x == 0) {\n    return;\n  }\n}\nvoid main() { t(); }\n";
     assert_eq!(first_error(source).0, "C0204");

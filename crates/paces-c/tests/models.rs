@@ -1,5 +1,6 @@
 //! Hand-written C models in the dialect's style: each reads, checks as expected, and each
-//! buggy one is repaired; the repaired program, printed as C and read again, checks correct.
+//! buggy one is repaired; the repaired C file (the source with the repair written into it)
+//! reads again and checks correct.
 
 use paces::Repair;
 use paces_explore::{check, Config};
@@ -14,6 +15,7 @@ const MODELS: &[(&str, &str, &str)] = &[
     ("locks", include_str!("models/locks.c"), "correct"),
     ("pair", include_str!("models/pair.c"), "bad"),
     ("handshake", include_str!("models/handshake.c"), "bad"),
+    ("adders", include_str!("models/adders.c"), "bad"),
 ];
 
 /// The repairs named by source lines, for the models whose fix is a single clear one.
@@ -22,6 +24,7 @@ const REPAIRS: &[(&str, &[&str])] = &[
     ("publish", &["swap 10 <-> 11"]),
     ("hook", &["swap 14 <-> 15"]),
     ("handshake", &["swap 24 <-> 25"]),
+    ("adders", &["atomic [15; 16]"]),
 ];
 
 fn read(name: &str, source: &str) -> paces_cwhile::Program {
@@ -43,14 +46,60 @@ fn every_buggy_model_is_repaired_and_the_repaired_c_checks_correct() {
         if *expected == "correct" {
             continue;
         }
-        let report = Repair::new().run(&read(name, source)).unwrap();
+        let original = read(name, source);
+        let report = Repair::new().run(&original).unwrap();
         let repaired = report.repaired.unwrap_or_else(|| panic!("{name}: not repaired: {}", report.stop));
         if let Some((_, expected)) = REPAIRS.iter().find(|(n, _)| n == name) {
             assert_eq!(report.transformation_text, *expected, "{name}: the repair, by source lines");
         }
-        let text = paces_c::print(&repaired).unwrap().text;
+        let text = paces_c::print_preserving(source, &original, &repaired)
+            .unwrap_or_else(|| panic!("{name}: the repair cannot be written into the source"));
         let again = read(name, &text);
         let result = check(&again, &Config::new().max_states(200_000)).unwrap();
         assert_eq!(result.verdict.name(), "correct", "{name}: repaired C text still {}:\n{text}", result.verdict);
+    }
+}
+
+/// Two threads call `id`, which holds its argument across a preemption point: with one copy
+/// of `v` and of the return value per thread, each thread gets its own argument back. The same
+/// model with the copies shared by hand (globals) fails, so the check can tell them apart.
+#[test]
+fn parameters_and_return_values_are_private_to_each_thread() {
+    let private = "int shared;\nint id(int v) {\n  shared = shared + 1;\n  return v;\n}\n\
+        void a() {\n  int r;\n  r = id(1);\n  assert(r == 1);\n}\n\
+        void b() {\n  int s;\n  s = id(2);\n  assert(s == 2);\n}\n\
+        void main() { a(); b(); }\n";
+    let shared = "int shared, v, ret;\nvoid id() {\n  shared = shared + 1;\n  ret = v;\n}\n\
+        void a() {\n  int r;\n  v = 1;\n  id();\n  r = ret;\n  assert(r == 1);\n}\n\
+        void b() {\n  int s;\n  v = 2;\n  id();\n  s = ret;\n  assert(s == 2);\n}\n\
+        void main() { a(); b(); }\n";
+    let config = Config::new().max_states(200_000);
+    let result = check(&read("private", private), &config).unwrap();
+    assert_eq!(result.verdict.name(), "correct", "{}", result.verdict);
+    let result = check(&read("shared", shared), &config).unwrap();
+    assert_eq!(result.verdict.name(), "bad", "{}", result.verdict);
+}
+
+/// A function `main` starts twice gets each call's constant arguments in its own thread; a
+/// function `main` starts once runs as the thread itself, its parameters set from the start.
+#[test]
+fn thread_arguments_from_main_are_per_thread() {
+    let twice = "int sum;\nvoid w(int k) {\n  sum = sum + k;\n  assert(k != 0);\n}\n\
+        void main() { w(1); w(2); }\n";
+    let program = read("twice", twice);
+    assert_eq!(program.threads.len(), 2);
+    let result = check(&program, &Config::new()).unwrap();
+    assert_eq!(result.verdict.name(), "correct", "{}", result.verdict);
+    // Both threads ran to their end: `sum` is 3 in some final state, so a check of `sum != 3`
+    // at the end of a third thread that waits for both must fail.
+    let waits = "int sum, done;\nvoid w(int k) {\n  sum = sum + k;\n  done = done + 1;\n}\n\
+        void last() {\n  assume(done == 2);\n  assert(sum != 3);\n}\n\
+        void main() { w(1); w(2); last(); }\n";
+    let result = check(&read("waits", waits), &Config::new()).unwrap();
+    assert_eq!(result.verdict.name(), "bad", "{}", result.verdict);
+    for (k, verdict) in [(3, "correct"), (4, "bad")] {
+        let once = format!("void t(int k) {{\n  assert(k == {k});\n}}\nvoid main() {{ t(3); }}\n");
+        let result = check(&read("once", &once), &Config::new()).unwrap();
+        assert_eq!(result.verdict.name(), verdict, "t(3) asserting k == {k}: {}", result.verdict);
     }
 }
