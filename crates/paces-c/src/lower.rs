@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use paces_cwhile::ir::{Parts, VarScope};
+use paces_cwhile::ir::{Parts, StmtKind, VarScope};
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -441,6 +441,16 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
     let mut parts: Parts = program.into_parts();
     for s in &mut parts.stmts {
         s.span = emitter.label_spans.get(&s.label).copied().unwrap_or_default();
+    }
+    // A call's `noreorder` (its parameters set, the call, its return value read) is one C
+    // statement, inside which C could not write an atomic section: it is closed to them.
+    for b in &mut parts.blocks {
+        let Some(call) = b.parent.map(|s| &parts.stmts[s.index()]) else { continue };
+        if matches!(call.kind, StmtKind::NoReorder(_))
+            && b.items.iter().all(|&i| parts.stmts[i.index()].span == call.span)
+        {
+            b.in_atomic = true;
+        }
     }
     let function_of: FxHashMap<&str, &Function> = model.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     let thread_fn: FxHashMap<&str, &Function> =

@@ -311,7 +311,8 @@ pub struct Block {
     pub owner: Owner,
     /// The compound statement whose body it is (`None` for a thread or procedure body).
     pub parent: Option<StmtId>,
-    /// Whether it lies inside a user-written `atomic` (closed to atomic sections).
+    /// Whether it is closed to atomic sections: it lies inside a user-written `atomic`, or a
+    /// frontend closed it (the C frontend closes the `noreorder` of a call, one C statement).
     pub in_atomic: bool,
 }
 

@@ -153,7 +153,8 @@ impl Program {
             .is_some_and(|s| matches!(s.kind, StmtKind::NoReorder(_)))
     }
 
-    /// Whether a block is closed to atomic sections (inside a user `atomic`).
+    /// Whether a block is closed to atomic sections (inside a user `atomic`, the body of one, or
+    /// closed by its frontend, see [`Block::in_atomic`](crate::ir::Block::in_atomic)).
     pub fn is_closed(&self, b: BlockId) -> bool {
         self.blocks.get(b.index()).is_some_and(|block| {
             block.in_atomic
