@@ -178,6 +178,17 @@ fn repair_output_file_is_checked_first_and_honoured_in_json() {
     assert!(text(&out.stdout).contains("\"schema\": \"paces-repair/1\""));
 }
 
+/// A Cwhile program already correct is printed as it is, comments and layout included.
+#[test]
+fn a_correct_cwhile_file_is_printed_as_it_is() {
+    let source = "// fine as it is\nvar x;\nthread t { x := 1;   assert(x == 1); } // one thread\n";
+    let path = scratch("correct.cw", source.as_bytes());
+    let out = paces(&["repair", &path], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("already correct"));
+    assert_eq!(text(&out.stdout), source);
+}
+
 /// The summary says that the original deadlocks, with and without `--verbose`.
 #[test]
 fn repair_says_the_original_deadlocks() {

@@ -22,11 +22,14 @@ use crate::print::{print_named, shown_labels};
 pub fn print_preserving(source: &str, original: &Program, changed: &Program, named: &[&str]) -> Option<String> {
     let splice = Splice::new(source, original, changed, named)?;
     let mut edits = Vec::new();
-    for t in &changed.threads {
-        splice.block(t.body, &mut edits)?;
+    if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
+        return None;
     }
-    for q in &changed.procs {
-        splice.block(q.body, &mut edits)?;
+    for (t, o) in changed.threads.iter().zip(&original.threads) {
+        splice.block(t.body, o.body, &mut edits)?;
+    }
+    for (q, o) in changed.procs.iter().zip(&original.procs) {
+        splice.block(q.body, o.body, &mut edits)?;
     }
     let text = splice.apply(0, source.len(), &edits);
     let back = crate::parse(&text).ok()?;
@@ -62,26 +65,13 @@ impl<'a> Splice<'a> {
         (self.original.stmts[o.index()].span == s.span).then_some(o)
     }
 
-    /// The original's block whose items `block` of `changed` holds (directly or inside the
-    /// sections added to it).
-    fn origin_block(&self, block: BlockId) -> Option<BlockId> {
-        self.changed.blocks[block.index()].items.iter().find_map(|&i| match self.origin(i) {
-            Some(o) => Some(self.original.stmts[o.index()].block),
-            None => match self.changed.stmts[i.index()].kind {
-                StmtKind::Atomic(body) => self.origin_block(body),
-                _ => None,
-            },
-        })
-    }
-
-    /// Whether `block` of `changed` (or a block inside it) differs from its original.
-    fn changed_deeply(&self, block: BlockId) -> bool {
+    /// Whether `block` of `changed` (or a block inside it) differs from `ob`, its original.
+    fn changed_deeply(&self, block: BlockId, ob: BlockId) -> bool {
         let items = &self.changed.blocks[block.index()].items;
-        let Some(ob) = self.origin_block(block) else { return true };
         let before = &self.original.blocks[ob.index()].items;
         let same_items = items.len() == before.len()
             && items.iter().zip(before).all(|(&a, &b)| self.origin(a) == Some(b) && !self.relabelled(a));
-        !same_items || items.iter().any(|&i| self.nested(i).into_iter().any(|b| self.changed_deeply(b)))
+        !same_items || items.iter().any(|&i| self.nested_pairs(i).into_iter().any(|(b, o)| self.changed_deeply(b, o)))
     }
 
     /// Whether a statement of `changed` gets a printed label its source text does not have.
@@ -89,21 +79,24 @@ impl<'a> Splice<'a> {
         self.shown[id.index()] && !self.changed.stmts[id.index()].explicit_label
     }
 
-    /// The blocks directly inside a statement of `changed`.
-    fn nested(&self, id: StmtId) -> Vec<BlockId> {
-        match &self.changed.stmts[id.index()].kind {
-            StmtKind::If { then_block, else_block, .. } => std::iter::once(*then_block).chain(*else_block).collect(),
-            StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
-            _ => Vec::new(),
+    /// The blocks directly inside a statement of `changed`, each with the block in the same
+    /// place of the statement's original (paired by position, so empty blocks pair too); none
+    /// for an added section.
+    fn nested_pairs(&self, id: StmtId) -> Vec<(BlockId, BlockId)> {
+        let Some(o) = self.origin(id) else { return Vec::new() };
+        let changed = nested(&self.changed.stmts[id.index()].kind);
+        let original = nested(&self.original.stmts[o.index()].kind);
+        if changed.len() != original.len() {
+            return Vec::new();
         }
+        changed.into_iter().zip(original).collect()
     }
 
     /// Adds the edits that rewrite `block` of `changed`, or of the blocks inside it.
-    fn block(&self, block: BlockId, edits: &mut Vec<Edit>) -> Option<()> {
-        if !self.changed_deeply(block) {
+    fn block(&self, block: BlockId, ob: BlockId, edits: &mut Vec<Edit>) -> Option<()> {
+        if !self.changed_deeply(block, ob) {
             return Some(());
         }
-        let ob = self.origin_block(block)?;
         let before = &self.original.blocks[ob.index()].items;
         let (first, last) = (*before.first()?, *before.last()?);
         let start = self.chunk(first, None)?.0;
@@ -124,8 +117,8 @@ impl<'a> Splice<'a> {
                     let (start, stmt_start) = self.chunk(o, prev)?;
                     let end = self.line_end(self.original.stmts[o.index()].span.end as usize)?;
                     let mut inner = Vec::new();
-                    for b in self.nested(id) {
-                        self.block(b, &mut inner)?;
+                    for (b, ob) in self.nested_pairs(id) {
+                        self.block(b, ob, &mut inner)?;
                     }
                     if self.relabelled(id) {
                         let label = format!("{}: ", self.changed.stmts[id.index()].label);
@@ -215,6 +208,15 @@ impl<'a> Splice<'a> {
         }
         out.push_str(&self.source[at..end]);
         out
+    }
+}
+
+/// The blocks directly inside a statement of this kind.
+fn nested(kind: &StmtKind) -> Vec<BlockId> {
+    match kind {
+        StmtKind::If { then_block, else_block, .. } => std::iter::once(*then_block).chain(*else_block).collect(),
+        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
+        _ => Vec::new(),
     }
 }
 

@@ -140,6 +140,30 @@ fn an_unchanged_program_is_its_source() {
 }
 
 /// Two statements on one line cannot move apart by lines: the caller prints canonically.
+/// A rewritten block holding a statement with an empty block (paired with its original by
+/// its place in the statement, as every nested block is).
+#[test]
+fn an_empty_block_in_a_rewritten_block() {
+    let source = "var x, y, z;\nthread t {\n  // y first\n  A: y := 1; // write y\n  B: if (z == 1) { } else {\n    // nothing\n  }\n  C: x := 1;\n  D: while (*) { }\n}\n";
+    check(
+        source,
+        &[("B", "C", false), ("A", "C", false)],
+        &[],
+        expect![[r#"
+            var x, y, z;
+            thread t {
+              // y first
+              C: x := 1;
+              A: y := 1; // write y
+              B: if (z == 1) { } else {
+                // nothing
+              }
+              D: while (*) { }
+            }
+        "#]],
+    );
+}
+
 #[test]
 fn statements_sharing_a_line_fall_back() {
     let source = "var a, b;\nthread t { a := 1; b := 1; }\n";

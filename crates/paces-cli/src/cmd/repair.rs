@@ -99,15 +99,15 @@ pub struct Args {
 }
 
 /// The repair written as the input's source with only the changed blocks rewritten, comments
-/// and layout kept: for a Cwhile input when repaired ([`paces::cwhile::print_preserving`]),
-/// for a C input when repaired or already correct (the source itself then,
-/// [`paces_c::print_preserving`]). `None` otherwise, or when the source's layout does not
-/// allow it: the canonical Cwhile text is printed then.
+/// and layout kept, when repaired or already correct (the source itself then):
+/// [`paces::cwhile::print_preserving`] for a Cwhile input, [`paces_c::print_preserving`] for a
+/// C input. `None` otherwise, or when the source's layout does not allow it: the canonical
+/// Cwhile text is printed then.
 fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Report) -> Option<String> {
     let source = std::str::from_utf8(&input.bytes).ok()?;
     let repaired = report.repaired.as_ref()?;
     match (super::lang(input), &report.stop) {
-        (super::Lang::Cwhile, paces::StopReason::Repaired) => {
+        (super::Lang::Cwhile, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) => {
             paces::cwhile::print_preserving(source, program, repaired, &report.named_labels())
         }
         (super::Lang::C, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) => {
