@@ -48,7 +48,7 @@ pub fn parse(source: &str) -> Result<Program, Diagnostics> {
     let prepared = prepass::prepare(source).map_err(one)?;
     let unit = parse_c(&prepared).map_err(one)?;
     let model = read::Reader::new(source, &prepared).read(&unit).map_err(one)?;
-    lower::lower(model)
+    lower::lower(model, source)
 }
 
 /// Reads a C model given as bytes; bytes that are not UTF-8 are an error.

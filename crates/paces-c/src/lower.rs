@@ -29,7 +29,7 @@ struct ThreadPlan {
 type Args = Vec<(String, i64)>;
 
 /// Lowers the model (its spans point into the C source).
-pub(crate) fn lower(mut model: Model) -> Result<Program, Diagnostics> {
+pub(crate) fn lower(mut model: Model, source: &str) -> Result<Program, Diagnostics> {
     let one = |d: Diagnostic| Diagnostics::new(vec![d]).expect("one diagnostic");
     for f in &mut model.functions {
         let body = std::mem::take(&mut f.body);
@@ -43,7 +43,7 @@ pub(crate) fn lower(mut model: Model) -> Result<Program, Diagnostics> {
     let mut emitter = Emitter::default();
     emitter.program(&model, main, &threads);
     let program = paces_cwhile::parse(&emitter.text).map_err(|d| emitter.remap(&d))?;
-    Ok(respan(program, &model, &threads, &emitter))
+    Ok(respan(program, &model, &threads, &emitter, source))
 }
 
 /// Groups `atomicBegin(); ... atomicEnd();` and `noReorderBegin(); ... noReorderEnd();` in
@@ -437,7 +437,7 @@ impl Emitter {
 }
 
 /// Moves every span of the program into the C source.
-fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emitter) -> Program {
+fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emitter, source: &str) -> Program {
     let mut parts: Parts = program.into_parts();
     for s in &mut parts.stmts {
         s.span = emitter.label_spans.get(&s.label).copied().unwrap_or_default();
@@ -452,6 +452,7 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
             b.in_atomic = true;
         }
     }
+    parts.source_texts = source_texts(&parts, source);
     let function_of: FxHashMap<&str, &Function> = model.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     let thread_fn: FxHashMap<&str, &Function> =
         threads.iter().map(|t| (t.name.as_str(), &model.functions[t.function])).collect();
@@ -479,4 +480,33 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
         v.span = own.or_else(|| globals.get(v.name.as_str()).copied()).unwrap_or_default();
     }
     Program::new(parts)
+}
+
+/// The C text of each simple statement, shown in traces beside its line: the statement's
+/// first line without its `;` (with `...` when it goes on). A call's parameter and return
+/// steps keep their Cwhile text (`f.n := 1`), which says more than the call's line.
+fn source_texts(parts: &Parts, source: &str) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for s in &parts.stmts {
+        let simple = !matches!(
+            s.kind,
+            StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::Atomic(_) | StmtKind::NoReorder(_)
+        );
+        let in_call = parts.blocks.get(s.block.index()).is_some_and(|b| {
+            b.in_atomic
+                && b.parent.is_some_and(|p| {
+                    parts.stmts.get(p.index()).is_some_and(|p| matches!(p.kind, StmtKind::NoReorder(_)))
+                })
+        });
+        let Some(text) = source.get(s.span.start as usize..s.span.end as usize) else { continue };
+        if !simple || in_call || text.is_empty() {
+            continue;
+        }
+        let mut lines = text.lines();
+        let first = lines.next().unwrap_or("").trim();
+        let first = first.strip_suffix(';').unwrap_or(first).trim_end();
+        let shown = if lines.next().is_some() { format!("{first} ...") } else { first.to_owned() };
+        out.insert(s.label.clone(), shown);
+    }
+    out
 }

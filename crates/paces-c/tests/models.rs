@@ -103,3 +103,38 @@ fn thread_arguments_from_main_are_per_thread() {
         assert_eq!(result.verdict.name(), verdict, "t(3) asserting k == {k}: {}", result.verdict);
     }
 }
+
+/// Traces show a C statement's own text beside its line (a call's parameter and return steps,
+/// and the guards of an `if`, their Cwhile steps); a transformed program keeps them.
+#[test]
+fn steps_show_their_c_text() {
+    let source = include_str!("models/adders.c");
+    let program = read("adders", source);
+    let text = |p: &paces_cwhile::Program, label: &str| p.step_text(p.loc(label).unwrap()).unwrap();
+    let expected = [
+        ("15", "old = count"),
+        ("16", "count = old + by"),
+        ("17", "return old"),
+        ("22.2", "add.by := by"),
+        ("22.4", "before := add.return"),
+        ("23", "assert(before <= FIRST + SECOND - by)"),
+        ("24.then", "assume(by == 1)"),
+        ("32", "assume(done1 == 1 & done2 == 1)"),
+    ];
+    for (label, want) in expected {
+        assert_eq!(text(&program, label), want, "{label}");
+    }
+    let space = program.space();
+    let swapped = paces_constraint::Candidate::apply(
+        &space,
+        &[paces_constraint::Transformation::Atomic {
+            first: program.loc("15").unwrap(),
+            last: program.loc("16").unwrap(),
+        }],
+    )
+    .unwrap();
+    let changed = program.apply(&swapped).unwrap();
+    for (label, want) in expected {
+        assert_eq!(text(&changed, label), want, "{label} after the transformation");
+    }
+}

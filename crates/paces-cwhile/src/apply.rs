@@ -29,8 +29,11 @@ impl Program {
         })?;
         let mut b = Builder { p: self, c: &checked, taken: self.loc_names.iter().cloned().collect() };
         let decls = b.decls();
-        crate::lower::lower(&decls, "")
-            .map_err(|d| Error::new(ErrorKind::Rejected, format!("the transformed program is not valid: {d}")))
+        let applied = crate::lower::lower(&decls, "")
+            .map_err(|d| Error::new(ErrorKind::Rejected, format!("the transformed program is not valid: {d}")))?;
+        let mut parts = applied.into_parts();
+        parts.source_texts.clone_from(&self.source_texts);
+        Ok(Program::new(parts))
     }
 }
 

@@ -5,6 +5,7 @@
 //! `if (b)`, the `await` of `lock`) have derived labels and locations of their own (see
 //! `docs/language.md`). Blocks use the same [`BlockId`]s as the program's [`Space`](paces_constraint::Space).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Deref;
 
@@ -359,6 +360,11 @@ pub struct Parts {
     pub blocks: Vec<Block>,
     /// Location names, indexed by [`Loc`] (statement labels and derived step labels).
     pub loc_names: Vec<String>,
+    /// Per statement label, the statement as its source writes it, where a frontend other
+    /// than Cwhile's gives one (the C frontend: the statement's C text). Traces and reports
+    /// show it beside the label instead of the Cwhile step ([`Program::step_text`]); a program
+    /// made by [`Program::apply`] keeps it.
+    pub source_texts: BTreeMap<String, String>,
 }
 
 /// A Cwhile program (checked, when [`parse`](crate::parse) made it): its [`Parts`] and a
@@ -412,7 +418,7 @@ impl Deref for Program {
 /// Shows the parts as the program's own fields, then whether the cache is filled.
 impl fmt::Debug for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Parts { vars, threads, procs, stmts, blocks, loc_names } = &self.parts;
+        let Parts { vars, threads, procs, stmts, blocks, loc_names, source_texts } = &self.parts;
         f.debug_struct("Program")
             .field("vars", vars)
             .field("threads", threads)
@@ -420,6 +426,7 @@ impl fmt::Debug for Program {
             .field("stmts", stmts)
             .field("blocks", blocks)
             .field("loc_names", loc_names)
+            .field("source_texts", source_texts)
             .field("derived", &self.derived)
             .finish()
     }

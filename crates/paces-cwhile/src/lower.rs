@@ -21,6 +21,7 @@ pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics
         stmts: l.stmts,
         blocks: l.blocks,
         loc_names: l.loc_names,
+        source_texts: std::collections::BTreeMap::new(),
     });
     Ok(program)
 }

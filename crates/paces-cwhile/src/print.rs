@@ -404,11 +404,14 @@ pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
 
 impl Program {
     /// The text of the step at `loc`, as a trace shows it beside the label: a statement's
-    /// head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
-    /// `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another program.
+    /// source text where the program has one ([`Parts::source_texts`](crate::ir::Parts)), else
+    /// its head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)`
+    /// for `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another
+    /// program.
     pub fn step_text(&self, loc: Loc) -> Option<String> {
         if let Some(id) = self.stmt_at(loc) {
-            return Some(head(self, self.stmts.get(id.index())?));
+            let stmt = self.stmts.get(id.index())?;
+            return Some(self.source_texts.get(&stmt.label).cloned().unwrap_or_else(|| head(self, stmt)));
         }
         // A derived step follows its statement's location directly (at most two steps).
         let owner = (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))?;
