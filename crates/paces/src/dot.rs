@@ -3,10 +3,14 @@
 use paces_cwhile::ir::Program;
 use paces_trace::{EventId, Trace, TraceGraph};
 
-/// A node label for an event: its label.
+/// A node label for an event: its label and the text of its step.
 pub(crate) fn event_label(program: &Program, trace: &Trace, id: EventId) -> String {
     let loc = trace.event(id).loc;
-    program.loc_names.get(loc.index()).cloned().unwrap_or_else(|| loc.to_string())
+    let name = program.loc_names.get(loc.index()).cloned().unwrap_or_else(|| loc.to_string());
+    match program.step_text(loc) {
+        Some(text) => format!("{name}  {text}"),
+        None => name,
+    }
 }
 
 /// The trace-analysis graph of a good trace.

@@ -118,6 +118,8 @@ fn dot_output_is_collected_on_request() {
     assert!(report.dots.iter().any(|(n, d)| n.starts_with("good-") && d.starts_with("digraph")));
     assert!(report.dots.iter().any(|(n, d)| n.ends_with("-order.dot") && d.contains("digraph")));
     assert!(report.dots.iter().any(|(n, _)| n.contains("-fix-")));
+    // Nodes are named by their statement's label and text.
+    assert!(report.dots.iter().any(|(_, d)| d.contains("A  x := 1")), "{:?}", report.dots);
 }
 
 /// iwl3945's bad trace stops at the failure (every thread then blocks): the fix needs the
