@@ -1,5 +1,6 @@
 //! Any program that parses prints to text that parses to the same printed text, with the
-//! same labels, and applying the original candidate changes nothing.
+//! same labels, and applying the original candidate changes nothing; printed with its
+//! comments (`paces fmt`), it parses to the same program too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,4 +17,10 @@ fuzz_target!(|data: &[u8]| {
     let space = program.space();
     let same = program.apply(&paces_constraint::Candidate::original(&space)).expect("the original candidate applies");
     assert_eq!(paces_cwhile::print(&same), printed);
+    let source = std::str::from_utf8(data).expect("a parsed program is UTF-8");
+    let formatted = paces_cwhile::print_with_comments(&program, source);
+    match paces_cwhile::parse(&formatted) {
+        Ok(p) => assert_eq!(paces_cwhile::print(&p), printed),
+        Err(d) => panic!("formatted program does not parse: {d}\n{formatted}"),
+    }
 });

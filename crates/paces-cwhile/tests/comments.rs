@@ -135,3 +135,34 @@ fn the_held_in_models_keep_every_comment() {
     }
     assert!(seen >= 10, "only {seen} models");
 }
+
+/// Every shipped example with a comment added at the end of every line and a block comment
+/// line before every third line: all of them are kept, in order, and the text formats to a
+/// fixed point that parses to the same program.
+#[test]
+fn comments_everywhere_in_the_examples_are_kept() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut seen = 0;
+    for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "cw")) {
+        let source = std::fs::read_to_string(&path).unwrap();
+        if source.contains("/*") {
+            continue;
+        }
+        let mut busy = String::new();
+        for (i, line) in source.lines().enumerate() {
+            if i % 3 == 0 {
+                busy.push_str(&format!("/* b{i} */\n"));
+            }
+            busy.push_str(line);
+            if !line.contains("//") {
+                busy.push_str(&format!(" // c{i}"));
+            }
+            busy.push('\n');
+        }
+        format(&busy);
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} examples");
+}
