@@ -27,10 +27,9 @@ use rustc_hash::FxHashMap;
 ///
 /// `None` when the layout does not allow it (a statement of a rewritten block sharing a line
 /// with other code, a comment that a cut between lines would split) or when the check fails,
-/// as it must where the dialect cannot say the change (a section inside a call with
-/// arguments, which is one C statement; a section over a `return`; a move of an `if` whose
-/// early `return` makes the statements after it its `else` branch): the caller then prints
-/// `changed` another way.
+/// as it must where the dialect cannot say the change (a section over a `return`; a move of
+/// an `if` whose early `return` makes the statements after it its `else` branch): the caller
+/// then prints `changed` another way.
 pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
     if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
         return None;
@@ -110,7 +109,7 @@ struct Splice<'a> {
 
 impl<'a> Splice<'a> {
     fn new(source: &'a str, original: &'a Program, changed: &'a Program) -> Option<Self> {
-        let comments = comments(source);
+        let comments = paces_cwhile::comment_ranges(source);
         let mut code = source.as_bytes().to_vec();
         for &(start, end) in &comments {
             for b in code.get_mut(start..end)? {
@@ -332,26 +331,4 @@ fn blocks_in(p: &Program, id: StmtId) -> Option<Vec<BlockId>> {
         StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
         _ => Vec::new(),
     })
-}
-
-/// The byte ranges of the comments of `source`, ascending: a `//` comment up to its line's
-/// end (the newline not included), a `/* */` comment whole (an unterminated one, which the
-/// parser refuses, up to the end).
-fn comments(source: &str) -> Vec<(usize, usize)> {
-    let b = source.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + 1 < b.len() {
-        let end = match (b[i], b[i + 1]) {
-            (b'/', b'/') => source[i..].find('\n').map_or(b.len(), |k| i + k),
-            (b'/', b'*') => source[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2),
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        out.push((i, end));
-        i = end;
-    }
-    out
 }

@@ -40,6 +40,34 @@ pub fn print_named(p: &Program, named: &[&str]) -> String {
     print_shown(p, &shown_labels(p, named), &mut Comments::none())
 }
 
+/// The byte ranges of the comments of a text without string literals (Cwhile, or the C
+/// dialect of `paces-c`), ascending: a `//` comment up to the end of its line (the newline not
+/// included), a `/* */` comment whole (an unterminated one, which the parsers refuse, up to
+/// the end of the text).
+///
+/// ```
+/// let text = "x := 1; // one\n/* two */ y := 2;";
+/// assert_eq!(paces_cwhile::comment_ranges(text), [(8, 14), (15, 24)]);
+/// ```
+pub fn comment_ranges(source: &str) -> Vec<(usize, usize)> {
+    let b = source.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        let end = match (b[i], b[i + 1]) {
+            (b'/', b'/') => source[i..].find('\n').map_or(b.len(), |k| i + k),
+            (b'/', b'*') => source[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push((i, end));
+        i = end;
+    }
+    out
+}
+
 /// The comments of a source, written out as the printer passes their places.
 pub(crate) struct Comments<'s> {
     source: &'s str,
@@ -54,28 +82,8 @@ impl<'s> Comments<'s> {
         Comments { source: "", list: Vec::new(), next: 0 }
     }
 
-    /// Finds the comments of a Cwhile source (it has no string literals, so every `//` and
-    /// `/*` outside a comment opens one).
     fn scan(source: &'s str) -> Self {
-        let bytes = source.as_bytes();
-        let mut list = Vec::new();
-        let mut i = 0;
-        while i + 1 < bytes.len() {
-            match (bytes[i], bytes[i + 1]) {
-                (b'/', b'/') => {
-                    let end = source[i..].find('\n').map_or(source.len(), |k| i + k);
-                    list.push((i, end));
-                    i = end;
-                }
-                (b'/', b'*') => {
-                    let end = source[i + 2..].find("*/").map_or(source.len(), |k| i + 2 + k + 2);
-                    list.push((i, end));
-                    i = end;
-                }
-                _ => i += 1,
-            }
-        }
-        Comments { source, list, next: 0 }
+        Comments { source, list: comment_ranges(source), next: 0 }
     }
 
     /// Writes the comments that start before byte `at`, each on its own line at `level`.
