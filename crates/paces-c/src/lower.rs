@@ -444,15 +444,11 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
     }
     // A call's `noreorder` (its parameters set, the call, its return value read) is one C
     // statement, inside which C could not write an atomic section: it is closed to them.
-    for b in &mut parts.blocks {
-        let Some(call) = b.parent.map(|s| &parts.stmts[s.index()]) else { continue };
-        if matches!(call.kind, StmtKind::NoReorder(_))
-            && b.items.iter().all(|&i| parts.stmts[i.index()].span == call.span)
-        {
-            b.in_atomic = true;
-        }
+    let calls: Vec<bool> = parts.blocks.iter().map(|b| is_call(&parts, b)).collect();
+    for (b, call) in parts.blocks.iter_mut().zip(&calls) {
+        b.in_atomic |= call;
     }
-    parts.source_texts = source_texts(&parts, source);
+    parts.source_texts = source_texts(&parts, source, &calls);
     let function_of: FxHashMap<&str, &Function> = model.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     let thread_fn: FxHashMap<&str, &Function> =
         threads.iter().map(|t| (t.name.as_str(), &model.functions[t.function])).collect();
@@ -482,22 +478,26 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
     Program::new(parts)
 }
 
+/// Whether a block is the `noreorder` of a call with arguments or a used return value: every
+/// item of it stands for the call's C statement.
+fn is_call(parts: &Parts, b: &paces_cwhile::ir::Block) -> bool {
+    let Some(call) = b.parent.and_then(|s| parts.stmts.get(s.index())) else { return false };
+    matches!(call.kind, StmtKind::NoReorder(_))
+        && b.items.iter().all(|&i| parts.stmts.get(i.index()).is_some_and(|s| s.span == call.span))
+}
+
 /// The C text of each simple statement, shown in traces beside its line: the statement's
 /// first line without its `;` (with `...` when it goes on). A call's parameter and return
-/// steps keep their Cwhile text (`f.n := 1`), which says more than the call's line.
-fn source_texts(parts: &Parts, source: &str) -> std::collections::BTreeMap<String, String> {
+/// steps (in a block `calls` marks) keep their Cwhile text (`f.n := 1`), which says more than
+/// the call's line.
+fn source_texts(parts: &Parts, source: &str, calls: &[bool]) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
     for s in &parts.stmts {
         let simple = !matches!(
             s.kind,
             StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::Atomic(_) | StmtKind::NoReorder(_)
         );
-        let in_call = parts.blocks.get(s.block.index()).is_some_and(|b| {
-            b.in_atomic
-                && b.parent.is_some_and(|p| {
-                    parts.stmts.get(p.index()).is_some_and(|p| matches!(p.kind, StmtKind::NoReorder(_)))
-                })
-        });
+        let in_call = calls.get(s.block.index()).copied().unwrap_or(false);
         let Some(text) = source.get(s.span.start as usize..s.span.end as usize) else { continue };
         if !simple || in_call || text.is_empty() {
             continue;

@@ -138,3 +138,14 @@ fn steps_show_their_c_text() {
         assert_eq!(text(&changed, label), want, "{label} after the transformation");
     }
 }
+
+/// A user's `noReorderBegin()` group inside an atomic block is no call: its statements show
+/// their C text too.
+#[test]
+fn a_no_reorder_group_shows_its_c_text() {
+    let source = "int x, y;\nvoid t() {\n    atomicBegin();\n    noReorderBegin();\n    x = 1;\n    y = x + 1;\n    noReorderEnd();\n    atomicEnd();\n}\nvoid main() { t(); }\n";
+    let program = read("group", source);
+    let text = |label: &str| program.step_text(program.loc(label).unwrap()).unwrap();
+    assert_eq!(text("5"), "x = 1");
+    assert_eq!(text("6"), "y = x + 1");
+}
