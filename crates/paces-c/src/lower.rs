@@ -2,13 +2,14 @@
 //! `else` branches, threads from `main`'s calls; then the Cwhile text is checked by the Cwhile
 //! frontend, and every span of the result is moved back into the C source.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use paces_cwhile::ir::{Parts, StmtKind, VarScope};
+use paces_cwhile::ir::{Block, Parts, StmtKind, VarScope};
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::model::{Function, Marker, K, S};
+use crate::model::{Function, Marker, K, RET, S};
 use crate::read::{error, Model};
 
 /// A thread of the program.
@@ -359,7 +360,7 @@ impl Emitter {
             .param_vars
             .iter()
             .map(|v| format!("{v} = {}", init(v)))
-            .chain(f.ret_var.iter().cloned())
+            .chain(f.returns.then(|| RET.to_owned()))
             .chain(f.locals.iter().map(|(n, _)| n.clone()))
             .collect();
         if !names.is_empty() {
@@ -470,7 +471,7 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
         let own = f.and_then(|f| {
             let local = f.locals.iter().find(|(n, _)| *n == v.name).map(|(_, s)| *s);
             let param = f.param_vars.iter().position(|p| *p == v.name).map(|i| f.params[i].1);
-            let ret = (f.ret_var.as_deref() == Some(v.name.as_str())).then_some(f.span);
+            let ret = (f.returns && v.name == RET).then_some(f.span);
             local.or(param).or(ret)
         });
         v.span = own.or_else(|| globals.get(v.name.as_str()).copied()).unwrap_or_default();
@@ -480,7 +481,7 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
 
 /// Whether a block is the `noreorder` of a call with arguments or a used return value: every
 /// item of it stands for the call's C statement.
-fn is_call(parts: &Parts, b: &paces_cwhile::ir::Block) -> bool {
+fn is_call(parts: &Parts, b: &Block) -> bool {
     let Some(call) = b.parent.and_then(|s| parts.stmts.get(s.index())) else { return false };
     matches!(call.kind, StmtKind::NoReorder(_))
         && b.items.iter().all(|&i| parts.stmts.get(i.index()).is_some_and(|s| s.span == call.span))
@@ -490,8 +491,8 @@ fn is_call(parts: &Parts, b: &paces_cwhile::ir::Block) -> bool {
 /// first line without its `;` (with `...` when it goes on). A call's parameter and return
 /// steps (in a block `calls` marks) keep their Cwhile text (`f.n := 1`), which says more than
 /// the call's line.
-fn source_texts(parts: &Parts, source: &str, calls: &[bool]) -> std::collections::BTreeMap<String, String> {
-    let mut out = std::collections::BTreeMap::new();
+fn source_texts(parts: &Parts, source: &str, calls: &[bool]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
     for s in &parts.stmts {
         let simple = !matches!(
             s.kind,

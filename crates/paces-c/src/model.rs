@@ -64,9 +64,9 @@ pub(crate) struct Function {
     pub(crate) params: Vec<(String, Span)>,
     /// The Cwhile local holding each parameter (each thread has its own copy).
     pub(crate) param_vars: Vec<String>,
-    /// The Cwhile local holding the return value, when a `return e;` sets one or a caller
-    /// uses it.
-    pub(crate) ret_var: Option<String>,
+    /// Whether the function has a return value (a `return e;` sets one or a caller uses it),
+    /// held in its Cwhile local [`RET`].
+    pub(crate) returns: bool,
     /// Locals: name, span, constant initial value.
     pub(crate) locals: Vec<(String, Span)>,
     pub(crate) body: Vec<S>,

@@ -328,7 +328,7 @@ impl<'a> Reader<'a> {
             span: self.span(f),
             params,
             param_vars: Vec::new(),
-            ret_var: None,
+            returns: false,
             locals: Vec::new(),
             body: Vec::new(),
             calls: Vec::new(),
@@ -463,7 +463,8 @@ impl<'a> Reader<'a> {
                     None => None,
                     Some(e) => {
                         let v = self.expr(e, scope, false)?;
-                        Some(format!("{} := {v}", self.ret_var(scope.function)))
+                        self.model.functions[scope.function].returns = true;
+                        Some(format!("{RET} := {v}"))
                     }
                 };
                 out.push(S { label, span, kind: K::Return(text) });
@@ -478,13 +479,6 @@ impl<'a> Reader<'a> {
             Statement::Asm(_) => return Err(outside("inline assembly", span)),
         }
         Ok(())
-    }
-
-    /// The local holding the function's return value: `return`, a C keyword, so no C name
-    /// can clash with it (callers read it as `f.return`).
-    fn ret_var(&mut self, function: usize) -> String {
-        self.model.functions[function].ret_var = Some(RET.to_owned());
-        RET.to_owned()
     }
 
     fn branch(&mut self, s: &Node<Statement>, scope: &mut Scope) -> Result<Vec<S>, Diagnostic> {
@@ -690,8 +684,8 @@ impl<'a> Reader<'a> {
         }
         items.push(self.simple(span, format!("{name}()")));
         if let Some(x) = target {
-            let ret = self.ret_var(callee);
-            items.push(self.simple(span, format!("{x} := {name}.{ret}")));
+            self.model.functions[callee].returns = true;
+            items.push(self.simple(span, format!("{x} := {name}.{RET}")));
         }
         out.push(S { label, span, kind: K::NoReorder(items) });
         Ok(())

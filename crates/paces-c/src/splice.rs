@@ -177,11 +177,12 @@ impl<'a> Splice<'a> {
     /// Adds the edits for the blocks inside a statement `depth` deep, each paired with its
     /// original.
     fn nested(&self, p: &Placed, depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
-        let (now, then) = (blocks_in(self.changed, p.id)?, blocks_in(self.original, p.origin)?);
-        if now.len() != then.len() {
+        let now = &self.changed.stmts.get(p.id.index())?.kind;
+        let then = &self.original.stmts.get(p.origin.index())?.kind;
+        if now.blocks().count() != then.blocks().count() {
             return None;
         }
-        for (b, before) in now.into_iter().zip(then) {
+        for (b, before) in now.blocks().zip(then.blocks()) {
             self.walk(b, before, depth + 1, edits)?;
         }
         Some(())
@@ -322,13 +323,4 @@ impl<'a> Splice<'a> {
         out.push_str(self.source.get(at..end)?);
         Some(out)
     }
-}
-
-/// The blocks directly inside a statement, in order.
-fn blocks_in(p: &Program, id: StmtId) -> Option<Vec<BlockId>> {
-    Some(match &p.stmts.get(id.index())?.kind {
-        StmtKind::If { then_block, else_block, .. } => std::iter::once(*then_block).chain(*else_block).collect(),
-        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
-        _ => Vec::new(),
-    })
 }

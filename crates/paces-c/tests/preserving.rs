@@ -85,14 +85,7 @@ fn outline(p: &Program) -> Vec<String> {
             stack.push((b, i + 1, depth));
             let s = &p.stmts[id.index()];
             out.push(format!("{}{}", "  ".repeat(depth), p.step_text(s.loc).unwrap()));
-            let inner: Vec<BlockId> = match &s.kind {
-                StmtKind::If { then_block, else_block, .. } => {
-                    std::iter::once(*then_block).chain(*else_block).collect()
-                }
-                StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
-                _ => Vec::new(),
-            };
-            stack.extend(inner.into_iter().rev().map(|b| (b, 0, depth + 1)));
+            stack.extend(s.kind.blocks().rev().map(|b| (b, 0, depth + 1)));
         }
     }
     out
@@ -111,11 +104,20 @@ fn rest_unchanged(text: &str, start: &str) {
     assert_eq!(text.replacen(new, "", 1), MODEL.replacen(old, "", 1));
 }
 
+/// `steps` applied to `MODEL`: the function starting with `start` reads `expected`, and the
+/// rest of the text is `MODEL`'s.
+#[track_caller]
+fn check_function(steps: &[&str], start: &str, expected: &str) {
+    let text = preserved(MODEL, steps);
+    assert_eq!(function(&text, start), expected);
+    rest_unchanged(&text, start);
+}
+
 #[test]
 fn a_swap_moves_statements_with_their_comments() {
-    let text = preserved(MODEL, &["swap 14 <-> 16"]);
-    assert_eq!(
-        function(&text, "void opener"),
+    check_function(
+        &["swap 14 <-> 16"],
+        "void opener",
         "void opener() {
     /* the power comes after */
     power = 1;
@@ -123,16 +125,15 @@ fn a_swap_moves_statements_with_their_comments() {
     open = 1;   // counted
     assert(power == 1 || open == 0);
 }
-"
+",
     );
-    rest_unchanged(&text, "void opener");
 }
 
 #[test]
 fn an_added_section_is_a_begin_line_and_an_end_line() {
-    let text = preserved(MODEL, &["atomic [14; 16]"]);
-    assert_eq!(
-        function(&text, "void opener"),
+    check_function(
+        &["atomic [14; 16]"],
+        "void opener",
         "void opener() {
     atomicBegin();
     // take the device
@@ -142,32 +143,28 @@ fn an_added_section_is_a_begin_line_and_an_end_line() {
     atomicEnd();
     assert(power == 1 || open == 0);
 }
-"
+",
     );
-    rest_unchanged(&text, "void opener");
 }
 
 #[test]
 fn a_procedure_body_is_rewritten_in_place() {
-    let text = preserved(MODEL, &["swap 8 <-> 9"]);
-    assert_eq!(
-        function(&text, "void set_power"),
+    check_function(
+        &["swap 8 <-> 9"],
+        "void set_power",
         "void set_power(int v) {
     m = 1;      // then the mutex word
     // first the power
     power = v;
 }
-"
+",
     );
-    rest_unchanged(&text, "void set_power");
 }
 
 /// A call with an argument is one item: it moves as its one line.
 #[test]
 fn a_call_with_an_argument_moves_as_one_item() {
-    let text = preserved(MODEL, &["swap 21 <-> 22"]);
-    assert!(text.contains("void closer() {\n    set_power(0);\n    open = 0;\n}\n"), "{text}");
-    rest_unchanged(&text, "void closer");
+    check_function(&["swap 21 <-> 22"], "void closer", "void closer() {\n    set_power(0);\n    open = 0;\n}\n");
 }
 
 /// Nothing changed: the source comes back byte for byte.

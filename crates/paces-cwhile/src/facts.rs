@@ -86,14 +86,6 @@ fn sorted(mut v: Vec<VarIdx>) -> Vec<VarIdx> {
     v
 }
 
-fn child_blocks(kind: &StmtKind) -> [Option<BlockId>; 2] {
-    match kind {
-        StmtKind::If { then_block, else_block, .. } => [Some(*then_block), *else_block],
-        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => [Some(*body), None],
-        _ => [None, None],
-    }
-}
-
 impl Facts {
     fn compute(p: &Program) -> Facts {
         let mut loc_by_name = FxHashMap::default();
@@ -140,7 +132,7 @@ impl Facts {
             }
             if !expanded {
                 stack.push((s, true));
-                for b in child_blocks(&stmt.kind).into_iter().flatten().rev() {
+                for b in stmt.kind.blocks().rev() {
                     push_block(&mut stack, b);
                 }
                 continue;
@@ -189,7 +181,7 @@ impl Facts {
                     weight = 2;
                 }
                 let mut waits = Waits::Never;
-                for b in child_blocks(&stmt.kind).into_iter().flatten() {
+                for b in stmt.kind.blocks() {
                     let sum = self.block_summary(p, b);
                     let branch_waits = sum.waits();
                     reads.extend(sum.reads);

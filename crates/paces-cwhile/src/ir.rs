@@ -276,6 +276,19 @@ pub enum StmtKind {
     Up(VarIdx),
 }
 
+impl StmtKind {
+    /// The blocks directly inside the statement, in source order (an `if`'s branches, the
+    /// body of a loop, `atomic` or `noreorder`); none for a simple statement.
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = BlockId> {
+        let (first, second) = match self {
+            StmtKind::If { then_block, else_block, .. } => (Some(*then_block), *else_block),
+            StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => (Some(*body), None),
+            _ => (None, None),
+        };
+        first.into_iter().chain(second)
+    }
+}
+
 /// A statement: an item of the block it stands in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stmt {

@@ -532,23 +532,23 @@ impl<'a> Lowerer<'a> {
     /// `PROC.LOCAL`: a local of a procedure the body calls directly (how a caller passes values
     /// to a procedure and reads its results; each thread has its own copy).
     fn resolve_qualified(&mut self, name: &ast::Name, proc_name: &str, local: &str, ctx: &Ctx) -> VarIdx {
-        let found = match self.owners.get(proc_name) {
-            Some(&(Owner::Proc(p), _)) => {
-                self.procs[p.index()].locals.iter().copied().find(|&v| self.vars[v.index()].name == local)
-            }
+        let proc = match self.owners.get(proc_name) {
+            Some(&(Owner::Proc(p), _)) => Some(p),
             _ => None,
         };
-        let (message, note) = match found {
-            Some(v) if ctx.callees.contains(proc_name) => return v,
-            Some(_) => (
+        let found = proc
+            .and_then(|p| self.procs[p.index()].locals.iter().copied().find(|&v| self.vars[v.index()].name == local));
+        let (message, note) = match (proc, found) {
+            (_, Some(v)) if ctx.callees.contains(proc_name) => return v,
+            (_, Some(_)) => (
                 format!("`{}` is used here, but this {} does not call `{proc_name}`", name.text, ctx.owner_kind()),
                 format!("a procedure's locals are visible as `{proc_name}.NAME` only in the bodies that call it"),
             ),
-            None if matches!(self.owners.get(proc_name), Some(&(Owner::Proc(_), _))) => (
+            (Some(_), None) => (
                 format!("procedure `{proc_name}` has no local `{local}`"),
                 "`PROC.NAME` names a `local` declared at the start of procedure PROC".to_owned(),
             ),
-            None => (
+            (None, _) => (
                 format!("unknown variable `{}`: there is no procedure `{proc_name}`", name.text),
                 "`PROC.NAME` names a local of procedure PROC; other names may not contain `.`".to_owned(),
             ),
@@ -649,18 +649,5 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-    }
-}
-
-/// The blocks directly inside a statement, in source order.
-pub(crate) fn child_blocks(kind: &StmtKind) -> Vec<BlockId> {
-    match kind {
-        StmtKind::If { then_block, else_block, .. } => {
-            let mut v = vec![*then_block];
-            v.extend(*else_block);
-            v
-        }
-        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
-        _ => Vec::new(),
     }
 }

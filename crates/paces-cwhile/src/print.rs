@@ -99,23 +99,12 @@ impl<'s> Comments<'s> {
         }
     }
 
-    /// Appends to the line just printed (before its newline) the comment that follows byte
-    /// `end` on the same source line with only blanks between.
-    fn trailing(&mut self, end: usize, out: &mut String) {
+    /// Appends to the line just printed (before its newline) the next comment when it starts
+    /// after byte `end` on the same source line and what stands between is accepted by
+    /// `between` (only blanks after a statement; the rest of a declaration after a global).
+    fn trailing(&mut self, end: usize, between: fn(&str) -> bool, out: &mut String) {
         let Some(&(start, stop)) = self.list.get(self.next) else { return };
-        let between = self.source.get(end..start).unwrap_or("x");
-        if start >= end && between.chars().all(|c| c == ' ' || c == '\t') {
-            out.push(' ');
-            out.push_str(self.source[start..stop].trim_end());
-            self.next += 1;
-        }
-    }
-
-    /// Appends to the line just printed the comment that starts on the same source line as
-    /// byte `end`, whatever stands between (the rest of a declaration).
-    fn trailing_on_line(&mut self, end: usize, out: &mut String) {
-        let Some(&(start, stop)) = self.list.get(self.next) else { return };
-        if start >= end && !self.source.get(end..start).unwrap_or("\n").contains('\n') {
+        if self.source.get(end..start).is_some_and(|text| !text.contains('\n') && between(text)) {
             out.push(' ');
             out.push_str(self.source[start..stop].trim_end());
             self.next += 1;
@@ -192,17 +181,8 @@ fn pre_order(p: &Program, body: BlockId) -> Vec<StmtId> {
     while let Some(id) = stack.pop() {
         out.push(id);
         let Some(s) = p.stmts.get(id.index()) else { continue };
-        match &s.kind {
-            StmtKind::If { then_block, else_block, .. } => {
-                if let Some(e) = else_block {
-                    push_block(&mut stack, *e);
-                }
-                push_block(&mut stack, *then_block);
-            }
-            StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
-                push_block(&mut stack, *body);
-            }
-            _ => {}
+        for b in s.kind.blocks().rev() {
+            push_block(&mut stack, b);
         }
     }
     out
@@ -230,7 +210,7 @@ fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
         }
         out.push_str(line.trim_end());
         if let Some(last) = p.vars[..p.global_count()].iter().map(|v| v.span.end).max() {
-            c.trailing_on_line(last as usize, &mut out);
+            c.trailing(last as usize, |_| true, &mut out);
         }
         out.push('\n');
     }
@@ -257,7 +237,7 @@ fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
         print_items(p, shown, body, 1, c, &mut out);
         c.flush(span.end as usize, 1, &mut out);
         out.push('}');
-        c.trailing(span.end as usize, &mut out);
+        c.trailing(span.end as usize, blanks, &mut out);
         out.push('\n');
     }
     c.rest(0, &mut out);
@@ -301,6 +281,11 @@ pub(crate) fn var_text(p: &Program, v: VarIdx, owner: Option<Owner>) -> std::bor
 /// The thread or procedure a statement belongs to.
 pub(crate) fn owner_of(p: &Program, stmt: &Stmt) -> Option<Owner> {
     p.blocks.get(stmt.block.index()).map(|b| b.owner)
+}
+
+/// Whether a text holds only spaces and tabs.
+fn blanks(text: &str) -> bool {
+    text.chars().all(|c| c == ' ' || c == '\t')
 }
 
 fn indent(out: &mut String, level: usize) {
@@ -347,7 +332,7 @@ fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, c: &mut Com
         }
         _ => out.push(';'),
     }
-    c.trailing(end, out);
+    c.trailing(end, blanks, out);
     out.push('\n');
 }
 
@@ -427,7 +412,7 @@ impl Program {
     }
 }
 
-/// The text of the derived step at `loc` of a statement of kind `kind`.
+/// The text of the derived step at `loc` of statement `stmt`.
 fn derived_text(p: &Program, stmt: &Stmt, loc: Loc) -> Option<String> {
     let owner = owner_of(p, stmt);
     let expr = |e: &Expr| expr(p, e, owner);

@@ -7,7 +7,6 @@ use paces_constraint::{BlockId, Waits};
 use crate::diag::line_col;
 use crate::error::{Error, ErrorKind};
 use crate::ir::{BinOp, Chain, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
-use crate::lower::child_blocks;
 use crate::print::op_str;
 
 /// Translates a program to Promela (see `docs/language.md`, "Promela export").
@@ -119,7 +118,7 @@ fn inner_assume(p: &Program, block: BlockId) -> Option<StmtId> {
                 }
                 _ => Vec::new(),
             },
-            kind => child_blocks(kind),
+            kind => kind.blocks().collect(),
         };
         for b in blocks.into_iter().rev() {
             if let Some(block) = p.blocks.get(b.index()) {
@@ -149,7 +148,7 @@ fn reachable_procs(p: &Program, body: BlockId) -> Vec<ProcIdx> {
                         }
                     }
                 }
-                kind => blocks.extend(crate::lower::child_blocks(kind)),
+                kind => blocks.extend(kind.blocks()),
             }
         }
     }
@@ -487,8 +486,7 @@ fn first_wait_in(p: &Program, item: StmtId) -> StmtId {
             StmtKind::Await(_) | StmtKind::Lock { .. } | StmtKind::Down { .. } => return s,
             StmtKind::Call(_) if p.waits(s) != Waits::Never => return s,
             _ => {
-                let blocks = child_blocks(&stmt.kind);
-                for b in blocks.into_iter().rev() {
+                for b in stmt.kind.blocks().rev() {
                     if let Some(block) = p.blocks.get(b.index()) {
                         stack.extend(block.items.iter().rev());
                     }

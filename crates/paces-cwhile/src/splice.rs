@@ -20,11 +20,11 @@ use crate::print::{print_named, shown_labels};
 /// not read back as `changed` (checked by parsing it and comparing [`print_named`] of both):
 /// the caller then prints `changed` canonically.
 pub fn print_preserving(source: &str, original: &Program, changed: &Program, named: &[&str]) -> Option<String> {
-    let splice = Splice::new(source, original, changed, named)?;
-    let mut edits = Vec::new();
     if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
         return None;
     }
+    let splice = Splice::new(source, original, changed, named)?;
+    let mut edits = Vec::new();
     for (t, o) in changed.threads.iter().zip(&original.threads) {
         splice.block(t.body, o.body, &mut edits)?;
     }
@@ -84,12 +84,11 @@ impl<'a> Splice<'a> {
     /// for an added section.
     fn nested_pairs(&self, id: StmtId) -> Vec<(BlockId, BlockId)> {
         let Some(o) = self.origin(id) else { return Vec::new() };
-        let changed = nested(&self.changed.stmts[id.index()].kind);
-        let original = nested(&self.original.stmts[o.index()].kind);
-        if changed.len() != original.len() {
+        let (changed, original) = (&self.changed.stmts[id.index()].kind, &self.original.stmts[o.index()].kind);
+        if changed.blocks().count() != original.blocks().count() {
             return Vec::new();
         }
-        changed.into_iter().zip(original).collect()
+        changed.blocks().zip(original.blocks()).collect()
     }
 
     /// Adds the edits that rewrite `block` of `changed`, or of the blocks inside it.
@@ -208,15 +207,6 @@ impl<'a> Splice<'a> {
         }
         out.push_str(&self.source[at..end]);
         out
-    }
-}
-
-/// The blocks directly inside a statement of this kind.
-fn nested(kind: &StmtKind) -> Vec<BlockId> {
-    match kind {
-        StmtKind::If { then_block, else_block, .. } => std::iter::once(*then_block).chain(*else_block).collect(),
-        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => vec![*body],
-        _ => Vec::new(),
     }
 }
 

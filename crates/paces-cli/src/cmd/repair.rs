@@ -104,16 +104,14 @@ pub struct Args {
 /// C input. `None` otherwise, or when the source's layout does not allow it: the canonical
 /// Cwhile text is printed then.
 fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Report) -> Option<String> {
+    if !matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) {
+        return None;
+    }
     let source = std::str::from_utf8(&input.bytes).ok()?;
     let repaired = report.repaired.as_ref()?;
-    match (super::lang(input), &report.stop) {
-        (super::Lang::Cwhile, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) => {
-            paces::cwhile::print_preserving(source, program, repaired, &report.named_labels())
-        }
-        (super::Lang::C, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) => {
-            paces_c::print_preserving(source, program, repaired)
-        }
-        _ => None,
+    match super::lang(input) {
+        super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
+        super::Lang::C => paces_c::print_preserving(source, program, repaired),
     }
 }
 
@@ -170,7 +168,7 @@ pub fn run(args: &Args) -> Outcome {
     if let Some(line) = &status {
         line.clear();
     }
-    let report = match outcome {
+    let mut report = match outcome {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
@@ -180,7 +178,6 @@ pub fn run(args: &Args) -> Outcome {
         }
     }
     let success = report.stop.is_success();
-    let mut report = report;
     let kept = preserved(&input, &program, &report);
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.

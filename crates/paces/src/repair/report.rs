@@ -315,8 +315,8 @@ pub struct Report {
     /// The space of the original program (names locations).
     pub space: Space,
     /// What the exhaustive search did: of [`Repair::optimum`](super::Repair::optimum), or of
-    /// the loop when, walking a small space (candidates rejected with nothing to generalise), it judged
-    /// the candidates in cost order; `None` otherwise.
+    /// the loop when, walking a small space (candidates rejected with nothing to generalise),
+    /// it judged the candidates in cost order; `None` otherwise.
     pub exhaustive: Option<Exhaustive>,
     /// For a repair of the loop: whether it is proved a cheapest one of the space, after the
     /// optimisation phase looked for cheaper ones; `None` otherwise.

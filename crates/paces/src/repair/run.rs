@@ -37,10 +37,10 @@ const OPTIMISE_CHECKS: usize = 10;
 const OPTIMISE_LIST_LIMIT: usize = 100_000;
 
 /// Iterations in a row whose rejection has nothing to generalise (no fix, or a candidate that
-/// hides an assertion or changes the sequential final states) after which the loop stops walking the space one candidate at a time: in a
-/// space of at most [`OPTIMISE_LIST_LIMIT`] candidates (or the exhaustive search's limit, if
-/// larger) it judges the candidates in cost order instead, which ends in the cheapest repair
-/// or a proof that there is none.
+/// hides an assertion or changes the sequential final states) after which the loop stops
+/// walking the space one candidate at a time: in a space of at most [`OPTIMISE_LIST_LIMIT`]
+/// candidates (or the exhaustive search's limit, if larger) it judges the candidates in cost
+/// order instead, which ends in the cheapest repair or a proof that there is none.
 const BLIND_ITERATIONS: usize = 5;
 
 /// Runs the loop of `cfg` on `program`.
@@ -738,14 +738,14 @@ impl<'a> Run<'a> {
 
     /// Learns from a candidate rejected with little to generalise: for hiding assertions (no
     /// trace), for a bad trace that offers no fix, or for a new deadlock (`problem`; what its
-    /// trace offers is often a guess). The no-good alone lets the loop walk: it keeps the changes that cause the problem and adds
-    /// an unrelated one each time, and the same failure comes back. So the changes that every
-    /// candidate rejected for the same problem had in common (since that set last became
-    /// empty) are taken to be its cause, and once `after` such candidates share fewer changes
-    /// than the last one made, the loop requires that not all of the shared changes are made
-    /// together. A guess (a change that causes a problem beside some changes may not beside
-    /// others), named in a conflict's explanation; in a space small enough to list, walking
-    /// still ends in judging the space in cost order.
+    /// trace offers is often a guess). The no-good alone lets the loop walk: it keeps the
+    /// changes that cause the problem and adds an unrelated one each time, and the same failure
+    /// comes back. So the changes that every candidate rejected for the same problem had in
+    /// common (since that set last became empty) are taken to be its cause, and once `after`
+    /// such candidates share fewer changes than the last one made, the loop requires that not
+    /// all of the shared changes are made together. A guess (a change that causes a problem
+    /// beside some changes may not beside others), named in a conflict's explanation; in a
+    /// space small enough to list, walking still ends in judging the space in cost order.
     fn learn_shared_cause(&mut self, problem: &str, candidate: &Candidate, after: usize) -> Result<(), Error> {
         let made: BTreeSet<Transformation> = candidate.transformations(&self.space).into_iter().collect();
         let (shared, seen) = self
