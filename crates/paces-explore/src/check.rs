@@ -580,14 +580,14 @@ impl Search<'_> {
                 let m = self.e.run_macro(t, &next);
                 match m.exits.into_iter().nth(exit as usize) {
                     Some((mut state, mut path)) => {
-                        self.e.merge_private(&mut state, t, &mut path, &mut Vec::new());
+                        self.e.merge_after(&mut state, t, &mut path, &mut Vec::new(), None);
                         path
                     }
                     None => Vec::new(),
                 }
             } else {
                 let mut path = Vec::new();
-                self.e.merge_private(&mut next, t, &mut path, &mut Vec::new());
+                self.e.merge_after(&mut next, t, &mut path, &mut Vec::new(), None);
                 path
             };
             out.push((t, opt, internal));
@@ -623,8 +623,11 @@ impl Search<'_> {
 /// a deadlock or an atomic livelock is reachable.
 ///
 /// Exploration is breadth first, so the first bad trace found is among the shortest (in
-/// transitions of the reduced state graph; an atomic block counts as one transition). The
-/// verdict and counterexample do not depend on [`Config::threads`].
+/// transitions of the reduced state graph; an atomic block counts as one transition). With
+/// partial-order reduction a transition may also carry the steps its thread would take alone;
+/// a check that stops at its first failure merges them only after its first 10,000 states
+/// (docs/explore.md, "Merging the steps a thread would take alone"). The verdict and
+/// counterexample do not depend on [`Config::threads`].
 ///
 /// # Errors
 /// When the program cannot be compiled (see [`ErrorKind`](crate::ErrorKind)).
@@ -646,8 +649,35 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
     check_compiled(&c, config)
 }
 
+/// How many states a check that stops at its first failure stores before it merges the steps
+/// a thread would take alone (see [`check_compiled`]).
+const UNMERGED_STATES: usize = 10_000;
+
+/// The search behind [`check`]. With the reduction on, the search merges the steps a thread
+/// would take alone (docs/explore.md), which stores far fewer states but makes the first
+/// counterexample shortest in merged transitions, not in steps. A check that stops at its
+/// first failure therefore first searches without merging, up to [`UNMERGED_STATES`] states:
+/// a failure found there has a counterexample shortest in steps of the reduced graph, which
+/// the repair loop generalises best; only a longer search merges. The states and transitions
+/// of both searches are counted.
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
+    let merging = config.por && !config.spin_end_states;
+    if merging && config.stop_at_first_failure && config.max_states > UNMERGED_STATES {
+        let first = search(c, &config.clone().max_states(UNMERGED_STATES), false, start)?;
+        if first.bound != Some(Bound::States) {
+            return Ok(first);
+        }
+        let mut r = search(c, config, true, start)?;
+        r.states += first.states;
+        r.transitions += first.transitions;
+        return Ok(r);
+    }
+    search(c, config, merging, start)
+}
+
+/// One breadth-first search (see [`check`]); `merge_independent` as in [`Settings`].
+fn search(c: &Compiled, config: &Config, merge_independent: bool, start: Instant) -> Result<CheckResult, Error> {
     let e = Engine::new(
         c,
         Settings {
@@ -656,6 +686,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
             reset_dead: true,
             spin_end_states: config.spin_end_states,
             merge: !config.spin_end_states,
+            merge_independent,
             deadline: config.max_time.and_then(|t| start.checked_add(t)),
             failure_flag: config.deadlocks_after_failure,
         },
@@ -923,4 +954,82 @@ fn deadlock_id(e: &Engine<'_>, s: &[i64], stands: &[Stand]) -> DeadlockId {
         })
         .collect();
     DeadlockId { threads }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(src: &str) -> Compiled {
+        compile(&paces_cwhile::parse(src).unwrap()).unwrap()
+    }
+
+    /// Every failing label, deadlock and livelock of an exhaustive search.
+    fn findings(r: &CheckResult) -> Vec<String> {
+        let mut out: Vec<String> = r.failures.keys().cloned().collect();
+        out.extend(r.deadlocks.keys().map(|d| format!("deadlock {d}")));
+        out.extend(r.livelocks.keys().map(|l| format!("livelock {l}")));
+        out
+    }
+
+    fn exhaustive(c: &Compiled, merge: bool) -> CheckResult {
+        let config = Config::new().stop_at_first_failure(false);
+        search(c, &config, merge, Instant::now()).unwrap()
+    }
+
+    /// Threads that work under one lock: the steps inside the lock are merged into the
+    /// transition that takes it, so far fewer states are stored, with the same findings.
+    #[test]
+    fn steps_under_a_held_lock_are_merged() {
+        let c = compiled(
+            "var l = 0, x = 0, y = 0;
+             thread a { while (*) { lock(l); x := 1; y := x; assert(y == 1); unlock(l); } }
+             thread b { while (*) { lock(l); x := 2; y := x; assert(y == 2); x := 0; unlock(l); } }
+             thread c { while (*) { lock(l); assert(x == 0); unlock(l); } }",
+        );
+        let (merged, unmerged) = (exhaustive(&c, true), exhaustive(&c, false));
+        assert_eq!(findings(&merged), findings(&unmerged));
+        assert_eq!(findings(&merged).len(), 1, "{:?}", findings(&merged));
+        assert!(merged.states * 2 <= unmerged.states, "{} against {}", merged.states, unmerged.states);
+    }
+
+    /// A merged step can open another thread's gate (`x := y` lets `b` pass its `await`):
+    /// the next step is judged again, so the state where `b` may pass is stored and the
+    /// deadlock after it (a waits for `y == 0`, b and c done) is found.
+    #[test]
+    fn a_merged_step_that_opens_a_gate_ends_the_merge() {
+        let c = compiled(
+            "var x = 0, y = 0;
+             thread a { atomic { await(y == 0); x := 0; } }
+             thread b { y := 1; x := y; x := 2; }
+             thread c { await(x != 0 && x != 2); x := 2; }",
+        );
+        let (merged, unmerged) = (exhaustive(&c, true), exhaustive(&c, false));
+        assert!(
+            findings(&unmerged).contains(&"deadlock a at a.0, b done, c done".to_string()),
+            "{:?}",
+            findings(&unmerged)
+        );
+        assert_eq!(findings(&merged), findings(&unmerged));
+    }
+
+    /// A check that stops at its first failure gives, when the failure lies within its first
+    /// states, the counterexample of the search without merging.
+    #[test]
+    fn a_first_failure_within_the_bound_has_the_unmerged_counterexample() {
+        // c never gets past its `await`, so `a`'s writes of z are merged after `x := 1`.
+        let c = compiled(
+            "var l = 1, x = 0, z = 0, w = 0;
+             thread a { x := 1; z := 1; z := 2; }
+             thread b { assert(x == 0); }
+             thread c { await(l == 0); w := z; }",
+        );
+        let config = Config::new();
+        let checked = check_compiled(&c, &config).unwrap();
+        let unmerged = search(&c, &config, false, Instant::now()).unwrap();
+        let merged = search(&c, &config, true, Instant::now()).unwrap();
+        let steps = |r: &CheckResult| r.verdict.counterexample().unwrap().trace.events().len();
+        assert_eq!(checked.verdict, unmerged.verdict);
+        assert!(steps(&merged) > steps(&unmerged), "{} against {}", steps(&merged), steps(&unmerged));
+    }
 }

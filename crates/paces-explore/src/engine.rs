@@ -384,6 +384,11 @@ pub(crate) struct Expansion {
     work: Vec<i64>,
     /// Working space: the atomic regions one thread's options enter.
     regions: RegionStops,
+    /// Per thread: its closed gate variables in the expanded state (see [`Gates::closed`]),
+    /// when the reduction or merging needs them.
+    closed: Vec<u64>,
+    /// The expanded state, when merging needs it.
+    origin: Vec<i64>,
 }
 
 impl Expansion {
@@ -407,6 +412,7 @@ impl Expansion {
         self.enabled.clear();
         self.stands.clear();
         self.blocked.clear();
+        self.closed.clear();
     }
 
     /// Where every thread stands, from what was recorded.
@@ -441,6 +447,9 @@ pub(crate) struct Settings {
     /// Merge private steps into the transition before them (see `Engine::merge_private`).
     /// Default: `false`.
     pub merge: bool,
+    /// Also merge the steps that the partial-order reduction would take alone (see
+    /// `Engine::merge_after`); only sound for a search that reduces. Default: `false`.
+    pub merge_independent: bool,
     /// When the searches built on the engine give up (see [`Engine::late`]). Default: `None`
     /// (never).
     pub deadline: Option<Instant>,
@@ -457,6 +466,7 @@ impl Default for Settings {
             reset_dead: false,
             spin_end_states: false,
             merge: false,
+            merge_independent: false,
             deadline: None,
             failure_flag: false,
         }
@@ -471,6 +481,7 @@ pub(crate) struct Engine<'c> {
     reset_dead: bool,
     spin_end_states: bool,
     merge: bool,
+    merge_independent: bool,
     deadline: Option<Instant>,
     /// Per thread: its gates and gated futures, and every thread's gate variables as a mask
     /// over globals; made when the reduction first needs them.
@@ -479,7 +490,16 @@ pub(crate) struct Engine<'c> {
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
-        let Settings { unwind, max_atomic, reset_dead, spin_end_states, merge, deadline, failure_flag } = settings;
+        let Settings {
+            unwind,
+            max_atomic,
+            reset_dead,
+            spin_end_states,
+            merge,
+            merge_independent,
+            deadline,
+            failure_flag,
+        } = settings;
         Engine {
             c,
             lay: Layout::new(c, unwind, failure_flag),
@@ -487,6 +507,7 @@ impl<'c> Engine<'c> {
             reset_dead,
             spin_end_states,
             merge,
+            merge_independent: merge && merge_independent && c.threads.len() <= 64,
             deadline,
             gates: OnceLock::new(),
         }
@@ -938,6 +959,166 @@ impl<'c> Engine<'c> {
         fails
     }
 
+    /// Takes, right after a transition of thread `t`, the steps [`Engine::merge_private`]
+    /// takes, and (when [`Settings::merge_independent`]) every further step that `t` would
+    /// take alone in the reduced search: `t` has exactly one enabled option, it enters no
+    /// atomic block, and `{t}` is a persistent set (its enabled step conflicts with no other
+    /// thread's gated future, and no other thread's gated future writes what its disabled
+    /// options read). The reduction would keep only that step, so the state before it need
+    /// not be stored; the argument is in docs/explore.md. Returns the indices in `path` of
+    /// the failing steps.
+    pub(crate) fn merge_after(
+        &self,
+        s: &mut [i64],
+        t: usize,
+        path: &mut Vec<u16>,
+        asserts: &mut Vec<(u16, u32)>,
+        origin: Option<(&[i64], &[u64])>,
+    ) -> Vec<usize> {
+        let mut fails = self.merge_private(s, t, path, asserts);
+        if !self.merge_independent {
+            return fails;
+        }
+        let code = &self.c.threads[t];
+        // What the other threads' whole futures read and write: the other threads do not
+        // move along the merged steps. A step that conflicts with none of them is merged
+        // without looking at gates.
+        let mut whole: Option<(Bits, Bits)> = None;
+        // The same for their gated futures, with `{t}` as the set: no merged step writes
+        // what they read, so they stay as they are until a merged step writes a gate variable.
+        let mut gated: Option<(Bits, Bits)> = None;
+        let mut next: SmallVec<[i64; 64]> = SmallVec::new();
+        let mut taken: SmallVec<[i64; 64]> = SmallVec::new();
+        // The points passed: a thread going round a loop stops where it came back (the
+        // reduction's cycle proviso then looks at the state stored there).
+        let mut seen: SmallVec<[usize; 16]> = SmallVec::new();
+        loop {
+            let pc = self.pc(s, t);
+            let point = &code.points[pc];
+            if point.region.is_some() || point.options.is_empty() || seen.contains(&pc) {
+                break;
+            }
+            seen.push(pc);
+            // Two options without a condition (`if (*)`, `while (*)`) are a choice.
+            let unconditional = point
+                .options
+                .iter()
+                .filter(|o| {
+                    let step = &code.steps[o.step as usize];
+                    step.region.is_none() && !matches!(step.kind, StepKind::Assume(_) | StepKind::Await(_))
+                })
+                .count();
+            if unconditional > 1 {
+                break;
+            }
+            let mut enabled: Option<(usize, bool, bool)> = None;
+            let mut waits_on: Option<Bits> = None;
+            let mut single = true;
+            for (i, opt) in point.options.iter().enumerate() {
+                next.clear();
+                next.extend_from_slice(s);
+                match self.apply(&mut next, t, opt) {
+                    Outcome::Done { failed, passed } if enabled.is_none() && !self.in_region(&next, t) => {
+                        enabled = Some((i, failed, passed));
+                        std::mem::swap(&mut taken, &mut next);
+                    }
+                    Outcome::Disabled { .. } => {
+                        waits_on.get_or_insert_with(|| Bits::new(self.lay.globals)).union_with(&opt.r);
+                    }
+                    _ => {
+                        single = false;
+                        break;
+                    }
+                }
+            }
+            let (Some((i, failed, passed)), true) = (enabled, single) else { break };
+            let opt = &point.options[i];
+            let conflicts = |(fut_r, fut_w): &(Bits, Bits)| {
+                opt.w.intersects(fut_r)
+                    || opt.w.intersects(fut_w)
+                    || opt.r.intersects(fut_w)
+                    || waits_on.as_ref().is_some_and(|w| w.intersects(fut_w))
+            };
+            if conflicts(whole.get_or_insert_with(|| self.others_whole_futures(s, t)))
+                && conflicts(gated.get_or_insert_with(|| {
+                    let mut closed = Vec::new();
+                    match origin {
+                        Some((o, c)) if self.same_gate_values(o, s) => closed.extend_from_slice(c),
+                        _ => self.closed_gates(s, &mut closed),
+                    }
+                    self.others_futures(s, t, &closed)
+                }))
+            {
+                break;
+            }
+            s.copy_from_slice(&taken);
+            // A write to a gate variable may open a gate (gated futures leave the gate's own
+            // read out): the gated futures are computed again at the next step.
+            if opt.w.low_word() & self.gates().1 != 0 {
+                gated = None;
+            }
+            if failed {
+                fails.push(path.len());
+            }
+            if passed {
+                asserts.push((t as u16, opt.step));
+            }
+            path.push(i as u16);
+            fails.extend(self.merge_private(s, t, path, asserts));
+        }
+        fails
+    }
+
+    /// The union of the whole futures of every thread but `t` in `s`.
+    fn others_whole_futures(&self, s: &[i64], t: usize) -> (Bits, Bits) {
+        let (mut r, mut w) = (Bits::new(self.lay.globals), Bits::new(self.lay.globals));
+        for (u, code) in self.c.threads.iter().enumerate().filter(|&(u, _)| u != t) {
+            let point = &code.points[self.pc(s, u)];
+            r.union_with(&point.fut_r);
+            w.union_with(&point.fut_w);
+        }
+        (r, w)
+    }
+
+    /// Whether every gate variable holds the same value in `a` and `b` (so every thread's
+    /// closed gates are the same: a gate's condition reads its variable and nothing else).
+    fn same_gate_values(&self, a: &[i64], b: &[i64]) -> bool {
+        let g = self.lay.threads;
+        let mut all = self.gates().1;
+        while all != 0 {
+            let v = all.trailing_zeros() as usize;
+            if a[g + v] != b[g + v] {
+                return false;
+            }
+            all &= all - 1;
+        }
+        true
+    }
+
+    /// Every thread's closed gate variables in `s` (see [`Gates::closed`]).
+    fn closed_gates(&self, s: &[i64], closed: &mut Vec<u64>) {
+        closed.clear();
+        closed.extend((0..self.lay.threads).map(|u| {
+            let (g, l) = self.split(s, u);
+            self.gates().0[u].closed(&self.c.threads[u], g, l)
+        }));
+    }
+
+    /// The union of the gated futures of every thread but `t`, for the persistent set `{t}`
+    /// (see [`Engine::reduce`]); `closed` as [`Engine::closed_gates`] gives it for `s`.
+    fn others_futures(&self, s: &[i64], t: usize, closed: &[u64]) -> (Bits, Bits) {
+        let mut futures = Vec::with_capacity(self.lay.threads);
+        self.gated_futures(s, 1 << t, closed, &mut futures);
+        let (mut r, mut w) = (Bits::new(self.lay.globals), Bits::new(self.lay.globals));
+        for (u, (fr, fw)) in futures.into_iter().enumerate() {
+            if u != t {
+                r.union_with(fr);
+                w.union_with(fw);
+            }
+        }
+        (r, w)
+    }
+
     /// Expands a state into `exp` (cleared first): every transition, what they find, and
     /// (when `por`) the reduced set of successors. `is_old` says whether a successor state was
     /// visited at an earlier or the current level (the cycle proviso). States expanded are canonical (see [`Engine::canon`]), as every state the
@@ -952,6 +1133,11 @@ impl<'c> Engine<'c> {
 
     fn expand_all(&self, s: &[i64], exp: &mut Expansion) {
         exp.clear();
+        exp.origin.clear();
+        if self.merge_independent {
+            self.closed_gates(s, &mut exp.closed);
+            exp.origin.extend_from_slice(s);
+        }
         for t in 0..self.lay.threads {
             let begin = exp.succs.len();
             let stand = self.expand_thread(s, t, exp);
@@ -1107,7 +1293,8 @@ impl<'c> Engine<'c> {
     /// found, their options appended to `path`) and resetting dead variables: enables the
     /// option and keeps the state.
     fn push_succ(&self, t: usize, opt: usize, exit: u32, state: &mut [i64], path: &mut Vec<u16>, exp: &mut Expansion) {
-        for f in self.merge_private(state, t, path, &mut exp.asserts) {
+        let origin = self.merge_independent.then_some((&exp.origin[..], &exp.closed[..]));
+        for f in self.merge_after(state, t, path, &mut exp.asserts, origin) {
             let internal = path[..=f].to_vec();
             exp.found.push(Found::Fail { thread: t as u16, opt: opt as u16, internal });
         }
@@ -1249,12 +1436,10 @@ impl<'c> Engine<'c> {
             return;
         }
         // Grow a persistent set from every seed by the rules in the crate docs.
-        let closed: Vec<u64> = (0..n)
-            .map(|u| {
-                let (g, l) = self.split(s, u);
-                self.gates().0[u].closed(&self.c.threads[u], g, l)
-            })
-            .collect();
+        let mut closed = std::mem::take(&mut exp.closed);
+        if closed.len() != n {
+            self.closed_gates(s, &mut closed);
+        }
         // Per thread: what its enabled next steps read and write, and what its disabled ones
         // read (rules (1) and (2) compare these with the other threads' gated futures).
         let touches: Vec<(Bits, Bits, Bits)> = (0..n)
@@ -1301,6 +1486,7 @@ impl<'c> Engine<'c> {
                 candidates.push((cost, set));
             }
         }
+        exp.closed = closed;
         // Cheapest first (the seed order breaks ties); the first set with a new successor is
         // kept (the cycle proviso: one new successor is enough for the argument), and the
         // state is expanded fully when there is none.
