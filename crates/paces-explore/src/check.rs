@@ -580,14 +580,14 @@ impl Search<'_> {
                 let m = self.e.run_macro(t, &next);
                 match m.exits.into_iter().nth(exit as usize) {
                     Some((mut state, mut path)) => {
-                        self.e.merge_after(&mut state, t, &mut path, &mut Vec::new(), None);
+                        self.e.merge_after(&mut state, t, &mut path, &mut Vec::new());
                         path
                     }
                     None => Vec::new(),
                 }
             } else {
                 let mut path = Vec::new();
-                self.e.merge_after(&mut next, t, &mut path, &mut Vec::new(), None);
+                self.e.merge_after(&mut next, t, &mut path, &mut Vec::new());
                 path
             };
             out.push((t, opt, internal));

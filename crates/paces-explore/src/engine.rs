@@ -282,6 +282,10 @@ pub(crate) struct Trans {
     pub exit: u32,
     start: u32,
     end: u32,
+    /// The internal path so far, in `Expansion::paths`, and whether the steps its thread
+    /// would take alone have been merged (see [`Engine::merge_kept`]).
+    path: (u32, u32),
+    merged: bool,
 }
 
 /// Something found while expanding a state.
@@ -389,6 +393,8 @@ pub(crate) struct Expansion {
     closed: Vec<u64>,
     /// The expanded state, when merging needs it.
     origin: Vec<i64>,
+    /// The successors' internal paths, back to back, when merging needs them.
+    paths: Vec<u16>,
 }
 
 impl Expansion {
@@ -413,6 +419,7 @@ impl Expansion {
         self.stands.clear();
         self.blocked.clear();
         self.closed.clear();
+        self.paths.clear();
     }
 
     /// Where every thread stands, from what was recorded.
@@ -973,9 +980,23 @@ impl<'c> Engine<'c> {
         t: usize,
         path: &mut Vec<u16>,
         asserts: &mut Vec<(u16, u32)>,
-        origin: Option<(&[i64], &[u64])>,
     ) -> Vec<usize> {
         let mut fails = self.merge_private(s, t, path, asserts);
+        fails.extend(self.merge_independent_steps(s, t, path, asserts, None));
+        fails
+    }
+
+    /// The second part of [`Engine::merge_after`], after the private steps: `origin` is the
+    /// expanded state and its closed gates (see [`Engine::closed_gates`]), when known.
+    fn merge_independent_steps(
+        &self,
+        s: &mut [i64],
+        t: usize,
+        path: &mut Vec<u16>,
+        asserts: &mut Vec<(u16, u32)>,
+        origin: Option<(&[i64], &[u64])>,
+    ) -> Vec<usize> {
+        let mut fails = Vec::new();
         if !self.merge_independent {
             return fails;
         }
@@ -1128,6 +1149,9 @@ impl<'c> Engine<'c> {
         self.expand_all(s, exp);
         if por && exp.deadlock.is_none() && !self.spin_end_states {
             self.reduce(s, exp, is_old);
+        }
+        if self.merge_independent {
+            self.merge_kept(exp, 0..exp.succs.len());
         }
     }
 
@@ -1293,8 +1317,7 @@ impl<'c> Engine<'c> {
     /// found, their options appended to `path`) and resetting dead variables: enables the
     /// option and keeps the state.
     fn push_succ(&self, t: usize, opt: usize, exit: u32, state: &mut [i64], path: &mut Vec<u16>, exp: &mut Expansion) {
-        let origin = self.merge_independent.then_some((&exp.origin[..], &exp.closed[..]));
-        for f in self.merge_after(state, t, path, &mut exp.asserts, origin) {
+        for f in self.merge_private(state, t, path, &mut exp.asserts) {
             let internal = path[..=f].to_vec();
             exp.found.push(Found::Fail { thread: t as u16, opt: opt as u16, internal });
         }
@@ -1303,7 +1326,48 @@ impl<'c> Engine<'c> {
         let start = exp.states.len();
         exp.states.extend_from_slice(state);
         let end = exp.states.len();
-        exp.succs.push(Trans { thread: t as u16, opt: opt as u16, exit, start: start as u32, end: end as u32 });
+        let path_start = exp.paths.len();
+        if self.merge_independent {
+            exp.paths.extend_from_slice(path);
+        }
+        exp.succs.push(Trans {
+            thread: t as u16,
+            opt: opt as u16,
+            exit,
+            start: start as u32,
+            end: end as u32,
+            path: (path_start as u32, exp.paths.len() as u32),
+            merged: !self.merge_independent,
+        });
+    }
+
+    /// Merges into each successor in `succs` (indices into `exp.succs`) the steps its thread
+    /// would take alone (see [`Engine::merge_after`]), once: only the successors the
+    /// reduction looks at are merged, and a merged successor's state is what the search
+    /// stores.
+    fn merge_kept(&self, exp: &mut Expansion, succs: impl Iterator<Item = usize>) {
+        let mut state: SmallVec<[i64; 64]> = SmallVec::new();
+        let mut path = std::mem::take(&mut exp.path);
+        for i in succs {
+            let tr = exp.succs[i];
+            if tr.merged {
+                continue;
+            }
+            let t = tr.thread as usize;
+            state.clear();
+            state.extend_from_slice(exp.state(&tr));
+            path.clear();
+            path.extend_from_slice(&exp.paths[tr.path.0 as usize..tr.path.1 as usize]);
+            let origin = Some((&exp.origin[..], &exp.closed[..]));
+            for f in self.merge_independent_steps(&mut state, t, &mut path, &mut exp.asserts, origin) {
+                let internal = path[..=f].to_vec();
+                exp.found.push(Found::Fail { thread: tr.thread, opt: tr.opt, internal });
+            }
+            self.canon_thread(&mut state, t);
+            exp.states[tr.start as usize..tr.end as usize].copy_from_slice(&state);
+            exp.succs[i].merged = true;
+        }
+        exp.path = path;
     }
 
     /// Whether SPIN would find an invalid end state here: every thread can stop (at a valid
@@ -1464,16 +1528,21 @@ impl<'c> Engine<'c> {
             let mut set = 1u64 << seed;
             loop {
                 self.gated_futures(s, set, &closed, &mut futures);
+                // What the set's next steps write, and what they read or wait on: a thread
+                // outside joins when its gated future touches what they write or writes
+                // what they read.
+                let (mut writes, mut reads) = (Bits::new(self.lay.globals), Bits::new(self.lay.globals));
+                for (r, w, waits) in touches.iter().enumerate().filter(|&(x, _)| set >> x & 1 == 1).map(|(_, t)| t) {
+                    writes.union_with(w);
+                    reads.union_with(r);
+                    reads.union_with(waits);
+                }
                 let mut grown = set;
-                for (x, (r, w, waits)) in touches.iter().enumerate().filter(|&(x, _)| set >> x & 1 == 1) {
-                    for (u, (fut_r, fut_w)) in futures.iter().enumerate() {
-                        if grown >> u & 1 == 1 || u == x {
-                            continue;
-                        }
-                        if w.intersects(fut_r) || w.intersects(fut_w) || r.intersects(fut_w) || waits.intersects(fut_w)
-                        {
-                            grown |= 1 << u;
-                        }
+                for (u, (fut_r, fut_w)) in futures.iter().enumerate() {
+                    if set >> u & 1 == 0
+                        && (writes.intersects(fut_r) || writes.intersects(fut_w) || reads.intersects(fut_w))
+                    {
+                        grown |= 1 << u;
                     }
                 }
                 if grown == set {
@@ -1493,6 +1562,10 @@ impl<'c> Engine<'c> {
         candidates.sort_by_key(|&(cost, _)| cost);
         for (_, set) in candidates {
             let in_set = |tr: &Trans| set >> tr.thread & 1 == 1;
+            if self.merge_independent {
+                let kept: SmallVec<[usize; 16]> = (0..exp.succs.len()).filter(|&i| in_set(&exp.succs[i])).collect();
+                self.merge_kept(exp, kept.into_iter());
+            }
             if exp.succs.iter().filter(|tr| in_set(tr)).any(|tr| !is_old(exp.state(tr))) {
                 exp.succs.retain(in_set);
                 exp.reduced = true;
