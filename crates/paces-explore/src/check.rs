@@ -30,6 +30,7 @@ pub struct Config {
     pub(crate) max_memory: usize,
     pub(crate) max_atomic_states: usize,
     pub(crate) por: bool,
+    pub(crate) unmerged_states: usize,
     pub(crate) parallel: bool,
     pub(crate) threads: Option<usize>,
     pub(crate) min_parallel_batch: usize,
@@ -51,6 +52,7 @@ impl Default for Config {
             max_memory: 8 << 30,
             max_atomic_states: 1_000_000,
             por: true,
+            unmerged_states: Self::DEFAULT_UNMERGED_STATES,
             parallel: true,
             threads: None,
             min_parallel_batch: 64,
@@ -68,6 +70,9 @@ impl Default for Config {
 impl Config {
     /// The default of [`Config::max_states`].
     pub const DEFAULT_MAX_STATES: usize = 100_000_000;
+
+    /// The default of [`Config::unmerged_states`].
+    pub const DEFAULT_UNMERGED_STATES: usize = 10_000;
 
     /// The default of [`Config::progress_every`].
     pub const DEFAULT_PROGRESS_EVERY: Duration = Duration::from_millis(200);
@@ -159,6 +164,16 @@ impl Config {
     /// and turns partial-order reduction off. Default: `false`.
     pub fn spin_end_states(mut self, on: bool) -> Self {
         self.spin_end_states = on;
+        self
+    }
+
+    /// With partial-order reduction, search at most `n` states without merging the steps a
+    /// thread would take alone before searching with merging (docs/explore.md, "The first
+    /// failure"): counterexamples found within them are shortest in steps, which the repair
+    /// loop generalises best; `0` merges from the first state (fastest, counterexamples
+    /// shortest in merged transitions). Default: [`Config::DEFAULT_UNMERGED_STATES`].
+    pub fn unmerged_states(mut self, n: usize) -> Self {
+        self.unmerged_states = n;
         self
     }
 
@@ -624,10 +639,10 @@ impl Search<'_> {
 ///
 /// Exploration is breadth first, so the first bad trace found is among the shortest (in
 /// transitions of the reduced state graph; an atomic block counts as one transition). With
-/// partial-order reduction a transition may also carry the steps its thread would take alone;
-/// a check that stops at its first failure merges them only after its first 10,000 states
-/// (docs/explore.md, "Merging the steps a thread would take alone"). The verdict and
-/// counterexample do not depend on [`Config::threads`].
+/// partial-order reduction a transition may also carry the steps its thread would take alone,
+/// after a first search without merging ([`Config::unmerged_states`]; docs/explore.md,
+/// "Merging the steps a thread would take alone"). The verdict and counterexample do not
+/// depend on [`Config::threads`].
 ///
 /// # Errors
 /// When the program cannot be compiled (see [`ErrorKind`](crate::ErrorKind)).
@@ -649,35 +664,55 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
     check_compiled(&c, config)
 }
 
-/// How many states a check that stops at its first failure stores before it merges the steps
-/// a thread would take alone (see [`check_compiled`]).
-const UNMERGED_STATES: usize = 10_000;
-
 /// The search behind [`check`]. With the reduction on, the search merges the steps a thread
-/// would take alone (docs/explore.md), which stores far fewer states but makes the first
-/// counterexample shortest in merged transitions, not in steps. A check that stops at its
-/// first failure therefore first searches without merging, up to [`UNMERGED_STATES`] states:
-/// a failure found there has a counterexample shortest in steps of the reduced graph, which
-/// the repair loop generalises best; only a longer search merges. The states and transitions
+/// would take alone (docs/explore.md), which stores far fewer states but makes a
+/// counterexample shortest in merged transitions, not in steps. The repair loop generalises a
+/// trace shortest in steps best, so a search without merging, bounded by
+/// [`Config::unmerged_states`], comes first: when it covers the whole space or finds the
+/// failure a check stops at, it is the answer; otherwise the merged search follows, and for
+/// what both found, the witnesses of the unmerged one are kept. The states and transitions
 /// of both searches are counted.
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
     let merging = config.por && !config.spin_end_states;
-    if merging && config.stop_at_first_failure && config.max_states > UNMERGED_STATES {
-        let first = search(c, &config.clone().max_states(UNMERGED_STATES), false, start)?;
-        if first.bound != Some(Bound::States) {
-            return Ok(first);
-        }
-        let mut r = search(c, config, true, start)?;
-        r.states += first.states;
-        r.transitions += first.transitions;
-        return Ok(r);
+    if !merging || config.unmerged_states == 0 {
+        return search(c, config, merging, start, (0, 0));
     }
-    search(c, config, merging, start)
+    let bounded = config.clone().max_states(config.unmerged_states.min(config.max_states));
+    let first = search(c, &bounded, false, start, (0, 0))?;
+    if first.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
+        return Ok(first);
+    }
+    let mut r = search(c, config, true, start, (first.states, first.transitions))?;
+    if first.verdict.counterexample().is_some() {
+        r.verdict = first.verdict;
+    }
+    fn replace<K: Ord, V>(into: &mut BTreeMap<K, V>, from: BTreeMap<K, V>) {
+        for (k, v) in from {
+            if let Some(slot) = into.get_mut(&k) {
+                *slot = v;
+            }
+        }
+    }
+    replace(&mut r.failures, first.failures);
+    replace(&mut r.deadlocks, first.deadlocks);
+    replace(&mut r.livelocks, first.livelocks);
+    replace(&mut r.deadlocks_after_failure, first.deadlocks_after_failure);
+    r.states += first.states;
+    r.transitions += first.transitions;
+    Ok(r)
 }
 
-/// One breadth-first search (see [`check`]); `merge_independent` as in [`Settings`].
-fn search(c: &Compiled, config: &Config, merge_independent: bool, start: Instant) -> Result<CheckResult, Error> {
+/// One breadth-first search (see [`check`]); `merge_independent` as in [`Settings`];
+/// `earlier`: the states and transitions of an earlier search of the same check, which its
+/// progress reports add.
+fn search(
+    c: &Compiled,
+    config: &Config,
+    merge_independent: bool,
+    start: Instant,
+    earlier: (usize, u64),
+) -> Result<CheckResult, Error> {
     let e = Engine::new(
         c,
         Settings {
@@ -833,8 +868,8 @@ fn search(c: &Compiled, config: &Config, merge_independent: bool, start: Instant
                 break 'levels;
             }
             ticker.tick(|| Progress {
-                states: search.store.len(),
-                transitions,
+                states: earlier.0 + search.store.len(),
+                transitions: earlier.1 + transitions,
                 depth,
                 elapsed: start.elapsed(),
                 memory: search.store.bytes() + search.parents.capacity() * 12,
@@ -974,7 +1009,7 @@ mod tests {
 
     fn exhaustive(c: &Compiled, merge: bool) -> CheckResult {
         let config = Config::new().stop_at_first_failure(false);
-        search(c, &config, merge, Instant::now()).unwrap()
+        search(c, &config, merge, Instant::now(), (0, 0)).unwrap()
     }
 
     /// Threads that work under one lock: the steps inside the lock are merged into the
@@ -1026,8 +1061,8 @@ mod tests {
         );
         let config = Config::new();
         let checked = check_compiled(&c, &config).unwrap();
-        let unmerged = search(&c, &config, false, Instant::now()).unwrap();
-        let merged = search(&c, &config, true, Instant::now()).unwrap();
+        let unmerged = search(&c, &config, false, Instant::now(), (0, 0)).unwrap();
+        let merged = search(&c, &config, true, Instant::now(), (0, 0)).unwrap();
         let steps = |r: &CheckResult| r.verdict.counterexample().unwrap().trace.events().len();
         assert_eq!(checked.verdict, unmerged.verdict);
         assert!(steps(&merged) > steps(&unmerged), "{} against {}", steps(&merged), steps(&unmerged));

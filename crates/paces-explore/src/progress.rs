@@ -10,16 +10,18 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Progress {
-    /// States stored so far.
+    /// States stored so far (by both searches, when a check searches again with merging:
+    /// see [`Config::unmerged_states`](crate::Config::unmerged_states)).
     pub states: usize,
-    /// Transitions executed so far.
+    /// Transitions executed so far (likewise).
     pub transitions: u64,
-    /// The breadth-first level being expanded.
+    /// The breadth-first level being expanded (by the search running: a second search starts
+    /// again at 0).
     pub depth: usize,
     /// Time since the check started.
     pub elapsed: Duration,
     /// Bytes the stored states and their parent links take (what
-    /// [`Config::max_memory`](crate::Config::max_memory) bounds).
+    /// [`Config::max_memory`](crate::Config::max_memory) bounds), in the search running.
     pub memory: usize,
 }
 

@@ -30,12 +30,19 @@ proptest! {
     fn por_parallel_and_replay_agree(prog in common::prog()) {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
-        let with = check(&program, &full()).unwrap();
+        // The reduced search merging from the first state, never merging, and by default
+        // (its first 10,000 states without merging, then merging; its states count both).
+        let with = check(&program, &full().unmerged_states(0)).unwrap();
+        let unmerged = check(&program, &full().unmerged_states(usize::MAX)).unwrap();
+        let default = check(&program, &full()).unwrap();
         let without = check(&program, &full().por(false)).unwrap();
         prop_assert!(!matches!(without.verdict, Verdict::BoundReached { .. }), "{}", text);
-        prop_assert_eq!(summary(&with), summary(&without), "{}", text);
-        prop_assert_eq!(&with.passed_assertions, &without.passed_assertions, "{}", text);
-        prop_assert!(with.states <= without.states);
+        for r in [&with, &unmerged, &default] {
+            prop_assert_eq!(summary(r), summary(&without), "{}", text);
+            prop_assert_eq!(&r.passed_assertions, &without.passed_assertions, "{}", text);
+        }
+        prop_assert!(with.states <= without.states, "{} {}\n{}", with.states, without.states, text);
+        prop_assert!(unmerged.states <= without.states, "{} {}\n{}", unmerged.states, without.states, text);
         // Stopping at the first failure finds one exactly when there is one.
         let first = check(&program, &Config::new()).unwrap();
         prop_assert_eq!(first.verdict.name() == "correct", without.verdict.name() == "correct", "{}", text);
@@ -48,8 +55,12 @@ proptest! {
         prop_assert_eq!(one.states, four.states);
         prop_assert_eq!(&one.passed_assertions, &four.passed_assertions, "{}", text);
         prop_assert_eq!(&one.passed_assertions, &seq.passed_assertions, "{}", text);
+        let merged = |threads| Config::new().unmerged_states(0).threads(Some(threads)).min_parallel_batch(1);
+        let (one, four) = (check(&program, &merged(1)).unwrap(), check(&program, &merged(4)).unwrap());
+        prop_assert_eq!(&one.verdict, &four.verdict, "{}", text);
+        prop_assert_eq!(one.states, four.states);
         // Every counterexample replays to its trace and its failure.
-        for r in [&with, &without, &first] {
+        for r in [&with, &unmerged, &default, &without, &first] {
             let all = r.verdict.counterexample().into_iter()
                 .chain(r.failures.values()).chain(r.deadlocks.values()).chain(r.livelocks.values());
             for c in all {

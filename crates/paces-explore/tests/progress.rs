@@ -20,21 +20,31 @@ fn recording(config: Config) -> (Config, Arc<Mutex<Vec<Progress>>>) {
 #[test]
 fn a_check_over_many_batches_reports_growing_progress() {
     let program = heldin("usb-serial");
-    let config = Config::new().stop_at_first_failure(false).progress_every(Duration::ZERO);
-    let (config, seen) = recording(config);
-    let result = check(&program, &config).unwrap();
-    let seen = seen.lock().unwrap();
-    assert!(seen.len() >= 2, "one report per batch, and the check spans several: {}", seen.len());
-    for pair in seen.windows(2) {
-        assert!(pair[0].states <= pair[1].states, "{pair:?}");
-        assert!(pair[0].transitions <= pair[1].transitions, "{pair:?}");
-        assert!(pair[0].depth <= pair[1].depth, "{pair:?}");
-        assert!(pair[0].elapsed <= pair[1].elapsed, "{pair:?}");
+    // One search (merging from the first state), and the default: a bounded search without
+    // merging, then one with (usb-serial needs both).
+    for unmerged in [0, Config::DEFAULT_UNMERGED_STATES] {
+        let config =
+            Config::new().stop_at_first_failure(false).unmerged_states(unmerged).progress_every(Duration::ZERO);
+        let (config, seen) = recording(config);
+        let result = check(&program, &config).unwrap();
+        let seen = seen.lock().unwrap();
+        assert!(seen.len() >= 2, "one report per batch, and the check spans several: {}", seen.len());
+        for pair in seen.windows(2) {
+            assert!(pair[0].states <= pair[1].states, "{pair:?}");
+            assert!(pair[0].transitions <= pair[1].transitions, "{pair:?}");
+            assert!(pair[0].elapsed <= pair[1].elapsed, "{pair:?}");
+            if unmerged == 0 {
+                assert!(pair[0].depth <= pair[1].depth, "{pair:?}");
+            }
+        }
+        let last = seen.last().unwrap();
+        assert!(last.states <= result.states && last.states > 1, "{last:?} of {}", result.states);
+        assert!(last.transitions <= result.transitions);
+        assert!(last.memory > 0);
+        if unmerged > 0 {
+            assert!(last.states > unmerged, "the second search's reports count the first's states: {last:?}");
+        }
     }
-    let last = seen.last().unwrap();
-    assert!(last.states <= result.states && last.states > 1, "{last:?} of {}", result.states);
-    assert!(last.transitions <= result.transitions);
-    assert!(last.memory > 0);
 }
 
 #[test]
