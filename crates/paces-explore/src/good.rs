@@ -386,9 +386,9 @@ type RfClass = Vec<(EventKey, VarId, Option<EventKey>)>;
 /// before it, as [`build_trace`] resolves them), without building the trace.
 fn rf_class_of_steps(e: &Engine<'_>, xs: &[XStep]) -> RfClass {
     let layout = &e.c.layout;
-    let mut count: FxHashMap<(u32, Loc), u32> = FxHashMap::default();
-    let mut latest: FxHashMap<VarId, EventKey> = FxHashMap::default();
-    let mut class = Vec::new();
+    let mut count: FxHashMap<(u32, Loc), u32> = FxHashMap::with_capacity_and_hasher(xs.len(), Default::default());
+    let mut latest: FxHashMap<VarId, EventKey> = FxHashMap::with_capacity_and_hasher(xs.len(), Default::default());
+    let mut class = Vec::with_capacity(2 * xs.len());
     for x in xs {
         let st = &e.c.threads[x.thread].steps[x.step as usize];
         let thread = x.thread as u32;
@@ -483,6 +483,9 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
     let e = Engine::new(&c, Settings { unwind: Some(config.unwind), deadline, ..Settings::default() });
     let mut out: Vec<Trace> = Vec::new();
     let mut classes: FxHashSet<RfClass> = FxHashSet::default();
+    // Classes whose trace brought no new writer combination when `need_combo` asked for one:
+    // the combinations kept only grow, so such a class never brings one later either.
+    let mut no_combo: FxHashSet<RfClass> = FxHashSet::default();
     let mut combos: BTreeMap<Loc, BTreeSet<Combo>> = BTreeMap::new();
     let mut error: Option<Error> = None;
     let mut bounds: BTreeSet<GoodBound> = BTreeSet::new();
@@ -496,7 +499,7 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
         }
         // Most paths repeat a class already kept: compare before building the trace.
         let class = rf_class_of_steps(&e, xs);
-        if classes.contains(&class) {
+        if classes.contains(&class) || (need_combo && no_combo.contains(&class)) {
             return true;
         }
         let trace = match build_trace(&e, xs, None, false) {
@@ -532,6 +535,7 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
             }
         }
         if need_combo && !new_combo {
+            no_combo.insert(class);
             return true;
         }
         classes.insert(class);
