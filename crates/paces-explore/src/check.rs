@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::compile::{compile, Compiled};
 use crate::engine::{Engine, Expansion, Found, Settings, Stand, EXIT};
 use crate::error::Error;
+use crate::hunt::hunt;
 use crate::progress::{Progress, ProgressCallback, Ticker};
 use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, Schedule};
 use crate::store::{encode, hash_bytes, Store};
@@ -31,6 +32,7 @@ pub struct Config {
     pub(crate) max_atomic_states: usize,
     pub(crate) por: bool,
     pub(crate) unmerged_states: usize,
+    pub(crate) hunt_states: usize,
     pub(crate) parallel: bool,
     pub(crate) threads: Option<usize>,
     pub(crate) min_parallel_batch: usize,
@@ -53,6 +55,7 @@ impl Default for Config {
             max_atomic_states: 1_000_000,
             por: true,
             unmerged_states: Self::DEFAULT_UNMERGED_STATES,
+            hunt_states: 0,
             parallel: true,
             threads: None,
             min_parallel_batch: 64,
@@ -174,6 +177,17 @@ impl Config {
     /// shortest in merged transitions). Default: [`Config::DEFAULT_UNMERGED_STATES`].
     pub fn unmerged_states(mut self, n: usize) -> Self {
         self.unmerged_states = n;
+        self
+    }
+
+    /// Before the search with merging, look for a failing assertion depth first, storing at
+    /// most `n` states (docs/explore.md, "The bug hunt"): a failure found ends a check that
+    /// stops at the first failure with a counterexample cut down to the steps the failure
+    /// depends on, which is not among the shortest. Only with the reduction on and
+    /// [`Config::stop_at_first_failure`]; the hunt's states count in the result's. `0`
+    /// (the default) hunts never; the repair loop hunts in its candidates.
+    pub fn hunt_states(mut self, n: usize) -> Self {
+        self.hunt_states = n;
         self
     }
 
@@ -559,23 +573,26 @@ impl Piece {
 /// buffers.
 const PIECE: usize = 64;
 
+/// How a stored state was first reached: from state `parent` by option `opt` of `thread`
+/// (for a macro transition, its exit `exit`).
 #[derive(Clone, Copy)]
-struct Parent {
-    parent: u32,
-    thread: u16,
-    opt: u16,
-    exit: u32,
+pub(crate) struct Parent {
+    pub parent: u32,
+    pub thread: u16,
+    pub opt: u16,
+    pub exit: u32,
 }
 
-struct Search<'c> {
-    e: Engine<'c>,
-    store: Store,
-    parents: Vec<Parent>,
+/// The states stored by a search, with how each was first reached.
+pub(crate) struct Search<'c> {
+    pub e: Engine<'c>,
+    pub store: Store,
+    pub parents: Vec<Parent>,
 }
 
 impl Search<'_> {
     /// Transitions from the initial state to state `i`, with internal paths.
-    fn path_to(&self, mut i: u32) -> Vec<(usize, u16, Vec<u16>)> {
+    pub(crate) fn path_to(&self, mut i: u32) -> Vec<(usize, u16, Vec<u16>)> {
         let mut rev = Vec::new();
         while i != 0 {
             let p = self.parents[i as usize];
@@ -610,7 +627,7 @@ impl Search<'_> {
         out
     }
 
-    fn witness(
+    pub(crate) fn witness(
         &self,
         state: u32,
         last: Option<(usize, u16, Vec<u16>)>,
@@ -669,21 +686,63 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
 /// counterexample shortest in merged transitions, not in steps. The repair loop generalises a
 /// trace shortest in steps best, so a search without merging, bounded by
 /// [`Config::unmerged_states`], comes first: when it covers the whole space or finds the
-/// failure a check stops at, it is the answer; otherwise the merged search follows, and for
-/// what both found, the witnesses of the unmerged one are kept. The states and transitions
-/// of both searches are counted.
+/// failure a check stops at, it is the answer. Then, with [`Config::hunt_states`], the bug
+/// hunt looks for a failing assertion depth first; what it finds is the answer. Otherwise the
+/// merged search follows, and for what both breadth-first searches found, the witnesses of
+/// the unmerged one are kept. The states and transitions of every search are counted.
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
     let merging = config.por && !config.spin_end_states;
-    if !merging || config.unmerged_states == 0 {
-        return search(c, config, merging, start, (0, 0));
+    if !merging {
+        return search(c, config, false, start, (0, 0));
     }
-    let bounded = config.clone().max_states(config.unmerged_states.min(config.max_states));
-    let first = search(c, &bounded, false, start, (0, 0))?;
-    if first.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
-        return Ok(first);
+    let first = if config.unmerged_states == 0 {
+        None
+    } else {
+        let bounded = config.clone().max_states(config.unmerged_states.min(config.max_states));
+        let first = search(c, &bounded, false, start, (0, 0))?;
+        if first.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
+            return Ok(first);
+        }
+        Some(first)
+    };
+    let mut earlier = first.as_ref().map_or((0, 0), |f| (f.states, f.transitions));
+    let hunting = config.hunt_states > 0
+        && config.stop_at_first_failure
+        && config.find.contains(FailureKinds::BAD)
+        && !config.deadlocks_after_failure;
+    let hunted = if hunting { Some(hunt(c, config, start)?) } else { None };
+    if let Some(h) = &hunted {
+        earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
+        if let Some((label, cex)) = &h.found {
+            let mut passed = first.as_ref().map(|f| f.passed_assertions.clone()).unwrap_or_default();
+            passed.extend(passed_labels(c, &h.asserts));
+            return Ok(CheckResult {
+                verdict: Verdict::Bad(Box::new(cex.clone())),
+                states: earlier.0,
+                transitions: earlier.1,
+                depth: first.as_ref().map_or(0, |f| f.depth),
+                reduced_states: first.as_ref().map_or(0, |f| f.reduced_states),
+                time: start.elapsed(),
+                unwind: config.unwind,
+                unwind_reached: h.unwound || first.as_ref().is_some_and(|f| f.unwind_reached),
+                bound: None,
+                deadlocks: BTreeMap::new(),
+                livelocks: BTreeMap::new(),
+                failures: BTreeMap::from([(label.clone(), cex.clone())]),
+                deadlocks_after_failure: BTreeMap::new(),
+                passed_assertions: passed,
+            });
+        }
     }
-    let mut r = search(c, config, true, start, (first.states, first.transitions))?;
+    let mut r = search(c, config, true, start, earlier)?;
+    if let Some(h) = hunted {
+        r.states += h.states;
+        r.transitions += h.transitions;
+        r.unwind_reached |= h.unwound;
+        r.passed_assertions.extend(passed_labels(c, &h.asserts));
+    }
+    let Some(first) = first else { return Ok(r) };
     if first.verdict.counterexample().is_some() {
         r.verdict = first.verdict;
     }
@@ -700,7 +759,13 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     replace(&mut r.deadlocks_after_failure, first.deadlocks_after_failure);
     r.states += first.states;
     r.transitions += first.transitions;
+    r.passed_assertions.extend(first.passed_assertions);
     Ok(r)
+}
+
+/// The labels of the `assert` steps `asserts` (thread, step).
+fn passed_labels<'a>(c: &'a Compiled, asserts: &'a BTreeSet<(u16, u32)>) -> impl Iterator<Item = String> + 'a {
+    asserts.iter().map(|&(t, step)| c.loc_names[c.threads[t as usize].steps[step as usize].loc.index()].clone())
 }
 
 /// One breadth-first search (see [`check`]); `merge_independent` as in [`Settings`];
@@ -933,14 +998,11 @@ fn search(
         livelocks: ll,
         failures: fl,
         deadlocks_after_failure: dl_after,
-        passed_assertions: asserts
-            .iter()
-            .map(|&(t, step)| c.loc_names[c.threads[t as usize].steps[step as usize].loc.index()].clone())
-            .collect(),
+        passed_assertions: passed_labels(c, &asserts).collect(),
     })
 }
 
-fn fail_label(e: &Engine<'_>, s: &[i64], last: &(usize, u16, Vec<u16>)) -> String {
+pub(crate) fn fail_label(e: &Engine<'_>, s: &[i64], last: &(usize, u16, Vec<u16>)) -> String {
     let xs = {
         let (t, opt, internal) = last;
         let code = &e.c.threads[*t];

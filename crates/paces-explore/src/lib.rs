@@ -115,6 +115,7 @@ mod error;
 mod free;
 mod gates;
 mod good;
+mod hunt;
 mod progress;
 mod render;
 mod replay;

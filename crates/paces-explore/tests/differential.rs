@@ -74,6 +74,31 @@ proptest! {
     }
 
     #[test]
+    fn a_hunted_failure_is_a_real_one(prog in common::prog()) {
+        let text = prog.text();
+        let program = paces_cwhile::parse(&text).unwrap();
+        let without = check(&program, &full().por(false)).unwrap();
+        prop_assert!(!matches!(without.verdict, Verdict::BoundReached { .. }), "{}", text);
+        // The hunt first with room for the whole space, with room for a few states (then
+        // the breadth-first search finds what it missed), and after the unmerged search.
+        for (unmerged, hunt) in [(0, usize::MAX), (0, 3), (10, 1_000)] {
+            let r = check(&program, &Config::new().unmerged_states(unmerged).hunt_states(hunt)).unwrap();
+            prop_assert_eq!(r.verdict.name() == "correct", without.verdict.name() == "correct", "{}", text);
+            if let Verdict::Bad(c) = &r.verdict {
+                // Failures the exhaustive search finds too; the verdict's replays to its
+                // trace, ending in its failure.
+                for label in r.failures.keys() {
+                    prop_assert!(without.failures.contains_key(label), "{}\n{}", label, text);
+                }
+                let t = replay(&program, &c.schedule).unwrap();
+                prop_assert_eq!(t.events(), c.trace.events());
+                let i = c.failing_step.unwrap();
+                prop_assert!(t.events()[i].failed && i + 1 == t.events().len(), "{}", text);
+            }
+        }
+    }
+
+    #[test]
     fn sequential_final_states_match_sequentialised_runs(prog in common::prog()) {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).unwrap();

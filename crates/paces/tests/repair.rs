@@ -313,3 +313,22 @@ thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 :=
     assert!(report.exhaustive.is_none());
     assert!(report.iterations < 30, "{} iterations", report.iterations);
 }
+
+/// With the first breadth-first search turned off, every candidate's check hunts depth first
+/// (docs/explore.md, "The bug hunt"): the bad traces it learns from are cut runs, not
+/// shortest ones, and each small held-in program is still repaired, at the cost it has
+/// without the hunt.
+#[test]
+fn hunted_bad_traces_repair_at_the_same_cost() {
+    let checker = paces::explore::Config::new().unmerged_states(0);
+    for name in ["paper1", "ex1", "ex2", "ex3", "ex4", "ex5", "ex-regr", "iwl3945", "lc-rc", "dv1394"] {
+        let original = program(name);
+        let space = original.space();
+        let cost = |hunt: usize| {
+            let report = Repair::new().checker(checker.clone()).hunt_states(hunt).run(&original).unwrap();
+            check_accepted(&report);
+            report.candidate.as_ref().map(|c| c.cost(&space))
+        };
+        assert_eq!(cost(50_000), cost(0), "{name}");
+    }
+}

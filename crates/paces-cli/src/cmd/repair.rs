@@ -93,6 +93,11 @@ pub struct Args {
     /// The most candidates a space may have for --exhaustive.
     #[arg(long, requires = "exhaustive", default_value_t = Repair::DEFAULT_EXHAUSTIVE_LIMIT)]
     pub exhaustive_limit: usize,
+    /// States the depth-first bug hunt may store in each candidate whose failure the first
+    /// breadth-first search misses; its bad trace is then cut to the failure's causes, not a
+    /// shortest one. 0: no hunt (every bad trace a shortest one).
+    #[arg(long, default_value_t = Repair::DEFAULT_HUNT_STATES)]
+    pub hunt_states: usize,
     /// Bounds and switches of the checker.
     #[command(flatten)]
     pub bounds: CheckerArgs,
@@ -157,7 +162,8 @@ pub fn run(args: &Args) -> Outcome {
         .optimise(!args.no_optimise)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
         .dot(args.dot.is_some())
-        .exhaustive_limit(args.exhaustive_limit);
+        .exhaustive_limit(args.exhaustive_limit)
+        .hunt_states(args.hunt_states);
     let status = StatusLine::on_terminal(!args.quiet);
     if let Some(line) = &status {
         line.draw(&format!("paces: repairing {} ...", input.name));

@@ -65,6 +65,7 @@ pub struct Repair {
     time_limit: Option<Duration>,
     dot: bool,
     exhaustive_limit: usize,
+    hunt_states: usize,
     optimise: bool,
     observer: Option<Observer>,
 }
@@ -80,6 +81,7 @@ impl Default for Repair {
             time_limit: None,
             dot: false,
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
+            hunt_states: Self::DEFAULT_HUNT_STATES,
             optimise: true,
             observer: None,
         }
@@ -92,6 +94,9 @@ impl Repair {
 
     /// The default of [`Repair::exhaustive_limit`].
     pub const DEFAULT_EXHAUSTIVE_LIMIT: usize = 10_000;
+
+    /// The default of [`Repair::hunt_states`].
+    pub const DEFAULT_HUNT_STATES: usize = 50_000;
 
     /// The default configuration.
     pub fn new() -> Self {
@@ -159,9 +164,23 @@ impl Repair {
     /// goes, whatever `stop_at_first_failure` says: a candidate is checked up to its first
     /// problem, and fully when that problem is a deadlock or an atomic livelock (then every
     /// deadlock and livelock is compared with the original's); the original is explored
-    /// fully when a candidate first needs its deadlocks.
+    /// fully when a candidate first needs its deadlocks. The loop also sets the bug hunt
+    /// ([`Repair::hunt_states`]).
     pub fn checker(mut self, config: paces_explore::Config) -> Self {
         self.check = config;
+        self
+    }
+
+    /// The bug hunt of each candidate's check: when the breadth-first search without merging
+    /// ([`paces_explore::Config::unmerged_states`]) finds no failure, a depth-first search
+    /// storing at most `n` states looks for a failing assertion before the merged search
+    /// ([`paces_explore::Config::hunt_states`]; docs/explore.md, "The bug hunt"). A failure it
+    /// finds rejects the candidate with a bad trace cut down to the steps the failure depends
+    /// on (not a shortest one); `0` turns the hunt off, so every bad trace is a shortest one.
+    /// The original program is never hunted in: its first bad trace, the one a report shows,
+    /// is a shortest one. Default: [`Repair::DEFAULT_HUNT_STATES`] (50,000).
+    pub fn hunt_states(mut self, n: usize) -> Self {
+        self.hunt_states = n;
         self
     }
 

@@ -494,11 +494,13 @@ impl<'a> Run<'a> {
     }
 
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
-        let config = self.check_config().stop_at_first_failure(stop_at_first);
+        let original = std::ptr::eq(program, self.program);
+        let hunt = if original { 0 } else { self.cfg.hunt_states };
+        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt);
         let result = self.report.timed(explore, || check(program, &config))?;
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.
-        if std::ptr::eq(program, self.program) {
+        if original {
             self.original.saw(&result);
             let whole = !stop_at_first || matches!(result.verdict, Verdict::Correct);
             self.original.checked_all |= whole && result.bound.is_none();
@@ -953,7 +955,7 @@ fn solve(t: &mut TimeSplit) -> &mut Duration {
     &mut t.solve
 }
 
-/// The shortest bad trace of a check, if an assertion can fail.
+/// The bad trace of a check: the verdict's, else the shortest failure found; `None` when no assertion fails.
 fn first_failure(result: &CheckResult) -> Option<Counterexample> {
     if let Verdict::Bad(c) = &result.verdict {
         return Some((**c).clone());

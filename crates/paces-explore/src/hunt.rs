@@ -1,0 +1,244 @@
+//! The bug hunt: a depth-first search for a failing assertion, bounded in states, run before
+//! the breadth-first search of a check that stops at the first failure
+//! ([`Config::hunt_states`]; docs/explore.md, "The bug hunt").
+//!
+//! A breadth-first search finds a shortest counterexample, but only after storing every
+//! state closer to the start: for a failure deep in the state space that is most of it. Depth
+//! first, the same failure is often met after a small part. The run found is then long (the
+//! hunt lets every thread wander), so it is cut down to the steps the failure depends on: the
+//! failing step, every step before it of the same thread, the write each kept step reads, and
+//! whole transitions (an atomic block is kept or dropped as a unit), closed under these rules.
+//! Every other step can be dropped: a kept step reads the same writes as before (a write
+//! between a kept writer and its reader would have been read instead), so every thread takes
+//! the same steps with the same values, and the failing step fails again. The cut run is
+//! replayed to check this; if it were not bad, the uncut run is kept.
+//!
+//! What the hunt finds is a real failure (its run is replayed step by step); what it misses
+//! the breadth-first search after it finds, so a check's verdict does not depend on the hunt.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use crate::check::{fail_label, Config, Counterexample, Parent, Search};
+use crate::compile::Compiled;
+use crate::engine::{Engine, Expansion, Found, Settings};
+use crate::error::Error;
+use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, XStep};
+use crate::store::{encode, Store};
+
+/// What a hunt found and what it did.
+pub(crate) struct Hunt {
+    /// The failing assertion's label and a counterexample.
+    pub found: Option<(String, Counterexample)>,
+    pub states: usize,
+    pub transitions: u64,
+    /// The `assert` steps some transition passed (thread, step).
+    pub asserts: BTreeSet<(u16, u32)>,
+    pub unwound: bool,
+}
+
+/// States stored between two looks at the clock.
+const CLOCK_EVERY: usize = 1024;
+
+/// Searches depth first, with the reduction and merging on, for a failing assertion, storing
+/// at most `config.hunt_states` states (and stopping at `config.max_time` from `start`).
+pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant) -> Result<Hunt, Error> {
+    let e = Engine::new(
+        c,
+        Settings {
+            unwind: config.unwind,
+            max_atomic: config.max_atomic_states,
+            reset_dead: true,
+            spin_end_states: false,
+            merge: true,
+            merge_independent: true,
+            deadline: config.max_time.and_then(|t| start.checked_add(t)),
+            failure_flag: false,
+        },
+    );
+    let budget = config.hunt_states.min(config.max_states).max(1);
+    let mut search = Search { store: Store::new(e.lay.stride), parents: Vec::new(), e };
+    let mut init = search.e.initial().to_vec();
+    search.e.canon(&mut init);
+    search.store.insert(&init);
+    search.parents.push(Parent { parent: 0, thread: 0, opt: 0, exit: 0 });
+    let mut hunt = Hunt { found: None, states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
+    let mut stack = vec![0u32];
+    let mut exp = Expansion::default();
+    let mut state = Vec::new();
+    let mut bytes = Vec::new();
+    let mut next_clock = CLOCK_EVERY;
+    while let Some(i) = stack.pop() {
+        search.store.get_into(i, &mut state);
+        {
+            // Every stored state counts as old: the reduction then keeps more (what it keeps
+            // only decides how soon the hunt finds something, not whether that is real).
+            let store = &search.store;
+            let is_old = |s: &[i64]| store.find(s).is_some();
+            search.e.expand(&state, true, &is_old, &mut exp);
+        }
+        hunt.transitions += exp.transitions;
+        hunt.unwound |= exp.unwound;
+        hunt.asserts.extend(exp.asserts.iter().copied());
+        let fail = exp.found.iter().find_map(|f| match f {
+            Found::Fail { thread, opt, internal } => Some((*thread as usize, *opt, internal.clone())),
+            Found::Livelock { .. } => None,
+        });
+        if let Some(last) = fail {
+            let label = fail_label(&search.e, &state, &last);
+            let mut trans = search.path_to(i);
+            trans.push(last.clone());
+            let xs = transitions_to_steps(&search.e, &trans);
+            let cex = match cut_to_cause(&search.e, &xs) {
+                Some(cex) => cex,
+                None => search.witness(i, Some(last), None)?,
+            };
+            hunt.found = Some((label, cex));
+            break;
+        }
+        // The first successor is taken first.
+        for tr in exp.succs.iter().rev() {
+            bytes.clear();
+            encode(exp.state(tr), &mut bytes);
+            let (j, new) = search.store.insert_encoded(&bytes);
+            if new {
+                search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
+                stack.push(j);
+            }
+        }
+        hunt.states = search.store.len();
+        if hunt.states >= budget {
+            break;
+        }
+        if hunt.states >= next_clock {
+            next_clock += CLOCK_EVERY;
+            if config.max_time.is_some_and(|t| start.elapsed() > t) {
+                break;
+            }
+        }
+    }
+    Ok(hunt)
+}
+
+/// The bad run `xs` (its last step fails) cut down to the steps the failure depends on (see
+/// the module's documentation), as a counterexample; `None` when the cut run does not replay
+/// to a failure.
+pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexample> {
+    let trace = build_trace(e, xs, None, false).ok()?;
+    let failing = trace.first_failure()?.index();
+    let events = trace.events();
+    // The transition each step belongs to: a fresh step starts one.
+    let mut first_of = vec![0usize; xs.len()];
+    for k in 1..xs.len() {
+        let x = xs[k];
+        first_of[k] = if x.fresh || xs[k - 1].thread != x.thread { k } else { first_of[k - 1] };
+    }
+    let mut keep = vec![false; failing + 1];
+    let mut work = vec![failing];
+    while let Some(k) = work.pop() {
+        if keep[k] {
+            continue;
+        }
+        keep[k] = true;
+        // The whole transition: back to its first step, on to its last (up to the failure).
+        work.push(first_of[k]);
+        if k < failing && first_of[k + 1] == first_of[k] {
+            work.push(k + 1);
+        }
+        if let Some(before) = (0..k).rev().find(|&p| xs[p].thread == xs[k].thread) {
+            work.push(before);
+        }
+        work.extend(events[k].reads.iter().filter_map(|r| r.from).map(|w| w.index()).filter(|&w| w < k));
+    }
+    let kept: Vec<XStep> = xs[..=failing].iter().zip(&keep).filter(|(_, &k)| k).map(|(x, _)| *x).collect();
+    let trace = build_trace(e, &kept, None, false).ok()?;
+    let failing_step = trace.first_failure()?.index();
+    Some(Counterexample {
+        schedule: to_schedule(e.c, &kept),
+        division_by_zero: divides_by_zero_at(e, &kept, failing_step),
+        failing_step: Some(failing_step),
+        trace,
+        cycle_start: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check;
+    use crate::compile::compile;
+    use crate::replay::resolve;
+    use crate::{Schedule, ScheduleStep};
+    use paces_cwhile::ir::ThreadIdx;
+
+    /// The labels of a counterexample's steps.
+    fn labels(cex: &Counterexample) -> Vec<&str> {
+        cex.schedule.steps.iter().map(|s| s.label.as_str()).collect()
+    }
+
+    /// `cut_to_cause` applied to the run `steps` (thread index, label) of `src`.
+    fn cut(src: &str, steps: &[(u32, &str)]) -> Option<Counterexample> {
+        let c = compile(&paces_cwhile::parse(src).unwrap()).unwrap();
+        let e = Engine::new(&c, Settings::default());
+        let schedule =
+            Schedule { steps: steps.iter().map(|&(t, l)| ScheduleStep::new(ThreadIdx::from_u32(t), l)).collect() };
+        let xs = resolve(&e, &schedule).unwrap();
+        cut_to_cause(&e, &xs)
+    }
+
+    #[test]
+    fn steps_the_failure_does_not_depend_on_are_dropped() {
+        let src = "var x = 0, z = 0, y = 0;
+            thread noise { N1: z := 1; N2: y := z; }
+            thread a { A0: z := 2; A: x := 1; }
+            thread b { B: assert(x == 0); }";
+        let cex = cut(src, &[(0, "N1"), (1, "A0"), (0, "N2"), (1, "A"), (2, "B")]).unwrap();
+        // N1 and N2 go; A0 stays (it comes before A in its thread), though A does not read it.
+        assert_eq!(labels(&cex), ["A0", "A", "B"]);
+        assert_eq!(cex.failing_step, Some(2));
+        assert!(cex.trace.is_bad());
+    }
+
+    #[test]
+    fn the_writes_a_kept_step_reads_are_kept_with_their_threads_past() {
+        let src = "var x = 0, y = 0, w = 0;
+            thread a { A1: w := 1; A2: y := 1; }
+            thread b { B1: await(y == 1); B2: x := 1; }
+            thread c { C0: w := 5; C: assert(x == 0); }";
+        let cex = cut(src, &[(2, "C0"), (0, "A1"), (0, "A2"), (1, "B1"), (1, "B2"), (2, "C")]).unwrap();
+        assert_eq!(labels(&cex), ["C0", "A1", "A2", "B1", "B2", "C"]);
+        let cex = cut(src, &[(0, "A1"), (0, "A2"), (1, "B1"), (2, "C0"), (1, "B2"), (2, "C")]).unwrap();
+        assert_eq!(labels(&cex), ["A1", "A2", "B1", "C0", "B2", "C"]);
+    }
+
+    #[test]
+    fn an_atomic_block_is_kept_whole() {
+        // Only the block's first step is needed; its second stays with it, so no other
+        // thread steps inside the block.
+        let src = "var x = 0, w = 0, v = 0;
+            thread a { S: atomic { A1: x := 1; A2: w := 1; } A3: v := 1; }
+            thread b { B: assert(x == 0); }";
+        let cex = cut(src, &[(0, "A1"), (0, "A2"), (0, "A3"), (1, "B")]).unwrap();
+        assert_eq!(labels(&cex), ["A1", "A2", "B"]);
+    }
+
+    #[test]
+    fn a_hunted_failure_is_cut_and_counted() {
+        // Depth first, the hunt takes thread `idle`'s loop before the failing pair; the
+        // cut leaves the two steps the failure needs.
+        let src = "var x = 0, n = 0, m = 0;
+            thread idle { while (*) { I1: n := n + 1; I2: await(n < 4); I3: m := n; } }
+            thread a { A: x := 1; }
+            thread b { B: assert(x == 0); }";
+        let program = paces_cwhile::parse(src).unwrap();
+        let config = Config::new().unmerged_states(0).hunt_states(1_000);
+        let r = check(&program, &config).unwrap();
+        let crate::Verdict::Bad(cex) = &r.verdict else { panic!("{:?}", r.verdict) };
+        assert_eq!(labels(cex), ["A", "B"]);
+        assert_eq!(r.failures.keys().collect::<Vec<_>>(), ["B"]);
+        assert!(r.states > 2, "the hunt's states count: {}", r.states);
+        // Without the hunt, the same failure, by the shortest run.
+        let plain = check(&program, &Config::new().unmerged_states(0)).unwrap();
+        assert_eq!(plain.failures.keys().collect::<Vec<_>>(), ["B"]);
+    }
+}
