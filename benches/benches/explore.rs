@@ -7,6 +7,10 @@
 //! The `explore-hot` group measures the hot path alone, single-threaded: expanding states and
 //! storing their successors, for usb-serial's whole reduced state space and for rtl8169's
 //! first 50,000 states.
+//!
+//! The `explore-hunt` group measures the bug hunt (`Config::hunt_states`, docs/explore.md) on
+//! a candidate the rtl8169 repair rejects, whose first failure lies deep: its check up to the
+//! first failure, with the hunt and without.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -55,5 +59,33 @@ fn bench_hot(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, bench_hot);
+/// A candidate of rtl8169 the repair loop rejects (without the hunt its fifth check: the first
+/// failure after about 246,000 states).
+fn deep_candidate() -> paces_cwhile::Program {
+    use paces_constraint::{Candidate, Transformation};
+    let original = program("rtl8169");
+    let space = original.space();
+    let loc = |label: &str| original.loc(label).expect("a label of rtl8169");
+    let swaps: Vec<Transformation> = [("476", "477"), ("604", "605"), ("240", "249")]
+        .into_iter()
+        .map(|(a, b)| Transformation::Swap { first: loc(a), second: loc(b) })
+        .collect();
+    let candidate = Candidate::apply(&space, &swaps).expect("the swaps apply");
+    original.apply(&candidate).expect("the candidate applies")
+}
+
+fn bench_hunt(c: &mut Criterion) {
+    let mut g = c.benchmark_group("explore-hunt");
+    g.sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(5));
+    let p = deep_candidate();
+    for (label, hunt) in [("hunt", 50_000), ("no-hunt", 0)] {
+        let config = Config::new().hunt_states(hunt);
+        g.bench_with_input(BenchmarkId::new(label, "rtl8169-candidate"), &p, |b, p| {
+            b.iter(|| black_box(check(p, &config).expect("check")))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_hot, bench_hunt);
 criterion_main!(benches);
