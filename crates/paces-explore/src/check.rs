@@ -711,7 +711,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
         && config.stop_at_first_failure
         && config.find.contains(FailureKinds::BAD)
         && !config.deadlocks_after_failure;
-    let hunted = if hunting { Some(hunt(c, config, start)?) } else { None };
+    let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
     if let Some(h) = &hunted {
         earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
         if let Some((label, cex)) = &h.found {

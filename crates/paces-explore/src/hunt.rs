@@ -23,6 +23,7 @@ use crate::check::{fail_label, Config, Counterexample, Parent, Search};
 use crate::compile::Compiled;
 use crate::engine::{Engine, Expansion, Found, Settings};
 use crate::error::Error;
+use crate::progress::{Progress, Ticker};
 use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, XStep};
 use crate::store::{encode, Store};
 
@@ -41,8 +42,10 @@ pub(crate) struct Hunt {
 const CLOCK_EVERY: usize = 1024;
 
 /// Searches depth first, with the reduction and merging on, for a failing assertion, storing
-/// at most `config.hunt_states` states (and stopping at `config.max_time` from `start`).
-pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant) -> Result<Hunt, Error> {
+/// at most `config.hunt_states` states (and stopping at `config.max_time` from `start` or
+/// when its states take `config.max_memory`); `earlier`: the states and transitions of the
+/// check's searches before it, which its progress reports add.
+pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usize, u64)) -> Result<Hunt, Error> {
     let e = Engine::new(
         c,
         Settings {
@@ -63,12 +66,14 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant) -> Result<Hunt
     search.store.insert(&init);
     search.parents.push(Parent { parent: 0, thread: 0, opt: 0, exit: 0 });
     let mut hunt = Hunt { found: None, states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
-    let mut stack = vec![0u32];
+    // States to expand, with their depth.
+    let mut stack = vec![(0u32, 0usize)];
+    let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
     let mut exp = Expansion::default();
     let mut state = Vec::new();
     let mut bytes = Vec::new();
     let mut next_clock = CLOCK_EVERY;
-    while let Some(i) = stack.pop() {
+    while let Some((i, depth)) = stack.pop() {
         search.store.get_into(i, &mut state);
         {
             // Every stored state counts as old: the reduction then keeps more (what it keeps
@@ -98,12 +103,15 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant) -> Result<Hunt
         }
         // The first successor is taken first.
         for tr in exp.succs.iter().rev() {
+            if search.store.len() >= budget {
+                break;
+            }
             bytes.clear();
             encode(exp.state(tr), &mut bytes);
             let (j, new) = search.store.insert_encoded(&bytes);
             if new {
                 search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
-                stack.push(j);
+                stack.push((j, depth + 1));
             }
         }
         hunt.states = search.store.len();
@@ -112,9 +120,17 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant) -> Result<Hunt
         }
         if hunt.states >= next_clock {
             next_clock += CLOCK_EVERY;
-            if config.max_time.is_some_and(|t| start.elapsed() > t) {
+            let memory = search.store.bytes() + search.parents.capacity() * 12;
+            if config.max_time.is_some_and(|t| start.elapsed() > t) || memory > config.max_memory {
                 break;
             }
+            ticker.tick(|| Progress {
+                states: earlier.0 + hunt.states,
+                transitions: earlier.1 + hunt.transitions,
+                depth,
+                elapsed: start.elapsed(),
+                memory,
+            });
         }
     }
     Ok(hunt)

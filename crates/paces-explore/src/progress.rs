@@ -10,13 +10,15 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Progress {
-    /// States stored so far (by both searches, when a check searches again with merging:
-    /// see [`Config::unmerged_states`](crate::Config::unmerged_states)).
+    /// States stored so far (by every search of the check: see
+    /// [`Config::unmerged_states`](crate::Config::unmerged_states) and
+    /// [`Config::hunt_states`](crate::Config::hunt_states)).
     pub states: usize,
     /// Transitions executed so far (likewise).
     pub transitions: u64,
     /// The breadth-first level being expanded (by the search running: a second search starts
-    /// again at 0).
+    /// again at 0); in the bug hunt ([`Config::hunt_states`](crate::Config::hunt_states)), the
+    /// depth of the state it expands.
     pub depth: usize,
     /// Time since the check started.
     pub elapsed: Duration,

@@ -76,3 +76,29 @@ fn clones_share_the_callback_and_debug_says_it_is_set() {
     assert!(debug.contains("on_progress: Some(ProgressCallback(set))"), "{debug}");
     assert!(format!("{:?}", Config::new()).contains("on_progress: None"));
 }
+
+#[test]
+fn the_bug_hunt_reports_progress_and_its_states_count() {
+    // No assertion can fail, so the hunt stores its whole budget before the breadth-first
+    // search runs.
+    let program = paces_cwhile::parse(
+        "var x = 0, y = 0;
+         thread a { while (*) { A: x := (x + y + 1) % 97; } }
+         thread b { while (*) { B: y := (y + x) % 89; } }
+         thread c { while (*) { C: assert(x < 97); } }",
+    )
+    .unwrap();
+    let hunt = 5_000;
+    let config = Config::new().unmerged_states(0).hunt_states(hunt).progress_every(Duration::ZERO);
+    let (config, seen) = recording(config);
+    let result = check(&program, &config).unwrap();
+    assert_eq!(result.verdict.name(), "correct");
+    let plain = check(&program, &Config::new().unmerged_states(0)).unwrap();
+    assert_eq!(result.states, plain.states + hunt, "the hunt's states count in the result's");
+    let seen = seen.lock().unwrap();
+    let in_hunt = seen.iter().filter(|p| p.states <= hunt).count();
+    assert!(in_hunt >= 2, "the hunt reports as it goes: {seen:?}");
+    for pair in seen.windows(2) {
+        assert!(pair[0].states <= pair[1].states, "{pair:?}");
+    }
+}
