@@ -13,6 +13,13 @@
 //! the same steps with the same values, and the failing step fails again. The cut run is
 //! replayed to check this; if it were not bad, the uncut run is kept.
 //!
+//! A thread may still make rounds the failure needs only because its later steps come after
+//! them: a loop's round that ends where it began (the thread at the same control point, with
+//! the same locals and loop counts, outside atomic blocks) and whose writes no step outside it
+//! reads. Such a round is dropped, the longest first, and the run cut again, until none is
+//! left: every other step reads the same writes as before, and the thread goes on from the
+//! same state of its own, so again every step does what it did and the failure recurs.
+//!
 //! What the hunt finds is a real failure (its run is replayed step by step); what it misses
 //! the breadth-first search after it finds, so a check's verdict does not depend on the hunt.
 
@@ -24,7 +31,7 @@ use crate::compile::Compiled;
 use crate::engine::{Engine, Expansion, Found, Settings};
 use crate::error::Error;
 use crate::progress::{Progress, Ticker};
-use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps, XStep};
+use crate::replay::{build_trace, divides_by_zero_at, take, to_schedule, transitions_to_steps, Conf, XStep};
 use crate::store::{encode, Store};
 
 /// What a hunt found and what it did.
@@ -136,10 +143,31 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
     Ok(hunt)
 }
 
-/// The bad run `xs` (its last step fails) cut down to the steps the failure depends on (see
-/// the module's documentation), as a counterexample; `None` when the cut run does not replay
-/// to a failure.
+/// The bad run `xs` (its last step fails) cut down to the steps the failure depends on, then
+/// rid of the rounds a thread makes without effect (see the module's documentation), as a
+/// counterexample; `None` when the cut run does not replay to a failure.
 pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexample> {
+    let mut kept = cone(e, xs)?;
+    while let Some(shorter) = without_idle_round(e, &kept) {
+        match cone(e, &shorter) {
+            Some(c) => kept = c,
+            None => break,
+        }
+    }
+    let trace = build_trace(e, &kept, None, false).ok()?;
+    let failing_step = trace.first_failure()?.index();
+    Some(Counterexample {
+        schedule: to_schedule(e.c, &kept),
+        division_by_zero: divides_by_zero_at(e, &kept, failing_step),
+        failing_step: Some(failing_step),
+        trace,
+        cycle_start: None,
+    })
+}
+
+/// The steps of the bad run `xs` its first failure depends on, ending with the failing step;
+/// `None` when they do not replay to a failure at their end.
+fn cone(e: &Engine<'_>, xs: &[XStep]) -> Option<Vec<XStep>> {
     let trace = build_trace(e, xs, None, false).ok()?;
     let failing = trace.first_failure()?.index();
     let events = trace.events();
@@ -168,14 +196,68 @@ pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexampl
     }
     let kept: Vec<XStep> = xs[..=failing].iter().zip(&keep).filter(|(_, &k)| k).map(|(x, _)| *x).collect();
     let trace = build_trace(e, &kept, None, false).ok()?;
-    let failing_step = trace.first_failure()?.index();
-    Some(Counterexample {
-        schedule: to_schedule(e.c, &kept),
-        division_by_zero: divides_by_zero_at(e, &kept, failing_step),
-        failing_step: Some(failing_step),
-        trace,
-        cycle_start: None,
-    })
+    (trace.first_failure()?.index() + 1 == kept.len()).then_some(kept)
+}
+
+/// The bad run `xs` (its last step fails) without the longest round of one thread that
+/// leaves the thread where it started (the same control point, locals and loop counts, outside
+/// any atomic block) and whose writes no step outside it reads; `None` when there is none.
+fn without_idle_round(e: &Engine<'_>, xs: &[XStep]) -> Option<Vec<XStep>> {
+    let trace = build_trace(e, xs, None, false).ok()?;
+    let events = trace.events();
+    // Per step: the thread's own part of the state before it, when the step starts a
+    // transition outside atomic blocks (a round may start or end there).
+    let lay = &e.lay;
+    let mut conf = Conf { state: e.initial().to_vec(), holder: None };
+    let mut own: Vec<Option<Vec<i64>>> = Vec::with_capacity(xs.len());
+    for &x in xs {
+        let t = x.thread;
+        let outside = conf.holder.is_none() && !e.in_region(&conf.state, t);
+        own.push(outside.then(|| {
+            let s = &conf.state;
+            let mut key = vec![s[t]];
+            key.extend_from_slice(&s[lay.local_off[t]..lay.local_off[t] + lay.local_len[t]]);
+            if lay.unwind.is_some() {
+                let loops = e.c.threads[t].n_loops as usize;
+                key.extend_from_slice(&s[lay.loop_off[t]..lay.loop_off[t] + loops]);
+            }
+            key
+        }));
+        conf = take(e, &conf, x).ok()?.0;
+    }
+    // Per step: the steps that read what it writes.
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); xs.len()];
+    for (k, ev) in events.iter().enumerate() {
+        for w in ev.reads.iter().filter_map(|r| r.from) {
+            readers[w.index()].push(k);
+        }
+    }
+    let mut best: Option<(usize, usize, usize)> = None; // (steps dropped, from, to)
+    for t in 0..lay.threads {
+        let mine: Vec<usize> = (0..xs.len()).filter(|&k| xs[k].thread == t).collect();
+        for (ai, &a) in mine.iter().enumerate() {
+            let Some(key) = &own[a] else { continue };
+            for (bi, &b) in mine.iter().enumerate().skip(ai + 1).rev() {
+                let dropped = bi - ai;
+                if best.is_some_and(|(n, _, _)| n >= dropped) {
+                    break;
+                }
+                if own[b].as_ref() != Some(key) {
+                    continue;
+                }
+                // Every step of the round is read only inside the round (by its own thread,
+                // before `b`: the round's steps are the thread's between `a` and `b`).
+                let read_outside =
+                    mine[ai..bi].iter().any(|&k| readers[k].iter().any(|&r| r >= b || xs[r].thread != t));
+                if !read_outside {
+                    best = Some((dropped, a, b));
+                }
+            }
+        }
+    }
+    let (_, a, b) = best?;
+    let t = xs[a].thread;
+    Some(xs.iter().enumerate().filter(|&(k, x)| !(x.thread == t && k >= a && k < b)).map(|(_, x)| *x).collect())
 }
 
 #[cfg(test)]
@@ -236,6 +318,29 @@ mod tests {
             thread b { B: assert(x == 0); }";
         let cex = cut(src, &[(0, "A1"), (0, "A2"), (0, "A3"), (1, "B")]).unwrap();
         assert_eq!(labels(&cex), ["A1", "A2", "B"]);
+    }
+
+    #[test]
+    fn a_round_that_leaves_its_thread_where_it_was_and_feeds_nothing_is_dropped() {
+        let src = "var x = 0, n = 0;
+            thread a { while (*) { I1: n := 1; I2: n := 0; } A: x := 1; }
+            thread b { C: await(n == 1); B: assert(x == 0); }";
+        let run = [(0, "I1"), (1, "C"), (0, "I2"), (0, "I1"), (0, "I2"), (0, "A"), (1, "B")];
+        // The first round stays: `C` reads its `n := 1`. The second goes: nothing reads its
+        // writes, and it ends where it began, at the loop's head.
+        let cex = cut(src, &run).unwrap();
+        assert_eq!(labels(&cex), ["I1", "C", "I2", "A", "B"]);
+        assert!(cex.trace.is_bad());
+    }
+
+    #[test]
+    fn a_round_whose_write_is_read_later_stays() {
+        // The second round's `n := 2` is what `C` waits for.
+        let src = "var x = 0, n = 0;
+            thread a { while (*) { I1: n := n + 1; } A: x := 1; }
+            thread b { C: await(n == 2); B: assert(x == 0); }";
+        let cex = cut(src, &[(0, "I1"), (0, "I1"), (1, "C"), (0, "A"), (1, "B")]).unwrap();
+        assert_eq!(labels(&cex), ["I1", "I1", "C", "A", "B"]);
     }
 
     #[test]
