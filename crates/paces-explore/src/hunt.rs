@@ -48,6 +48,10 @@ pub(crate) struct Hunt {
 /// States stored between two looks at the clock.
 const CLOCK_EVERY: usize = 1024;
 
+/// The most rounds dropped from one hunted run (each search for one is quadratic in the
+/// run's length; the longest go first).
+const MAX_ROUNDS_DROPPED: usize = 64;
+
 /// Searches depth first, with the reduction and merging on, for a failing assertion, storing
 /// at most `config.hunt_states` states (and stopping at `config.max_time` from `start` or
 /// when its states take `config.max_memory`); `earlier`: the states and transitions of the
@@ -148,7 +152,8 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
 /// counterexample; `None` when the cut run does not replay to a failure.
 pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexample> {
     let mut kept = cone(e, xs)?;
-    while let Some(shorter) = without_idle_round(e, &kept) {
+    for _ in 0..MAX_ROUNDS_DROPPED {
+        let Some(shorter) = without_idle_round(e, &kept) else { break };
         match cone(e, &shorter) {
             Some(c) => kept = c,
             None => break,
