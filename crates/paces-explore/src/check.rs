@@ -590,7 +590,37 @@ pub(crate) struct Search<'c> {
     pub parents: Vec<Parent>,
 }
 
-impl Search<'_> {
+impl<'c> Search<'c> {
+    /// A search of `c` under `config` (`merge_independent` as in [`Settings`]; the deadline
+    /// counted from `start`) that has stored the initial state.
+    pub(crate) fn new(c: &'c Compiled, config: &Config, merge_independent: bool, start: Instant) -> Self {
+        let e = Engine::new(
+            c,
+            Settings {
+                unwind: config.unwind,
+                max_atomic: config.max_atomic_states,
+                reset_dead: true,
+                spin_end_states: config.spin_end_states,
+                merge: !config.spin_end_states,
+                merge_independent,
+                deadline: config.max_time.and_then(|t| start.checked_add(t)),
+                failure_flag: config.deadlocks_after_failure,
+            },
+        );
+        let mut search = Search { store: Store::new(e.lay.stride), parents: Vec::new(), e };
+        let mut init = search.e.initial().to_vec();
+        search.e.canon(&mut init);
+        search.store.insert(&init);
+        search.parents.push(Parent { parent: 0, thread: 0, opt: 0, exit: 0 });
+        search
+    }
+
+    /// Bytes the stored states and their parent links take (what [`Config::max_memory`]
+    /// bounds).
+    pub(crate) fn memory(&self) -> usize {
+        self.store.bytes() + self.parents.capacity() * 12
+    }
+
     /// Transitions from the initial state to state `i`, with internal paths.
     pub(crate) fn path_to(&self, mut i: u32) -> Vec<(usize, u16, Vec<u16>)> {
         let mut rev = Vec::new();
@@ -778,26 +808,8 @@ fn search(
     start: Instant,
     earlier: (usize, u64),
 ) -> Result<CheckResult, Error> {
-    let e = Engine::new(
-        c,
-        Settings {
-            unwind: config.unwind,
-            max_atomic: config.max_atomic_states,
-            reset_dead: true,
-            spin_end_states: config.spin_end_states,
-            merge: !config.spin_end_states,
-            merge_independent,
-            deadline: config.max_time.and_then(|t| start.checked_add(t)),
-            failure_flag: config.deadlocks_after_failure,
-        },
-    );
-    let stride = e.lay.stride;
     let max_states = config.max_states.max(1);
-    let mut search = Search { store: Store::new(stride), parents: Vec::new(), e };
-    let mut init = search.e.initial().to_vec();
-    search.e.canon(&mut init);
-    search.store.insert(&init);
-    search.parents.push(Parent { parent: 0, thread: 0, opt: 0, exit: 0 });
+    let mut search = Search::new(c, config, merge_independent, start);
     let pool = match (config.parallel, config.threads) {
         (true, Some(n)) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build().ok(),
         _ => None,
@@ -924,7 +936,7 @@ fn search(
                 bound = Some(Bound::States);
                 break 'levels;
             }
-            if search.store.bytes() + search.parents.capacity() * 12 > config.max_memory {
+            if search.memory() > config.max_memory {
                 bound = Some(Bound::Memory);
                 break 'levels;
             }
@@ -937,7 +949,7 @@ fn search(
                 transitions: earlier.1 + transitions,
                 depth,
                 elapsed: start.elapsed(),
-                memory: search.store.bytes() + search.parents.capacity() * 12,
+                memory: search.memory(),
             });
             a = b;
         }

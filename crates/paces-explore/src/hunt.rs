@@ -26,13 +26,15 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use paces_trace::Trace;
+
 use crate::check::{fail_label, Config, Counterexample, Parent, Search};
 use crate::compile::Compiled;
-use crate::engine::{Engine, Expansion, Found, Settings};
+use crate::engine::{Engine, Expansion, Found};
 use crate::error::Error;
 use crate::progress::{Progress, Ticker};
 use crate::replay::{build_trace, divides_by_zero_at, take, to_schedule, transitions_to_steps, Conf, XStep};
-use crate::store::{encode, Store};
+use crate::store::encode;
 
 /// What a hunt found and what it did.
 pub(crate) struct Hunt {
@@ -57,25 +59,9 @@ const MAX_ROUNDS_DROPPED: usize = 64;
 /// when its states take `config.max_memory`); `earlier`: the states and transitions of the
 /// check's searches before it, which its progress reports add.
 pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usize, u64)) -> Result<Hunt, Error> {
-    let e = Engine::new(
-        c,
-        Settings {
-            unwind: config.unwind,
-            max_atomic: config.max_atomic_states,
-            reset_dead: true,
-            spin_end_states: false,
-            merge: true,
-            merge_independent: true,
-            deadline: config.max_time.and_then(|t| start.checked_add(t)),
-            failure_flag: false,
-        },
-    );
+    // The reduction and merging are on and the failure flag off: the only checks that hunt.
+    let mut search = Search::new(c, config, true, start);
     let budget = config.hunt_states.min(config.max_states).max(1);
-    let mut search = Search { store: Store::new(e.lay.stride), parents: Vec::new(), e };
-    let mut init = search.e.initial().to_vec();
-    search.e.canon(&mut init);
-    search.store.insert(&init);
-    search.parents.push(Parent { parent: 0, thread: 0, opt: 0, exit: 0 });
     let mut hunt = Hunt { found: None, states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
     // States to expand, with their depth.
     let mut stack = vec![(0u32, 0usize)];
@@ -131,7 +117,7 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
         }
         if hunt.states >= next_clock {
             next_clock += CLOCK_EVERY;
-            let memory = search.store.bytes() + search.parents.capacity() * 12;
+            let memory = search.memory();
             if config.max_time.is_some_and(|t| start.elapsed() > t) || memory > config.max_memory {
                 break;
             }
@@ -151,16 +137,16 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
 /// rid of the rounds a thread makes without effect (see the module's documentation), as a
 /// counterexample; `None` when the cut run does not replay to a failure.
 pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexample> {
-    let mut kept = cone(e, xs)?;
+    let mut cut = cone(e, xs)?;
     for _ in 0..MAX_ROUNDS_DROPPED {
-        let Some(shorter) = without_idle_round(e, &kept) else { break };
+        let Some(shorter) = without_idle_round(e, &cut.0, &cut.1) else { break };
         match cone(e, &shorter) {
-            Some(c) => kept = c,
+            Some(c) => cut = c,
             None => break,
         }
     }
-    let trace = build_trace(e, &kept, None, false).ok()?;
-    let failing_step = trace.first_failure()?.index();
+    let (kept, trace) = cut;
+    let failing_step = kept.len() - 1;
     Some(Counterexample {
         schedule: to_schedule(e.c, &kept),
         division_by_zero: divides_by_zero_at(e, &kept, failing_step),
@@ -170,9 +156,9 @@ pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexampl
     })
 }
 
-/// The steps of the bad run `xs` its first failure depends on, ending with the failing step;
-/// `None` when they do not replay to a failure at their end.
-fn cone(e: &Engine<'_>, xs: &[XStep]) -> Option<Vec<XStep>> {
+/// The steps of the bad run `xs` its first failure depends on, ending with the failing step,
+/// and their trace; `None` when they do not replay to a failure at their end.
+fn cone(e: &Engine<'_>, xs: &[XStep]) -> Option<(Vec<XStep>, Trace)> {
     let trace = build_trace(e, xs, None, false).ok()?;
     let failing = trace.first_failure()?.index();
     let events = trace.events();
@@ -201,14 +187,14 @@ fn cone(e: &Engine<'_>, xs: &[XStep]) -> Option<Vec<XStep>> {
     }
     let kept: Vec<XStep> = xs[..=failing].iter().zip(&keep).filter(|(_, &k)| k).map(|(x, _)| *x).collect();
     let trace = build_trace(e, &kept, None, false).ok()?;
-    (trace.first_failure()?.index() + 1 == kept.len()).then_some(kept)
+    (trace.first_failure()?.index() + 1 == kept.len()).then_some((kept, trace))
 }
 
 /// The bad run `xs` (its last step fails) without the longest round of one thread that
 /// leaves the thread where it started (the same control point, locals and loop counts, outside
 /// any atomic block) and whose writes no step outside it reads; `None` when there is none.
-fn without_idle_round(e: &Engine<'_>, xs: &[XStep]) -> Option<Vec<XStep>> {
-    let trace = build_trace(e, xs, None, false).ok()?;
+/// `trace` is the trace of `xs`.
+fn without_idle_round(e: &Engine<'_>, xs: &[XStep], trace: &Trace) -> Option<Vec<XStep>> {
     let events = trace.events();
     // Per step: the thread's own part of the state before it, when the step starts a
     // transition outside atomic blocks (a round may start or end there).
@@ -270,6 +256,7 @@ mod tests {
     use super::*;
     use crate::check::check;
     use crate::compile::compile;
+    use crate::engine::Settings;
     use crate::replay::resolve;
     use crate::{Schedule, ScheduleStep};
     use paces_cwhile::ir::ThreadIdx;

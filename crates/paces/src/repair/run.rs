@@ -955,7 +955,8 @@ fn solve(t: &mut TimeSplit) -> &mut Duration {
     &mut t.solve
 }
 
-/// The bad trace of a check: the verdict's, else the shortest failure found; `None` when no assertion fails.
+/// The bad trace of a check: the verdict's, else the shortest failure found; `None` when no
+/// assertion fails.
 fn first_failure(result: &CheckResult) -> Option<Counterexample> {
     if let Verdict::Bad(c) = &result.verdict {
         return Some((**c).clone());
