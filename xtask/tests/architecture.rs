@@ -6,6 +6,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+use common::{root, rust_files};
+
 /// The workspace crates that may depend on anything of ours: they are no library.
 const UNRESTRICTED: &[&str] = &["paces-benches", "xtask"];
 
@@ -45,10 +48,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
 /// Third-party paths that must not appear in a public line of any crate (invariant 5 of
 /// `docs/ARCHITECTURE.md`).
 const PRIVATE_PATHS: &[&str] = &["rustsat::", "petgraph::", "logos::", "lalrpop_util::", "lang_c::"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The dependency edges that break the rules, as readable lines, sorted.
 fn violations(metadata: &Value) -> Vec<String> {
@@ -138,25 +137,6 @@ fn the_checker_catches_bad_edges() {
             "`paces-trace` depends on `xtask`, which nothing may depend on",
         ]
     );
-}
-
-/// Every `.rs` file under `dir`, sorted (an explicit stack, no recursion).
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The public lines of a file that name a private third-party path: lines that start with
