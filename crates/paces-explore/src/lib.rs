@@ -113,7 +113,6 @@ mod complete;
 mod engine;
 mod error;
 mod free;
-mod gates;
 mod good;
 mod hunt;
 mod progress;
