@@ -114,7 +114,6 @@ mod engine;
 mod error;
 mod free;
 mod good;
-mod hunt;
 mod progress;
 mod render;
 mod replay;
