@@ -9,12 +9,14 @@ use rayon::prelude::*;
 use crate::compile::Compiled;
 use crate::engine::{Expansion, Found, Stand};
 use crate::error::Error;
+use crate::engine::Engine;
 use crate::progress::{Progress, Ticker};
 use crate::replay::transitions_to_steps;
 use crate::store::{encode, hash_bytes};
 
 use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr};
-use super::{Bound, CheckResult, Config, DeadlockId, FailureKinds, LivelockId, Verdict};
+use super::result::{Answer, Effort, Findings};
+use super::{Bound, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict};
 
 /// States expanded per batch; batches are merged in order, so results do not depend on the
 /// number of worker threads.
@@ -82,218 +84,271 @@ impl Piece {
 /// buffers.
 const PIECE: usize = 64;
 
-/// One breadth-first search (see [`check`](crate::check())); `merge_independent` as in [`Settings`](crate::engine::Settings);
-/// `earlier`: the states and transitions of an earlier search of the same check, which its
-/// progress reports add.
+/// The kind of failure a search met first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Bad,
+    Deadlock,
+    Livelock,
+}
+
+/// What a search found, by the stored state it was found at, before the witnesses are built.
+#[derive(Default)]
+struct Finds {
+    /// The kind of failure met first (a search that stops at the first failure stops there).
+    first: Option<Kind>,
+    /// The first failing transition, from the state it leaves.
+    first_bad: Option<(u32, Tr)>,
+    deadlocks: BTreeMap<DeadlockId, (u32, Vec<Stand>)>,
+    after_failure: BTreeMap<DeadlockId, (u32, Vec<Stand>)>,
+    /// Per livelock: the state, the transition into the cycle and where the cycle starts in
+    /// its internal path.
+    livelocks: BTreeMap<LivelockId, (u32, Tr, usize)>,
+    failures: BTreeMap<String, (u32, Tr)>,
+    asserts: BTreeSet<(u16, u32)>,
+}
+
+/// A breadth-first search under way: the states stored, what it found and what it did.
+struct Bfs<'c, 'a> {
+    search: Search<'c>,
+    config: &'a Config,
+    finds: Finds,
+    effort: Effort,
+}
+
+/// One breadth-first search (see [`check`](crate::check())); `merge_independent` as in
+/// [`Settings`](crate::engine::Settings); `earlier`: the states and transitions of an earlier
+/// search of the same check, which its progress reports add.
 pub(super) fn search(
     c: &Compiled,
     config: &Config,
     merge_independent: bool,
     start: Instant,
     earlier: (usize, u64),
-) -> Result<CheckResult, Error> {
-    let max_states = config.max_states.max(1);
-    let mut search = Search::new(c, config, merge_independent, start);
-    let pool = match (config.parallel, config.threads) {
-        (true, Some(n)) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build().ok(),
-        _ => None,
-    };
-    let mut transitions = 0u64;
-    let mut reduced_states = 0usize;
-    let mut depth = 0usize;
-    let mut unwind_reached = false;
-    let mut bound: Option<Bound> = None;
-    let mut first_bad: Option<(u32, Tr)> = None;
-    let mut deadlocks: BTreeMap<DeadlockId, (u32, Vec<Stand>)> = BTreeMap::new();
-    let mut after_failure: BTreeMap<DeadlockId, (u32, Vec<Stand>)> = BTreeMap::new();
-    let mut livelocks: BTreeMap<LivelockId, (u32, Tr, usize)> = BTreeMap::new();
-    let mut failures: BTreeMap<String, (u32, Tr)> = BTreeMap::new();
-    let mut asserts: BTreeSet<(u16, u32)> = BTreeSet::new();
-    let mut first_kind: Option<u8> = None;
-    let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
-    let (mut lo, mut hi) = (0usize, 1usize);
-    'levels: while lo < hi {
-        if config.max_depth.is_some_and(|d| depth >= d) {
-            bound = Some(Bound::Depth);
-            break;
+) -> Result<Answer, Error> {
+    let search = Search::new(c, config, merge_independent, start);
+    let mut bfs = Bfs { search, config, finds: Finds::default(), effort: Effort::default() };
+    bfs.run(start, earlier);
+    bfs.finish()
+}
+
+impl Bfs<'_, '_> {
+    /// Explores level by level until the space is exhausted, a bound is reached, or (when the
+    /// config says so) something is found.
+    fn run(&mut self, start: Instant, earlier: (usize, u64)) {
+        let config = self.config;
+        let pool = match (config.parallel, config.threads) {
+            (true, Some(n)) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build().ok(),
+            _ => None,
+        };
+        let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
+        let (mut lo, mut hi) = (0usize, 1usize);
+        while lo < hi {
+            if config.max_depth.is_some_and(|d| self.effort.depth >= d) {
+                self.effort.bound = Some(Bound::Depth);
+                return;
+            }
+            let mut a = lo;
+            while a < hi {
+                let b = (a + CHUNK).min(hi);
+                let pieces = self.expand_batch(a, b, hi, pool.as_ref());
+                for (p, piece) in pieces.into_iter().enumerate() {
+                    self.absorb(piece, a + p * PIECE);
+                }
+                if self.stops(start) {
+                    return;
+                }
+                ticker.tick(|| Progress {
+                    states: earlier.0 + self.search.store.len(),
+                    transitions: earlier.1 + self.effort.transitions,
+                    depth: self.effort.depth,
+                    elapsed: start.elapsed(),
+                    memory: self.search.memory(),
+                });
+                a = b;
+            }
+            lo = hi;
+            hi = self.search.store.len();
+            self.effort.depth += 1;
         }
-        let mut a = lo;
-        while a < hi {
-            let b = (a + CHUNK).min(hi);
-            let pieces: Vec<Piece> = {
-                let s = &search;
-                let hi32 = hi as u32;
-                let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
-                // Kept successors are encoded and hashed here, in parallel; the merge only
-                // looks them up.
-                let expand = |p: usize| {
-                    let from = a + p * PIECE;
-                    let mut piece = Piece::default();
-                    let mut exp = Expansion::default();
-                    let mut state = Vec::new();
-                    for i in from..(from + PIECE).min(b) {
-                        s.store.get_into(i as u32, &mut state);
-                        s.e.expand(&state, config.por, &is_old, &mut exp);
-                        piece.add(&mut exp);
-                    }
-                    piece
-                };
-                let starts = 0..(b - a).div_ceil(PIECE);
-                if config.parallel && b - a >= config.min_parallel_batch {
-                    match &pool {
-                        Some(p) => p.install(|| starts.into_par_iter().map(expand).collect()),
-                        None => starts.into_par_iter().map(expand).collect(),
-                    }
-                } else {
-                    starts.map(expand).collect()
-                }
-            };
-            for (p, piece) in pieces.into_iter().enumerate() {
-                transitions += piece.transitions;
-                reduced_states += piece.reduced;
-                unwind_reached |= piece.unwound;
-                asserts.extend(piece.asserts.iter().copied());
-                if piece.bound && bound.is_none() {
-                    bound = Some(Bound::AtomicStates);
-                }
-                let mut events = piece.events.into_iter().peekable();
-                let (mut succ_from, mut byte_from) = (0usize, 0usize);
-                for (k, &succ_end) in piece.ends.iter().enumerate() {
-                    let i = (a + p * PIECE + k) as u32;
-                    let (found, deadlock): (Vec<Found>, Option<Vec<Stand>>) = match events.next_if(|e| e.0 == k) {
-                        Some((_, found, deadlock)) => (found, deadlock),
-                        None => (Vec::new(), None),
-                    };
-                    for f in found {
-                        match f {
-                            Found::Fail { .. } if !config.find.contains(FailureKinds::BAD) => {}
-                            Found::Livelock { .. } if !config.find.contains(FailureKinds::LIVELOCKS) => {}
-                            Found::Fail { thread, opt, internal } => {
-                                let last = (thread as usize, opt, internal);
-                                let label = fail_label(&search.e, &search.store.get(i), &last);
-                                if first_bad.is_none() {
-                                    first_bad = Some((i, last.clone()));
-                                    first_kind.get_or_insert(0);
-                                }
-                                failures.entry(label).or_insert((i, last));
-                            }
-                            Found::Livelock { thread, opt, path, cycle_start } => {
-                                let t = thread as usize;
-                                let code = &search.e.c.threads[t];
-                                let o = &code.points[search.e.pc(&search.store.get(i), t)].options[opt as usize];
-                                let reg = code.steps[o.step as usize].region.unwrap_or(0);
-                                let id = LivelockId {
-                                    thread: code.name.clone(),
-                                    block: c.loc_names[code.regions[reg as usize].loc.index()].clone(),
-                                };
-                                first_kind.get_or_insert(2);
-                                livelocks.entry(id).or_insert((i, (t, opt, path), cycle_start));
-                            }
-                        }
-                    }
-                    if let Some(stands) = deadlock.filter(|_| config.find.contains(FailureKinds::DEADLOCKS)) {
-                        let state = search.store.get(i);
-                        let id = deadlock_id(&search.e, &state, &stands);
-                        first_kind.get_or_insert(1);
-                        if search.e.failed_before(&state) {
-                            after_failure.entry(id.clone()).or_insert((i, stands.clone()));
-                        }
-                        deadlocks.entry(id).or_insert((i, stands));
-                    }
-                    for tr in &piece.succs[succ_from..succ_end as usize] {
-                        let (_, new) = search.store.insert_hashed(tr.hash, &piece.bytes[byte_from..tr.end as usize]);
-                        if new {
-                            search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
-                        }
-                        byte_from = tr.end as usize;
-                    }
-                    succ_from = succ_end as usize;
-                }
+    }
+
+    /// Expands the stored states `a..b` of the level that ends at `hi`, in pieces (in
+    /// parallel when the batch is large enough), their kept successors encoded and hashed.
+    fn expand_batch(&self, a: usize, b: usize, hi: usize, pool: Option<&rayon::ThreadPool>) -> Vec<Piece> {
+        let s = &self.search;
+        let config = self.config;
+        let hi32 = hi as u32;
+        let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
+        // Kept successors are encoded and hashed here, in parallel; the merge only looks
+        // them up.
+        let expand = |p: usize| {
+            let from = a + p * PIECE;
+            let mut piece = Piece::default();
+            let mut exp = Expansion::default();
+            let mut state = Vec::new();
+            for i in from..(from + PIECE).min(b) {
+                s.store.get_into(i as u32, &mut state);
+                s.e.expand(&state, config.por, &is_old, &mut exp);
+                piece.add(&mut exp);
             }
-            if config.stop_at_first_failure && first_kind.is_some() {
-                break 'levels;
+            piece
+        };
+        let starts = 0..(b - a).div_ceil(PIECE);
+        if config.parallel && b - a >= config.min_parallel_batch {
+            match pool {
+                Some(p) => p.install(|| starts.into_par_iter().map(expand).collect()),
+                None => starts.into_par_iter().map(expand).collect(),
             }
-            if bound.is_some() {
-                break 'levels;
-            }
-            if search.store.len() > max_states {
-                bound = Some(Bound::States);
-                break 'levels;
-            }
-            if search.memory() > config.max_memory {
-                bound = Some(Bound::Memory);
-                break 'levels;
-            }
-            if config.max_time.is_some_and(|t| start.elapsed() > t) {
-                bound = Some(Bound::Time);
-                break 'levels;
-            }
-            ticker.tick(|| Progress {
-                states: earlier.0 + search.store.len(),
-                transitions: earlier.1 + transitions,
-                depth,
-                elapsed: start.elapsed(),
-                memory: search.memory(),
-            });
-            a = b;
+        } else {
+            starts.map(expand).collect()
         }
-        lo = hi;
-        hi = search.store.len();
-        depth += 1;
     }
-    // Witnesses.
-    let mut dl = BTreeMap::new();
-    for (id, (i, stands)) in &deadlocks {
-        dl.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+
+    /// Takes in the expansions of a piece whose first state is stored state `first`: what
+    /// they found and did, and their successors (stored when new, with their parent).
+    fn absorb(&mut self, piece: Piece, first: usize) {
+        self.effort.transitions += piece.transitions;
+        self.effort.reduced_states += piece.reduced;
+        self.effort.unwind_reached |= piece.unwound;
+        self.finds.asserts.extend(piece.asserts.iter().copied());
+        if piece.bound && self.effort.bound.is_none() {
+            self.effort.bound = Some(Bound::AtomicStates);
+        }
+        let mut events = piece.events.into_iter().peekable();
+        let (mut succ_from, mut byte_from) = (0usize, 0usize);
+        for (k, &succ_end) in piece.ends.iter().enumerate() {
+            let i = (first + k) as u32;
+            if let Some((_, found, deadlock)) = events.next_if(|e| e.0 == k) {
+                self.note(i, found, deadlock);
+            }
+            for tr in &piece.succs[succ_from..succ_end as usize] {
+                let (_, new) = self.search.store.insert_hashed(tr.hash, &piece.bytes[byte_from..tr.end as usize]);
+                if new {
+                    self.search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
+                }
+                byte_from = tr.end as usize;
+            }
+            succ_from = succ_end as usize;
+        }
     }
-    let mut dl_after = BTreeMap::new();
-    for (id, (i, stands)) in &after_failure {
-        dl_after.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+
+    /// Records what the expansion of stored state `i` found: failing steps, livelocks and a
+    /// deadlock, each the kinds the config looks for.
+    fn note(&mut self, i: u32, found: Vec<Found>, deadlock: Option<Vec<Stand>>) {
+        let (e, finds, find) = (&self.search.e, &mut self.finds, self.config.find);
+        for f in found {
+            match f {
+                Found::Fail { .. } if !find.contains(FailureKinds::BAD) => {}
+                Found::Livelock { .. } if !find.contains(FailureKinds::LIVELOCKS) => {}
+                Found::Fail { thread, opt, internal } => {
+                    let last = (thread as usize, opt, internal);
+                    let label = fail_label(e, &self.search.store.get(i), &last);
+                    if finds.first_bad.is_none() {
+                        finds.first_bad = Some((i, last.clone()));
+                        finds.first.get_or_insert(Kind::Bad);
+                    }
+                    finds.failures.entry(label).or_insert((i, last));
+                }
+                Found::Livelock { thread, opt, path, cycle_start } => {
+                    let id = livelock_id(e, &self.search.store.get(i), thread as usize, opt);
+                    finds.first.get_or_insert(Kind::Livelock);
+                    finds.livelocks.entry(id).or_insert((i, (thread as usize, opt, path), cycle_start));
+                }
+            }
+        }
+        if let Some(stands) = deadlock.filter(|_| find.contains(FailureKinds::DEADLOCKS)) {
+            let state = self.search.store.get(i);
+            let id = deadlock_id(e, &state, &stands);
+            finds.first.get_or_insert(Kind::Deadlock);
+            if e.failed_before(&state) {
+                finds.after_failure.entry(id.clone()).or_insert((i, stands.clone()));
+            }
+            finds.deadlocks.entry(id).or_insert((i, stands));
+        }
     }
-    let mut ll = BTreeMap::new();
-    for (id, (i, last, cycle_start)) in &livelocks {
-        let mut w = search.witness(*i, Some(last.clone()), None)?;
-        // The entering step comes before the internal path.
-        w.cycle_start = Some(transitions_to_steps(&search.e, &search.path_to(*i)).len() + 1 + cycle_start);
-        ll.insert(id.clone(), w);
+
+    /// Whether the search stops after a batch: at the first failure when the config says
+    /// so, or at a bound (recorded).
+    fn stops(&mut self, start: Instant) -> bool {
+        let config = self.config;
+        if config.stop_at_first_failure && self.finds.first.is_some() {
+            return true;
+        }
+        if self.effort.bound.is_some() {
+            return true;
+        }
+        let bound = if self.search.store.len() > config.max_states.max(1) {
+            Bound::States
+        } else if self.search.memory() > config.max_memory {
+            Bound::Memory
+        } else if config.max_time.is_some_and(|t| start.elapsed() > t) {
+            Bound::Time
+        } else {
+            return false;
+        };
+        self.effort.bound = Some(bound);
+        true
     }
-    let mut fl = BTreeMap::new();
-    for (label, (i, last)) in &failures {
-        fl.insert(label.clone(), search.witness(*i, Some(last.clone()), None)?);
+
+    /// Builds a witness for everything found and the verdict.
+    fn finish(self) -> Result<Answer, Error> {
+        let Bfs { search, finds, mut effort, .. } = self;
+        let mut found = Findings::default();
+        for (id, (i, stands)) in &finds.deadlocks {
+            found.deadlocks.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+        }
+        for (id, (i, stands)) in &finds.after_failure {
+            found.deadlocks_after_failure.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+        }
+        for (id, (i, last, cycle_start)) in &finds.livelocks {
+            let mut w = search.witness(*i, Some(last.clone()), None)?;
+            // The entering step comes before the internal path.
+            w.cycle_start = Some(transitions_to_steps(&search.e, &search.path_to(*i)).len() + 1 + cycle_start);
+            found.livelocks.insert(id.clone(), w);
+        }
+        for (label, (i, last)) in &finds.failures {
+            found.failures.insert(label.clone(), search.witness(*i, Some(last.clone()), None)?);
+        }
+        found.passed_assertions = passed_labels(search.e.c, &finds.asserts).collect();
+        let bad = match &finds.first_bad {
+            Some((i, last)) => Some(search.witness(*i, Some(last.clone()), None)?),
+            None => None,
+        };
+        effort.states = search.store.len();
+        let verdict = verdict(bad, finds.first, &found, effort.bound, effort.states);
+        Ok(Answer { verdict, found, effort })
     }
-    let verdict = if let Some((i, last)) = &first_bad {
-        Verdict::Bad(Box::new(search.witness(*i, Some(last.clone()), None)?))
-    } else if let Some((id, w)) = dl.iter().next() {
-        Verdict::Deadlock(id.clone(), Box::new(w.clone()))
-    } else if let Some((id, w)) = ll.iter().next() {
-        Verdict::Livelock(id.clone(), Box::new(w.clone()))
-    } else if let Some(what) = bound {
-        Verdict::BoundReached { what, states: search.store.len() }
-    } else {
-        Verdict::Correct
-    };
-    // With stop at first failure, prefer the kind found first for deadlock vs livelock.
-    let verdict = match (first_kind, &verdict) {
-        (Some(2), Verdict::Deadlock(..)) if first_bad.is_none() => match ll.iter().next() {
-            Some((id, w)) => Verdict::Livelock(id.clone(), Box::new(w.clone())),
-            None => verdict,
-        },
-        _ => verdict,
-    };
-    Ok(CheckResult {
-        verdict,
-        states: search.store.len(),
-        transitions,
-        depth,
-        reduced_states,
-        time: start.elapsed(),
-        unwind: config.unwind,
-        unwind_reached,
-        bound,
-        deadlocks: dl,
-        livelocks: ll,
-        failures: fl,
-        deadlocks_after_failure: dl_after,
-        passed_assertions: passed_labels(c, &asserts).collect(),
-    })
+}
+
+/// The verdict of a search: its first bad trace, else a deadlock or a livelock (the livelock
+/// when the search met one first), else the bound reached after `states` states, else
+/// correct.
+fn verdict(
+    bad: Option<Counterexample>,
+    first: Option<Kind>,
+    found: &Findings,
+    bound: Option<Bound>,
+    states: usize,
+) -> Verdict {
+    if let Some(w) = bad {
+        return Verdict::Bad(Box::new(w));
+    }
+    let deadlock = found.deadlocks.iter().next().map(|(id, w)| Verdict::Deadlock(id.clone(), Box::new(w.clone())));
+    let livelock = found.livelocks.iter().next().map(|(id, w)| Verdict::Livelock(id.clone(), Box::new(w.clone())));
+    let kinds = if first == Some(Kind::Livelock) { [livelock, deadlock] } else { [deadlock, livelock] };
+    match (kinds.into_iter().flatten().next(), bound) {
+        (Some(v), _) => v,
+        (None, Some(what)) => Verdict::BoundReached { what, states },
+        (None, None) => Verdict::Correct,
+    }
+}
+
+/// The identity of the livelock found by option `opt` of thread `t` in state `s`: the thread
+/// and the atomic block the option enters.
+fn livelock_id(e: &Engine<'_>, s: &[i64], t: usize, opt: u16) -> LivelockId {
+    let code = &e.c.threads[t];
+    let o = &code.points[e.pc(s, t)].options[opt as usize];
+    let reg = code.steps[o.step as usize].region.unwrap_or(0);
+    LivelockId { thread: code.name.clone(), block: e.c.loc_names[code.regions[reg as usize].loc.index()].clone() }
 }

@@ -22,8 +22,9 @@ use crate::error::Error;
 
 use bfs::search;
 pub use config::{Config, FailureKinds};
-use hunt::hunt;
+use hunt::{hunt, Hunt};
 pub use result::{Bound, CheckResult, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
+use result::{Answer, Effort, Findings};
 use stored::passed_labels;
 
 /// Explores every reachable state of the program and reports whether an assertion can fail,
@@ -67,6 +68,11 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
 /// the unmerged one are kept. The states and transitions of every search are counted.
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
+    Ok(answer(c, config, start)?.into_result(config.unwind, start))
+}
+
+/// The answer of the searches [`check_compiled`] runs, stitched together.
+fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error> {
     let merging = config.por && !config.spin_end_states;
     if !merging {
         return search(c, config, false, start, (0, 0));
@@ -76,51 +82,56 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
     } else {
         let bounded = config.clone().max_states(config.unmerged_states.min(config.max_states));
         let first = search(c, &bounded, false, start, (0, 0))?;
-        if first.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
+        if first.effort.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
             return Ok(first);
         }
         Some(first)
     };
-    let mut earlier = first.as_ref().map_or((0, 0), |f| (f.states, f.transitions));
+    let mut earlier = first.as_ref().map_or((0, 0), |f| (f.effort.states, f.effort.transitions));
     let hunting = config.hunt_states > 0
         && config.stop_at_first_failure
         && config.find.contains(FailureKinds::BAD)
         && !config.deadlocks_after_failure;
     let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
     if let Some(h) = &hunted {
-        earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
-        if let Some((label, cex)) = &h.found {
-            let mut passed = first.as_ref().map(|f| f.passed_assertions.clone()).unwrap_or_default();
-            passed.extend(passed_labels(c, &h.asserts));
-            return Ok(CheckResult {
-                verdict: Verdict::Bad(Box::new(cex.clone())),
-                states: earlier.0,
-                transitions: earlier.1,
-                depth: first.as_ref().map_or(0, |f| f.depth),
-                reduced_states: first.as_ref().map_or(0, |f| f.reduced_states),
-                time: start.elapsed(),
-                unwind: config.unwind,
-                unwind_reached: h.unwound || first.as_ref().is_some_and(|f| f.unwind_reached),
-                bound: None,
-                deadlocks: BTreeMap::new(),
-                livelocks: BTreeMap::new(),
-                failures: BTreeMap::from([(label.clone(), cex.clone())]),
-                deadlocks_after_failure: BTreeMap::new(),
-                passed_assertions: passed,
-            });
+        if let Some(failure) = &h.found {
+            return Ok(hunted_answer(c, first, h, failure));
         }
+        earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
     }
     let mut r = search(c, config, true, start, earlier)?;
     if let Some(h) = hunted {
-        r.states += h.states;
-        r.transitions += h.transitions;
-        r.unwind_reached |= h.unwound;
-        r.passed_assertions.extend(passed_labels(c, &h.asserts));
+        r.effort.states += h.states;
+        r.effort.transitions += h.transitions;
+        r.effort.unwind_reached |= h.unwound;
+        r.found.passed_assertions.extend(passed_labels(c, &h.asserts));
     }
-    let Some(first) = first else { return Ok(r) };
-    if first.verdict.counterexample().is_some() {
-        r.verdict = first.verdict;
+    Ok(match first {
+        Some(first) => with_unmerged_witnesses(r, first),
+        None => r,
+    })
+}
+
+/// The answer when the hunt `h`, after the search without merging `first` (if any), found a
+/// failing assertion (its label and counterexample): that failure, with what both did.
+fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt, (label, cex): &(String, Counterexample)) -> Answer {
+    let mut effort = first.as_ref().map_or_else(Effort::default, |f| f.effort);
+    effort.states += h.states;
+    effort.transitions += h.transitions;
+    effort.unwind_reached |= h.unwound;
+    effort.bound = None;
+    let mut found = Findings::default();
+    if let Some(f) = first {
+        found.passed_assertions = f.found.passed_assertions;
     }
+    found.passed_assertions.extend(passed_labels(c, &h.asserts));
+    found.failures.insert(label.clone(), cex.clone());
+    Answer { verdict: Verdict::Bad(Box::new(cex.clone())), found, effort }
+}
+
+/// The answer of the merged search `r` with, for what the search without merging `first`
+/// also found, its witnesses (shortest in steps), and the work of both.
+fn with_unmerged_witnesses(mut r: Answer, first: Answer) -> Answer {
     fn replace<K: Ord, V>(into: &mut BTreeMap<K, V>, from: BTreeMap<K, V>) {
         for (k, v) in from {
             if let Some(slot) = into.get_mut(&k) {
@@ -128,14 +139,17 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
             }
         }
     }
-    replace(&mut r.failures, first.failures);
-    replace(&mut r.deadlocks, first.deadlocks);
-    replace(&mut r.livelocks, first.livelocks);
-    replace(&mut r.deadlocks_after_failure, first.deadlocks_after_failure);
-    r.states += first.states;
-    r.transitions += first.transitions;
-    r.passed_assertions.extend(first.passed_assertions);
-    Ok(r)
+    if first.verdict.counterexample().is_some() {
+        r.verdict = first.verdict;
+    }
+    replace(&mut r.found.failures, first.found.failures);
+    replace(&mut r.found.deadlocks, first.found.deadlocks);
+    replace(&mut r.found.livelocks, first.found.livelocks);
+    replace(&mut r.found.deadlocks_after_failure, first.found.deadlocks_after_failure);
+    r.effort.states += first.effort.states;
+    r.effort.transitions += first.effort.transitions;
+    r.found.passed_assertions.extend(first.found.passed_assertions);
+    r
 }
 
 #[cfg(test)]
@@ -156,7 +170,7 @@ mod tests {
 
     fn exhaustive(c: &Compiled, merge: bool) -> CheckResult {
         let config = Config::new().stop_at_first_failure(false);
-        search(c, &config, merge, Instant::now(), (0, 0)).unwrap()
+        search(c, &config, merge, Instant::now(), (0, 0)).unwrap().into_result(None, Instant::now())
     }
 
     /// Threads that work under one lock: the steps inside the lock are merged into the
@@ -208,8 +222,8 @@ mod tests {
         );
         let config = Config::new();
         let checked = check_compiled(&c, &config).unwrap();
-        let unmerged = search(&c, &config, false, Instant::now(), (0, 0)).unwrap();
-        let merged = search(&c, &config, true, Instant::now(), (0, 0)).unwrap();
+        let unmerged = search(&c, &config, false, Instant::now(), (0, 0)).unwrap().into_result(None, Instant::now());
+        let merged = search(&c, &config, true, Instant::now(), (0, 0)).unwrap().into_result(None, Instant::now());
         let steps = |r: &CheckResult| r.verdict.counterexample().unwrap().trace.events().len();
         assert_eq!(checked.verdict, unmerged.verdict);
         assert!(steps(&merged) > steps(&unmerged), "{} against {}", steps(&merged), steps(&unmerged));

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use paces_trace::Trace;
 
@@ -242,5 +242,57 @@ impl fmt::Display for CheckResult {
             self.transitions,
             self.time.as_secs_f64()
         )
+    }
+}
+
+/// What a check found, with a witness each, keyed as in [`CheckResult`].
+#[derive(Default)]
+pub(super) struct Findings {
+    pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
+    pub livelocks: BTreeMap<LivelockId, Counterexample>,
+    pub failures: BTreeMap<String, Counterexample>,
+    pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
+    pub passed_assertions: BTreeSet<String>,
+}
+
+/// What a search did, as [`CheckResult`] counts it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Effort {
+    pub states: usize,
+    pub transitions: u64,
+    pub depth: usize,
+    pub reduced_states: usize,
+    pub unwind_reached: bool,
+    pub bound: Option<Bound>,
+}
+
+/// What one search, or the searches of a check together, answer: a [`CheckResult`] but for
+/// the clock and the loop bound asked for.
+pub(super) struct Answer {
+    pub verdict: Verdict,
+    pub found: Findings,
+    pub effort: Effort,
+}
+
+impl Answer {
+    /// The result of a check that started at `start` with loop bound `unwind`.
+    pub(super) fn into_result(self, unwind: Option<u32>, start: Instant) -> CheckResult {
+        let Answer { verdict, found, effort } = self;
+        CheckResult {
+            verdict,
+            states: effort.states,
+            transitions: effort.transitions,
+            depth: effort.depth,
+            reduced_states: effort.reduced_states,
+            time: start.elapsed(),
+            unwind,
+            unwind_reached: effort.unwind_reached,
+            bound: effort.bound,
+            deadlocks: found.deadlocks,
+            livelocks: found.livelocks,
+            failures: found.failures,
+            deadlocks_after_failure: found.deadlocks_after_failure,
+            passed_assertions: found.passed_assertions,
+        }
     }
 }
