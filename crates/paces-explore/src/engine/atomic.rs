@@ -236,119 +236,146 @@ impl Engine<'_> {
     /// after it.
     fn search_macro(&self, t: usize, start: Box<[i64]>) -> MacroOut {
         let code = &self.c.threads[t];
-        let mut out = MacroOut::default();
-        let mut g = MacroGraph::default();
-        let mut exit_seen: FxHashSet<Box<[i64]>> = FxHashSet::default();
-        // Per id: its depth on the stack while it is there.
-        let mut on_stack: Vec<Option<usize>> = Vec::new();
-        // Frames: state, its id, next option.
-        let mut stack: Vec<(Box<[i64]>, u32, usize)> = Vec::new();
-        // Steps of the paths handed out: a loop that may leave the block at every iteration
-        // has an exit at every depth, and their paths together grow with the square of it.
-        let mut path_steps = 0usize;
-        let max_path_steps = self.max_atomic.saturating_mul(16);
-        let enter = |state: Box<[i64]>,
-                     parent: Option<(u32, u16)>,
-                     g: &mut MacroGraph,
-                     stack: &mut Vec<(Box<[i64]>, u32, usize)>,
-                     on_stack: &mut Vec<Option<usize>>,
-                     out: &mut MacroOut,
-                     exit_seen: &mut FxHashSet<Box<[i64]>>,
-                     path_steps: &mut usize|
-         -> u32 {
-            let id = g.add(state.clone(), parent);
-            let mut ex = state.to_vec();
-            if self.leave_region(&mut ex, t) {
-                g.exits[id as usize] = true;
-                let ex = ex.into_boxed_slice();
-                if exit_seen.insert(ex.clone()) {
-                    let mut p = g.path(id);
-                    p.push(EXIT);
-                    *path_steps += p.len();
-                    out.exits.push((ex, p));
-                }
-            } else if code.points[self.pc(&state, t)].exit_moves.is_some() {
-                out.unwound = true;
-            }
-            on_stack.push(Some(stack.len()));
-            stack.push((state, id, 0));
-            id
+        let mut m = MacroSearch {
+            e: self,
+            t,
+            g: MacroGraph::default(),
+            out: MacroOut::default(),
+            exit_seen: FxHashSet::default(),
+            on_stack: Vec::new(),
+            stack: Vec::new(),
+            path_steps: 0,
         };
-        enter(start, None, &mut g, &mut stack, &mut on_stack, &mut out, &mut exit_seen, &mut path_steps);
-        while let Some(top) = stack.last_mut() {
-            let pc = top.0[t] as usize;
-            let opts = &code.points[pc].options;
+        m.enter(start, None);
+        while let Some(top) = m.stack.last_mut() {
+            let opts = &code.points[top.0[t] as usize].options;
             if top.2 >= opts.len() {
-                on_stack[top.1 as usize] = None;
-                stack.pop();
+                let id = top.1;
+                m.stack.pop();
+                m.on_stack[id as usize] = None;
                 continue;
             }
-            let i = top.2;
-            let from = top.1;
+            let (i, from) = (top.2, top.1);
             top.2 += 1;
             let mut next = top.0.to_vec();
             match self.apply(&mut next, t, &opts[i]) {
                 Outcome::Disabled { assume } => {
-                    out.cut |= assume;
-                    out.waited |= !assume;
+                    m.out.cut |= assume;
+                    m.out.waited |= !assume;
                 }
-                Outcome::Unwound => out.unwound = true,
+                Outcome::Unwound => m.out.unwound = true,
                 Outcome::Done { failed, passed } => {
-                    let next = next.into_boxed_slice();
-                    if !self.in_region(&next, t) {
-                        g.exits[from as usize] = true;
-                        if failed {
-                            g.fails.push((from, i as u16, opts[i].step, None));
-                        }
-                        if passed {
-                            g.asserts.push((opts[i].step, None));
-                        }
-                        if exit_seen.insert(next.clone()) {
-                            let mut p = g.path(from);
-                            p.push(i as u16);
-                            out.exits.push((next, p));
-                        }
-                        continue;
-                    }
-                    let to = match g.ids.get(&next) {
-                        Some(&to) => {
-                            if let (Some(depth), None) = (on_stack[to as usize], &out.livelock) {
-                                let mut p = g.path(from);
-                                p.push(i as u16);
-                                out.livelock = Some((p, depth));
-                            }
-                            to
-                        }
-                        None => {
-                            let visited = g.ids.len() + 1;
-                            if visited > self.max_atomic || path_steps > max_path_steps || self.late(visited) {
-                                out.bound = true;
-                                break;
-                            }
-                            let parent = Some((from, i as u16));
-                            enter(
-                                next,
-                                parent,
-                                &mut g,
-                                &mut stack,
-                                &mut on_stack,
-                                &mut out,
-                                &mut exit_seen,
-                                &mut path_steps,
-                            )
-                        }
-                    };
-                    g.edges.push((from, to));
-                    if failed {
-                        g.fails.push((from, i as u16, opts[i].step, Some(to)));
-                    }
-                    if passed {
-                        g.asserts.push((opts[i].step, Some(to)));
+                    let step = Taken { from, opt: i as u16, step: opts[i].step, failed, passed };
+                    if !m.took(step, next.into_boxed_slice()) {
+                        m.out.bound = true;
+                        break;
                     }
                 }
             }
         }
+        let MacroSearch { g, mut out, .. } = m;
         (out.fails, out.asserts) = g.taken();
         out
+    }
+}
+
+/// A step taken inside an atomic region: from state `from` (an id), by option `opt`, which is
+/// step `step`; whether it failed, and whether it is an `assert` that passed.
+#[derive(Clone, Copy)]
+struct Taken {
+    from: u32,
+    opt: u16,
+    step: u32,
+    failed: bool,
+    passed: bool,
+}
+
+/// The state of one depth-first search inside an atomic region of thread `t` (see
+/// `Engine::search_macro`).
+struct MacroSearch<'e, 'c> {
+    e: &'e Engine<'c>,
+    t: usize,
+    g: MacroGraph,
+    out: MacroOut,
+    /// The states the region was left in so far (each is handed out once).
+    exit_seen: FxHashSet<Box<[i64]>>,
+    /// Per id: its depth on the stack while it is there.
+    on_stack: Vec<Option<usize>>,
+    /// Frames: state, its id, next option.
+    stack: Vec<(Box<[i64]>, u32, usize)>,
+    /// Steps of the paths handed out: a loop that may leave the block at every iteration
+    /// has an exit at every depth, and their paths together grow with the square of it.
+    path_steps: usize,
+}
+
+impl MacroSearch<'_, '_> {
+    /// Records a new internal state (reached from `parent`), the way out silently from it if
+    /// there is one, and pushes it on the stack; returns its id.
+    fn enter(&mut self, state: Box<[i64]>, parent: Option<(u32, u16)>) -> u32 {
+        let (e, t) = (self.e, self.t);
+        let id = self.g.add(state.clone(), parent);
+        let mut ex = state.to_vec();
+        if e.leave_region(&mut ex, t) {
+            self.g.exits[id as usize] = true;
+            let ex = ex.into_boxed_slice();
+            if self.exit_seen.insert(ex.clone()) {
+                let mut p = self.g.path(id);
+                p.push(EXIT);
+                self.path_steps += p.len();
+                self.out.exits.push((ex, p));
+            }
+        } else if e.c.threads[t].points[e.pc(&state, t)].exit_moves.is_some() {
+            self.out.unwound = true;
+        }
+        self.on_stack.push(Some(self.stack.len()));
+        self.stack.push((state, id, 0));
+        id
+    }
+
+    /// Records the step `s` taken to `next`: a way out, a step back to a known state (a
+    /// livelock when that state is on the stack), or a new state. False when the search's
+    /// bound is reached.
+    fn took(&mut self, s: Taken, next: Box<[i64]>) -> bool {
+        let e = self.e;
+        if !e.in_region(&next, self.t) {
+            self.g.exits[s.from as usize] = true;
+            if s.failed {
+                self.g.fails.push((s.from, s.opt, s.step, None));
+            }
+            if s.passed {
+                self.g.asserts.push((s.step, None));
+            }
+            if self.exit_seen.insert(next.clone()) {
+                let mut p = self.g.path(s.from);
+                p.push(s.opt);
+                self.out.exits.push((next, p));
+            }
+            return true;
+        }
+        let to = match self.g.ids.get(&next) {
+            Some(&to) => {
+                if let (Some(depth), None) = (self.on_stack[to as usize], &self.out.livelock) {
+                    let mut p = self.g.path(s.from);
+                    p.push(s.opt);
+                    self.out.livelock = Some((p, depth));
+                }
+                to
+            }
+            None => {
+                let visited = self.g.ids.len() + 1;
+                if visited > e.max_atomic || self.path_steps > e.max_atomic.saturating_mul(16) || e.late(visited) {
+                    return false;
+                }
+                self.enter(next, Some((s.from, s.opt)))
+            }
+        };
+        self.g.edges.push((s.from, to));
+        if s.failed {
+            self.g.fails.push((s.from, s.opt, s.step, Some(to)));
+        }
+        if s.passed {
+            self.g.asserts.push((s.step, Some(to)));
+        }
+        true
     }
 }

@@ -94,7 +94,6 @@ impl Engine<'_> {
         // The same for their gated futures, with `{t}` as the set: no merged step writes
         // what they read, so they stay as they are until a merged step writes a gate variable.
         let mut gated: Option<(Bits, Bits)> = None;
-        let mut next: SmallVec<[i64; 64]> = SmallVec::new();
         let mut taken: SmallVec<[i64; 64]> = SmallVec::new();
         // The points passed: a thread going round a loop stops where it came back (the
         // reduction's cycle proviso then looks at the state stored there).
@@ -106,39 +105,7 @@ impl Engine<'_> {
                 break;
             }
             seen.push(pc);
-            // Two options without a condition (`if (*)`, `while (*)`) are a choice.
-            let unconditional = point
-                .options
-                .iter()
-                .filter(|o| {
-                    let step = &code.steps[o.step as usize];
-                    step.region.is_none() && !matches!(step.kind, StepKind::Assume(_) | StepKind::Await(_))
-                })
-                .count();
-            if unconditional > 1 {
-                break;
-            }
-            let mut enabled: Option<(usize, bool, bool)> = None;
-            let mut waits_on: Option<Bits> = None;
-            let mut single = true;
-            for (i, opt) in point.options.iter().enumerate() {
-                next.clear();
-                next.extend_from_slice(s);
-                match self.apply(&mut next, t, opt) {
-                    Outcome::Done { failed, passed } if enabled.is_none() && !self.in_region(&next, t) => {
-                        enabled = Some((i, failed, passed));
-                        std::mem::swap(&mut taken, &mut next);
-                    }
-                    Outcome::Disabled { .. } => {
-                        waits_on.get_or_insert_with(|| Bits::new(self.lay.globals)).union_with(&opt.r);
-                    }
-                    _ => {
-                        single = false;
-                        break;
-                    }
-                }
-            }
-            let (Some((i, failed, passed)), true) = (enabled, single) else { break };
+            let Some(Sole { opt: i, failed, passed, waits_on }) = self.sole_step(s, t, pc, &mut taken) else { break };
             let opt = &point.options[i];
             let conflicts = |(fut_r, fut_w): &(Bits, Bits)| {
                 opt.w.intersects(fut_r)
@@ -174,6 +141,44 @@ impl Engine<'_> {
             fails.extend(self.merge_private(s, t, path, asserts));
         }
         fails
+    }
+
+    /// The step thread `t` would take alone at its control point `pc` in `s`: it has exactly
+    /// one enabled option, which enters no atomic block, and no choice between two options
+    /// without a condition (`if (*)`, `while (*)`). The state after it goes to `taken`.
+    fn sole_step(&self, s: &[i64], t: usize, pc: usize, taken: &mut SmallVec<[i64; 64]>) -> Option<Sole> {
+        let code = &self.c.threads[t];
+        let point = &code.points[pc];
+        let unconditional = point
+            .options
+            .iter()
+            .filter(|o| {
+                let step = &code.steps[o.step as usize];
+                step.region.is_none() && !matches!(step.kind, StepKind::Assume(_) | StepKind::Await(_))
+            })
+            .count();
+        if unconditional > 1 {
+            return None;
+        }
+        let mut next: SmallVec<[i64; 64]> = SmallVec::new();
+        let mut enabled: Option<(usize, bool, bool)> = None;
+        let mut waits_on: Option<Bits> = None;
+        for (i, opt) in point.options.iter().enumerate() {
+            next.clear();
+            next.extend_from_slice(s);
+            match self.apply(&mut next, t, opt) {
+                Outcome::Done { failed, passed } if enabled.is_none() && !self.in_region(&next, t) => {
+                    enabled = Some((i, failed, passed));
+                    std::mem::swap(taken, &mut next);
+                }
+                Outcome::Disabled { .. } => {
+                    waits_on.get_or_insert_with(|| Bits::new(self.lay.globals)).union_with(&opt.r);
+                }
+                _ => return None,
+            }
+        }
+        let (opt, failed, passed) = enabled?;
+        Some(Sole { opt, failed, passed, waits_on })
     }
 
     /// The union of the whole futures of every thread but `t` in `s`.
@@ -230,4 +235,13 @@ impl Engine<'_> {
         }
         exp.path = path;
     }
+}
+
+/// The step a thread would take alone (see `Engine::sole_step`): its option, whether it
+/// failed, whether it is an `assert` that passed, and what the thread's disabled options read.
+struct Sole {
+    opt: usize,
+    failed: bool,
+    passed: bool,
+    waits_on: Option<Bits>,
 }
