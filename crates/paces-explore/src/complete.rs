@@ -55,48 +55,13 @@ pub fn complete_counterexample(
             .map_err(|r| Error::new(ErrorKind::NotATrace, format!("the counterexample does not replay: {r}")))?
             .0;
     }
-    let n = c.threads.len();
-    let complete = |conf: &Conf| {
-        let mut s = conf.state.clone();
-        if let Some(h) = conf.holder {
-            if !e.leave_region(&mut s, h) {
-                return false;
-            }
-        }
-        (0..n).all(|t| c.threads[t].points[e.pc(&s, t)].can_finish)
-    };
-    if complete(&conf) {
+    if is_complete(&e, &conf) {
         return Ok(cex.clone());
     }
-    // Candidate next steps: inside the held region first, then fresh steps thread by thread.
-    let moves = |conf: &Conf| -> Vec<XStep> {
-        let mut out = Vec::new();
-        if let Some(h) = conf.holder {
-            for o in &c.threads[h].points[e.pc(&conf.state, h)].options {
-                out.push(XStep { thread: h, step: o.step, fresh: false });
-            }
-        }
-        let mut s = conf.state.clone();
-        if let Some(h) = conf.holder {
-            if !e.leave_region(&mut s, h) {
-                return out;
-            }
-        }
-        // Threads that still have to reach their end first; a thread that could stop where it
-        // stands (an idle worker loop) only moves when the others need it, or a loop that
-        // could run on forever (an unbounded counter) would fill the search.
-        let at_end = |t: usize| c.threads[t].points[e.pc(&s, t)].can_finish;
-        for t in (0..n).filter(|&t| !at_end(t)).chain((0..n).filter(|&t| at_end(t))) {
-            for o in &c.threads[t].points[e.pc(&s, t)].options {
-                out.push(XStep { thread: t, step: o.step, fresh: true });
-            }
-        }
-        out
-    };
     let mut seen: FxHashSet<Conf> = FxHashSet::default();
     seen.insert(conf.clone());
     // Depth-first: frames of (configuration, its moves, next move index).
-    let mut stack: Vec<(Conf, Vec<XStep>, usize)> = vec![(conf.clone(), moves(&conf), 0)];
+    let mut stack: Vec<(Conf, Vec<XStep>, usize)> = vec![(conf.clone(), next_moves(&e, &conf), 0)];
     let mut path: Vec<XStep> = Vec::new();
     // The longest path found, for when no completion exists.
     let mut deepest: Vec<XStep> = Vec::new();
@@ -123,31 +88,75 @@ pub fn complete_counterexample(
         if path.len() > deepest.len() && between_steps(&e, &after) {
             deepest.clone_from(&path);
         }
-        if complete(&after) {
-            let mut all = xs.clone();
-            all.extend_from_slice(&path);
-            let trace = build_trace(&e, &all, None, false)?;
-            return Ok(Counterexample {
-                schedule: to_schedule(&c, &all),
-                trace,
-                failing_step: cex.failing_step,
-                division_by_zero: cex.division_by_zero,
-                cycle_start: None,
-            });
+        if is_complete(&e, &after) {
+            return extended(&e, cex, &xs, &path, false);
         }
-        let m = moves(&after);
+        let m = next_moves(&e, &after);
         stack.push((after, m, 0));
     }
     // No completion: the longest run found, then the threads' next steps as pending steps.
-    let mut all = xs;
-    all.extend_from_slice(&deepest);
+    extended(&e, cex, &xs, &deepest, true)
+}
+
+/// The counterexample `cex` (whose steps are `xs`) run on by `more`; with `pending`, the
+/// threads' next steps follow as pending steps.
+fn extended(
+    e: &Engine<'_>,
+    cex: &Counterexample,
+    xs: &[XStep],
+    more: &[XStep],
+    pending: bool,
+) -> Result<Counterexample, Error> {
+    let mut all = xs.to_vec();
+    all.extend_from_slice(more);
     Ok(Counterexample {
-        schedule: to_schedule(&c, &all),
-        trace: build_trace(&e, &all, None, true)?,
+        schedule: to_schedule(e.c, &all),
+        trace: build_trace(e, &all, None, pending)?,
         failing_step: cex.failing_step,
         division_by_zero: cex.division_by_zero,
         cycle_start: None,
     })
+}
+
+/// Whether every thread can reach its end without a step in `conf` (the holder, if any,
+/// after leaving its region).
+fn is_complete(e: &Engine<'_>, conf: &Conf) -> bool {
+    let mut s = conf.state.clone();
+    if let Some(h) = conf.holder {
+        if !e.leave_region(&mut s, h) {
+            return false;
+        }
+    }
+    (0..e.lay.threads).all(|t| e.c.threads[t].points[e.pc(&s, t)].can_finish)
+}
+
+/// The candidate next steps in `conf`: inside the held region first, then fresh steps thread
+/// by thread.
+fn next_moves(e: &Engine<'_>, conf: &Conf) -> Vec<XStep> {
+    let c = e.c;
+    let n = c.threads.len();
+    let mut out = Vec::new();
+    if let Some(h) = conf.holder {
+        for o in &c.threads[h].points[e.pc(&conf.state, h)].options {
+            out.push(XStep { thread: h, step: o.step, fresh: false });
+        }
+    }
+    let mut s = conf.state.clone();
+    if let Some(h) = conf.holder {
+        if !e.leave_region(&mut s, h) {
+            return out;
+        }
+    }
+    // Threads that still have to reach their end first; a thread that could stop where it
+    // stands (an idle worker loop) only moves when the others need it, or a loop that
+    // could run on forever (an unbounded counter) would fill the search.
+    let at_end = |t: usize| c.threads[t].points[e.pc(&s, t)].can_finish;
+    for t in (0..n).filter(|&t| !at_end(t)).chain((0..n).filter(|&t| at_end(t))) {
+        for o in &c.threads[t].points[e.pc(&s, t)].options {
+            out.push(XStep { thread: t, step: o.step, fresh: true });
+        }
+    }
+    out
 }
 
 /// Whether no thread stands inside an atomic block in `conf` (the holder, if any, is at the

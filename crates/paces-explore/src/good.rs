@@ -511,29 +511,7 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
         };
         #[cfg(debug_assertions)]
         debug_assert_eq!(rf_class(&trace), class);
-        let mut new_combo = false;
-        for ev in trace.events() {
-            if ev.kind != EventKind::Assert || ev.failed {
-                continue;
-            }
-            let combo: Combo = ev
-                .reads
-                .iter()
-                .map(|r| {
-                    (
-                        r.var,
-                        r.from.map(|f| {
-                            let w = trace.event(f);
-                            (w.thread.as_u32(), w.loc)
-                        }),
-                    )
-                })
-                .collect();
-            let set = combos.entry(ev.loc).or_default();
-            if set.len() < config.per_assertion && set.insert(combo) {
-                new_combo = true;
-            }
-        }
+        let new_combo = add_combos(&trace, &mut combos, config.per_assertion);
         if need_combo && !new_combo {
             no_combo.insert(class);
             return true;
@@ -579,6 +557,35 @@ pub fn search_good_traces(program: &Program, config: &GoodConfig) -> Result<Good
         bounds.remove(&GoodBound::Steps);
     }
     Ok(GoodTraces { traces: out, bounds: bounds.into_iter().collect() })
+}
+
+/// Adds to `combos` the writer combination each passed assertion of `trace` reads (at most
+/// `per_assertion` per assertion); whether one was new.
+fn add_combos(trace: &Trace, combos: &mut BTreeMap<Loc, BTreeSet<Combo>>, per_assertion: usize) -> bool {
+    let mut new_combo = false;
+    for ev in trace.events() {
+        if ev.kind != EventKind::Assert || ev.failed {
+            continue;
+        }
+        let combo: Combo = ev
+            .reads
+            .iter()
+            .map(|r| {
+                (
+                    r.var,
+                    r.from.map(|f| {
+                        let w = trace.event(f);
+                        (w.thread.as_u32(), w.loc)
+                    }),
+                )
+            })
+            .collect();
+        let set = combos.entry(ev.loc).or_default();
+        if set.len() < per_assertion && set.insert(combo) {
+            new_combo = true;
+        }
+    }
+    new_combo
 }
 
 /// The next permutation in lexicographic order; false after the last.

@@ -28,7 +28,8 @@ use std::time::Instant;
 
 use paces_trace::Trace;
 
-use crate::check::{fail_label, Config, Counterexample, Parent, Search};
+use super::stored::{fail_label, Parent, Search};
+use super::{Config, Counterexample};
 use crate::compile::Compiled;
 use crate::engine::{Engine, Expansion, Found};
 use crate::error::Error;

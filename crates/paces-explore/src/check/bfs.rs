@@ -1,0 +1,354 @@
+//! The breadth-first search: by levels, each level expanded in parallel in fixed-size
+//! batches merged in order, so results do not depend on the number of worker threads.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::compile::Compiled;
+use crate::engine::{Expansion, Found, Stand};
+use crate::error::Error;
+use crate::engine::Engine;
+use crate::progress::{Progress, Ticker};
+use crate::replay::transitions_to_steps;
+use crate::store::{encode, hash_bytes};
+
+use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr};
+use super::result::{Answer, Effort, Findings};
+use super::{Bound, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict};
+
+/// States expanded per batch; batches are merged in order, so results do not depend on the
+/// number of worker threads.
+const CHUNK: usize = 2048;
+
+/// A kept successor of an expanded state: the transition, the hash of the encoded state,
+/// and where the encoding ends in its piece's bytes (it starts where the one before ends).
+#[derive(Clone, Copy)]
+struct Succ {
+    thread: u16,
+    opt: u16,
+    exit: u32,
+    hash: u64,
+    end: u32,
+}
+
+/// The expansions of a run of consecutive states, flattened so that a run costs a few
+/// allocations, not a few per state.
+#[derive(Default)]
+struct Piece {
+    /// Per state, in order: where its successors end in `succs`.
+    ends: Vec<u32>,
+    succs: Vec<Succ>,
+    /// The successors' encoded states, back to back.
+    bytes: Vec<u8>,
+    /// The states (by position in the run) that found something or deadlock, in order,
+    /// with what they found.
+    events: Vec<(usize, Vec<Found>, Option<Vec<Stand>>)>,
+    transitions: u64,
+    reduced: usize,
+    unwound: bool,
+    bound: bool,
+    /// The `assert` steps passed (thread, step), deduplicated.
+    asserts: Vec<(u16, u32)>,
+}
+
+impl Piece {
+    /// Appends the expansion of the next state of the run, its kept successors encoded and
+    /// hashed.
+    fn add(&mut self, exp: &mut Expansion) {
+        self.transitions += exp.transitions;
+        self.reduced += usize::from(exp.reduced);
+        self.unwound |= exp.unwound;
+        self.bound |= exp.bound;
+        for &a in &exp.asserts {
+            if !self.asserts.contains(&a) {
+                self.asserts.push(a);
+            }
+        }
+        if !exp.found.is_empty() || exp.deadlock.is_some() {
+            self.events.push((self.ends.len(), std::mem::take(&mut exp.found), exp.deadlock.take()));
+        }
+        for tr in &exp.succs {
+            let start = self.bytes.len();
+            encode(exp.state(tr), &mut self.bytes);
+            let hash = hash_bytes(&self.bytes[start..]);
+            let end = self.bytes.len() as u32;
+            self.succs.push(Succ { thread: tr.thread, opt: tr.opt, exit: tr.exit, hash, end });
+        }
+        self.ends.push(self.succs.len() as u32);
+    }
+}
+
+/// States expanded by one task of a batch (a piece), one after the other with the same
+/// buffers.
+const PIECE: usize = 64;
+
+/// The kind of failure a search met first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Bad,
+    Deadlock,
+    Livelock,
+}
+
+/// What a search found, by the stored state it was found at, before the witnesses are built.
+#[derive(Default)]
+struct Finds {
+    /// The kind of failure met first (a search that stops at the first failure stops there).
+    first: Option<Kind>,
+    /// The first failing transition, from the state it leaves.
+    first_bad: Option<(u32, Tr)>,
+    deadlocks: BTreeMap<DeadlockId, (u32, Vec<Stand>)>,
+    after_failure: BTreeMap<DeadlockId, (u32, Vec<Stand>)>,
+    /// Per livelock: the state, the transition into the cycle and where the cycle starts in
+    /// its internal path.
+    livelocks: BTreeMap<LivelockId, (u32, Tr, usize)>,
+    failures: BTreeMap<String, (u32, Tr)>,
+    asserts: BTreeSet<(u16, u32)>,
+}
+
+/// A breadth-first search under way: the states stored, what it found and what it did.
+struct Bfs<'c, 'a> {
+    search: Search<'c>,
+    config: &'a Config,
+    finds: Finds,
+    effort: Effort,
+}
+
+/// One breadth-first search (see [`check`](crate::check())); `merge_independent` as in
+/// [`Settings`](crate::engine::Settings); `earlier`: the states and transitions of an earlier
+/// search of the same check, which its progress reports add.
+pub(super) fn search(
+    c: &Compiled,
+    config: &Config,
+    merge_independent: bool,
+    start: Instant,
+    earlier: (usize, u64),
+) -> Result<Answer, Error> {
+    let search = Search::new(c, config, merge_independent, start);
+    let mut bfs = Bfs { search, config, finds: Finds::default(), effort: Effort::default() };
+    bfs.run(start, earlier);
+    bfs.finish()
+}
+
+impl Bfs<'_, '_> {
+    /// Explores level by level until the space is exhausted, a bound is reached, or (when the
+    /// config says so) something is found.
+    fn run(&mut self, start: Instant, earlier: (usize, u64)) {
+        let config = self.config;
+        let pool = match (config.parallel, config.threads) {
+            (true, Some(n)) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build().ok(),
+            _ => None,
+        };
+        let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
+        let (mut lo, mut hi) = (0usize, 1usize);
+        while lo < hi {
+            if config.max_depth.is_some_and(|d| self.effort.depth >= d) {
+                self.effort.bound = Some(Bound::Depth);
+                return;
+            }
+            let mut a = lo;
+            while a < hi {
+                let b = (a + CHUNK).min(hi);
+                let pieces = self.expand_batch(a, b, hi, pool.as_ref());
+                for (p, piece) in pieces.into_iter().enumerate() {
+                    self.absorb(piece, a + p * PIECE);
+                }
+                if self.stops(start) {
+                    return;
+                }
+                ticker.tick(|| Progress {
+                    states: earlier.0 + self.search.store.len(),
+                    transitions: earlier.1 + self.effort.transitions,
+                    depth: self.effort.depth,
+                    elapsed: start.elapsed(),
+                    memory: self.search.memory(),
+                });
+                a = b;
+            }
+            lo = hi;
+            hi = self.search.store.len();
+            self.effort.depth += 1;
+        }
+    }
+
+    /// Expands the stored states `a..b` of the level that ends at `hi`, in pieces (in
+    /// parallel when the batch is large enough), their kept successors encoded and hashed.
+    fn expand_batch(&self, a: usize, b: usize, hi: usize, pool: Option<&rayon::ThreadPool>) -> Vec<Piece> {
+        let s = &self.search;
+        let config = self.config;
+        let hi32 = hi as u32;
+        let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
+        // Kept successors are encoded and hashed here, in parallel; the merge only looks
+        // them up.
+        let expand = |p: usize| {
+            let from = a + p * PIECE;
+            let mut piece = Piece::default();
+            let mut exp = Expansion::default();
+            let mut state = Vec::new();
+            for i in from..(from + PIECE).min(b) {
+                s.store.get_into(i as u32, &mut state);
+                s.e.expand(&state, config.por, &is_old, &mut exp);
+                piece.add(&mut exp);
+            }
+            piece
+        };
+        let starts = 0..(b - a).div_ceil(PIECE);
+        if config.parallel && b - a >= config.min_parallel_batch {
+            match pool {
+                Some(p) => p.install(|| starts.into_par_iter().map(expand).collect()),
+                None => starts.into_par_iter().map(expand).collect(),
+            }
+        } else {
+            starts.map(expand).collect()
+        }
+    }
+
+    /// Takes in the expansions of a piece whose first state is stored state `first`: what
+    /// they found and did, and their successors (stored when new, with their parent).
+    fn absorb(&mut self, piece: Piece, first: usize) {
+        self.effort.transitions += piece.transitions;
+        self.effort.reduced_states += piece.reduced;
+        self.effort.unwind_reached |= piece.unwound;
+        self.finds.asserts.extend(piece.asserts.iter().copied());
+        if piece.bound && self.effort.bound.is_none() {
+            self.effort.bound = Some(Bound::AtomicStates);
+        }
+        let mut events = piece.events.into_iter().peekable();
+        let (mut succ_from, mut byte_from) = (0usize, 0usize);
+        for (k, &succ_end) in piece.ends.iter().enumerate() {
+            let i = (first + k) as u32;
+            if let Some((_, found, deadlock)) = events.next_if(|e| e.0 == k) {
+                self.note(i, found, deadlock);
+            }
+            for tr in &piece.succs[succ_from..succ_end as usize] {
+                let (_, new) = self.search.store.insert_hashed(tr.hash, &piece.bytes[byte_from..tr.end as usize]);
+                if new {
+                    self.search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
+                }
+                byte_from = tr.end as usize;
+            }
+            succ_from = succ_end as usize;
+        }
+    }
+
+    /// Records what the expansion of stored state `i` found: failing steps, livelocks and a
+    /// deadlock, each the kinds the config looks for.
+    fn note(&mut self, i: u32, found: Vec<Found>, deadlock: Option<Vec<Stand>>) {
+        let (e, finds, find) = (&self.search.e, &mut self.finds, self.config.find);
+        for f in found {
+            match f {
+                Found::Fail { .. } if !find.contains(FailureKinds::BAD) => {}
+                Found::Livelock { .. } if !find.contains(FailureKinds::LIVELOCKS) => {}
+                Found::Fail { thread, opt, internal } => {
+                    let last = (thread as usize, opt, internal);
+                    let label = fail_label(e, &self.search.store.get(i), &last);
+                    if finds.first_bad.is_none() {
+                        finds.first_bad = Some((i, last.clone()));
+                        finds.first.get_or_insert(Kind::Bad);
+                    }
+                    finds.failures.entry(label).or_insert((i, last));
+                }
+                Found::Livelock { thread, opt, path, cycle_start } => {
+                    let id = livelock_id(e, &self.search.store.get(i), thread as usize, opt);
+                    finds.first.get_or_insert(Kind::Livelock);
+                    finds.livelocks.entry(id).or_insert((i, (thread as usize, opt, path), cycle_start));
+                }
+            }
+        }
+        if let Some(stands) = deadlock.filter(|_| find.contains(FailureKinds::DEADLOCKS)) {
+            let state = self.search.store.get(i);
+            let id = deadlock_id(e, &state, &stands);
+            finds.first.get_or_insert(Kind::Deadlock);
+            if e.failed_before(&state) {
+                finds.after_failure.entry(id.clone()).or_insert((i, stands.clone()));
+            }
+            finds.deadlocks.entry(id).or_insert((i, stands));
+        }
+    }
+
+    /// Whether the search stops after a batch: at the first failure when the config says
+    /// so, or at a bound (recorded).
+    fn stops(&mut self, start: Instant) -> bool {
+        let config = self.config;
+        if config.stop_at_first_failure && self.finds.first.is_some() {
+            return true;
+        }
+        if self.effort.bound.is_some() {
+            return true;
+        }
+        let bound = if self.search.store.len() > config.max_states.max(1) {
+            Bound::States
+        } else if self.search.memory() > config.max_memory {
+            Bound::Memory
+        } else if config.max_time.is_some_and(|t| start.elapsed() > t) {
+            Bound::Time
+        } else {
+            return false;
+        };
+        self.effort.bound = Some(bound);
+        true
+    }
+
+    /// Builds a witness for everything found and the verdict.
+    fn finish(self) -> Result<Answer, Error> {
+        let Bfs { search, finds, mut effort, .. } = self;
+        let mut found = Findings::default();
+        for (id, (i, stands)) in &finds.deadlocks {
+            found.deadlocks.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+        }
+        for (id, (i, stands)) in &finds.after_failure {
+            found.deadlocks_after_failure.insert(id.clone(), search.witness(*i, None, Some(stands))?);
+        }
+        for (id, (i, last, cycle_start)) in &finds.livelocks {
+            let mut w = search.witness(*i, Some(last.clone()), None)?;
+            // The entering step comes before the internal path.
+            w.cycle_start = Some(transitions_to_steps(&search.e, &search.path_to(*i)).len() + 1 + cycle_start);
+            found.livelocks.insert(id.clone(), w);
+        }
+        for (label, (i, last)) in &finds.failures {
+            found.failures.insert(label.clone(), search.witness(*i, Some(last.clone()), None)?);
+        }
+        found.passed_assertions = passed_labels(search.e.c, &finds.asserts).collect();
+        let bad = match &finds.first_bad {
+            Some((i, last)) => Some(search.witness(*i, Some(last.clone()), None)?),
+            None => None,
+        };
+        effort.states = search.store.len();
+        let verdict = verdict(bad, finds.first, &found, effort.bound, effort.states);
+        Ok(Answer { verdict, found, effort })
+    }
+}
+
+/// The verdict of a search: its first bad trace, else a deadlock or a livelock (the livelock
+/// when the search met one first), else the bound reached after `states` states, else
+/// correct.
+fn verdict(
+    bad: Option<Counterexample>,
+    first: Option<Kind>,
+    found: &Findings,
+    bound: Option<Bound>,
+    states: usize,
+) -> Verdict {
+    if let Some(w) = bad {
+        return Verdict::Bad(Box::new(w));
+    }
+    let deadlock = found.deadlocks.iter().next().map(|(id, w)| Verdict::Deadlock(id.clone(), Box::new(w.clone())));
+    let livelock = found.livelocks.iter().next().map(|(id, w)| Verdict::Livelock(id.clone(), Box::new(w.clone())));
+    let kinds = if first == Some(Kind::Livelock) { [livelock, deadlock] } else { [deadlock, livelock] };
+    match (kinds.into_iter().flatten().next(), bound) {
+        (Some(v), _) => v,
+        (None, Some(what)) => Verdict::BoundReached { what, states },
+        (None, None) => Verdict::Correct,
+    }
+}
+
+/// The identity of the livelock found by option `opt` of thread `t` in state `s`: the thread
+/// and the atomic block the option enters.
+fn livelock_id(e: &Engine<'_>, s: &[i64], t: usize, opt: u16) -> LivelockId {
+    let code = &e.c.threads[t];
+    let o = &code.points[e.pc(s, t)].options[opt as usize];
+    let reg = code.steps[o.step as usize].region.unwrap_or(0);
+    LivelockId { thread: code.name.clone(), block: e.c.loc_names[code.regions[reg as usize].loc.index()].clone() }
+}

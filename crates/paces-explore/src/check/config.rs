@@ -1,0 +1,256 @@
+//! The bounds and switches of a check: [`Config`] and [`FailureKinds`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::progress::{Progress, ProgressCallback};
+
+/// Bounds and switches of [`check`](crate::check()). Every setter consumes and returns the config.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub(crate) max_states: usize,
+    pub(crate) max_depth: Option<usize>,
+    pub(crate) max_time: Option<Duration>,
+    pub(crate) max_memory: usize,
+    pub(crate) max_atomic_states: usize,
+    pub(crate) por: bool,
+    pub(crate) unmerged_states: usize,
+    pub(crate) hunt_states: usize,
+    pub(crate) parallel: bool,
+    pub(crate) threads: Option<usize>,
+    pub(crate) min_parallel_batch: usize,
+    pub(crate) stop_at_first_failure: bool,
+    pub(crate) unwind: Option<u32>,
+    pub(crate) spin_end_states: bool,
+    pub(crate) find: FailureKinds,
+    pub(crate) deadlocks_after_failure: bool,
+    pub(crate) on_progress: Option<ProgressCallback>,
+    pub(crate) progress_every: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_states: Self::DEFAULT_MAX_STATES,
+            max_depth: None,
+            max_time: None,
+            max_memory: 8 << 30,
+            max_atomic_states: 1_000_000,
+            por: true,
+            unmerged_states: Self::DEFAULT_UNMERGED_STATES,
+            hunt_states: 0,
+            parallel: true,
+            threads: None,
+            min_parallel_batch: 64,
+            stop_at_first_failure: true,
+            unwind: None,
+            spin_end_states: false,
+            find: FailureKinds::ALL,
+            deadlocks_after_failure: false,
+            on_progress: None,
+            progress_every: Self::DEFAULT_PROGRESS_EVERY,
+        }
+    }
+}
+
+impl Config {
+    /// The default of [`Config::max_states`].
+    pub const DEFAULT_MAX_STATES: usize = 100_000_000;
+
+    /// The default of [`Config::unmerged_states`].
+    pub const DEFAULT_UNMERGED_STATES: usize = 10_000;
+
+    /// The default of [`Config::progress_every`].
+    pub const DEFAULT_PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The most states to store. Default: [`Config::DEFAULT_MAX_STATES`] (100,000,000).
+    pub fn max_states(mut self, n: usize) -> Self {
+        self.max_states = n;
+        self
+    }
+
+    /// The most breadth-first levels (transitions from the initial state) to explore.
+    /// Default: `None` (no bound).
+    pub fn max_depth(mut self, n: Option<usize>) -> Self {
+        self.max_depth = n;
+        self
+    }
+
+    /// The longest time to explore. Default: `None` (no bound).
+    pub fn max_time(mut self, t: Option<Duration>) -> Self {
+        self.max_time = t;
+        self
+    }
+
+    /// The most bytes the state store may use; the state bound is lowered to fit. Default:
+    /// 8 GiB.
+    pub fn max_memory(mut self, bytes: usize) -> Self {
+        self.max_memory = bytes;
+        self
+    }
+
+    /// The most states one run of an atomic block may visit. Default: 1,000,000.
+    pub fn max_atomic_states(mut self, n: usize) -> Self {
+        self.max_atomic_states = n;
+        self
+    }
+
+    /// Partial-order reduction. Default: `true`.
+    pub fn por(mut self, on: bool) -> Self {
+        self.por = on;
+        self
+    }
+
+    /// Parallel expansion (rayon) of large levels. Default: `true`.
+    pub fn parallel(mut self, on: bool) -> Self {
+        self.parallel = on;
+        self
+    }
+
+    /// The number of worker threads (a private pool); `None` uses rayon's global pool.
+    /// Default: `None`.
+    pub fn threads(mut self, n: Option<usize>) -> Self {
+        self.threads = n;
+        self
+    }
+
+    /// The fewest states of a batch that are expanded in parallel (smaller batches stay on
+    /// the calling thread, where the overhead of splitting outweighs the gain). Default: 64.
+    pub fn min_parallel_batch(mut self, n: usize) -> Self {
+        self.min_parallel_batch = n;
+        self
+    }
+
+    /// Stop at the first failure (bad trace, deadlock or atomic livelock). With `false` the
+    /// whole state space is explored and every reachable deadlock, livelock and failing
+    /// assertion is collected. Default: `true`.
+    pub fn stop_at_first_failure(mut self, on: bool) -> Self {
+        self.stop_at_first_failure = on;
+        self
+    }
+
+    /// Which kinds of failure to look for (combine [`FailureKinds`] constants with `|`).
+    /// Failures of a kind not in the set are neither reported nor stop the search. Default:
+    /// [`FailureKinds::ALL`].
+    pub fn find(mut self, kinds: FailureKinds) -> Self {
+        self.find = kinds;
+        self
+    }
+
+    /// Report deadlocks as SPIN reports invalid end states, for comparing with SPIN on the
+    /// exported Promela: a state where every thread that can still step could instead stop
+    /// at its end (SPIN lets such a process leave its loop and terminate), where a thread
+    /// cut by a false `assume` counts as stopped, and where some thread waits at a false
+    /// `await` for good. This is weaker than the language's deadlock (no thread can step)
+    /// and turns partial-order reduction off. Default: `false`.
+    pub fn spin_end_states(mut self, on: bool) -> Self {
+        self.spin_end_states = on;
+        self
+    }
+
+    /// With partial-order reduction, search at most `n` states without merging the steps a
+    /// thread would take alone before searching with merging (docs/explore.md, "The first
+    /// failure"): counterexamples found within them are shortest in steps, which the repair
+    /// loop generalises best; `0` merges from the first state (fastest, counterexamples
+    /// shortest in merged transitions). Default: [`Config::DEFAULT_UNMERGED_STATES`].
+    pub fn unmerged_states(mut self, n: usize) -> Self {
+        self.unmerged_states = n;
+        self
+    }
+
+    /// Before the search with merging, look for a failing assertion depth first, storing at
+    /// most `n` states (docs/explore.md, "The bug hunt"): a failure found ends a check that
+    /// stops at the first failure with a counterexample cut down to the steps the failure
+    /// depends on, which is not among the shortest. Only with the reduction on and
+    /// [`Config::stop_at_first_failure`]; the hunt's states count in the result's. `0`
+    /// (the default) hunts never; the repair loop hunts in its candidates.
+    pub fn hunt_states(mut self, n: usize) -> Self {
+        self.hunt_states = n;
+        self
+    }
+
+    /// Bound every loop to at most `n` iterations per entry (like CBMC's `--unwind n`;
+    /// paths past the bound are cut). The bound is reported in every verdict. Default:
+    /// `None` (exact).
+    pub fn unwind(mut self, n: Option<u32>) -> Self {
+        self.unwind = n;
+        self
+    }
+
+    /// Also collect the deadlocks reachable on a run where a step had already failed (an
+    /// assertion or a division by zero), in [`CheckResult::deadlocks_after_failure`](crate::CheckResult::deadlocks_after_failure). The
+    /// state then carries one more slot, a flag that every failing step sets, so up to twice
+    /// as many states are stored. Only complete with [`Config::stop_at_first_failure`] off.
+    /// Default: `false`.
+    pub fn deadlocks_after_failure(mut self, on: bool) -> Self {
+        self.deadlocks_after_failure = on;
+        self
+    }
+
+    /// Calls `callback` with the [`Progress`] of [`check`](crate::check()) while it explores: on the calling
+    /// thread, between batches of states, at most once per [`Config::progress_every`] (the
+    /// first time one interval after the start), so a check shorter than the interval never
+    /// calls it. Clones of the configuration share the callback; [`Debug`](fmt::Debug) shows
+    /// only whether one is set. Default: none.
+    pub fn on_progress(mut self, callback: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(ProgressCallback(Arc::new(callback)));
+        self
+    }
+
+    /// The least time between two calls of the [`Config::on_progress`] callback
+    /// (`Duration::ZERO`: after every batch). Default: [`Config::DEFAULT_PROGRESS_EVERY`]
+    /// (200 ms).
+    pub fn progress_every(mut self, interval: Duration) -> Self {
+        self.progress_every = interval;
+        self
+    }
+}
+
+/// A set of kinds of failure, for [`Config::find`]: bad traces, deadlocks and atomic
+/// livelocks. Combine the constants with `|`.
+///
+/// # Example
+/// ```
+/// use paces_explore::{check, Config, FailureKinds, Verdict};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse("var x = 0; thread a { A: x := 1; } thread b { B: assert(x == 0); }")?;
+/// let kinds = FailureKinds::DEADLOCKS | FailureKinds::LIVELOCKS;
+/// assert!(!kinds.contains(FailureKinds::BAD));
+/// // The failing assertion is not looked for.
+/// let result = check(&program, &Config::new().find(kinds))?;
+/// assert_eq!(result.verdict, Verdict::Correct);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FailureKinds(u8);
+
+impl FailureKinds {
+    /// No kind: the search looks for nothing and explores every reachable state.
+    pub const NONE: Self = FailureKinds(0);
+    /// Bad traces: a failing assertion, or a division or remainder by zero.
+    pub const BAD: Self = FailureKinds(1);
+    /// Deadlocks.
+    pub const DEADLOCKS: Self = FailureKinds(1 << 1);
+    /// Atomic livelocks.
+    pub const LIVELOCKS: Self = FailureKinds(1 << 2);
+    /// All three kinds.
+    pub const ALL: Self = FailureKinds(Self::BAD.0 | Self::DEADLOCKS.0 | Self::LIVELOCKS.0);
+
+    /// Whether every kind of `other` is in the set.
+    pub fn contains(self, other: FailureKinds) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for FailureKinds {
+    type Output = FailureKinds;
+
+    fn bitor(self, other: FailureKinds) -> FailureKinds {
+        FailureKinds(self.0 | other.0)
+    }
+}

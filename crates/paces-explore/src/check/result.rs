@@ -1,0 +1,298 @@
+//! What a check answers: the [`Verdict`], its [`Counterexample`]s, the identities of
+//! deadlocks and livelocks, and the [`CheckResult`] around them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use paces_trace::Trace;
+
+use crate::replay::Schedule;
+
+/// A witness: the steps of a trace as a readable schedule and as a validated trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Counterexample {
+    /// The steps by thread and label.
+    pub schedule: Schedule,
+    /// The trace (for a deadlock its [`Trace::blocked`] holds the blocked awaits).
+    pub trace: Trace,
+    /// The failing step (an index into the schedule and the trace), for a bad trace.
+    pub failing_step: Option<usize>,
+    /// Whether the failing step fails by dividing (or taking a remainder) by zero; when false,
+    /// a failing step is a false assertion.
+    pub division_by_zero: bool,
+    /// For an atomic livelock: the schedule index where the cycle starts (the cycle runs
+    /// from there to the end and returns to the state before that step).
+    pub cycle_start: Option<usize>,
+}
+
+/// Where a thread stands in a deadlock.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ThreadStand {
+    /// At its end (or able to reach it without a step).
+    Done,
+    /// Waiting at these awaits (labels, in program order of the choice).
+    Blocked(Vec<String>),
+}
+
+/// A deadlock, identified by where every thread stands (in thread order). Labels survive
+/// reordering, so deadlocks of two programs of one space compare.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeadlockId {
+    /// Thread names and where they stand.
+    pub threads: Vec<(String, ThreadStand)>,
+}
+
+impl DeadlockId {
+    /// The names of the threads that are not done (they wait).
+    pub fn blocked_threads(&self) -> std::collections::BTreeSet<&str> {
+        self.threads.iter().filter(|(_, stand)| *stand != ThreadStand::Done).map(|(name, _)| name.as_str()).collect()
+    }
+}
+
+impl fmt::Display for DeadlockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (name, stand)) in self.threads.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match stand {
+                ThreadStand::Done => write!(f, "{name} done")?,
+                ThreadStand::Blocked(l) => write!(f, "{name} at {}", l.join("|"))?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An atomic livelock: a thread that can step forever inside an atomic block.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LivelockId {
+    /// The thread's name.
+    pub thread: String,
+    /// The label of the (outermost) atomic block, `lock` or `down`.
+    pub block: String,
+}
+
+impl fmt::Display for LivelockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} loops inside atomic block {}", self.thread, self.block)
+    }
+}
+
+/// Which bound was reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Bound {
+    /// [`Config::max_states`](crate::Config::max_states).
+    States,
+    /// [`Config::max_memory`](crate::Config::max_memory): the state store's bytes.
+    Memory,
+    /// [`Config::max_depth`](crate::Config::max_depth).
+    Depth,
+    /// [`Config::max_time`](crate::Config::max_time).
+    Time,
+    /// [`Config::max_atomic_states`](crate::Config::max_atomic_states).
+    AtomicStates,
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Bound::States => "state bound",
+            Bound::Memory => "memory bound",
+            Bound::Depth => "depth bound",
+            Bound::Time => "time bound",
+            Bound::AtomicStates => "atomic-block state bound",
+        })
+    }
+}
+
+/// The answer of [`check`](crate::check()).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// No assertion can fail, no deadlock and no atomic livelock is reachable (within the
+    /// loop bound when [`Config::unwind`](crate::Config::unwind) is set).
+    Correct,
+    /// A bad trace.
+    Bad(Box<Counterexample>),
+    /// A deadlock and a trace into it.
+    Deadlock(DeadlockId, Box<Counterexample>),
+    /// An atomic livelock and a trace into its cycle.
+    Livelock(LivelockId, Box<Counterexample>),
+    /// A bound was reached before anything was found.
+    BoundReached {
+        /// The bound.
+        what: Bound,
+        /// States stored when it was reached.
+        states: usize,
+    },
+}
+
+impl Verdict {
+    /// A short name: `correct`, `bad`, `deadlock`, `livelock` or `bound reached`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Correct => "correct",
+            Verdict::Bad(_) => "bad",
+            Verdict::Deadlock(..) => "deadlock",
+            Verdict::Livelock(..) => "livelock",
+            Verdict::BoundReached { .. } => "bound reached",
+        }
+    }
+
+    /// The counterexample, when there is one.
+    pub fn counterexample(&self) -> Option<&Counterexample> {
+        match self {
+            Verdict::Bad(c) | Verdict::Deadlock(_, c) | Verdict::Livelock(_, c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// What [`check`](crate::check()) found and what it did.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CheckResult {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// States stored.
+    pub states: usize,
+    /// Transitions executed (including those the reduction then dropped).
+    pub transitions: u64,
+    /// Breadth-first levels explored.
+    pub depth: usize,
+    /// States whose expansion the partial-order reduction reduced.
+    pub reduced_states: usize,
+    /// Wall time.
+    pub time: Duration,
+    /// The loop bound used ([`Config::unwind`](crate::Config::unwind)); `None`: exact.
+    pub unwind: Option<u32>,
+    /// Whether some path was cut by the loop bound (the verdict may then miss behaviours).
+    pub unwind_reached: bool,
+    /// The bound that ended the search early, if any (also when a failure was found before
+    /// it, with [`Config::stop_at_first_failure`](crate::Config::stop_at_first_failure) off: the lists below may then be partial).
+    pub bound: Option<Bound>,
+    /// Every reachable deadlock with one shortest witness (all of them only when
+    /// [`Config::stop_at_first_failure`](crate::Config::stop_at_first_failure) is off).
+    pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
+    /// Every reachable atomic livelock with a witness (likewise).
+    pub livelocks: BTreeMap<LivelockId, Counterexample>,
+    /// For every assertion (or step with a division) found failing: its label and a
+    /// shortest bad trace (likewise).
+    pub failures: BTreeMap<String, Counterexample>,
+    /// With [`Config::deadlocks_after_failure`](crate::Config::deadlocks_after_failure): every deadlock reachable on a run where a
+    /// step had already failed, with a shortest such run (its trace shows the failure).
+    /// Empty otherwise.
+    pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
+    /// The labels of the assertions some explored transition passed: executed with its
+    /// condition true (inside an atomic block: on a path that gets through it). Every
+    /// assertion that can pass when the search went through the whole space (no
+    /// [`CheckResult::bound`], and [`Config::stop_at_first_failure`](crate::Config::stop_at_first_failure) off or nothing found); a
+    /// part of them otherwise. A check that asks whether a change left some assertion
+    /// checking nothing compares these.
+    pub passed_assertions: BTreeSet<String>,
+}
+
+/// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`,
+/// `deadlock: ...`, `atomic livelock: ...`, `state bound reached after N states`.
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Correct => f.write_str("correct"),
+            Verdict::Bad(c) => {
+                let label = c.failing_step.and_then(|i| c.schedule.steps.get(i)).map_or("?", |s| s.label.as_str());
+                if c.division_by_zero {
+                    write!(f, "bad: division by zero at {label}")
+                } else {
+                    write!(f, "bad: {label} fails")
+                }
+            }
+            Verdict::Deadlock(id, _) => write!(f, "deadlock: {id}"),
+            Verdict::Livelock(id, _) => write!(f, "atomic livelock: {id}"),
+            Verdict::BoundReached { what, states } => write!(f, "{what} reached after {states} states"),
+        }
+    }
+}
+
+impl CheckResult {
+    /// The verdict in words with what qualifies it (a bound reached after a failure was
+    /// found, the loop bound), without the statistics that [`CheckResult`]'s `Display` adds.
+    pub fn verdict_text(&self) -> String {
+        let mut s = self.verdict.to_string();
+        if let (Some(b), false) = (self.bound, matches!(self.verdict, Verdict::BoundReached { .. })) {
+            s.push_str(&format!(" ({b} reached)"));
+        }
+        if let Some(n) = self.unwind {
+            s.push_str(&format!(" (loops unwound to {n}{})", if self.unwind_reached { ", bound hit" } else { "" }));
+        }
+        s
+    }
+}
+
+impl fmt::Display for CheckResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}; {} states, {} transitions, {:.3}s",
+            self.verdict_text(),
+            self.states,
+            self.transitions,
+            self.time.as_secs_f64()
+        )
+    }
+}
+
+/// What a check found, with a witness each, keyed as in [`CheckResult`].
+#[derive(Default)]
+pub(super) struct Findings {
+    pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
+    pub livelocks: BTreeMap<LivelockId, Counterexample>,
+    pub failures: BTreeMap<String, Counterexample>,
+    pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
+    pub passed_assertions: BTreeSet<String>,
+}
+
+/// What a search did, as [`CheckResult`] counts it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Effort {
+    pub states: usize,
+    pub transitions: u64,
+    pub depth: usize,
+    pub reduced_states: usize,
+    pub unwind_reached: bool,
+    pub bound: Option<Bound>,
+}
+
+/// What one search, or the searches of a check together, answer: a [`CheckResult`] but for
+/// the clock and the loop bound asked for.
+pub(super) struct Answer {
+    pub verdict: Verdict,
+    pub found: Findings,
+    pub effort: Effort,
+}
+
+impl Answer {
+    /// The result of a check that started at `start` with loop bound `unwind`.
+    pub(super) fn into_result(self, unwind: Option<u32>, start: Instant) -> CheckResult {
+        let Answer { verdict, found, effort } = self;
+        CheckResult {
+            verdict,
+            states: effort.states,
+            transitions: effort.transitions,
+            depth: effort.depth,
+            reduced_states: effort.reduced_states,
+            time: start.elapsed(),
+            unwind,
+            unwind_reached: effort.unwind_reached,
+            bound: effort.bound,
+            deadlocks: found.deadlocks,
+            livelocks: found.livelocks,
+            failures: found.failures,
+            deadlocks_after_failure: found.deadlocks_after_failure,
+            passed_assertions: found.passed_assertions,
+        }
+    }
+}
