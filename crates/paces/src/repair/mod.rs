@@ -1,8 +1,13 @@
-//! The repair loop (the paper's Algorithm 2): its configuration here, the loop in `run`, its
-//! report in `report`, and the exhaustive search for a cheapest repair in `optimum`.
+//! The repair loop (the paper's Algorithm 2): its configuration here, the loop in `run`, which
+//! judges programs with `judge`, learns with `learning` and looks for a cheaper repair in
+//! `optimise` (the optimisation phase); its report in `report`; and the exhaustive search for
+//! a cheapest repair, the brute-force reference, in `exhaustive`.
 
 mod event;
-mod optimum;
+mod exhaustive;
+mod judge;
+mod learning;
+mod optimise;
 mod report;
 mod run;
 
@@ -19,7 +24,7 @@ use event::Observer;
 use paces_learn::LearnerConfig;
 
 pub use event::RepairEvent;
-pub use optimum::candidate_count;
+pub use exhaustive::candidate_count;
 pub use report::{
     Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
     TimeSplit,
@@ -287,7 +292,7 @@ impl Repair {
     /// space has more than [`Repair::exhaustive_limit`] candidates (the message names the
     /// count); otherwise as [`Repair::run`].
     pub fn optimum(&self, program: &Program) -> Result<Report, Error> {
-        optimum::optimum(self, program)
+        exhaustive::exhaustive_search(self, program)
     }
 
     /// Repairs `program`.

@@ -152,6 +152,21 @@ pub struct TimeSplit {
     pub total: Duration,
 }
 
+/// The slot of [`TimeSplit`] for model checking, for [`ReportBuilder::timed`].
+pub(super) fn explore_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.explore
+}
+
+/// The slot of [`TimeSplit`] for learning, for [`ReportBuilder::timed`].
+pub(super) fn learn_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.learn
+}
+
+/// The slot of [`TimeSplit`] for choosing candidates, for [`ReportBuilder::timed`].
+pub(super) fn solve_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.solve
+}
+
 /// What a rejected program was rejected for, and so what an iteration learned from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
