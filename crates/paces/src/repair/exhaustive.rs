@@ -9,14 +9,51 @@ use std::ops::ControlFlow;
 use paces_constraint::{BlockId, Candidate, Space};
 use paces_cwhile::ir::Program;
 
+use super::config::Repair;
 use super::judge::{Judge, Judgement};
-use super::report::{Exhaustive, StopReason};
-use super::{Repair, Report};
+use super::report::{Exhaustive, Report, StopReason};
 use crate::{Error, ErrorKind};
+
+impl Repair {
+    /// A cheapest repair of `program`, by brute force: every candidate of the space in cost
+    /// order (atomic weight, then inversions; candidates of equal cost in the fixed order of
+    /// [`Candidate::enumerate`](crate::constraint::Candidate::enumerate)), each judged with the
+    /// loop's acceptance (no assertion failure, no new deadlock under either deadlock rule, no
+    /// new livelock, the original's sequential final states); the first one accepted is the
+    /// answer, and [`Report::exhaustive`] says it is proved optimal. Nothing is learned: the
+    /// report has no iterations and an empty constraint. The time limit and the checker's
+    /// bounds stop the search as they stop the loop; the mode and the learner's settings play
+    /// no part.
+    ///
+    /// The loop may return a dearer repair than this one even when both accept the same
+    /// programs: it keeps looking past a candidate whose deadlocks only the "same threads
+    /// after a failure" rule admits, and its learned constraints may exclude cheaper
+    /// candidates.
+    ///
+    /// # Example
+    /// ```
+    /// let program = paces::cwhile::parse(
+    ///     "var x = 0, y = 0;\n thread t1 { A: y := 1; B: x := 1; }\n thread t2 { 1: await(y == 1); 2: assert(x == 1); }",
+    /// )?;
+    /// let report = paces::Repair::new().optimum(&program)?;
+    /// assert_eq!(report.stop, paces::StopReason::Repaired);
+    /// assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    /// assert!(report.exhaustive.is_some_and(|e| e.proved_optimal));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::SpaceTooLarge`](crate::ErrorKind::SpaceTooLarge) before any check when the
+    /// space has more than [`Repair::exhaustive_limit`] candidates (the message names the
+    /// count); otherwise as [`Repair::run`].
+    pub fn optimum(&self, program: &Program) -> Result<Report, Error> {
+        exhaustive_search(self, program)
+    }
+}
 
 /// Runs the exhaustive search of `cfg` on `program`: refuses a space of more than
 /// [`Repair::exhaustive_limit`] candidates before checking anything.
-pub(super) fn exhaustive_search(cfg: &Repair, program: &Program) -> Result<Report, Error> {
+fn exhaustive_search(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     let space = program.space();
     let limit = cfg.exhaustive_limit;
     let size = candidate_count(&space);

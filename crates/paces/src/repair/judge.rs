@@ -14,9 +14,9 @@ use paces_explore::{
     check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
 };
 
+use super::config::Repair;
 use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
 use super::report::{ReportBuilder, StopReason};
-use super::Repair;
 use crate::Error;
 
 /// What a candidate (or the original) was rejected for.

@@ -8,7 +8,7 @@ use paces_constraint::{Candidate, Space, Stats, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::GoodBound;
 
-use super::Mode;
+use super::config::Mode;
 use crate::diff::line_diff;
 use paces_learn::Learner;
 

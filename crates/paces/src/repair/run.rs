@@ -8,12 +8,13 @@ use std::ops::ControlFlow;
 
 use paces_cwhile::ir::Program;
 
+use super::config::{Mode, Repair};
+use super::event::RepairEvent;
 use super::exhaustive::{candidate_count, in_cost_order, judge_in_order};
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Proposed, Rejected};
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
-use super::report::{Accepted, Exhaustive, Iteration, IterationKind, Optimality, StopReason};
-use super::{Mode, Repair, RepairEvent, Report};
+use super::report::{Accepted, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason};
 use crate::{Error, ErrorKind};
 
 /// Iterations in a row whose rejection has nothing to generalise (no fix, or a candidate that
@@ -27,9 +28,20 @@ const BLIND_ITERATIONS: usize = 5;
 /// only after a failure, once it holds one with them.
 const STRICT_SEARCH_ITERATIONS: usize = 10;
 
+impl Repair {
+    /// Repairs `program`.
+    ///
+    /// # Errors
+    /// Only when a component fails (a bug or a malformed input); every verdict, including
+    /// "no repair", is a [`Report`].
+    pub fn run(&self, program: &Program) -> Result<Report, Error> {
+        run(self, program)
+    }
+}
+
 /// Runs the loop of `cfg` on `program`: the original is judged first, and the learner is made
 /// only when it has a bad trace to learn from.
-pub(super) fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
+fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     let mut judge = Judge::new(cfg, program);
     let first = match until_deadline(judge.judge_original())? {
         ControlFlow::Continue(first) => first,
