@@ -250,7 +250,7 @@ impl<'a> Judge<'a> {
         if bound == Bound::Time && self.out_of_time() {
             StopReason::TimeLimit
         } else {
-            StopReason::BoundReached { what: bound.to_string() }
+            StopReason::BoundReached { bound: Some(bound), what: bound.to_string() }
         }
     }
 
@@ -304,7 +304,7 @@ impl<'a> Judge<'a> {
                 Ok(ControlFlow::Break(if self.out_of_time() {
                     StopReason::TimeLimit
                 } else {
-                    StopReason::BoundReached { what: e.to_string() }
+                    StopReason::BoundReached { bound: None, what: e.to_string() }
                 }))
             }
             Err(e) => Err(e.into()),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use paces_constraint::{Candidate, Space, Stats, Transformation};
 use paces_cwhile::ir::Program;
-use paces_explore::GoodBound;
+use paces_explore::{Bound, GoodBound};
 
 use super::config::Mode;
 use crate::diff::line_diff;
@@ -29,9 +29,13 @@ pub enum StopReason {
     IterationLimit,
     /// The time limit was reached.
     TimeLimit,
-    /// The checker reached one of its bounds.
+    /// A bound was reached before an answer.
+    #[non_exhaustive]
     BoundReached {
-        /// What was reached.
+        /// The checker's bound, when a check of a program reached it; `None` for a bound of
+        /// another part: the sequential runs' (`what` names it) or the learner's memory bound.
+        bound: Option<Bound>,
+        /// What was reached, in words (for a check, the bound's name: `state bound`).
         what: String,
     },
 }
@@ -64,7 +68,7 @@ impl fmt::Display for StopReason {
             StopReason::NoRepair { explanation } => write!(f, "no repair in this space: {explanation}"),
             StopReason::IterationLimit => f.write_str("iteration limit reached"),
             StopReason::TimeLimit => f.write_str("time limit reached"),
-            StopReason::BoundReached { what } => write!(f, "the checker reached its {what}"),
+            StopReason::BoundReached { what, .. } => write!(f, "the checker reached its {what}"),
         }
     }
 }
