@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use paces_cwhile::ir::{BinOp, Cond, Expr, Owner, StmtKind, UnOp, VarIdx, VarScope};
+use paces_cwhile::ir::{Cond, Expr, Owner, StmtKind, UnOp, VarIdx, VarScope};
 use paces_cwhile::ir::{Owner as O, ProcIdx, ThreadIdx};
 use paces_cwhile::Program;
 
@@ -329,10 +329,11 @@ impl Printer<'_> {
                 }
             }
             Expr::Chain(c) => {
+                // The levels of `BinOp::precedence` order the operators as C does.
                 let prec = c.level();
                 let mut text = self.expr(c.first(), prec)?;
                 for (op, e) in c.links() {
-                    let _ = write!(text, " {} {}", binop(*op), self.expr(e, prec + 1)?);
+                    let _ = write!(text, " {} {}", op.symbol(), self.expr(e, prec + 1)?);
                 }
                 if prec < outer {
                     format!("({text})")
@@ -352,25 +353,5 @@ fn int(v: i64) -> String {
         format!("(-{})", v.unsigned_abs())
     } else {
         v.to_string()
-    }
-}
-
-/// How a binary operator is written in C (its precedence is [`BinOp::precedence`], which
-/// orders the levels as C does).
-fn binop(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Or => "||",
-        BinOp::And => "&&",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
     }
 }

@@ -55,13 +55,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
-    cmd::set_lang(cli.lang);
     let outcome = match cli.command {
-        Command::Fmt(args) => cmd::fmt::run(&args),
-        Command::Export(args) => cmd::export::run(&args),
-        Command::Check(args) => cmd::check::run(&args),
-        Command::Repair(args) => cmd::repair::run(&args),
-        Command::Traces(args) => cmd::traces::run(&args),
+        Command::Fmt(args) => cmd::fmt::run(&args, cli.lang),
+        Command::Export(args) => cmd::export::run(&args, cli.lang),
+        Command::Check(args) => cmd::check::run(&args, cli.lang),
+        Command::Repair(args) => cmd::repair::run(&args, cli.lang),
+        Command::Traces(args) => cmd::traces::run(&args, cli.lang),
         Command::Help { command } => help(command.as_deref()),
     };
     outcome.exit_code()

@@ -63,7 +63,7 @@ fn c_errors_are_rendered_with_the_c_source() {
 
 #[test]
 fn export_c_prints_a_model_that_reads_back() {
-    let paper1 = format!("{}/../../examples/paper1.cw", env!("CARGO_MANIFEST_DIR"));
+    let paper1 = paces_heldin::path("paper1").display().to_string();
     let out = paces(&["export", "--c", &paper1], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let c = out.stdout;

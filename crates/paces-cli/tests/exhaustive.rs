@@ -1,7 +1,6 @@
 //! `paces repair --exhaustive` through the binary: the cheapest repair of a small shipped
 //! example in text and JSON, and the refusal of a large space with its size.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -11,7 +10,7 @@ fn paces(args: &[&str]) -> Output {
 }
 
 fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(format!("{name}.cw")).display().to_string()
+    paces_heldin::path(name).display().to_string()
 }
 
 fn text(bytes: &[u8]) -> String {

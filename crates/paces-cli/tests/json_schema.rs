@@ -21,7 +21,7 @@ fn paces(args: &[&str]) -> (i32, String, String) {
 }
 
 fn example(name: &str) -> String {
-    root().join("examples").join(format!("{name}.cw")).display().to_string()
+    paces_heldin::path(name).display().to_string()
 }
 
 /// Validates `value` against the subset of JSON Schema the schema file uses (`type` with one

@@ -112,6 +112,25 @@ impl BinOp {
             BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
         }
     }
+
+    /// How it is written: the same in Cwhile, in the C dialect and in Promela.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Or => "||",
+            BinOp::And => "&&",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+        }
+    }
 }
 
 /// A unary operator.

@@ -5,9 +5,7 @@ use std::fmt::Write as _;
 use paces_constraint::{BlockId, Loc};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ir::{
-    BinOp, Cond, Expr, Owner, ProcIdx, Program, Step, Stmt, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx, VarScope,
-};
+use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, Step, Stmt, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx, VarScope};
 
 /// Line width at which the `var` line wraps.
 const WIDTH: usize = 100;
@@ -433,25 +431,6 @@ fn derived_text(p: &Program, stmt: &Stmt, loc: Loc) -> Option<String> {
     }
 }
 
-/// How a binary operator is written.
-pub(crate) fn op_str(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Or => "||",
-        BinOp::And => "&&",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-    }
-}
-
 const UNARY: u8 = 7;
 const ATOM: u8 = 8;
 
@@ -497,7 +476,7 @@ fn write_expr(p: &Program, e: &Expr, owner: Option<Owner>, min: u8, out: &mut St
             let q = c.level();
             write_expr(p, c.first(), owner, q, out);
             for (op, e) in c.links() {
-                let _ = write!(out, " {} ", op_str(*op));
+                let _ = write!(out, " {} ", op.symbol());
                 write_expr(p, e, owner, q + 1, out);
             }
         }

@@ -7,7 +7,6 @@ use paces_constraint::{BlockId, Waits};
 use crate::diag::line_col;
 use crate::error::{Error, ErrorKind};
 use crate::ir::{BinOp, Chain, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
-use crate::print::op_str;
 
 /// Translates a program to Promela (see `docs/language.md`, "Promela export").
 ///
@@ -188,7 +187,7 @@ fn promela_expr(p: &Program, e: &Expr) -> String {
                 out.push('(');
                 go(p, c.first(), out);
                 for (op, e) in c.links() {
-                    let _ = write!(out, " {} ", op_str(*op));
+                    let _ = write!(out, " {} ", op.symbol());
                     go(p, e, out);
                 }
                 out.push(')');

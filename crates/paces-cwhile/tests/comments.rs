@@ -123,14 +123,11 @@ fn comments_in_odd_places_are_kept() {
 
 #[test]
 fn the_held_in_models_keep_every_comment() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut seen = 0;
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "cw")) {
-        let source = std::fs::read_to_string(&path).unwrap();
-        let text = format(&source);
-        assert!(!comments(&text).is_empty() || comments(&source).is_empty(), "{}", path.display());
+    for name in paces_heldin::NAMES {
+        let source = paces_heldin::source(name);
+        let text = format(source);
+        assert!(!comments(&text).is_empty() || comments(source).is_empty(), "{name}");
         seen += 1;
     }
     assert!(seen >= 10, "only {seen} models");
@@ -141,12 +138,9 @@ fn the_held_in_models_keep_every_comment() {
 /// fixed point that parses to the same program.
 #[test]
 fn comments_everywhere_in_the_examples_are_kept() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
     let mut seen = 0;
-    for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "cw")) {
-        let source = std::fs::read_to_string(&path).unwrap();
+    for name in paces_heldin::NAMES {
+        let source = paces_heldin::source(name);
         if source.contains("/*") {
             continue;
         }

@@ -179,8 +179,9 @@ fn an_unbounded_counter_ends_at_the_checkers_bound() {
     )
     .unwrap();
     let report = Repair::new().checker(paces::explore::Config::new().max_states(20_000)).run(&p).unwrap();
-    let StopReason::BoundReached { what } = &report.stop else { panic!("{}", report.stop) };
+    let StopReason::BoundReached { bound, what, .. } = &report.stop else { panic!("{}", report.stop) };
     assert!(what.contains("state bound"), "{what}");
+    assert_eq!(*bound, Some(paces::explore::Bound::States), "{what}");
     assert!(report.repaired.is_none());
 }
 

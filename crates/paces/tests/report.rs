@@ -121,8 +121,9 @@ fn bound_reached_on_the_original() {
     let original = program("paper1");
     let report = Repair::new().checker(paces::explore::Config::new().max_states(2)).run(&original).unwrap();
     common_figures(&report, &original);
-    let StopReason::BoundReached { what } = &report.stop else { panic!("{}", report.stop) };
+    let StopReason::BoundReached { bound, what, .. } = &report.stop else { panic!("{}", report.stop) };
     assert_eq!(what, "state bound");
+    assert_eq!(*bound, Some(paces::explore::Bound::States));
     assert_eq!(report.iterations, 0);
     assert_eq!(report.states_explored, report.original_states);
 }

@@ -6,7 +6,7 @@ use paces::cwhile::Program;
 use paces::explore::{check, render_columns, CheckResult, Config, Verdict};
 
 use super::progress::{progress_text, StatusLine};
-use super::{count, fail_in, load, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Outcome};
+use super::{count, fail_in, load, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Lang, Outcome};
 
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
@@ -28,6 +28,9 @@ pub struct Args {
     pub bounds: CheckerArgs,
 }
 
+/// The default of `--max-memory`: the checker's default in MiB.
+const MIB_DEFAULT_MAX_MEMORY: u64 = (Config::DEFAULT_MAX_MEMORY >> 20) as u64;
+
 /// Checker flags shared by `check`, `repair` and `traces`.
 #[derive(Debug, clap::Args)]
 pub struct CheckerArgs {
@@ -38,7 +41,7 @@ pub struct CheckerArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
     /// Stop the checker when its stored states take this many MiB (a clear "memory bound").
-    #[arg(long, default_value_t = 8192, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = MIB_DEFAULT_MAX_MEMORY, allow_negative_numbers = true)]
     pub max_memory: u64,
     /// Turn partial-order reduction off.
     #[arg(long)]
@@ -55,8 +58,13 @@ pub struct CheckerArgs {
 impl CheckerArgs {
     /// Reads and parses `file` and builds the checker configuration; failures are reported on
     /// stderr (and as JSON on stdout in `format` JSON).
-    pub fn load(&self, file: &std::path::Path, format: Format) -> Result<(Input, Program, Config), Outcome> {
-        let (input, program) = load(file, format)?;
+    pub fn load(
+        &self,
+        file: &std::path::Path,
+        lang: Option<Lang>,
+        format: Format,
+    ) -> Result<(Input, Program, Config), Outcome> {
+        let (input, program) = load(file, lang, format)?;
         let config = self.config().map_err(|message| fail_in(format, &input.name, message))?;
         Ok((input, program, config))
     }
@@ -102,8 +110,8 @@ fn check_with_status(
 /// Runs `paces check` (with `--all`, lists everything found): exit 0 when correct, 1 when a
 /// failure, deadlock or atomic livelock is reachable, 2 on bad input, 3 when a bound was reached first or "correct" holds only within
 /// the loop bound that some path hit (`--unwind`).
-pub fn run(args: &Args) -> Outcome {
-    let (input, program, config) = match args.bounds.load(&args.file, args.format) {
+pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
+    let (input, program, config) = match args.bounds.load(&args.file, lang, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };

@@ -17,11 +17,11 @@ pub struct Args {
 }
 
 /// Runs `paces export`.
-pub fn run(args: &Args) -> Outcome {
+pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     if !args.promela && !args.c {
         return fail("export needs a target language: `paces export --promela FILE` or `paces export --c FILE`");
     }
-    let (input, program) = match load(&args.file, Format::Text) {
+    let (input, program) = match load(&args.file, lang, Format::Text) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };

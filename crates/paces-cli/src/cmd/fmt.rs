@@ -1,6 +1,6 @@
 //! `paces fmt FILE`: canonical printing, comments kept.
 
-use super::{lang, load, write_stdout, FileArg, Format, Lang, Outcome};
+use super::{load, write_stdout, FileArg, Format, Lang, Outcome};
 
 /// Arguments of `paces fmt`.
 #[derive(Debug, clap::Args)]
@@ -14,14 +14,14 @@ pub struct Args {
 }
 
 /// Runs `paces fmt`.
-pub fn run(args: &Args) -> Outcome {
-    let (input, program) = match load(&args.file, Format::Text) {
+pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
+    let (input, program) = match load(&args.file, lang, Format::Text) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
     // A Cwhile file keeps its comments; a C model is printed as canonical Cwhile (its comments
     // are C text).
-    let canonical = match (lang(&input), std::str::from_utf8(&input.bytes)) {
+    let canonical = match (input.lang, std::str::from_utf8(&input.bytes)) {
         (Lang::Cwhile, Ok(source)) => paces_cwhile::print_with_comments(&program, source),
         _ => paces_cwhile::print(&program),
     };

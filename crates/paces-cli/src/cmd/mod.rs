@@ -48,27 +48,34 @@ pub struct Input {
     pub name: String,
     /// The raw bytes.
     pub bytes: Vec<u8>,
+    /// Its language: the one `--lang` chose, else C for a name ending in `.c`, else Cwhile.
+    pub lang: Lang,
 }
 
-/// Reads a file, or standard input for `-`; why it cannot be read otherwise.
-pub fn read_input(path: &Path) -> Result<Input, String> {
-    if path == Path::new("-") {
+/// Reads a file, or standard input for `-`, in the language `lang` (`None`: by the file's
+/// name, see [`Input::lang`]); why it cannot be read otherwise.
+pub fn read_input(path: &Path, lang: Option<Lang>) -> Result<Input, String> {
+    let (name, bytes) = if path == Path::new("-") {
         let mut bytes = Vec::new();
-        return match std::io::stdin().lock().read_to_end(&mut bytes) {
-            Ok(_) => Ok(Input { name: "<stdin>".to_owned(), bytes }),
-            Err(e) => Err(format!("cannot read standard input: {e}")),
-        };
-    }
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Input { name: path.display().to_string(), bytes }),
-        Err(e) => Err(format!("cannot read `{}`: {e}", path.display())),
-    }
+        match std::io::stdin().lock().read_to_end(&mut bytes) {
+            Ok(_) => ("<stdin>".to_owned(), bytes),
+            Err(e) => return Err(format!("cannot read standard input: {e}")),
+        }
+    } else {
+        match std::fs::read(path) {
+            Ok(bytes) => (path.display().to_string(), bytes),
+            Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+        }
+    };
+    let lang = lang.unwrap_or(if name.ends_with(".c") { Lang::C } else { Lang::Cwhile });
+    Ok(Input { name, bytes, lang })
 }
 
-/// Reads and parses a file (`-`: standard input); failures are reported on stderr, and with
-/// [`Format::Json`] also as a `paces-error/1` document on stdout.
-pub fn load(path: &Path, format: Format) -> Result<(Input, Program), Outcome> {
-    let input = read_input(path).map_err(|message| fail_in(format, &path.display().to_string(), &message))?;
+/// Reads and parses a file (`-`: standard input) in the language `lang` (`None`: by the
+/// file's name); failures are reported on stderr, and with [`Format::Json`] also as a
+/// `paces-error/1` document on stdout.
+pub fn load(path: &Path, lang: Option<Lang>, format: Format) -> Result<(Input, Program), Outcome> {
+    let input = read_input(path, lang).map_err(|message| fail_in(format, &path.display().to_string(), &message))?;
     let program = parse(&input, format)?;
     Ok((input, program))
 }
@@ -82,22 +89,9 @@ pub enum Lang {
     Cwhile,
 }
 
-/// The language `--lang` chose for this run, if any.
-static LANG: std::sync::OnceLock<Option<Lang>> = std::sync::OnceLock::new();
-
-/// Records the `--lang` of this run (called once, before any input is read).
-pub fn set_lang(lang: Option<Lang>) {
-    let _ = LANG.set(lang);
-}
-
-/// The language of an input: `--lang`, else C for a name ending in `.c`, else Cwhile.
-pub fn lang(input: &Input) -> Lang {
-    LANG.get().copied().flatten().unwrap_or(if input.name.ends_with(".c") { Lang::C } else { Lang::Cwhile })
-}
-
-/// The frontend for an input's [`lang`].
+/// The frontend for an input's [language](Input::lang).
 fn frontend(input: &Input) -> fn(&[u8]) -> Result<Program, paces_cwhile::Diagnostics> {
-    match lang(input) {
+    match input.lang {
         Lang::C => paces_c::parse_bytes,
         Lang::Cwhile => paces_cwhile::parse_bytes,
     }

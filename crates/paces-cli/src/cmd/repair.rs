@@ -114,7 +114,7 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
     }
     let source = std::str::from_utf8(&input.bytes).ok()?;
     let repaired = report.repaired.as_ref()?;
-    match super::lang(input) {
+    match input.lang {
         super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
         super::Lang::C => paces_c::print_preserving(source, program, repaired),
     }
@@ -126,10 +126,10 @@ const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C sour
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
 /// the `--unwind` loop bound that some path hit.
-pub fn run(args: &Args) -> Outcome {
+pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     // The time limit counts from here: reading a long program is part of the run.
     let started = std::time::Instant::now();
-    let (input, program, checker) = match args.bounds.load(&args.file, args.format) {
+    let (input, program, checker) = match args.bounds.load(&args.file, lang, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
@@ -187,7 +187,7 @@ pub fn run(args: &Args) -> Outcome {
     let kept = preserved(&input, &program, &report);
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.
-    let as_cwhile = kept.is_none() && super::lang(&input) == super::Lang::C && report.repaired_text.is_some();
+    let as_cwhile = kept.is_none() && input.lang == super::Lang::C && report.repaired_text.is_some();
     if let Some(text) = kept {
         report.repaired_text = Some(text);
     }

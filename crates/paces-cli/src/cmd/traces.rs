@@ -23,8 +23,8 @@ pub struct Args {
 
 /// Runs `paces traces`: exit 0 when the traces are listed (whatever the verdict), 2 on bad
 /// input or usage.
-pub fn run(args: &Args) -> Outcome {
-    let (input, program, config) = match args.bounds.load(&args.file, args.format) {
+pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
+    let (input, program, config) = match args.bounds.load(&args.file, lang, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };

@@ -34,7 +34,7 @@ impl Default for Config {
             max_states: Self::DEFAULT_MAX_STATES,
             max_depth: None,
             max_time: None,
-            max_memory: 8 << 30,
+            max_memory: Self::DEFAULT_MAX_MEMORY,
             max_atomic_states: 1_000_000,
             por: true,
             unmerged_states: Self::DEFAULT_UNMERGED_STATES,
@@ -56,6 +56,9 @@ impl Default for Config {
 impl Config {
     /// The default of [`Config::max_states`].
     pub const DEFAULT_MAX_STATES: usize = 100_000_000;
+
+    /// The default of [`Config::max_memory`]: 8 GiB.
+    pub const DEFAULT_MAX_MEMORY: usize = 8 << 30;
 
     /// The default of [`Config::unmerged_states`].
     pub const DEFAULT_UNMERGED_STATES: usize = 10_000;
@@ -88,7 +91,7 @@ impl Config {
     }
 
     /// The most bytes the state store may use; the state bound is lowered to fit. Default:
-    /// 8 GiB.
+    /// [`Config::DEFAULT_MAX_MEMORY`] (8 GiB).
     pub fn max_memory(mut self, bytes: usize) -> Self {
         self.max_memory = bytes;
         self

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use paces_constraint::{Candidate, Space, Stats, Transformation};
 use paces_cwhile::ir::Program;
-use paces_explore::GoodBound;
+use paces_explore::{Bound, GoodBound};
 
-use super::Mode;
+use super::config::Mode;
 use crate::diff::line_diff;
 use paces_learn::Learner;
 
@@ -29,9 +29,13 @@ pub enum StopReason {
     IterationLimit,
     /// The time limit was reached.
     TimeLimit,
-    /// The checker reached one of its bounds.
+    /// A bound was reached before an answer.
+    #[non_exhaustive]
     BoundReached {
-        /// What was reached.
+        /// The checker's bound, when a check of a program reached it; `None` for a bound of
+        /// another part: the sequential runs' (`what` names it) or the learner's memory bound.
+        bound: Option<Bound>,
+        /// What was reached, in words (for a check, the bound's name: `state bound`).
         what: String,
     },
 }
@@ -64,7 +68,7 @@ impl fmt::Display for StopReason {
             StopReason::NoRepair { explanation } => write!(f, "no repair in this space: {explanation}"),
             StopReason::IterationLimit => f.write_str("iteration limit reached"),
             StopReason::TimeLimit => f.write_str("time limit reached"),
-            StopReason::BoundReached { what } => write!(f, "the checker reached its {what}"),
+            StopReason::BoundReached { what, .. } => write!(f, "the checker reached its {what}"),
         }
     }
 }
@@ -150,6 +154,21 @@ pub struct TimeSplit {
     pub solve: Duration,
     /// The whole run.
     pub total: Duration,
+}
+
+/// The slot of [`TimeSplit`] for model checking, for [`ReportBuilder::timed`].
+pub(super) fn explore_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.explore
+}
+
+/// The slot of [`TimeSplit`] for learning, for [`ReportBuilder::timed`].
+pub(super) fn learn_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.learn
+}
+
+/// The slot of [`TimeSplit`] for choosing candidates, for [`ReportBuilder::timed`].
+pub(super) fn solve_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.solve
 }
 
 /// What a rejected program was rejected for, and so what an iteration learned from.

@@ -1,19 +1,59 @@
-//! The exact reference: every candidate of a small space, in cost order, judged with the
-//! loop's own acceptance; the first one accepted is the cheapest repair of the space.
+//! The exhaustive search, the brute-force reference behind [`Repair::optimum`]: every candidate
+//! of a small space, in cost order, judged with the loop's own acceptance; the first one
+//! accepted is the cheapest repair of the space. Also the count of a space's candidates, and
+//! the judging in cost order that the loop and its optimisation phase use on a small space.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use paces_constraint::{BlockId, Candidate, Space};
 use paces_cwhile::ir::Program;
 
-use super::report::{Accepted, Exhaustive, StopReason};
-use super::run::{Judgement, Run};
-use super::{Repair, Report};
+use super::config::Repair;
+use super::judge::{Judge, Judgement};
+use super::report::{Exhaustive, Report, StopReason};
 use crate::{Error, ErrorKind};
+
+impl Repair {
+    /// A cheapest repair of `program`, by brute force: every candidate of the space in cost
+    /// order (atomic weight, then inversions; candidates of equal cost in the fixed order of
+    /// [`Candidate::enumerate`](crate::constraint::Candidate::enumerate)), each judged with the
+    /// loop's acceptance (no assertion failure, no new deadlock under either deadlock rule, no
+    /// new livelock, the original's sequential final states); the first one accepted is the
+    /// answer, and [`Report::exhaustive`] says it is proved optimal. Nothing is learned: the
+    /// report has no iterations and an empty constraint. The time limit and the checker's
+    /// bounds stop the search as they stop the loop; the mode and the learner's settings play
+    /// no part.
+    ///
+    /// The loop may return a dearer repair than this one even when both accept the same
+    /// programs: it keeps looking past a candidate whose deadlocks only the "same threads
+    /// after a failure" rule admits, and its learned constraints may exclude cheaper
+    /// candidates.
+    ///
+    /// # Example
+    /// ```
+    /// let program = paces::cwhile::parse(
+    ///     "var x = 0, y = 0;\n thread t1 { A: y := 1; B: x := 1; }\n thread t2 { 1: await(y == 1); 2: assert(x == 1); }",
+    /// )?;
+    /// let report = paces::Repair::new().optimum(&program)?;
+    /// assert_eq!(report.stop, paces::StopReason::Repaired);
+    /// assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    /// assert!(report.exhaustive.is_some_and(|e| e.proved_optimal));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::SpaceTooLarge`](crate::ErrorKind::SpaceTooLarge) before any check when the
+    /// space has more than [`Repair::exhaustive_limit`] candidates (the message names the
+    /// count); otherwise as [`Repair::run`].
+    pub fn optimum(&self, program: &Program) -> Result<Report, Error> {
+        exhaustive_search(self, program)
+    }
+}
 
 /// Runs the exhaustive search of `cfg` on `program`: refuses a space of more than
 /// [`Repair::exhaustive_limit`] candidates before checking anything.
-pub(super) fn optimum(cfg: &Repair, program: &Program) -> Result<Report, Error> {
+fn exhaustive_search(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     let space = program.space();
     let limit = cfg.exhaustive_limit;
     let size = candidate_count(&space);
@@ -22,11 +62,11 @@ pub(super) fn optimum(cfg: &Repair, program: &Program) -> Result<Report, Error> 
         _ => return Err(too_large(size, limit)),
     };
     let candidates = in_cost_order(&space, size)?;
-    let mut run = Run::new(cfg, program);
-    let (stop, checked) = search(&mut run, program, candidates)?;
+    let mut judge = Judge::new(cfg, program);
+    let (stop, checked) = search(&mut judge, candidates)?;
     let proved_optimal = stop == StopReason::Repaired;
-    run.report.exhaustive = Some(Exhaustive { space_size: size, checked, proved_optimal });
-    Ok(run.report.finish(stop, None))
+    judge.report.exhaustive = Some(Exhaustive { space_size: size, checked, proved_optimal });
+    Ok(judge.report.finish(stop, None))
 }
 
 /// Every candidate of a space of `size` candidates but the original (judged apart), in cost
@@ -46,34 +86,29 @@ pub(super) fn in_cost_order(space: &Space, size: usize) -> Result<Vec<Candidate>
 
 /// Judges the original, then the other candidates in the given order until one is accepted;
 /// the stop and how many candidates were judged (the original included).
-fn search(run: &mut Run<'_>, program: &Program, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
-    if let Err(stop) = run.judge_original()? {
+fn search(judge: &mut Judge<'_>, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
+    if let ControlFlow::Break(stop) = judge.judge_original()? {
         return Ok((stop, 1));
     }
-    let (stop, checked) = judge_in_order(run, program, candidates)?;
+    let (stop, checked) = judge_in_order(judge, candidates)?;
     Ok((stop, checked + 1))
 }
 
-/// Judges the candidates in the given order until one is accepted (recorded in the run's
+/// Judges the candidates in the given order until one is accepted (recorded in the judge's
 /// report); the stop and how many were judged.
-pub(super) fn judge_in_order(
-    run: &mut Run<'_>,
-    program: &Program,
-    candidates: Vec<Candidate>,
-) -> Result<(StopReason, usize), Error> {
+pub(super) fn judge_in_order(judge: &mut Judge<'_>, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
     let total = candidates.len() + 1;
     let mut checked = 0;
     for candidate in candidates {
-        if run.out_of_time() {
+        if judge.out_of_time() {
             return Ok((StopReason::TimeLimit, checked));
         }
-        let repaired = program.apply(&candidate)?;
+        let repaired = judge.program.apply(&candidate)?;
         checked += 1;
-        match run.judge(&repaired)? {
+        match judge.judge(&repaired)? {
             Judgement::Accepted(acceptance, _) => {
-                let transformations = candidate.transformations(&run.space);
-                let acceptance = Some(acceptance);
-                run.report.accept(Accepted { program: repaired, candidate, transformations, acceptance });
+                let transformations = candidate.transformations(&judge.space);
+                judge.accept(repaired, candidate, transformations, acceptance);
                 return Ok((StopReason::Repaired, checked));
             }
             Judgement::Rejected(_) => {}

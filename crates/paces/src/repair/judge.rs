@@ -1,0 +1,439 @@
+//! The judge: checks the original program and candidates with the loop's acceptance (no
+//! assertion failure, no new deadlock or livelock, every assertion the original checks still
+//! reached, the original's sequential final states), computing the facts of the original that
+//! a judgement needs once, when first needed. The loop, its optimisation phase and the
+//! exhaustive search all judge through it.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use paces_constraint::{BlockId, Candidate, Space, Transformation};
+use paces_cwhile::ir::{Program, StmtKind};
+use paces_explore::{
+    check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
+};
+
+use super::config::Repair;
+use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
+use super::report::{ReportBuilder, StopReason};
+use crate::Error;
+
+/// What a candidate (or the original) was rejected for.
+pub(super) enum Rejection {
+    /// An assertion fails or a new deadlock is reachable: a trace to learn from.
+    Trace { kind: IterationKind, problem: String, cex: Counterexample },
+    /// A new atomic livelock in the atomic block labelled `block_label`.
+    Livelock { problem: String, block_label: String },
+    /// The sequential final states changed.
+    Sequential,
+    /// Assertions the original checks are reached no more (their labels; see
+    /// [`Judge::unreached`]).
+    Unreached(Vec<String>),
+}
+
+impl Rejection {
+    /// The record of an iteration that learns from this rejection, before it learned.
+    pub(super) fn iteration(&self) -> Iteration {
+        match self {
+            Rejection::Trace { kind, problem, .. } => Iteration::new(*kind, problem.clone()),
+            Rejection::Livelock { problem, .. } => Iteration::new(IterationKind::Livelock, problem.clone()),
+            Rejection::Sequential => Iteration::new(
+                IterationKind::Sequential,
+                "the final states of complete sequential traces changed".into(),
+            ),
+            Rejection::Unreached(labels) => Iteration::new(
+                IterationKind::Unreached,
+                format!("assertions the original checks are reached no more: {}", labels.join(", ")),
+            ),
+        }
+    }
+}
+
+/// The judgement of a candidate.
+pub(super) enum Judgement {
+    /// Accepted; with the counterexample of the first deadlock admitted only because the
+    /// original reaches the same blocked threads after a failure, if any.
+    Accepted(Acceptance, Option<(DeadlockId, Counterexample)>),
+    Rejected(Rejection),
+    Stop(StopReason),
+}
+
+/// Deadlock and livelock identities of a program.
+type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
+
+/// Facts of the original program that only some candidates need, computed once.
+#[derive(Default)]
+struct Original {
+    sets: Option<Sets>,
+    /// The blocked threads of every deadlock reachable after an assertion failed.
+    after_failure: Option<BTreeSet<BTreeSet<String>>>,
+    sequential: Option<BTreeSet<Vec<i64>>>,
+    /// The assertions some check of the original saw pass, and those it saw fail, and
+    /// whether that is all of them (a check went through the whole space).
+    passed: BTreeSet<String>,
+    failed: BTreeSet<String>,
+    checked_all: bool,
+}
+
+impl Original {
+    /// Notes what a check of the original saw pass and fail.
+    fn saw(&mut self, result: &CheckResult) {
+        self.passed.extend(result.passed_assertions.iter().cloned());
+        self.failed.extend(result.failures.keys().cloned());
+    }
+}
+
+/// Judges programs of one run against its original, recording in the run's report what each
+/// check cost and found.
+pub(super) struct Judge<'a> {
+    pub(super) cfg: &'a Repair,
+    /// The original program, the one the run was given.
+    pub(super) program: &'a Program,
+    pub(super) space: Space,
+    pub(super) report: ReportBuilder,
+    original: Original,
+}
+
+impl<'a> Judge<'a> {
+    pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
+        let space = program.space();
+        let report = ReportBuilder::new(cfg.mode, program, space.clone());
+        Judge { cfg, program, space, report, original: Original::default() }
+    }
+
+    /// Whether the run's time limit has passed.
+    pub(super) fn out_of_time(&self) -> bool {
+        self.cfg.time_limit.is_some_and(|l| self.report.start().elapsed() >= l)
+    }
+
+    /// Records a program accepted as the repair, with its acceptance.
+    pub(super) fn accept(
+        &mut self,
+        program: Program,
+        candidate: Candidate,
+        transformations: Vec<Transformation>,
+        acceptance: Acceptance,
+    ) {
+        let acceptance = Some(acceptance);
+        self.report.accept(Accepted { program, candidate, transformations, acceptance });
+    }
+
+    /// Checks the original program: the rejection of its first bad trace, or why the run
+    /// stops at once.
+    pub(super) fn judge_original(&mut self) -> Result<ControlFlow<StopReason, Rejection>, Error> {
+        let original = self.check(self.program)?;
+        self.report.original_states = original.states;
+        if let Verdict::BoundReached { what, .. } = &original.verdict {
+            return Ok(ControlFlow::Break(self.bound_stop(*what)));
+        }
+        // Unless the check stopped at a bad trace, it went through the whole space.
+        if !matches!(original.verdict, Verdict::Bad(_)) {
+            self.record_original_sets(&original);
+        }
+        if let Some(cex) = first_failure(&original) {
+            let problem = failure_text(&cex);
+            return Ok(ControlFlow::Continue(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
+        }
+        if let Some(bound) = original.bound {
+            // Explored in part (after a deadlock, the whole space is searched): an assertion
+            // may fail beyond the bound.
+            return Ok(ControlFlow::Break(self.bound_stop(bound)));
+        }
+        self.report.original_unwind_reached = original.unwind_reached;
+        let candidate = Candidate::original(&self.space);
+        let program = self.program.clone();
+        self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None });
+        Ok(ControlFlow::Break(StopReason::AlreadyCorrect))
+    }
+
+    /// Checks a candidate program: accepted with no assertion failure, no new deadlock or
+    /// livelock, every assertion the original checks still reached and the original's
+    /// sequential final states; otherwise rejected for the first of those it fails, or a stop
+    /// when a bound cut the check short.
+    pub(super) fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
+        let result = self.check(program)?;
+        if let Verdict::BoundReached { what, .. } = &result.verdict {
+            return Ok(Judgement::Stop(self.bound_stop(*what)));
+        }
+        if !result.deadlocks.is_empty() || !result.livelocks.is_empty() {
+            self.ensure_original_sets()?;
+        }
+        let failure = first_failure(&result);
+        let mut admitted = Vec::new();
+        let mut new_deadlock = None;
+        let mut after_failure = None;
+        if failure.is_none() {
+            for (id, cex) in &result.deadlocks {
+                match self.admit(id)? {
+                    Some(rule) => {
+                        if rule == DeadlockRule::SameThreadsAfterFailure && after_failure.is_none() {
+                            after_failure = Some((id.clone(), cex.clone()));
+                        }
+                        admitted.push(AdmittedDeadlock { deadlock: id.to_string(), rule });
+                    }
+                    None => {
+                        new_deadlock = Some((id, cex));
+                        break;
+                    }
+                }
+            }
+        }
+        // The original's sets are unknown only when the candidate has neither.
+        let sets = self.original.sets.as_ref();
+        let new_livelock = result.livelocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.1.contains(id)));
+        let mut acceptance = Acceptance {
+            no_assertion_failure: failure.is_none(),
+            no_new_deadlock: failure.is_none() && new_deadlock.is_none(),
+            no_new_livelock: new_livelock.is_none(),
+            same_sequential_states: false,
+            deadlocks: admitted,
+            livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
+            sequential_final_states: 0,
+            assertions_reached: false,
+            unwind_reached: result.unwind_reached,
+        };
+        if let Some(cex) = failure {
+            let problem = failure_text(&cex);
+            return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
+        }
+        if let Some((id, cex)) = new_deadlock {
+            let (problem, cex) = (format!("new deadlock: {id}"), cex.clone());
+            return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
+        }
+        if let Some((id, _)) = new_livelock {
+            let problem = format!("new atomic livelock: {id}");
+            return Ok(Judgement::Rejected(Rejection::Livelock { problem, block_label: id.block.clone() }));
+        }
+        if let Some(bound) = result.bound {
+            // No failure in the part explored: not enough to accept.
+            return Ok(Judgement::Stop(self.bound_stop(bound)));
+        }
+        let judgement = self.judge_reach_and_sequential(program, &result, &mut acceptance)?;
+        Ok(judgement.unwrap_or(Judgement::Accepted(acceptance, after_failure)))
+    }
+
+    /// The last two checks of [`Judge::judge`], on a candidate with no failure, no new
+    /// deadlock or livelock and no bound reached: its assertions are reached, and its
+    /// sequential final states are the original's. `None` when both hold.
+    fn judge_reach_and_sequential(
+        &mut self,
+        program: &Program,
+        result: &CheckResult,
+        acceptance: &mut Acceptance,
+    ) -> Result<Option<Judgement>, Error> {
+        // With no failure, every assertion the candidate reaches passes.
+        let unreached = self.unreached(&result.passed_assertions)?;
+        acceptance.assertions_reached = unreached.is_empty();
+        if !unreached.is_empty() {
+            return Ok(Some(Judgement::Rejected(Rejection::Unreached(unreached))));
+        }
+        if let ControlFlow::Break(stop) = self.ensure_original_sequential()? {
+            return Ok(Some(Judgement::Stop(stop)));
+        }
+        let after = match self.sequential(program)? {
+            ControlFlow::Continue(seq) => seq,
+            ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
+        };
+        acceptance.same_sequential_states = self.original.sequential.as_ref() == Some(&after);
+        acceptance.sequential_final_states = after.len();
+        if !acceptance.same_sequential_states {
+            return Ok(Some(Judgement::Rejected(Rejection::Sequential)));
+        }
+        debug_assert!(acceptance.accepted());
+        Ok(None)
+    }
+
+    /// The stop for a check cut short by `bound`: the run's time limit when the checker's
+    /// time bound was what is left of it, the checker's bound otherwise.
+    fn bound_stop(&self, bound: Bound) -> StopReason {
+        if bound == Bound::Time && self.out_of_time() {
+            StopReason::TimeLimit
+        } else {
+            StopReason::BoundReached { bound: Some(bound), what: bound.to_string() }
+        }
+    }
+
+    /// The checker's configuration, with what is left of the run's time limit and its
+    /// progress going to the observer.
+    pub(super) fn check_config(&self) -> paces_explore::Config {
+        let mut c = self.cfg.check.clone().stop_at_first_failure(false);
+        if let Some(observer) = &self.cfg.observer {
+            c = observer.watch(c, self.report.history.len());
+        }
+        if let Some(limit) = self.cfg.time_limit {
+            let left = limit.saturating_sub(self.report.start().elapsed());
+            c = c.max_time(Some(left.max(Duration::from_millis(1))));
+        }
+        c
+    }
+
+    fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
+        let original = std::ptr::eq(program, self.program);
+        let hunt = if original { 0 } else { self.cfg.hunt_states };
+        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt);
+        let result = self.report.timed(explore_time, || check(program, &config))?;
+        self.report.states += result.states;
+        // What a check of the original (the very program the run was given) saw pass.
+        if original {
+            self.original.saw(&result);
+            let whole = !stop_at_first || matches!(result.verdict, Verdict::Correct);
+            self.original.checked_all |= whole && result.bound.is_none();
+        }
+        Ok(result)
+    }
+
+    /// Checks in two stages: up to the first problem (cheap on a buggy candidate, the usual
+    /// case), and fully only when that problem is a deadlock or livelock (then every deadlock
+    /// and livelock is needed, to compare with the original's, and failures may lie deeper).
+    fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
+        let quick = self.check_with(program, true)?;
+        match quick.verdict {
+            Verdict::Deadlock(..) | Verdict::Livelock(..) => self.check_with(program, false),
+            _ => Ok(quick),
+        }
+    }
+
+    /// The final states of the complete sequential runs, or the stop when a bound of the
+    /// checker (or the loop's time limit) cut them short.
+    fn sequential(&mut self, program: &Program) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
+        let config = self.check_config();
+        match self.report.timed(explore_time, || sequential_final_states(program, &config)) {
+            Ok(seq) => Ok(ControlFlow::Continue(seq)),
+            Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => {
+                Ok(ControlFlow::Break(if self.out_of_time() {
+                    StopReason::TimeLimit
+                } else {
+                    StopReason::BoundReached { bound: None, what: e.to_string() }
+                }))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Makes sure the deadlocks and livelocks of the original program are known (a full
+    /// exploration, once).
+    fn ensure_original_sets(&mut self) -> Result<(), Error> {
+        if self.original.sets.is_none() {
+            let full = self.check_with(self.program, false)?;
+            self.record_original_sets(&full);
+        }
+        Ok(())
+    }
+
+    fn record_original_sets(&mut self, full: &CheckResult) {
+        let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
+        self.report.original_deadlocks = Some(sets.0.iter().map(ToString::to_string).collect());
+        self.original.sets = Some(sets);
+    }
+
+    /// Makes sure the blocked-thread sets of the original's deadlocks reached after a failure
+    /// are known (one exploration with the failure flag, once). A bound that cuts it short
+    /// leaves the sets found so far: a deadlock they miss counts as new.
+    fn ensure_original_after_failure(&mut self) -> Result<(), Error> {
+        if self.original.after_failure.is_none() {
+            let config = self.check_config().stop_at_first_failure(false).deadlocks_after_failure(true);
+            let program = self.program;
+            let full = self.report.timed(explore_time, || check(program, &config))?;
+            self.report.states += full.states;
+            self.original.saw(&full);
+            let sets = full.deadlocks_after_failure.keys().map(blocked_threads).collect();
+            self.original.after_failure = Some(sets);
+        }
+        Ok(())
+    }
+
+    /// The assertions the original checks that a candidate, which passes `passed` (all it
+    /// can: the candidate was checked whole and has no failure), reaches no more: it would
+    /// have made them vacuous. Two kinds count:
+    /// - an assertion that passes on some run of the original: it must still pass on some
+    ///   run, or the repair stopped checking what it checks (a wait that never passes moved
+    ///   above it, a branch that no longer runs);
+    /// - an assertion at the top level of its thread's body (outside every branch, loop and
+    ///   procedure) that the original reaches at all: its thread reaches it on every run that
+    ///   gets that far, so a repair that makes it unreachable makes the thread stop before it
+    ///   (a wait that never passes, a section that never runs), hiding even an assertion that
+    ///   can only fail.
+    ///
+    /// An assertion inside a branch that only ever fails (`if (p == 0) { assert(false); }`)
+    /// may become unreachable: its branch no longer runs, which is the repair.
+    ///
+    /// The original's sets are known exactly only after a check of it went through its whole
+    /// space: the one that gives its deadlocks and livelocks, made here if no candidate needed
+    /// it yet, when a candidate first leaves an assertion unpassed that the checks so far do
+    /// not settle. When a bound cut it short, an assertion it did not see counts as unchecked
+    /// in the original.
+    fn unreached(&mut self, passed: &BTreeSet<String>) -> Result<Vec<String>, Error> {
+        let program = self.program;
+        let bodies: BTreeSet<BlockId> = program.threads.iter().map(|t| t.body).collect();
+        let unpassed: Vec<(&str, bool)> = program
+            .stmts
+            .iter()
+            .filter(|s| matches!(s.kind, StmtKind::Assert(_)) && !passed.contains(&s.label))
+            .map(|s| (s.label.as_str(), bodies.contains(&s.block)))
+            .collect();
+        if unpassed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lost = |original: &Original| -> Vec<String> {
+            let checked = |&&(label, top): &&(&str, bool)| {
+                original.passed.contains(label) || top && original.failed.contains(label)
+            };
+            unpassed.iter().filter(checked).map(|(label, _)| (*label).to_owned()).collect()
+        };
+        let known = lost(&self.original);
+        if !known.is_empty() || self.original.checked_all {
+            return Ok(known);
+        }
+        self.ensure_original_sets()?;
+        self.original.checked_all = true;
+        Ok(lost(&self.original))
+    }
+
+    /// The rule that admits a deadlock of a candidate (the original's deadlocks must be
+    /// known), or `None` for a new deadlock.
+    fn admit(&mut self, id: &DeadlockId) -> Result<Option<DeadlockRule>, Error> {
+        if self.original.sets.as_ref().is_some_and(|s| s.0.contains(id)) {
+            return Ok(Some(DeadlockRule::SamePlace));
+        }
+        self.ensure_original_after_failure()?;
+        let threads = blocked_threads(id);
+        let after = self.original.after_failure.as_ref().is_some_and(|sets| sets.contains(&threads));
+        Ok(after.then_some(DeadlockRule::SameThreadsAfterFailure))
+    }
+
+    /// Makes sure the original's sequential final states are known, computed when a candidate
+    /// first needs them (they can be costly, and a run that never reaches acceptance does not
+    /// need them); the stop when a bound cut them short.
+    fn ensure_original_sequential(&mut self) -> Result<ControlFlow<StopReason>, Error> {
+        if self.original.sequential.is_none() {
+            match self.sequential(self.program)? {
+                ControlFlow::Continue(seq) => self.original.sequential = Some(seq),
+                ControlFlow::Break(stop) => return Ok(ControlFlow::Break(stop)),
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// The bad trace of a check: the verdict's, else the shortest failure found; `None` when no
+/// assertion fails.
+fn first_failure(result: &CheckResult) -> Option<Counterexample> {
+    if let Verdict::Bad(c) = &result.verdict {
+        return Some((**c).clone());
+    }
+    result.failures.values().min_by_key(|c| c.schedule.steps.len()).cloned()
+}
+
+fn failure_text(cex: &Counterexample) -> String {
+    match cex.failing_step.and_then(|i| cex.schedule.steps.get(i)) {
+        Some(step) if cex.division_by_zero => format!("division by zero at `{}`", step.label),
+        Some(step) => format!("`{}` fails", step.label),
+        None => "a failure".into(),
+    }
+}
+
+/// The names of the threads a deadlock blocks (those not done).
+fn blocked_threads(id: &DeadlockId) -> BTreeSet<String> {
+    id.blocked_threads().into_iter().map(str::to_owned).collect()
+}

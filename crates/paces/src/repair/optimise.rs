@@ -1,0 +1,146 @@
+//! The optimisation phase: once the loop has a repair, a search for a cheaper one (see
+//! [`optimise`]). The brute-force reference over a whole space is the exhaustive search, in
+//! `exhaustive`.
+
+use paces_constraint::Cost;
+use paces_learn::Proposal;
+
+use super::exhaustive::in_cost_order;
+use super::judge::{Judge, Judgement, Rejection};
+use super::learning::{Learning, Rejected};
+use super::report::{solve_time, IterationKind, Optimality};
+use crate::{Error, ErrorKind};
+
+/// The most cheaper candidates the optimisation phase judges in a space too large to list.
+const OPTIMISE_CHECKS: usize = 10;
+
+/// The largest space the optimisation phase lists whole (or [`Repair::exhaustive_limit`](super::Repair::exhaustive_limit)
+/// when that is larger): listing costs little next to judging, and only cheaper candidates are
+/// judged.
+pub(super) const OPTIMISE_LIST_LIMIT: usize = 100_000;
+
+/// The optimisation phase: what the loop learned includes guesses (a good trace's fallback
+/// freezes more orders than the trace needs; a bad trace's fixes are the cycles of at most K
+/// constraint edges), so the accepted repair may not be a cheapest one. A single swap is the
+/// least change there is. In a space small enough to list (`listable`, its number of
+/// candidates), every cheaper candidate is judged, cheapest first; otherwise the fallbacks are
+/// relaxed and the learner is asked for cheaper candidates, each judged and, when rejected,
+/// learned from, up to [`OPTIMISE_CHECKS`]. A cheaper accepted candidate replaces the repair.
+pub(super) fn optimise(judge: &mut Judge<'_>, learning: &mut Learning, listable: Option<usize>) -> Result<(), Error> {
+    let Some(cost) = judge.report.accepted_candidate().map(|c| c.cost(&judge.space)) else {
+        return Ok(());
+    };
+    let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
+        Optimality::Proved("a single swap is the least change, and the original program is rejected".into())
+    } else {
+        let searched = match listable {
+            Some(n) => by_listing(judge, cost, n),
+            None => by_learning(judge, learning, cost),
+        };
+        match searched {
+            Err(e) if *e.kind() == ErrorKind::Deadline => {
+                Optimality::CheapestFound("the time limit came during the search for a cheaper candidate".to_owned())
+            }
+            r => r?,
+        }
+    };
+    judge.report.optimality = Some(optimality);
+    Ok(())
+}
+
+/// Judges every candidate cheaper than `cost` of a space of `size` candidates, cheapest
+/// first; the first accepted replaces the repair.
+fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimality, Error> {
+    let mut cheaper = in_cost_order(&judge.space, size)?;
+    cheaper.retain(|c| c.cost(&judge.space) < cost);
+    let total = cheaper.len();
+    for (checked, candidate) in cheaper.into_iter().enumerate() {
+        if judge.out_of_time() {
+            let why = format!("the time limit came after {checked} of the {total} cheaper candidates");
+            return Ok(Optimality::CheapestFound(why));
+        }
+        let program = judge.program.apply(&candidate)?;
+        match judge.judge(&program)? {
+            Judgement::Accepted(acceptance, None) => {
+                let transformations = candidate.transformations(&judge.space);
+                judge.accept(program, candidate, transformations, acceptance);
+                let why = format!(
+                    "the optimisation phase judged the {} candidates cheaper than the loop's repair in cost order \
+                     and took the first accepted",
+                    checked + 1
+                );
+                return Ok(Optimality::Proved(why));
+            }
+            Judgement::Accepted(_, Some(_)) | Judgement::Rejected(_) => {}
+            Judgement::Stop(stop) => {
+                let why =
+                    format!("the checker stopped ({}) after {checked} of the {total} cheaper candidates", stop.name());
+                return Ok(Optimality::CheapestFound(why));
+            }
+        }
+    }
+    let why = format!("each of the space's {total} cheaper candidates was judged and rejected");
+    Ok(Optimality::Proved(why))
+}
+
+/// Asks the learner, its fallbacks relaxed, for candidates cheaper than `cost`; judges each,
+/// learning from the rejected ones, up to [`OPTIMISE_CHECKS`].
+fn by_learning(judge: &mut Judge<'_>, learning: &mut Learning, mut cost: Cost) -> Result<Optimality, Error> {
+    if judge.cfg.learner.relaxes_on_conflict() {
+        learning.relax_fallbacks()?;
+    }
+    exclude_accepted(judge, learning)?;
+    let mut checked = 0;
+    let not_tried = "cheaper candidates that the bad traces' fixes (at most K constraint edges) and the good \
+                     traces' covered edges exclude were not judged";
+    while checked < OPTIMISE_CHECKS {
+        if judge.out_of_time() {
+            return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));
+        }
+        let learner = &mut learning.learner;
+        let proposal = judge.report.timed(solve_time, || learner.propose())?;
+        let (candidate, transformations) = match proposal {
+            Proposal::Candidate { candidate, cost: c, transformations } if c < cost => (candidate, transformations),
+            _ => {
+                let why =
+                    format!("no cheaper candidate satisfies what the loop learned ({checked} judged); {not_tried}");
+                return Ok(Optimality::CheapestFound(why));
+            }
+        };
+        checked += 1;
+        let program = judge.program.apply(&candidate)?;
+        let why = match judge.judge(&program)? {
+            Judgement::Accepted(acceptance, None) => {
+                cost = candidate.cost(&judge.space);
+                judge.accept(program, candidate, transformations, acceptance);
+                exclude_accepted(judge, learning)?;
+                continue;
+            }
+            Judgement::Accepted(_, Some((_, cex))) => {
+                let problem = "deadlock admitted only after a failure".to_owned();
+                Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }
+            }
+            Judgement::Rejected(why) => why,
+            Judgement::Stop(stop) => {
+                let why =
+                    format!("the checker stopped ({}) after {checked} cheaper candidates; {not_tried}", stop.name());
+                return Ok(Optimality::CheapestFound(why));
+            }
+        };
+        // Learned from outside the loop's history; a stop of learning ends nothing here.
+        let rejected = Rejected { why, program, candidate: Some(candidate) };
+        let mut record = rejected.why.iteration();
+        let _ = learning.learn_from_rejection(judge, &rejected, &mut record)?;
+    }
+    let why = format!("the optimisation phase judged its {OPTIMISE_CHECKS} cheaper candidates; {not_tried}");
+    Ok(Optimality::CheapestFound(why))
+}
+
+/// Keeps the accepted repair from being proposed again: the next proposal is cheaper, or
+/// there is none.
+fn exclude_accepted(judge: &Judge<'_>, learning: &mut Learning) -> Result<(), Error> {
+    if let Some(best) = judge.report.accepted_candidate() {
+        learning.exclude(judge, best, "the accepted repair")?;
+    }
+    Ok(())
+}
