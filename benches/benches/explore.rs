@@ -2,7 +2,7 @@
 //!
 //! The programs are the held-in benchmarks of `examples/` (through `paces-heldin`). rtl8169's
 //! exhaustive exploration takes minutes, so only its default check is measured here; see
-//! `docs/explore.md` for the full table.
+//! `docs/evaluation.md`, "The checker against SPIN", for the full table.
 //!
 //! The `explore-hot` group measures the hot path alone, single-threaded: expanding states and
 //! storing their successors, for usb-serial's whole reduced state space and for rtl8169's

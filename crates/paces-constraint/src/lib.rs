@@ -77,7 +77,7 @@
 //! linear and never recurses. The baseline, `cargo bench -p paces-benches --bench constraint`
 //! on a shared 2-core VM: about 100 M nodes per second on a million-deep chain, 50 to 80 M
 //! nodes per second on a LearnGoodUnder-shaped DAG of a million shared nodes, and about 3 M
-//! new nodes per second to build (hash-consing); `docs/ARCHITECTURE.md` has the table.
+//! new nodes per second to build (hash-consing); `docs/evaluation.md`, "Constraints", has the table.
 //!
 //! # Errors
 //! Every constructor validates its input and returns an [`Error`] whose [`ErrorKind`] says

@@ -1,4 +1,4 @@
-//! Good traces for learning (`docs/ARCHITECTURE.md`, "Good traces for learning"): complete
+//! Good traces for learning (`docs/explore.md`, "Good traces for learning"): complete
 //! preemption-free traces, one per reads-from class; for each assertion, good traces that pass
 //! it reading from distinct combinations of writers; complete sequential traces.
 

@@ -10,7 +10,7 @@
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
 //! * [`translate_trace`] turns a trace of a candidate program into one of its original.
 //! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
-//!   `docs/ARCHITECTURE.md`, "Good traces for learning"); [`search_good_traces`] also says
+//!   `docs/explore.md`, "Good traces for learning"); [`search_good_traces`] also says
 //!   which [`GoodBound`]s cut the search short.
 //! * [`sequential_final_states`] gives the final global states of the complete sequential
 //!   traces (to check that a repair kept the sequential meaning).
