@@ -330,7 +330,7 @@ impl<'a> Run<'a> {
             Ok(cex) => cex,
             Err(stop) => return Ok(stop),
         };
-        let mut learner = Learner::new(self.space.clone(), self.cfg.learner.clone())?;
+        let mut learner = Learner::new(&self.space, self.cfg.learner.clone())?;
         learner.set_deadline(self.cfg.time_limit.map(|limit| self.report.start() + limit));
         self.learner = Some(learner);
         if self.cfg.mode == Mode::Mixed {
