@@ -857,8 +857,14 @@ impl Learner {
                                  covered edges, and the checker then guards against a regression)",
                             );
                         } else if let Some(k) = bounded.max() {
+                            let base = self.config.max_constraint_edges;
+                            let deepened = if k > base {
+                                format!(" (K = {base} as configured, deepened on conflict up to `deepen_to`)")
+                            } else {
+                                String::new()
+                            };
                             explanation.push_str(&format!(
-                                "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges: \
+                                "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges{deepened}: \
                                  a fix that needs a longer cycle is not ruled out)"
                             ));
                         }

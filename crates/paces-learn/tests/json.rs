@@ -144,3 +144,24 @@ fn the_json_example_reaches_the_papers_answer() {
     assert!(text.contains("answer (correct):\nfound at iteration 3: candidate (cost (atomic 0, inversions 2)), from the original by:\n"), "{text}");
     assert!(text.contains("\nthread1: B; C; A\n"), "{text}");
 }
+
+/// A trace's locals are written and read back, and the check at the door still sees them: a
+/// local that two threads use is refused after the round trip.
+#[test]
+fn a_traces_locals_survive_json() -> Result<()> {
+    let space = space()?;
+    let mut tb = paces_learn::trace::TraceBuilder::for_space(&space);
+    let thread = paces_learn::trace::ThreadId::from_u32;
+    let (r, t1, t2) = (paces_learn::trace::VarId::from_u32(7), thread(0), thread(1));
+    tb.local(r);
+    tb.flat(t1, space.loc("A").ok_or("A")?).write(r, 1).push()?;
+    tb.flat(t2, space.loc("1").ok_or("1")?).read(r).push()?;
+    let trace = tb.finish();
+    let text = serde_json::to_string(&trace)?;
+    assert!(text.ends_with(r#","locals":[7]}"#), "{text}");
+    let back: Trace = serde_json::from_str(&text)?;
+    assert_eq!(back, trace);
+    let e = Learner::new(&space, LearnerConfig::new())?.learn_good(&back).unwrap_err();
+    assert_eq!(e.kind(), &paces_learn::ErrorKind::SharedLocal, "{e}");
+    Ok(())
+}

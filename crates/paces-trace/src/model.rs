@@ -441,6 +441,8 @@ pub struct TraceBuilder {
     latest: FxHashMap<VarId, EventId>,
     scopes: ScopeTracker,
     locals: Vec<VarId>,
+    /// The block of each location that is an item, from [`TraceBuilder::for_space`].
+    flat_blocks: Vec<Option<BlockId>>,
 }
 
 /// One event under construction; see [`TraceBuilder::step`].
@@ -541,6 +543,28 @@ impl TraceBuilder {
             },
             auto: SmallVec::new(),
         }
+    }
+
+    /// An empty trace whose flat steps ([`TraceBuilder::flat`]) take their scopes from `space`
+    /// (it keeps the block of each item, not the space).
+    pub fn for_space(space: &Space) -> Self {
+        let flat_blocks = space.locs().map(|loc| space.block_of(loc)).collect();
+        TraceBuilder { flat_blocks, ..Self::default() }
+    }
+
+    /// [`TraceBuilder::flat_step`] with the space given to [`TraceBuilder::for_space`]: the
+    /// next event of a flat thread, its scope the block holding `loc` as an item, instance 0
+    /// (an empty scope, which [`StepBuilder::push`] refuses, for a `loc` that is no item of
+    /// that space or a builder made with [`TraceBuilder::new`]).
+    pub fn flat(&mut self, thread: ThreadId, loc: Loc) -> StepBuilder<'_> {
+        let scope = self
+            .flat_blocks
+            .get(loc.index())
+            .copied()
+            .flatten()
+            .map(|block| vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item: loc }])
+            .unwrap_or_default();
+        self.step(thread, loc, scope)
     }
 
     /// Starts the next event of a flat thread, whose blocks each run once (no loop and no

@@ -53,7 +53,7 @@ fn schedule(p: &Program, space: &Space, c: &Candidate) -> Schedule {
 
 /// A run of the toy's checker as a trace: registers are locals of their thread.
 fn trace(space: &Space, run: &[Step]) -> Result<Trace> {
-    let (mut tb, mut ids) = (TraceBuilder::new(), BTreeMap::new());
+    let (mut tb, mut ids) = (TraceBuilder::for_space(space), BTreeMap::new());
     for step in run {
         let mut var = |name: &String| {
             let next = VarId::from_u32(ids.len() as u32);
@@ -67,7 +67,7 @@ fn trace(space: &Space, run: &[Step]) -> Result<Trace> {
         let write = step.write.as_ref().map(|(name, value)| (var(name), *value));
         let kind = [EventKind::Plain, EventKind::Await, EventKind::Assert][step.kind as usize];
         let loc = space.loc(&step.label).ok_or("a label of the space")?;
-        let event = tb.flat_step(space, ThreadId::from_u32(step.thread as u32), loc).kind(kind).failed(step.failed);
+        let event = tb.flat(ThreadId::from_u32(step.thread as u32), loc).kind(kind).failed(step.failed);
         let mut event = reads.into_iter().fold(event, |event, v| event.read(v));
         if let Some((v, value)) = write {
             event = event.write(v, value);
