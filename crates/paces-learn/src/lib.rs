@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod error;
+mod labels;
 mod learner;
 mod runner;
 
@@ -10,5 +11,6 @@ pub use paces_solver as solver;
 pub use paces_trace as trace;
 
 pub use error::{Error, ErrorKind};
+pub use labels::Labels;
 pub use learner::{Conjunct, ConjunctKind, Learner, LearnerConfig, Lesson, LessonId, Proposal, Role};
 pub use runner::{CheckError, Event, Found, Report, Runner, Stop, Verdict};
