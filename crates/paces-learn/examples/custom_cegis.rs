@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tb.step(th1, c, at(t1, c)).write(y, 1).push()?;
     let bad = tb.finish();
 
-    let mut learner = Learner::new(space, LearnerConfig::new())?;
+    let mut learner = Learner::new(&space, LearnerConfig::new())?;
     let lesson = learner.learn_bad(&bad)?;
     println!("the bad trace offers {} fixes", lesson.fixes);
     match learner.propose()? {

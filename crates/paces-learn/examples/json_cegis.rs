@@ -18,21 +18,22 @@
 //!    failure and lists each thread's remaining steps as pending steps;
 //! 4. repeat from 2; the learner closes the checker's input when it is done.
 //!
-//! When a candidate is correct while good traces' fallbacks are in force, the learner relaxes
-//! them once and asks for a cheaper candidate; the cheapest correct candidate wins. The
-//! formats are in the user guide ("Embedding the learner").
+//! The loop is the crate's [`Runner`] in its default configuration: when a candidate is
+//! correct while good traces' fallbacks are in force, it relaxes them once and asks for a
+//! cheaper candidate; the cheapest correct candidate wins. The formats are in the user guide
+//! ("Embedding the learner").
 //!
 //! Run with `cargo run -p paces-learn --features serde --example json_cegis`.
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::process::{Command, Stdio};
 
-use paces_learn::constraint::{Candidate, Space};
+use paces_learn::constraint::Space;
 use paces_learn::trace::Trace;
-use paces_learn::{Learner, LearnerConfig, Proposal};
+use paces_learn::{CheckError, Event, LearnerConfig, Runner, Verdict};
 use serde_json::{json, Value};
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+type Result<T> = std::result::Result<T, CheckError>;
 
 fn main() -> Result<()> {
     if std::env::args().nth(1).as_deref() == Some("--checker") {
@@ -43,8 +44,8 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The learner's side: runs the loop against the checker `command` starts and returns the
-/// answer in words.
+/// The learner's side: runs the loop against the checker `command` starts, through the
+/// crate's [`Runner`], and returns the answer in words.
 fn learn(command: &mut Command) -> Result<String> {
     let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
     let mut to_checker = child.stdin.take().ok_or("no pipe to the checker")?;
@@ -56,55 +57,38 @@ fn learn(command: &mut Command) -> Result<String> {
         }
         Ok(serde_json::from_str(&line)?)
     };
-
     let first = receive()?;
     let space: Space = serde_json::from_value(first.get("space").cloned().ok_or("no space")?)?;
-    let mut learner = Learner::new(space.clone(), LearnerConfig::new())?;
-    let mut candidate = Candidate::original(&space);
-    let mut best: Option<Candidate> = None;
-    let mut relaxed = false;
-    for round in 1..=20 {
+    let mut round = 0;
+    let mut runner = Runner::new(&space, LearnerConfig::new())?.on_event(|event| match event {
+        Event::Check { iteration, candidate, .. } => {
+            round = *iteration;
+            println!("round {round}: check {}", candidate.display(&space).to_string().replace('\n', " | "));
+        }
+        Event::Correct { .. } => println!("round {round}: correct"),
+        Event::Relaxed { count } => println!("round {round}: {count} fallbacks relaxed, looking for a cheaper one"),
+        _ => {}
+    });
+    // The checker's verdicts as they come: good traces of the original program, and a bad
+    // trace that stops at its failure and lists each thread's remaining steps as pending.
+    let report = runner.run(|candidate| {
         writeln!(to_checker, "{}", json!({ "check": candidate }))?;
         let reply = receive()?;
-        for good in reply.get("good").and_then(Value::as_array).into_iter().flatten() {
-            let trace: Trace = serde_json::from_value(good.clone())?;
-            let lesson = learner.learn_good(&trace)?;
-            println!("round {round}: {}", lesson.display(&learner));
+        let mut good = Vec::new();
+        for trace in reply.get("good").and_then(Value::as_array).into_iter().flatten() {
+            good.push(serde_json::from_value::<Trace>(trace.clone())?);
         }
         if reply["verdict"] == "correct" {
-            println!("round {round}: correct: {}", candidate.display(&space).to_string().replace('\n', " | "));
-            if best.as_ref().is_none_or(|b| candidate.cost(&space) < b.cost(&space)) {
-                best = Some(candidate.clone());
-            }
-            // The fallbacks froze every order of their traces: a cheaper candidate they
-            // excluded may be correct too. Look once.
-            if relaxed || learner.relax_fallbacks()? == 0 {
-                break;
-            }
-            relaxed = true;
-        } else {
-            let trace: Trace = serde_json::from_value(reply.get("trace").cloned().ok_or("no trace")?)?;
-            let lesson = learner.learn_bad(&trace)?;
-            println!("round {round}: {}", lesson.display(&learner));
+            return Ok(Verdict::correct(good));
         }
-        match learner.propose()? {
-            Proposal::Candidate { candidate: next, cost, .. }
-                if best.as_ref().is_none_or(|b| cost < b.cost(&space)) =>
-            {
-                candidate = next;
-            }
-            Proposal::Candidate { .. } => break,
-            Proposal::Unsatisfiable { explanation, .. } => {
-                println!("no cheaper candidate: {explanation}");
-                break;
-            }
-            other => return Err(format!("an answer this example does not know: {other:?}").into()),
-        }
-    }
+        let bad: Trace = serde_json::from_value(reply.get("trace").cloned().ok_or("no trace")?)?;
+        Ok(Verdict::wrong(vec![bad], good))
+    })?;
+    drop(runner);
     drop(to_checker);
     child.wait()?;
-    let best = best.ok_or("no correct candidate")?;
-    Ok(format!("answer (cost {}):\n{}", best.cost(&space), best.display(&space)))
+    let best = report.best.ok_or(format!("no correct candidate: {}", report.stop))?;
+    Ok(format!("answer ({}):\n{}", report.stop, best.display(&space)))
 }
 
 /// The checker's side, as a tool in another language would write it: JSON values only.

@@ -33,6 +33,17 @@ pub enum ErrorKind {
     /// A thread of a trace runs a top block that is not its own (another thread's, or not the
     /// one the space declares for it).
     ThreadBlock,
+    /// A trace breaks program order: a thread runs two items against a pair the space fixes,
+    /// or a blocked or pending step does not come after its thread's last event in the
+    /// thread's order.
+    ProgramOrder,
+    /// Two threads of a trace read or write a variable declared local to one thread.
+    SharedLocal,
+    /// [`Learner::retract`](crate::Learner::retract) was given an id the learner did not give.
+    UnknownLesson,
+    /// The client's checker failed during a [`Runner`](crate::Runner) run; the message holds
+    /// its error.
+    Check,
 }
 
 impl ErrorKind {
@@ -50,7 +61,11 @@ impl ErrorKind {
             | ErrorKind::UnknownLocation
             | ErrorKind::UnknownBlock
             | ErrorKind::ScopeMismatch
-            | ErrorKind::ThreadBlock => "the trace does not fit the space",
+            | ErrorKind::ThreadBlock
+            | ErrorKind::ProgramOrder
+            | ErrorKind::SharedLocal => "the trace does not fit the space",
+            ErrorKind::UnknownLesson => "no such lesson",
+            ErrorKind::Check => "the checker failed",
         }
     }
 }
@@ -97,7 +112,9 @@ impl From<paces_trace::TraceError> for Error {
             T::UnknownThread => ErrorKind::UnknownThread,
             T::UnknownLoc => ErrorKind::UnknownLocation,
             T::UnknownBlock => ErrorKind::UnknownBlock,
-            T::ScopeMismatch | T::EmptyScope | T::ScopeOrder => ErrorKind::ScopeMismatch,
+            T::ScopeMismatch | T::EmptyScope => ErrorKind::ScopeMismatch,
+            T::ScopeOrder | T::FixedOrder => ErrorKind::ProgramOrder,
+            T::SharedLocal => ErrorKind::SharedLocal,
             T::ThreadBlock => ErrorKind::ThreadBlock,
             _ => ErrorKind::SpaceMismatch,
         };

@@ -116,6 +116,8 @@ impl LearnerConfig {
 /// A constraint that a conflict may relax, with what it was learned from.
 struct Relaxable {
     id: ConstraintId,
+    /// The lesson it belongs to.
+    lesson: LessonId,
     /// Its place in `Learner::learned`.
     index: usize,
     /// The constraint itself, and the trace and its number among the good or the bad traces.
@@ -136,11 +138,32 @@ enum Guess {
     Fixes { k: usize, alternative: Option<NodeId> },
 }
 
+/// A lesson's id: what [`Learner::retract`] takes back. Every trace learned and every
+/// constraint required has one, numbered from 0 in the order learned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
+pub struct LessonId(u32);
+
+impl LessonId {
+    /// The id's number, from 0 in the order learned.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for LessonId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "lesson {}", self.0)
+    }
+}
+
 /// What the learner took from one trace. Shown with the space's names by
 /// [`Lesson::display`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Lesson {
+    /// Its id, for [`Learner::retract`].
+    pub id: LessonId,
     /// The constraint learned (a node of [`Learner::arena`]).
     pub constraint: NodeId,
     /// For a good trace: whether LearnGoodUnder fell back to freezing all orders.
@@ -192,10 +215,14 @@ pub struct Conjunct {
     /// The trace it was learned from: good or bad, and its number among those (from 1);
     /// `None` for a constraint of the caller's own ([`Learner::require`]).
     pub trace: Option<(Role, usize)>,
+    /// The lesson it belongs to (a relaxed constraint and its replacement share one).
+    pub lesson: LessonId,
     /// What kind of constraint it is.
     pub kind: ConjunctKind,
     /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
     pub relaxed: bool,
+    /// Whether [`Learner::retract`] took its lesson back (it is `true` now).
+    pub retracted: bool,
 }
 
 /// What kind of constraint a [`Conjunct`] is.
@@ -224,7 +251,7 @@ pub enum ConjunctKind {
 }
 
 impl Conjunct {
-    fn new(trace: Option<(Role, usize)>, kind: ConjunctKind) -> Conjunct {
+    fn new(lesson: LessonId, trace: Option<(Role, usize)>, kind: ConjunctKind) -> Conjunct {
         let what = match kind {
             ConjunctKind::Covers { after_fallback: false } => "covered edges".to_owned(),
             ConjunctKind::Covers { after_fallback: true } => "covered edges, fallback relaxed".to_owned(),
@@ -237,7 +264,7 @@ impl Conjunct {
             Some((role, number)) => format!("{} trace #{number} ({what})", role.name()),
             None => what,
         };
-        Conjunct { name, trace, kind, relaxed: false }
+        Conjunct { name, trace, lesson, kind, relaxed: false, retracted: false }
     }
 }
 
@@ -280,6 +307,7 @@ impl fmt::Display for DisplayLesson<'_> {
                  `LearnerConfig::fallback(false)` learns the covered edges only)",
             )?,
             Role::Good => {}
+            Role::Bad if lesson.fixes == 1 => f.write_str("\n  (1 fix)")?,
             Role::Bad => write!(f, "\n  ({} fixes)", lesson.fixes)?,
         }
         if let Some(warning) = lesson.warning() {
@@ -334,18 +362,30 @@ impl fmt::Display for DisplayProposal<'_> {
         let space = self.space;
         match self.proposal {
             Proposal::Candidate { candidate, cost, transformations } => {
-                writeln!(f, "candidate (cost {cost}), from the original by:")?;
-                if transformations.is_empty() {
-                    writeln!(f, "  nothing (the original program)")?;
-                }
-                for t in transformations {
-                    writeln!(f, "  {}", t.display_in(space, candidate))?;
-                }
-                write!(f, "{}", candidate.display(space))
+                write_candidate(f, space, candidate, *cost, transformations)
             }
             Proposal::Unsatisfiable { explanation, .. } => write!(f, "no candidate: {explanation}"),
         }
     }
+}
+
+/// Writes a candidate as a [`Proposal`] shows it: its cost, the transformations leading to
+/// it, then the candidate itself.
+pub(crate) fn write_candidate(
+    f: &mut fmt::Formatter<'_>,
+    space: &Space,
+    candidate: &Candidate,
+    cost: Cost,
+    transformations: &[Transformation],
+) -> fmt::Result {
+    writeln!(f, "candidate (cost {cost}), from the original by:")?;
+    if transformations.is_empty() {
+        writeln!(f, "  nothing (the original program)")?;
+    }
+    for t in transformations {
+        writeln!(f, "  {}", t.display_in(space, candidate))?;
+    }
+    write!(f, "{}", candidate.display(space))
 }
 
 /// Learns regression-preventing constraints from good traces and error-eliminating
@@ -363,6 +403,12 @@ pub struct Learner {
     learned: Vec<NodeId>,
     /// What each of `learned` is, under the name the solver's explanations give it.
     conjuncts: Vec<Conjunct>,
+    /// The solver's id of each of `learned`.
+    ids: Vec<ConstraintId>,
+    /// The conjunction of `learned`.
+    root: NodeId,
+    /// Lessons learned so far (retracted ones included).
+    lessons: u32,
     good: usize,
     bad: usize,
     relaxable: Vec<Relaxable>,
@@ -372,19 +418,24 @@ pub struct Learner {
 }
 
 impl Learner {
-    /// A learner over `space` with nothing learned yet.
+    /// A learner over `space` (it keeps its own copy) with nothing learned yet.
     ///
     /// # Errors
     /// When the solver cannot encode the space.
-    pub fn new(space: Space, config: LearnerConfig) -> Result<Learner, Error> {
-        let solver = Solver::new(&space, SolverConfig::new().backend(config.backend))?;
+    pub fn new(space: &Space, config: LearnerConfig) -> Result<Learner, Error> {
+        let solver = Solver::new(space, SolverConfig::new().backend(config.backend))?;
+        let arena = Arena::new();
+        let root = arena.tru();
         Ok(Learner {
-            space,
-            arena: Arena::new(),
+            space: space.clone(),
+            arena,
+            root,
             solver,
             config,
             learned: Vec::new(),
             conjuncts: Vec::new(),
+            ids: Vec::new(),
+            lessons: 0,
             good: 0,
             bad: 0,
             relaxable: Vec::new(),
@@ -411,10 +462,16 @@ impl Learner {
         &self.arena
     }
 
-    /// The conjunction of everything learned so far, as a node of [`Learner::arena`].
-    pub fn constraint(&mut self) -> NodeId {
+    /// The conjunction of everything learned so far (what is retracted or relaxed left out),
+    /// as a node of [`Learner::arena`].
+    pub fn constraint(&self) -> NodeId {
+        self.root
+    }
+
+    /// Builds [`Learner::constraint`] again after `learned` changed.
+    fn refresh_root(&mut self) {
         let parts = self.learned.clone();
-        self.arena.and(parts)
+        self.root = self.arena.and(parts);
     }
 
     /// Displays every constraint learned so far with the space's names, one per line, each
@@ -427,9 +484,8 @@ impl Learner {
     }
 
     /// Size statistics of everything learned so far.
-    pub fn stats(&mut self) -> Stats {
-        let root = self.constraint();
-        self.arena.stats(root)
+    pub fn stats(&self) -> Stats {
+        self.arena.stats(self.root)
     }
 
     /// Every constraint learned so far, in the order learned: what it came from, its kind and
@@ -471,10 +527,15 @@ impl Learner {
         self.dropped
     }
 
-    /// Learns from a good trace (LearnGoodUnder).
+    /// Learns from a good trace (LearnGoodUnder). All or nothing: a refused trace leaves the
+    /// learner as it was.
     ///
     /// # Errors
-    /// When the solver cannot take the constraint (a resource limit).
+    /// When the trace does not fit the space or breaks program order (see
+    /// [`Trace::check_against`]: unknown threads, locations or blocks, a fixed pair run out of
+    /// order, a pending step its thread already ran, a local shared by two threads), with the
+    /// step, thread and labels named; when the solver cannot take the constraint (a resource
+    /// limit).
     pub fn learn_good(&mut self, trace: &Trace) -> Result<Lesson, Error> {
         self.learn_good_checked(trace, || None)
     }
@@ -488,7 +549,7 @@ impl Learner {
     /// Any other answer keeps the fallback.
     ///
     /// # Errors
-    /// When the solver cannot take the constraint (a resource limit).
+    /// As for [`Learner::learn_good`].
     pub fn learn_good_checked(
         &mut self,
         trace: &Trace,
@@ -500,15 +561,18 @@ impl Learner {
         if learned.fallback_used && freely_bad() == Some(true) {
             learned = learn_good(trace, &mut self.arena, &config.clone().fallback(false));
         }
-        self.good += 1;
+        let (lesson, number) = (self.next_lesson(), self.good + 1);
         let kind =
             if learned.fallback_used { ConjunctKind::Fallback } else { ConjunctKind::Covers { after_fallback: false } };
-        let id = self.add(learned.constraint, Conjunct::new(Some((Role::Good, self.good)), kind))?;
+        let id = self.add(learned.constraint, Conjunct::new(lesson, Some((Role::Good, number)), kind))?;
+        self.lessons += 1;
+        self.good = number;
         if learned.fallback_used {
             let index = self.learned.len() - 1;
-            let (number, kind) = (self.good, Guess::Fallback);
+            let kind = Guess::Fallback;
             self.relaxable.push(Relaxable {
                 id,
+                lesson,
                 index,
                 constraint: learned.constraint,
                 trace: trace.clone(),
@@ -517,6 +581,7 @@ impl Learner {
             });
         }
         Ok(Lesson {
+            id: lesson,
             constraint: learned.constraint,
             fallback_used: learned.fallback_used,
             fixes: 0,
@@ -536,8 +601,12 @@ impl Learner {
     /// fix it is recorded but not added, and the caller decides (the repair loop relies on
     /// excluding the rejected candidate).
     ///
+    /// All or nothing: a refused trace leaves the learner as it was.
+    ///
     /// # Errors
-    /// When the trace is not bad and has no blocked steps, or does not fit the space.
+    /// When the trace is not bad and has no blocked steps; when it does not fit the space or
+    /// breaks program order, as for [`Learner::learn_good`]; a resource limit of the
+    /// elimination graph or the solver.
     pub fn learn_bad(&mut self, trace: &Trace) -> Result<Lesson, Error> {
         self.learn_bad_detailed(trace).map(|(lesson, _)| lesson)
     }
@@ -563,7 +632,7 @@ impl Learner {
     /// As for [`Learner::learn_bad`].
     pub fn learn_bad_or(&mut self, trace: &Trace, alternative: Option<NodeId>) -> Result<(Lesson, Elimination), Error> {
         trace.check_against(&self.space)?;
-        self.bad += 1;
+        let (lesson, number) = (self.next_lesson(), self.bad + 1);
         let k = self.config.max_constraint_edges;
         let (constraint, elimination) = self.eliminate(trace, k, alternative)?;
         // A run that stops short (blocked or pending steps) may hide the writes its fixes
@@ -576,18 +645,20 @@ impl Learner {
             } else {
                 ConjunctKind::Fixes { k }
             };
-            let id = self.add(constraint, Conjunct::new(Some((Role::Bad, self.bad)), kind))?;
+            let id = self.add(constraint, Conjunct::new(lesson, Some((Role::Bad, number)), kind))?;
             let index = self.learned.len() - 1;
             let kind = Guess::Fixes { k, alternative };
-            let number = self.bad;
-            self.relaxable.push(Relaxable { id, index, constraint, trace: trace.clone(), number, kind });
+            self.relaxable.push(Relaxable { id, lesson, index, constraint, trace: trace.clone(), number, kind });
         }
+        self.lessons += 1;
+        self.bad = number;
         let lesson = Lesson {
+            id: lesson,
             constraint: elimination.constraint,
             fallback_used: false,
             fixes: elimination.fixes.len(),
             role: Role::Bad,
-            number: self.bad,
+            number,
             stops_at_failure: stops_at_failure(trace),
         };
         Ok((lesson, elimination))
@@ -613,10 +684,50 @@ impl Learner {
     ///
     /// # Errors
     /// When the solver cannot take the constraint (a resource limit).
-    pub fn require(&mut self, constraint: NodeId, name: &str) -> Result<(), Error> {
-        let mut conjunct = Conjunct::new(None, ConjunctKind::Required);
+    pub fn require(&mut self, constraint: NodeId, name: &str) -> Result<LessonId, Error> {
+        let lesson = self.next_lesson();
+        let mut conjunct = Conjunct::new(lesson, None, ConjunctKind::Required);
         conjunct.name = name.to_owned();
-        self.add(constraint, conjunct).map(|_| ())
+        self.add(constraint, conjunct)?;
+        self.lessons += 1;
+        Ok(lesson)
+    }
+
+    /// The id the next lesson gets.
+    fn next_lesson(&self) -> LessonId {
+        LessonId(self.lessons)
+    }
+
+    /// Takes a lesson back: every constraint learned from it (a relaxed one's replacement
+    /// too) stops binding, by the solver's activation literals, with no rebuilding. With
+    /// relaxation off ([`LearnerConfig::relax_on_conflict`]), the learner then proposes what a
+    /// learner that never learned the lesson proposes. A relaxation that a conflict with the
+    /// lesson caused in another lesson stays; the trace counts ([`Learner::counts`]) and the
+    /// other lessons' names stay too. Returns false when the lesson was already taken back.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnknownLesson`] for an id this learner did not give; a solver failure.
+    pub fn retract(&mut self, lesson: LessonId) -> Result<bool, Error> {
+        if lesson.0 >= self.lessons {
+            let message = format!("{lesson} was not learned: this learner gave {} lessons", self.lessons);
+            return Err(Error::new(ErrorKind::UnknownLesson, message));
+        }
+        let mut taken = false;
+        for index in 0..self.conjuncts.len() {
+            let conjunct = &self.conjuncts[index];
+            if conjunct.lesson != lesson || conjunct.retracted {
+                continue;
+            }
+            if !conjunct.relaxed {
+                self.solver.retract(self.ids[index])?;
+                self.learned[index] = self.arena.tru();
+            }
+            self.conjuncts[index].retracted = true;
+            taken = true;
+        }
+        self.relaxable.retain(|r| r.lesson != lesson);
+        self.refresh_root();
+        Ok(taken)
     }
 
     /// The arena, to build constraints for [`Learner::require`].
@@ -624,10 +735,13 @@ impl Learner {
         &mut self.arena
     }
 
+    /// Adds a constraint to the solver and, only when the solver took it, to the learned ones.
     fn add(&mut self, constraint: NodeId, conjunct: Conjunct) -> Result<ConstraintId, Error> {
-        self.learned.push(constraint);
         let id = self.solver.add(&self.arena, constraint, &conjunct.name)?;
+        self.learned.push(constraint);
         self.conjuncts.push(conjunct);
+        self.ids.push(id);
+        self.refresh_root();
         Ok(id)
     }
 
@@ -671,11 +785,12 @@ impl Learner {
             self.solver.retract(r.id)?;
             self.learned[r.index] = self.arena.tru();
             self.conjuncts[r.index].relaxed = true;
+            self.refresh_root();
             match r.kind {
                 Guess::Fallback => {
                     let covered = learn_good(&r.trace, &mut self.arena, &self.config.learn.clone().fallback(false));
                     let kind = ConjunctKind::Covers { after_fallback: true };
-                    self.add(covered.constraint, Conjunct::new(Some((Role::Good, r.number)), kind))?;
+                    self.add(covered.constraint, Conjunct::new(r.lesson, Some((Role::Good, r.number)), kind))?;
                     self.relaxed += 1;
                 }
                 Guess::Fixes { k, alternative } if k < limit => {
@@ -684,11 +799,15 @@ impl Learner {
                     let (wider, _) = self.eliminate(&r.trace, k + 1, alternative)?;
                     let constraint = self.arena.or([r.constraint, wider]);
                     let kind = ConjunctKind::Fixes { k: k + 1 };
-                    let id = self.add(constraint, Conjunct::new(Some((Role::Bad, r.number)), kind))?;
+                    let mut conjunct = Conjunct::new(r.lesson, Some((Role::Bad, r.number)), kind);
+                    let base = self.config.max_constraint_edges;
+                    conjunct.name = format!("bad trace #{} (fixes, K = {}, deepened from {base})", r.number, k + 1);
+                    let id = self.add(constraint, conjunct)?;
                     let index = self.learned.len() - 1;
                     let kind = Guess::Fixes { k: k + 1, alternative };
                     let trace = r.trace.clone();
-                    self.relaxable.push(Relaxable { id, index, constraint, trace, number: r.number, kind });
+                    let (lesson, number) = (r.lesson, r.number);
+                    self.relaxable.push(Relaxable { id, lesson, index, constraint, trace, number, kind });
                     self.deepened += 1;
                 }
                 Guess::Fixes { .. } => self.dropped += 1,
@@ -738,8 +857,14 @@ impl Learner {
                                  covered edges, and the checker then guards against a regression)",
                             );
                         } else if let Some(k) = bounded.max() {
+                            let base = self.config.max_constraint_edges;
+                            let deepened = if k > base {
+                                format!(" (K = {base} as configured, deepened on conflict up to `deepen_to`)")
+                            } else {
+                                String::new()
+                            };
                             explanation.push_str(&format!(
-                                "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges: \
+                                "\n  (the bad traces' fixes are the elimination cycles with at most {k} constraint edges{deepened}: \
                                  a fix that needs a longer cycle is not ruled out)"
                             ));
                         }

@@ -31,7 +31,7 @@ fn example4() -> (Space, Trace) {
 #[test]
 fn the_cheapest_fix_moves_c_ahead_of_a() {
     let (space, bad) = example4();
-    let mut learner = Learner::new(space, LearnerConfig::new()).unwrap();
+    let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
     let lesson = learner.learn_bad(&bad).unwrap();
     assert!(lesson.fixes > 0);
     let Proposal::Candidate { candidate, transformations, .. } = learner.propose().unwrap() else {

@@ -8,7 +8,7 @@
 //! thread3 { n: await(z == 1); p: assert(y == 1) }
 //! ```
 
-#[path = "external/src/figure7.rs"]
+#[path = "support/figure7.rs"]
 mod figure7;
 
 use figure7::{space, trace, Result};
@@ -19,7 +19,7 @@ fn relaxing_the_fallbacks_finds_the_reorder_they_froze() -> Result<()> {
     let space = space()?;
     let good = trace(&space, "A B C 1 2 3 n p", None, "")?;
     let bad = trace(&space, "A 1 B 2 3 C n p", Some("3"), "")?;
-    let mut learner = Learner::new(space, LearnerConfig::new())?;
+    let mut learner = Learner::new(&space, LearnerConfig::new())?;
     assert!(learner.learn_good(&good)?.fallback_used);
     learner.learn_bad(&bad)?;
     let Proposal::Candidate { candidate, .. } = learner.propose()? else { panic!("a candidate exists") };
@@ -42,7 +42,7 @@ fn an_unsatisfiable_answer_names_the_traces_and_kinds_in_conflict() -> Result<()
     let good = trace(&space, "A B C 1 2 3 n p", None, "")?;
     // As a checker that stops at the failure reports it: the threads' next steps pending.
     let bad = trace(&space, "A 1 B 2 3", Some("3"), "C n p")?;
-    let mut learner = Learner::new(space, LearnerConfig::new().relax_on_conflict(false))?;
+    let mut learner = Learner::new(&space, LearnerConfig::new().relax_on_conflict(false))?;
     learner.learn_good(&good)?;
     learner.learn_bad(&bad)?;
     assert_eq!(learner.fallbacks(), [1]);
@@ -80,7 +80,7 @@ fn the_conjuncts_record_a_relaxed_fallback_and_its_replacement() -> Result<()> {
     use paces_learn::ConjunctKind;
     let space = space()?;
     let good = trace(&space, "A B C 1 2 3 n p", None, "")?;
-    let mut learner = Learner::new(space, LearnerConfig::new())?;
+    let mut learner = Learner::new(&space, LearnerConfig::new())?;
     assert!(learner.learn_good(&good)?.fallback_used);
     learner.relax_fallbacks()?;
     let conjuncts = learner.conjuncts();
@@ -99,7 +99,7 @@ fn the_conjuncts_record_a_relaxed_fallback_and_its_replacement() -> Result<()> {
 fn fixes_display_with_names_and_cost() -> Result<()> {
     let space = space()?;
     let bad = trace(&space, "A 1 B 2 3", Some("3"), "C n p")?;
-    let mut learner = Learner::new(space, LearnerConfig::new())?;
+    let mut learner = Learner::new(&space, LearnerConfig::new())?;
     let (_, elimination) = learner.learn_bad_detailed(&bad)?;
     let shown: Vec<String> = elimination.fixes.iter().map(|f| f.display(learner.space()).to_string()).collect();
     assert!(shown.iter().any(|f| f.starts_with("C <= A /\\ 1 <= 3 (cost ")), "{shown:?}");

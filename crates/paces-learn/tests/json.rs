@@ -3,7 +3,7 @@
 
 #![cfg(feature = "serde")]
 
-#[path = "external/src/figure7.rs"]
+#[path = "support/figure7.rs"]
 mod figure7;
 
 use figure7::{space, trace, Result};
@@ -88,7 +88,7 @@ fn a_trace_from_json_resolves_bare_reads_and_gets_the_builders_checks() -> Resul
 #[test]
 fn a_constraint_exported_and_imported_holds_on_the_same_candidates() -> Result<()> {
     let space = space()?;
-    let mut learner = Learner::new(space.clone(), LearnerConfig::new())?;
+    let mut learner = Learner::new(&space, LearnerConfig::new())?;
     learner.learn_good(&trace(&space, "A B C 1 2 3 n p", None, "")?)?;
     learner.learn_bad(&trace(&space, "A 1 B 2 3", Some("3"), "C n p")?)?;
     let root = learner.constraint();
@@ -111,7 +111,7 @@ fn a_constraint_exported_and_imported_holds_on_the_same_candidates() -> Result<(
 #[test]
 fn a_proposal_is_written_with_its_answer() -> Result<()> {
     let space = space()?;
-    let mut learner = Learner::new(space.clone(), LearnerConfig::new().fallback(false))?;
+    let mut learner = Learner::new(&space, LearnerConfig::new().fallback(false))?;
     learner.learn_good(&trace(&space, "A B C 1 2 3 n p", None, "")?)?;
     learner.learn_bad(&trace(&space, "A 1 B 2 3", Some("3"), "C n p")?)?;
     let proposal = learner.propose()?;
@@ -139,6 +139,29 @@ fn the_json_example_reaches_the_papers_answer() {
     let output = std::process::Command::new(&example).output().expect("the example runs");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{text}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(text.contains("correct: thread1: A; atomic [B; C]"), "the fallback's candidate first: {text}");
-    assert!(text.contains("answer (cost (atomic 0, inversions 2)):\nthread1: B; C; A\n"), "{text}");
+    let fallback = "round 2: check thread1: A; atomic [B; C] | thread2: 1; 2; 3 | thread3: n; p\nround 2: correct\n";
+    assert!(text.contains(fallback), "the fallback's candidate first: {text}");
+    assert!(text.contains("answer (correct):\nfound at iteration 3: candidate (cost (atomic 0, inversions 2)), from the original by:\n"), "{text}");
+    assert!(text.contains("\nthread1: B; C; A\n"), "{text}");
+}
+
+/// A trace's locals are written and read back, and the check at the door still sees them: a
+/// local that two threads use is refused after the round trip.
+#[test]
+fn a_traces_locals_survive_json() -> Result<()> {
+    let space = space()?;
+    let mut tb = paces_learn::trace::TraceBuilder::for_space(&space);
+    let thread = paces_learn::trace::ThreadId::from_u32;
+    let (r, t1, t2) = (paces_learn::trace::VarId::from_u32(7), thread(0), thread(1));
+    tb.local(r);
+    tb.flat(t1, space.loc("A").ok_or("A")?).write(r, 1).push()?;
+    tb.flat(t2, space.loc("1").ok_or("1")?).read(r).push()?;
+    let trace = tb.finish();
+    let text = serde_json::to_string(&trace)?;
+    assert!(text.ends_with(r#","locals":[7]}"#), "{text}");
+    let back: Trace = serde_json::from_str(&text)?;
+    assert_eq!(back, trace);
+    let e = Learner::new(&space, LearnerConfig::new())?.learn_good(&back).unwrap_err();
+    assert_eq!(e.kind(), &paces_learn::ErrorKind::SharedLocal, "{e}");
+    Ok(())
 }

@@ -34,7 +34,7 @@ const Y: VarId = VarId::from_u32(1);
 /// Learns `trace` as good and returns the error's kind and text.
 #[track_caller]
 fn refused(trace: &Trace) -> (ErrorKind, String) {
-    let mut learner = Learner::new(space(), LearnerConfig::new()).unwrap();
+    let mut learner = Learner::new(&space(), LearnerConfig::new()).unwrap();
     let e = learner.learn_good(trace).unwrap_err();
     let bad = learner.learn_bad(trace).unwrap_err();
     assert_eq!(bad.kind(), e.kind(), "good and bad traces are checked alike");
@@ -83,7 +83,7 @@ fn two_threads_in_one_block_are_caught_without_declared_threads() {
     let [a, c] = ["A", "C"].map(|n| b.loc(n).unwrap());
     b.item(t1, a, ItemInfo::SIMPLE).unwrap();
     b.item(t1, c, ItemInfo::SIMPLE).unwrap();
-    let mut learner = Learner::new(b.build().unwrap(), LearnerConfig::new()).unwrap();
+    let mut learner = Learner::new(&b.build().unwrap(), LearnerConfig::new()).unwrap();
     let mut tb = TraceBuilder::new();
     tb.step(ThreadId::from_u32(0), a, at(0, a)).write(X, 1).push().unwrap();
     tb.step(ThreadId::from_u32(1), c, at(0, c)).write(Y, 1).push().unwrap();
@@ -145,7 +145,7 @@ fn stopped_at_failure(space: &Space) -> Trace {
 
 #[test]
 fn a_bad_trace_that_stops_at_its_failure_says_what_to_add() {
-    let mut learner = Learner::new(space(), LearnerConfig::new()).unwrap();
+    let mut learner = Learner::new(&space(), LearnerConfig::new()).unwrap();
     let lesson = learner.learn_bad(&stopped_at_failure(learner.space())).unwrap();
     assert!(lesson.stops_at_failure);
     assert_eq!(lesson.fixes, 0);
@@ -166,7 +166,7 @@ fn the_same_trace_with_its_pending_step_offers_a_fix() {
     tb.step(ThreadId::from_u32(1), one, at(1, one)).kind(EventKind::Await).read(X).push().unwrap();
     tb.step(ThreadId::from_u32(1), two, at(1, two)).kind(EventKind::Assert).failed(true).read(Y).push().unwrap();
     tb.step(ThreadId::from_u32(0), c, at(0, c)).write(Y, 1).push_pending();
-    let mut learner = Learner::new(s, LearnerConfig::new()).unwrap();
+    let mut learner = Learner::new(&s, LearnerConfig::new()).unwrap();
     let lesson = learner.learn_bad(&tb.finish()).unwrap();
     assert!(!lesson.stops_at_failure && lesson.fixes > 0 && lesson.warning().is_none());
     assert!(matches!(learner.propose().unwrap(), Proposal::Candidate { .. }));
@@ -178,7 +178,7 @@ fn the_same_trace_with_its_pending_step_offers_a_fix() {
 fn a_passed_deadline_stops_a_proposal_and_can_be_lifted() {
     let space = space();
     let (a, c) = (loc(&space, "A"), loc(&space, "C"));
-    let mut learner = Learner::new(space, LearnerConfig::new()).unwrap();
+    let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
     let c_first = learner.arena_mut().order(c, a);
     learner.require(c_first, "C before A").unwrap();
     learner.set_deadline(Some(std::time::Instant::now() - std::time::Duration::from_millis(1)));

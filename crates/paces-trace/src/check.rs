@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use paces_constraint::{BlockId, Loc, Space};
 
-use crate::{Event, ThreadId, Trace, TraceError, TraceErrorKind};
+use crate::model::{ScopeProblem, ScopeTracker};
+use crate::{BlockInstance, Event, ThreadId, Trace, TraceError, TraceErrorKind, VarId};
 
 impl Trace {
     /// Checks the trace against `space`: its events, blocked steps and pending steps.
@@ -17,18 +18,144 @@ impl Trace {
     /// and when the space declares threads ([`paces_constraint::SpaceBuilder::thread`]) the
     /// thread is declared and its top block is the declared one.
     ///
+    /// Program order too: no thread runs two items of one block instance against a pair the
+    /// space fixes ([`Space::is_fixed`]); the blocked and pending steps continue their
+    /// thread's steps in scope order after its last event (a pending step of an item the
+    /// thread already ran is refused); a variable declared local
+    /// ([`TraceBuilder::local`](crate::TraceBuilder::local)) is read and written by one
+    /// thread only. Reads from earlier events that write the variable are the
+    /// [`TraceBuilder`](crate::TraceBuilder)'s own check, which every trace passed.
+    ///
     /// # Errors
     /// The first misfit, as a [`TraceError`] whose message names the step (`event 3`,
     /// `pending step 0`), its thread and its label with the space's names.
     pub fn check_against(&self, space: &Space) -> Result<(), TraceError> {
         let mut tops = Tops::default();
+        let mut order = Order::default();
+        let mut scopes = ScopeTracker::default();
+        let mut locals = Locals::new(self.locals());
         let steps = [("event", self.events()), ("blocked step", self.blocked()), ("pending step", self.pending())];
+        let mut position = 0;
         for (what, events) in steps {
             for (index, event) in events.iter().enumerate() {
                 let at = Place { what, index, event, space };
                 check_loc(&at)?;
                 check_scope(&at)?;
                 tops.check(&at)?;
+                // The events passed this check in the builder: replayed, they place each
+                // thread for its blocked and pending steps.
+                scopes.step(event, position).map_err(|problem| scope_error(&at, problem, self))?;
+                order.check(&at, self)?;
+                locals.check(&at, self)?;
+                position += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The step at `position` in the sequence of events, blocked steps and pending steps, as a
+/// message names it (`event 3`), and with its label when `labelled` (`event 3 (at `A1`)`).
+fn step_name(trace: &Trace, space: &Space, position: usize, labelled: bool) -> String {
+    let parts = [("event", trace.events()), ("blocked step", trace.blocked()), ("pending step", trace.pending())];
+    let mut index = position;
+    for (what, events) in parts {
+        match events.get(index) {
+            Some(event) if labelled => return format!("{what} {index} (at {})", loc_name(space, event.loc)),
+            Some(_) => return format!("{what} {index}"),
+            None => index -= events.len(),
+        }
+    }
+    format!("step {position}")
+}
+
+fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> TraceError {
+    let space = at.space;
+    let thread = thread_name(space, at.event.thread);
+    let problem = match problem {
+        ScopeProblem::Empty => return at.error(TraceErrorKind::EmptyScope, "its scope is empty".to_owned()),
+        ScopeProblem::TopDiffers => format!("its top block instance differs from the one {thread} runs"),
+        ScopeProblem::ReturnsTo { item, at: entered } => format!(
+            "{thread} already ran {} at {} and went on to another item of its block: a step after the \
+             thread's last event must come after it in the thread's order",
+            loc_name(space, item),
+            step_name(trace, space, entered, false)
+        ),
+        ScopeProblem::ReEnters { instance } => format!(
+            "it re-enters instance {} of {}, which {thread} already left",
+            instance.instance,
+            block_name(space, instance.block)
+        ),
+    };
+    at.error(TraceErrorKind::ScopeOrder, problem)
+}
+
+/// The items each thread ran in each block instance, in the order it entered them, with the
+/// position of the step that entered each: a new item must not be fixed before an earlier one.
+#[derive(Default)]
+struct Order {
+    items: BTreeMap<(ThreadId, BlockInstance), Vec<(Loc, usize)>>,
+    position: usize,
+}
+
+impl Order {
+    fn check(&mut self, at: &Place<'_>, trace: &Trace) -> Result<(), TraceError> {
+        let (space, event) = (at.space, at.event);
+        let position = self.position;
+        self.position += 1;
+        for entry in &event.scope {
+            let ran = self.items.entry((event.thread, entry.instance)).or_default();
+            if ran.last().is_some_and(|&(item, _)| item == entry.item) {
+                continue;
+            }
+            if let Some(&(earlier, when)) = ran.iter().find(|&&(earlier, _)| space.is_fixed(entry.item, earlier)) {
+                let (item, earlier) = (loc_name(space, entry.item), loc_name(space, earlier));
+                let problem = format!(
+                    "{} runs {item} after {earlier} (at {}), but the space fixes {item} before {earlier}",
+                    thread_name(space, event.thread),
+                    step_name(trace, space, when, false)
+                );
+                return Err(at.error(TraceErrorKind::FixedOrder, problem));
+            }
+            ran.push((entry.item, position));
+        }
+        Ok(())
+    }
+}
+
+/// The thread that first read or wrote each variable declared local, with that step.
+struct Locals<'a> {
+    locals: &'a [VarId],
+    owner: BTreeMap<VarId, (ThreadId, usize)>,
+    position: usize,
+}
+
+impl<'a> Locals<'a> {
+    fn new(locals: &'a [VarId]) -> Self {
+        Locals { locals, owner: BTreeMap::new(), position: 0 }
+    }
+
+    fn check(&mut self, at: &Place<'_>, trace: &Trace) -> Result<(), TraceError> {
+        let (space, event) = (at.space, at.event);
+        let position = self.position;
+        self.position += 1;
+        if self.locals.is_empty() {
+            return Ok(());
+        }
+        let reads = event.reads.iter().map(|r| ("reads", r.var));
+        let writes = event.writes.iter().map(|w| ("writes", w.var));
+        for (verb, var) in reads.chain(writes) {
+            if self.locals.binary_search(&var).is_err() {
+                continue;
+            }
+            let &mut (owner, first) = self.owner.entry(var).or_insert((event.thread, position));
+            if owner != event.thread {
+                let problem = format!(
+                    "it {verb} {var}, a local variable of {} (first used at {}): a local belongs to one thread",
+                    thread_name(space, owner),
+                    step_name(trace, space, first, true)
+                );
+                return Err(at.error(TraceErrorKind::SharedLocal, problem));
             }
         }
         Ok(())

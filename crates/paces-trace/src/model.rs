@@ -198,6 +198,11 @@ pub enum TraceErrorKind {
     /// A thread whose top block is not its own: another thread's, a different one from
     /// event to event, or not the block the space declares for it.
     ThreadBlock,
+    /// A thread runs two items of one block instance against a pair the space fixes (see
+    /// [`Trace::check_against`]).
+    FixedOrder,
+    /// Two threads read or write a variable declared local ([`TraceBuilder::local`]).
+    SharedLocal,
 }
 
 /// The error of [`TraceBuilder`].
@@ -234,9 +239,15 @@ pub struct Trace {
     events: Vec<Event>,
     blocked: Vec<Event>,
     pending: Vec<Event>,
+    locals: Vec<VarId>,
 }
 
 impl Trace {
+    /// The variables declared local to one thread ([`TraceBuilder::local`]), sorted.
+    pub fn locals(&self) -> &[VarId] {
+        &self.locals
+    }
+
     /// The events in trace order.
     pub fn events(&self) -> &[Event] {
         &self.events
@@ -308,14 +319,101 @@ impl Trace {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct ThreadState {
     top: Option<BlockInstance>,
     last_scope: Vec<ScopeEntry>,
+    /// For each level of `last_scope`, the position of the step that entered its item.
+    since: Vec<usize>,
     /// Instances this thread has entered (open or left).
     entered: FxHashSet<BlockInstance>,
-    /// Items already left in each open instance.
-    done_items: FxHashMap<BlockInstance, FxHashSet<Loc>>,
+    /// Items already left in each open instance, with the position of the step that entered
+    /// each.
+    done_items: FxHashMap<BlockInstance, FxHashMap<Loc, usize>>,
+}
+
+/// Why a step does not continue its thread's scope (see [`ScopeTracker::step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScopeProblem {
+    /// The step has an empty scope.
+    Empty,
+    /// The step's top block instance differs from the thread's.
+    TopDiffers,
+    /// The step returns to `item` of `instance`, which the thread entered at step `at` and left.
+    ReturnsTo { item: Loc, at: usize },
+    /// The step re-enters a block instance that the thread left.
+    ReEnters { instance: BlockInstance },
+}
+
+/// Each thread's place in its blocks, step by step: the scope order of [`TraceBuilder`], also
+/// replayed over a whole trace by [`Trace::check_against`] (blocked and pending steps after
+/// the events).
+#[derive(Clone, Default)]
+pub(crate) struct ScopeTracker {
+    threads: FxHashMap<ThreadId, ThreadState>,
+}
+
+impl ScopeTracker {
+    /// Checks that `event`, at `position` in the sequence of steps, continues its thread's
+    /// scope and, only when it does, records it: a refused step leaves the tracker as it was.
+    pub(crate) fn step(&mut self, event: &Event, position: usize) -> Result<(), ScopeProblem> {
+        let Some(first) = event.scope.first() else {
+            return Err(ScopeProblem::Empty);
+        };
+        let state = self.threads.get(&event.thread);
+        if state.and_then(|s| s.top).is_some_and(|top| top != first.instance) {
+            return Err(ScopeProblem::TopDiffers);
+        }
+        let prev: &[ScopeEntry] = state.map_or(&[], |s| &s.last_scope);
+        // Length of the common prefix (same instance and same item) with the previous event.
+        let mut k = 0;
+        while k < prev.len() && k < event.scope.len() && prev[k] == event.scope[k] {
+            k += 1;
+        }
+        // The previous event left every instance strictly below level k, and, at level k,
+        // the item it stood in (when the instance is the same).
+        let same_instance_at_k = k < prev.len() && k < event.scope.len() && prev[k].instance == event.scope[k].instance;
+        let first_left = if same_instance_at_k { k + 1 } else { k };
+        if same_instance_at_k {
+            let entry = event.scope[k];
+            let done = state.and_then(|s| s.done_items.get(&entry.instance));
+            if let Some(&at) = done.and_then(|d| d.get(&entry.item)) {
+                return Err(ScopeProblem::ReturnsTo { item: entry.item, at });
+            }
+        }
+        // Below the level where the event parts from the previous one, every instance must be
+        // new: an instance already entered was left (or is above), and one instance cannot
+        // stand at two levels.
+        let fresh = &event.scope[first_left..];
+        for (i, entry) in fresh.iter().enumerate() {
+            let seen = state.is_some_and(|s| s.entered.contains(&entry.instance))
+                || event.scope[..first_left].iter().any(|e| e.instance == entry.instance)
+                || fresh[..i].iter().any(|e| e.instance == entry.instance);
+            if seen {
+                return Err(ScopeProblem::ReEnters { instance: entry.instance });
+            }
+        }
+        // Everything checked: record the event.
+        let left: Vec<ScopeEntry> = prev.get(first_left..).unwrap_or(&[]).to_vec();
+        let left_item = same_instance_at_k.then(|| (prev[k], state.map_or(position, |s| s.since[k])));
+        let state = self.threads.entry(event.thread).or_default();
+        state.top.get_or_insert(first.instance);
+        if let Some((entry, at)) = left_item {
+            state.done_items.entry(entry.instance).or_default().insert(entry.item, at);
+        }
+        for entry in &left {
+            state.done_items.remove(&entry.instance);
+        }
+        for entry in fresh {
+            state.entered.insert(entry.instance);
+        }
+        // The levels the event shares with the previous one keep their entering step; the
+        // others are entered now.
+        state.since.truncate(k);
+        state.since.resize(event.scope.len(), position);
+        state.last_scope = event.scope.clone();
+        Ok(())
+    }
 }
 
 /// Builds a [`Trace`] event by event, validating each.
@@ -341,7 +439,10 @@ pub struct TraceBuilder {
     blocked: Vec<Event>,
     pending: Vec<Event>,
     latest: FxHashMap<VarId, EventId>,
-    threads: FxHashMap<ThreadId, ThreadState>,
+    scopes: ScopeTracker,
+    locals: Vec<VarId>,
+    /// The block of each location that is an item, from [`TraceBuilder::for_space`].
+    flat_blocks: Vec<Option<BlockId>>,
 }
 
 /// One event under construction; see [`TraceBuilder::step`].
@@ -444,6 +545,28 @@ impl TraceBuilder {
         }
     }
 
+    /// An empty trace whose flat steps ([`TraceBuilder::flat`]) take their scopes from `space`
+    /// (it keeps the block of each item, not the space).
+    pub fn for_space(space: &Space) -> Self {
+        let flat_blocks = space.locs().map(|loc| space.block_of(loc)).collect();
+        TraceBuilder { flat_blocks, ..Self::default() }
+    }
+
+    /// [`TraceBuilder::flat_step`] with the space given to [`TraceBuilder::for_space`]: the
+    /// next event of a flat thread, its scope the block holding `loc` as an item, instance 0
+    /// (an empty scope, which [`StepBuilder::push`] refuses, for a `loc` that is no item of
+    /// that space or a builder made with [`TraceBuilder::new`]).
+    pub fn flat(&mut self, thread: ThreadId, loc: Loc) -> StepBuilder<'_> {
+        let scope = self
+            .flat_blocks
+            .get(loc.index())
+            .copied()
+            .flatten()
+            .map(|block| vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item: loc }])
+            .unwrap_or_default();
+        self.step(thread, loc, scope)
+    }
+
     /// Starts the next event of a flat thread, whose blocks each run once (no loop and no
     /// procedure around the step): its scope is the block holding `loc` as an item, instance
     /// 0. The usual start for a checker of straight-line threads; a `loc` that is no item of
@@ -517,67 +640,37 @@ impl TraceBuilder {
     /// Checks the event's scope against its thread's earlier events and, only when it is
     /// fine, records it: a rejected event leaves the builder as it was.
     fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), TraceError> {
-        let bad = |what: &str| {
-            Err(TraceError::new(
-                TraceErrorKind::ScopeOrder,
-                format!("event {position} of thread {}: {what}", event.thread),
-            ))
-        };
-        let Some(first) = event.scope.first() else {
-            return Err(TraceError::new(TraceErrorKind::EmptyScope, format!("event {position} has an empty scope")));
-        };
-        let state = self.threads.get(&event.thread);
-        if state.and_then(|s| s.top).is_some_and(|top| top != first.instance) {
-            return bad("its top block instance differs from the thread's");
+        self.scopes.step(event, position).map_err(|problem| {
+            let kind =
+                if problem == ScopeProblem::Empty { TraceErrorKind::EmptyScope } else { TraceErrorKind::ScopeOrder };
+            let thread = event.thread;
+            let what = match problem {
+                ScopeProblem::Empty => return TraceError::new(kind, format!("event {position} has an empty scope")),
+                ScopeProblem::TopDiffers => "its top block instance differs from the thread's".to_owned(),
+                ScopeProblem::ReturnsTo { item, at } => {
+                    format!("{item} already ran at event {at}, and the thread went on to another item of its block")
+                }
+                ScopeProblem::ReEnters { instance } => format!(
+                    "it re-enters instance {} of block {}, which the thread already left",
+                    instance.instance, instance.block
+                ),
+            };
+            TraceError::new(kind, format!("event {position} of thread {thread}: {what}"))
+        })
+    }
+
+    /// Declares `var` a local variable of one thread: [`Trace::check_against`] refuses a trace
+    /// in which two threads read or write it (a register shared by mistake). A variable that
+    /// is not declared is shared.
+    pub fn local(&mut self, var: VarId) -> &mut Self {
+        if let Err(at) = self.locals.binary_search(&var) {
+            self.locals.insert(at, var);
         }
-        let prev: &[ScopeEntry] = state.map_or(&[], |s| &s.last_scope);
-        // Length of the common prefix (same instance and same item) with the previous event.
-        let mut k = 0;
-        while k < prev.len() && k < event.scope.len() && prev[k] == event.scope[k] {
-            k += 1;
-        }
-        // The previous event left every instance strictly below level k, and, at level k,
-        // the item it stood in (when the instance is the same).
-        let same_instance_at_k = k < prev.len() && k < event.scope.len() && prev[k].instance == event.scope[k].instance;
-        let first_left = if same_instance_at_k { k + 1 } else { k };
-        if same_instance_at_k {
-            let done = state.and_then(|s| s.done_items.get(&event.scope[k].instance));
-            if done.is_some_and(|d| d.contains(&event.scope[k].item)) {
-                return bad("it returns to an item of a block instance that it already left");
-            }
-        }
-        // Below the level where the event parts from the previous one, every instance must be
-        // new: an instance already entered was left (or is above), and one instance cannot
-        // stand at two levels.
-        let fresh = &event.scope[first_left..];
-        for (i, entry) in fresh.iter().enumerate() {
-            let seen = state.is_some_and(|s| s.entered.contains(&entry.instance))
-                || event.scope[..first_left].iter().any(|e| e.instance == entry.instance)
-                || fresh[..i].iter().any(|e| e.instance == entry.instance);
-            if seen {
-                return bad("it re-enters a block instance that was already left");
-            }
-        }
-        // Everything checked: record the event.
-        let left: Vec<ScopeEntry> = prev.get(first_left..).unwrap_or(&[]).to_vec();
-        let left_item = same_instance_at_k.then(|| prev[k]);
-        let state = self.threads.entry(event.thread).or_default();
-        state.top.get_or_insert(first.instance);
-        if let Some(entry) = left_item {
-            state.done_items.entry(entry.instance).or_default().insert(entry.item);
-        }
-        for entry in &left {
-            state.done_items.remove(&entry.instance);
-        }
-        for entry in fresh {
-            state.entered.insert(entry.instance);
-        }
-        state.last_scope = event.scope.clone();
-        Ok(())
+        self
     }
 
     /// Finishes the trace.
     pub fn finish(self) -> Trace {
-        Trace { events: self.events, blocked: self.blocked, pending: self.pending }
+        Trace { events: self.events, blocked: self.blocked, pending: self.pending, locals: self.locals }
     }
 }

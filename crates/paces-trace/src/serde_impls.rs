@@ -1,5 +1,6 @@
 //! serde support (the `serde` feature). A [`Trace`] is written as
-//! `{"events": [...], "blocked": [...], "pending": [...]}` and read back through a
+//! `{"events": [...], "blocked": [...], "pending": [...], "locals": [v, ...]}` (`locals`: the
+//! variables declared local, see [`TraceBuilder::local`]) and read back through a
 //! [`TraceBuilder`], so a trace read from JSON is checked like one built in code. An event is
 //! `{"thread": t, "loc": l, "scope": [{"block": b, "instance": i, "item": l}, ...],
 //! "kind": "plain" | "assume" | "await" | "assert", "failed": bool, "reads": [...],
@@ -25,6 +26,8 @@ struct TraceWire {
     blocked: Vec<EventWire>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pending: Vec<EventWire>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    locals: Vec<VarId>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -100,6 +103,7 @@ impl Serialize for Trace {
             events: self.events().iter().map(EventWire::of).collect(),
             blocked: self.blocked().iter().map(EventWire::of).collect(),
             pending: self.pending().iter().map(EventWire::of).collect(),
+            locals: self.locals().to_vec(),
         }
         .serialize(serializer)
     }
@@ -123,6 +127,9 @@ enum Part {
 /// The trace a wire form describes, through the builder's checks.
 fn build(wire: &TraceWire) -> Result<Trace, crate::TraceError> {
     let mut b = TraceBuilder::new();
+    for &var in &wire.locals {
+        b.local(var);
+    }
     let parts = [(Part::Events, &wire.events), (Part::Blocked, &wire.blocked), (Part::Pending, &wire.pending)];
     for (part, events) in parts {
         for e in events {

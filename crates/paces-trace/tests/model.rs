@@ -231,3 +231,27 @@ fn lift_two_calls_of_one_procedure() {
     let call1_first = event(T0, &[(0, 0, 4), (7, 0, 70)]);
     assert_eq!(lift(&call1_first, &call1), Some(Atom::Order(loc(70), loc(71))));
 }
+
+/// A builder made for a space gives a flat step the scope `flat_step` gives it with the space,
+/// and an empty (refused) scope to a location that is no item.
+#[test]
+fn a_builder_for_a_space_starts_flat_steps_without_the_space() {
+    use paces_constraint::{ItemInfo, SpaceBuilder};
+    let mut b = SpaceBuilder::new();
+    let (b0, b1) = (b.block(false), b.block(false));
+    let (a, c, free) = (b.loc("a").unwrap(), b.loc("c").unwrap(), b.loc("free").unwrap());
+    b.item(b0, a, ItemInfo::SIMPLE).unwrap();
+    b.item(b1, c, ItemInfo::SIMPLE).unwrap();
+    let space = b.build().unwrap();
+    let (t0, t1) = (ThreadId::from_u32(0), ThreadId::from_u32(1));
+    let mut with_space = TraceBuilder::new();
+    with_space.flat_step(&space, t0, a).write(VarId::from_u32(0), 1).push().unwrap();
+    with_space.flat_step(&space, t1, c).read(VarId::from_u32(0)).push().unwrap();
+    let mut for_space = TraceBuilder::for_space(&space);
+    for_space.flat(t0, a).write(VarId::from_u32(0), 1).push().unwrap();
+    for_space.flat(t1, c).read(VarId::from_u32(0)).push().unwrap();
+    assert_eq!(for_space.finish(), with_space.finish());
+    let mut tb = TraceBuilder::for_space(&space);
+    assert_kind(tb.flat(t0, free).push(), TraceErrorKind::EmptyScope);
+    assert_kind(TraceBuilder::new().flat(t0, a).push(), TraceErrorKind::EmptyScope);
+}

@@ -111,7 +111,7 @@ mod tests {
         .unwrap();
         let traces = paces_explore::good_traces(&program, &paces_explore::GoodConfig::new()).unwrap();
         let good = traces.first().expect("a good trace");
-        let mut learner = paces_learn::Learner::new(program.space(), paces_learn::LearnerConfig::new()).unwrap();
+        let mut learner = paces_learn::Learner::new(&program.space(), paces_learn::LearnerConfig::new()).unwrap();
         let inner = learner.learn_bad(good).unwrap_err();
         let text = inner.to_string();
         let error = Error::from(inner);

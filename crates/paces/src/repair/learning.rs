@@ -44,7 +44,7 @@ pub(super) struct Learning {
 impl Learning {
     /// A learner over the judge's space, with the run's learner settings and deadline.
     pub(super) fn new(judge: &Judge<'_>) -> Result<Self, Error> {
-        let mut learner = Learner::new(judge.space.clone(), judge.cfg.learner.clone())?;
+        let mut learner = Learner::new(&judge.space, judge.cfg.learner.clone())?;
         learner.set_deadline(judge.cfg.time_limit.map(|limit| judge.report.start() + limit));
         Ok(Learning { learner, causes: BTreeMap::new() })
     }

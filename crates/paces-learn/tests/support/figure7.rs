@@ -1,5 +1,5 @@
-//! Figure 7's program, space and traces as a foreign model checker reports them (shared by
-//! the external crate and the learner's tests).
+//! Figure 7's program, space and traces as a foreign model checker reports them (for the
+//! learner's tests).
 
 use paces_learn::constraint::{BlockId, ItemInfo, Loc, Space, SpaceBuilder};
 use paces_learn::trace::{EventKind, ThreadId, Trace, TraceBuilder, VarId};
