@@ -28,6 +28,7 @@ mod lower;
 mod model;
 mod prepass;
 mod print;
+pub mod pthread;
 mod read;
 mod splice;
 

@@ -80,6 +80,8 @@ pub enum Lang {
     C,
     /// Cwhile (docs/language.md).
     Cwhile,
+    /// pthread C as SV-COMP writes it (docs/c-frontend.md, "pthread C").
+    Pthread,
 }
 
 /// The language `--lang` chose for this run, if any.
@@ -90,23 +92,38 @@ pub fn set_lang(lang: Option<Lang>) {
     let _ = LANG.set(lang);
 }
 
-/// The language of an input: `--lang`, else C for a name ending in `.c`, else Cwhile.
+/// The language of an input: `--lang`, else for a name ending in `.c` pthread C when the
+/// text looks like it ([`paces_c::pthread::looks_like_pthread`]) and the paper's dialect
+/// otherwise, else Cwhile.
 pub fn lang(input: &Input) -> Lang {
-    LANG.get().copied().flatten().unwrap_or(if input.name.ends_with(".c") { Lang::C } else { Lang::Cwhile })
-}
-
-/// The frontend for an input's [`lang`].
-fn frontend(input: &Input) -> fn(&[u8]) -> Result<Program, paces_cwhile::Diagnostics> {
-    match lang(input) {
-        Lang::C => paces_c::parse_bytes,
-        Lang::Cwhile => paces_cwhile::parse_bytes,
-    }
+    LANG.get().copied().flatten().unwrap_or(if !input.name.ends_with(".c") {
+        Lang::Cwhile
+    } else if paces_c::pthread::looks_like_pthread(&String::from_utf8_lossy(&input.bytes)) {
+        Lang::Pthread
+    } else {
+        Lang::C
+    })
 }
 
 /// Parses an input; on errors, renders them with source snippets on stderr (and with
 /// [`Format::Json`] lists them in a `paces-error/1` document on stdout).
 pub fn parse(input: &Input, format: Format) -> Result<Program, Outcome> {
-    frontend(input)(&input.bytes).map_err(|diags| {
+    parse_bounded(input, format, &paces_c::pthread::Options::default()).map(|(p, _)| p)
+}
+
+/// As [`parse`], pthread C read with `options`; also the bounds the frontend put on the
+/// program (each a sentence; empty for an exact model).
+pub fn parse_bounded(
+    input: &Input,
+    format: Format,
+    options: &paces_c::pthread::Options,
+) -> Result<(Program, Vec<String>), Outcome> {
+    let read = match lang(input) {
+        Lang::C => paces_c::parse_bytes(&input.bytes).map(|p| (p, Vec::new())),
+        Lang::Cwhile => paces_cwhile::parse_bytes(&input.bytes).map(|p| (p, Vec::new())),
+        Lang::Pthread => paces_c::pthread::parse_bytes(&input.bytes, options).map(|r| (r.program, r.bounds)),
+    };
+    read.map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);
         if format == Format::Json {
             let errors = diags

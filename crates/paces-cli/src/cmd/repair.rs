@@ -117,6 +117,7 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
     match super::lang(input) {
         super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
         super::Lang::C => paces_c::print_preserving(source, program, repaired),
+        super::Lang::Pthread => paces_c::pthread::print_preserving(source, program, repaired),
     }
 }
 
