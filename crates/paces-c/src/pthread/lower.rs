@@ -46,10 +46,6 @@ const KEYWORDS: &[&str] = &[
 /// The most iterations a `for` loop is unrolled to (one thread per iteration).
 const MAX_UNROLL: i64 = 64;
 
-/// The placeholder for the guard every assertion carries when returning from `main` ends the
-/// program while threads still run (`ended == 1 || `), or nothing.
-const GUARD: &str = "\u{1}";
-
 /// An integer type: its width in bits and whether it is signed (`_Bool`: width 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ty {
@@ -94,6 +90,8 @@ enum Kind {
     Handle,
     /// An array of `pthread_t`.
     Handles(usize),
+    /// A `pthread_cond_t` (no Cwhile variable: a wait may wake at any time).
+    Cond,
 }
 
 #[derive(Clone, Debug)]
@@ -161,6 +159,10 @@ struct Frame {
     is_thread: bool,
     atomic: usize,
     loops: usize,
+    /// How many `&&` and `||` operands the expression being lowered lies in.
+    logic: usize,
+    /// For each loop around the statement, the flag its `break` and `continue` set.
+    jumps: Vec<Option<String>>,
     /// Whether the function returns a value (its Cwhile local `result__`-like name).
     result: Option<String>,
 }
@@ -194,6 +196,8 @@ struct Lower<'a> {
     nondet_used: bool,
     /// Each procedure's Cwhile parameter and result names.
     params: BTreeMap<String, Signature>,
+    /// Each procedure's parameters' C names.
+    c_params: BTreeMap<String, Vec<String>>,
 }
 
 fn unsupported(what: &str, span: Span) -> Diagnostic {
@@ -230,6 +234,7 @@ pub(super) fn lower(
         frame: Frame::default(),
         nondet_used: false,
         params: BTreeMap::new(),
+        c_params: BTreeMap::new(),
     };
     l.program(unit)
 }
@@ -302,22 +307,17 @@ impl<'a> Lower<'a> {
         })?;
         self.frame = Frame { name: "main".into(), is_main: true, is_thread: true, ..Frame::default() };
         self.frame.scopes.push(BTreeMap::new());
-        let mut body = self.body(main)?;
+        // Returning from `main` ends the program, yet needs no step of its own: the other
+        // threads' steps after it could all have been taken before it (the return waits for
+        // nothing and changes nothing they read), so every error reachable after it is
+        // reachable before it.
+        let body = self.body(main)?;
         let main_frame = std::mem::take(&mut self.frame);
-        let guard = (0..self.instances.len()).any(|i| !self.joined.contains(&i));
-        let ended = if guard { Some(self.fresh("ended")) } else { None };
-        if let Some(e) = &ended {
-            let span = self.span(main);
-            let label = self.fresh("main_end");
-            self.spans.insert(label.clone(), Span { start: span.end.saturating_sub(1), end: span.end });
-            body.push(N::Simple(label, format!("{e} := 1")));
-        }
         while let Some(f) = self.pending.pop() {
             self.procedure(&f)?;
         }
         self.recursion()?;
-        let text = self.emit(&main_frame, &body, ended.as_deref());
-        let text = text.replace(GUARD, &ended.map(|e| format!("{e} == 1 || ")).unwrap_or_default());
+        let text = self.emit(&main_frame, &body);
         let program = paces_cwhile::parse(&text).map_err(|d| {
             let first = d.iter().next().map(|d| d.message.clone()).unwrap_or_default();
             error("C0499", format!("the program's Cwhile model was refused: {first}"), Span::default(), "")
@@ -349,6 +349,11 @@ impl<'a> Lower<'a> {
             .collect();
         for (b, c) in parts.blocks.iter_mut().zip(closed) {
             b.in_atomic |= c;
+        }
+        for t in &mut parts.threads {
+            if let Some(i) = self.instances.iter().find(|i| i.name == t.name) {
+                t.span = i.span;
+            }
         }
         parts.source_texts = self.texts.clone();
         Program::new(parts)
@@ -424,6 +429,7 @@ impl<'a> Lower<'a> {
                     return match name {
                         "pthread_t" => Ok((Some(Base::Handle), typedef, is_static)),
                         "pthread_mutex_t" => Ok((Some(Base::Mutex), typedef, is_static)),
+                        "pthread_cond_t" => Ok((Some(Base::Cond), typedef, is_static)),
                         "size_t" => Ok((Some(Base::Int(Ty { bits: 32, signed: false })), typedef, is_static)),
                         _ => match self.typedefs.get(name) {
                             Some(ty) => Ok((Some(Base::Int(*ty)), typedef, is_static)),
@@ -578,6 +584,8 @@ impl<'a> Lower<'a> {
             (Base::Mutex, Shape::Array(n)) => {
                 Kind::Mutexes((0..n).map(|k| cw(self, format!("{name}_{k}"), 0)).collect())
             }
+            (Base::Cond, Shape::Scalar) => Kind::Cond,
+            (Base::Cond, _) => return Err(unsupported("an array of condition variables", span)),
             (Base::Handle, Shape::Scalar) => Kind::Handle,
             (Base::Handle, Shape::Array(n)) => Kind::Handles(n),
             (_, Shape::Function) => return Err(unsupported("this declaration", span)),
@@ -648,8 +656,14 @@ impl<'a> Lower<'a> {
             base.is_some()
                 && !f.node.declarator.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
         };
-        let result = returns.then(|| format!("{cw}_result"));
-        self.params.insert(name.to_owned(), (params.into_iter().map(|(n, t, _)| (n, t)).collect(), result));
+        let result = returns.then(|| self.fresh(&format!("{cw}_result")));
+        let mut named = Vec::new();
+        for (p, ty, _) in params {
+            let c = self.fresh(&p);
+            named.push((c, ty));
+            self.c_params.entry(name.to_owned()).or_default().push(p);
+        }
+        self.params.insert(name.to_owned(), (named, result));
         Ok(cw)
     }
 
@@ -660,15 +674,12 @@ impl<'a> Lower<'a> {
         self.frame = Frame { name: name.to_owned(), is_thread, ..Frame::default() };
         let mut scope = BTreeMap::new();
         let (params, result) = self.params[name].clone();
-        let mut cw_params = Vec::new();
-        for (p, ty) in &params {
-            let c = self.fresh(p);
-            self.frame.locals.push(c.clone());
-            cw_params.push(c.clone());
-            scope.insert(p.clone(), Var { cw: c, kind: Kind::Scalar(*ty), shared: false });
+        let c_names = self.c_params.get(name).cloned().unwrap_or_default();
+        for ((cw, ty), c) in params.iter().zip(c_names) {
+            self.frame.locals.push(cw.clone());
+            scope.insert(c, Var { cw: cw.clone(), kind: Kind::Scalar(*ty), shared: false });
         }
         if let Some(r) = &result {
-            self.taken.insert(r.clone());
             self.frame.locals.push(r.clone());
         }
         self.frame.result = result.clone();
@@ -686,8 +697,6 @@ impl<'a> Lower<'a> {
         }
         text.push_str("}\n");
         self.proc_texts.insert(name.to_owned(), text);
-        // The procedure's parameters as callers name them.
-        self.params.insert(name.to_owned(), (cw_params.into_iter().zip(params.iter().map(|p| p.1)).collect(), result));
         Ok(())
     }
 
@@ -750,12 +759,7 @@ impl<'a> Lower<'a> {
         let mut stack = Vec::new();
         let result = (|| {
             match &s.node {
-                Statement::Compound(items) => {
-                    for item in items {
-                        let lowered = self.block_item(item, false)?;
-                        self.push_item(lowered, &mut out, &mut stack)?;
-                    }
-                }
+                Statement::Compound(items) => self.items(items, &mut out, &mut stack)?,
                 _ => {
                     let lowered = self.stmt(s, false)?;
                     self.push_item(lowered, &mut out, &mut stack)?;
@@ -768,6 +772,40 @@ impl<'a> Lower<'a> {
         })();
         self.frame.scopes.pop();
         result.map(|()| out)
+    }
+
+    /// The items of a block; after an item that may `break` or `continue`, the rest run only
+    /// when it did not (`if (jump == 0) { ... }`).
+    fn items(
+        &mut self,
+        items: &'a [Node<BlockItem>],
+        out: &mut Vec<N>,
+        stack: &mut Vec<(Span, Vec<N>)>,
+    ) -> Result<(), Diagnostic> {
+        for (k, item) in items.iter().enumerate() {
+            let lowered = self.block_item(item, false)?;
+            self.push_item(lowered, out, stack)?;
+            let jumps = matches!(&item.node, BlockItem::Statement(s) if has_jump(s));
+            let flag = self.frame.jumps.last().cloned().flatten();
+            if let (true, Some(flag), Some(next)) = (jumps, flag, items.get(k + 1)) {
+                let span = self.span(next);
+                let mut rest = Vec::new();
+                let mut inner = Vec::new();
+                self.items(&items[k + 1..], &mut rest, &mut inner)?;
+                if let Some((span, _)) = inner.first() {
+                    return Err(error(
+                        "C0415",
+                        "`__VERIFIER_atomic_begin()` without its end in this block",
+                        *span,
+                        "here",
+                    ));
+                }
+                let l = self.label(span);
+                self.push_item(Item::Nodes(vec![N::If(l, format!("{flag} == 0"), rest, None)]), out, stack)?;
+                return Ok(());
+            }
+        }
+        Ok(())
     }
 
     fn block_item(&mut self, item: &'a Node<BlockItem>, last: bool) -> Result<Item, Diagnostic> {
@@ -856,8 +894,15 @@ impl<'a> Lower<'a> {
             Statement::DoWhile(_) => return Err(unsupported("`do ... while`", span)),
             Statement::Switch(_) => return Err(unsupported("`switch`", span)),
             Statement::Goto(_) => return Err(unsupported("`goto`", span)),
-            Statement::Break => return Err(unsupported("`break`", span)),
-            Statement::Continue => return Err(unsupported("`continue`", span)),
+            Statement::Break | Statement::Continue => {
+                let value = if matches!(s.node, Statement::Break) { 1 } else { 2 };
+                let Some(Some(flag)) = self.frame.jumps.last().cloned() else {
+                    return Err(unsupported("`break` or `continue` outside a loop", span));
+                };
+                let l = self.label(span);
+                self.texts.insert(l.clone(), self.c_text(span));
+                vec![N::Simple(l, format!("{flag} := {value}"))]
+            }
             Statement::Asm(_) => return Err(unsupported("inline assembly", span)),
         };
         Ok(Item::Nodes(nodes))
@@ -907,41 +952,74 @@ impl<'a> Lower<'a> {
             _ => false,
         };
         let label = self.label(span);
-        let Some(c) = c else {
-            // `for (;;)`: a loop without a condition.
-            self.frame.loops += 1;
-            let inner = self.block(body);
-            self.frame.loops -= 1;
-            let mut inner = inner?;
-            if let Some(st) = step {
-                inner.extend(self.expr_stmt_nodes(st, span)?);
+        if let Some(c) = c {
+            if empty && step.is_none() && !self.is_nondet_call(c) && self.reads(c) <= 1 {
+                // A busy wait on at most one shared read: waits until the condition is false.
+                let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
+                let t = self.expr(c, &mut cx)?;
+                return Ok(vec![N::Simple(label, format!("await(!({t}))"))]);
             }
-            return Ok(vec![N::While(label, "1".into(), inner)]);
-        };
-        if empty && step.is_none() && !self.is_nondet_call(c) && self.reads(c) <= 1 {
-            // A busy wait on at most one shared read: waits until the condition is false.
-            let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
-            let t = self.expr(c, &mut cx)?;
-            return Ok(vec![N::Simple(label, format!("await(!({t}))"))]);
         }
-        let (cond, pre) = self.condition(c, span)?;
+        // `break` and `continue` set the loop's jump flag (1 and 2): the rest of the iteration
+        // is skipped, and a break leaves the loop by its condition.
+        let jump = if has_jump(body) { Some(self.fresh_local("jump")) } else { None };
+        let (cond, pre) = match c {
+            Some(c) => self.condition(c, span)?,
+            None => ("1".to_owned(), Vec::new()),
+        };
+        let cond = match &jump {
+            Some(j) if cond == "*" => {
+                return Err(unsupported("`break` or `continue` in a loop on a nondet value", span))
+            }
+            Some(j) => format!("({j} != 1 && {cond})"),
+            None => cond,
+        };
         self.frame.loops += 1;
+        self.frame.jumps.push(jump.clone());
         let inner = self.block(body);
+        self.frame.jumps.pop();
         self.frame.loops -= 1;
         let mut inner = inner?;
+        if let Some(j) = &jump {
+            let l = self.label(span);
+            inner.insert(0, N::Simple(l, format!("{j} := 0")));
+        }
         if let Some(st) = step {
-            inner.extend(self.expr_stmt_nodes(st, span)?);
+            let nodes = self.expr_stmt_nodes(st, span)?;
+            match &jump {
+                Some(j) => {
+                    let l = self.label(span);
+                    inner.push(N::If(l, format!("{j} != 1"), nodes, None));
+                }
+                None => inner.extend(nodes),
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(j) = &jump {
+            let l = self.label(span);
+            out.push(N::Simple(l, format!("{j} := 0")));
         }
         if pre.is_empty() {
-            return Ok(vec![N::While(label, cond, inner)]);
+            out.push(N::While(label, cond, inner));
+            return Ok(out);
         }
         self.frame.temps = 0;
-        let (_, again) = self.condition(c, span)?;
-        inner.extend(again);
+        if let Some(c) = c {
+            let (_, again) = self.condition(c, span)?;
+            inner.extend(again);
+        }
         let w = self.label(span);
         let mut group = pre;
         group.push(N::While(w, cond, inner));
-        Ok(vec![N::NoReorder(label, group)])
+        out.push(N::NoReorder(label, group));
+        Ok(out)
+    }
+
+    /// A new local of the current function.
+    fn fresh_local(&mut self, base: &str) -> String {
+        let name = self.fresh(base);
+        self.frame.locals.push(name.clone());
+        name
     }
 
     fn for_node(&mut self, f: &'a Node<lang_c::ast::ForStatement>, span: Span) -> Result<Vec<N>, Diagnostic> {
@@ -971,6 +1049,9 @@ impl<'a> Lower<'a> {
     /// creates or joins threads or indexes an array: one copy of the body per iteration, `i`
     /// a constant in each (exact: no bound); then `i := b`.
     fn unroll(&mut self, f: &'a Node<lang_c::ast::ForStatement>, span: Span) -> Result<Option<Vec<N>>, Diagnostic> {
+        if has_jump(&f.node.statement) {
+            return Ok(None);
+        }
         let mut scan = Scan::default();
         lang_c::visit::Visit::visit_statement(&mut scan, &f.node.statement.node, &f.node.statement.span);
         if !(scan.threads || scan.index) {
@@ -1247,7 +1328,7 @@ impl<'a> Lower<'a> {
         match name {
             "__VERIFIER_atomic_begin" => return Ok(Item::Begin(span)),
             "__VERIFIER_atomic_end" => return Ok(Item::End(span)),
-            "reach_error" | "__VERIFIER_error" => return simple(self, format!("assert({GUARD}0)")),
+            "reach_error" | "__VERIFIER_error" => return simple(self, "assert(0)".into()),
             "abort" | "exit" => return simple(self, "assume(0)".into()),
             "printf" | "puts" | "fprintf" => return Ok(Item::Nodes(Vec::new())),
             "__VERIFIER_assume" | "assume_abort_if_not" => {
@@ -1263,7 +1344,7 @@ impl<'a> Lower<'a> {
                 let split = self.frame.atomic == 0 && self.reads(&args[0]) > 1;
                 let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
                 let t = self.expr(&args[0], &mut cx)?;
-                return Ok(Item::Nodes(self.group(l, span, cx.pre, format!("assert({GUARD}({t}))"))));
+                return Ok(Item::Nodes(self.group(l, span, cx.pre, format!("assert({t})"))));
             }
             "pthread_create" => {
                 arity(4)?;
@@ -1290,6 +1371,20 @@ impl<'a> Lower<'a> {
                     "pthread_mutex_init" => simple(self, format!("{m} := 0")),
                     _ => simple(self, "skip".into()),
                 };
+            }
+            "pthread_cond_wait" => {
+                // POSIX lets a waiting thread wake spuriously, at any time: a wait releases the
+                // mutex and takes it again, and signals change nothing the model tracks.
+                arity(2)?;
+                let m = self.mutex(args.get(1), span)?;
+                let l = label(self);
+                let (a, b) = (self.label(span), self.label(span));
+                self.texts.insert(l.clone(), self.c_text(span));
+                let nodes = vec![N::Simple(a, format!("unlock({m})")), N::Simple(b, format!("lock({m})"))];
+                return Ok(Item::Nodes(vec![N::NoReorder(l, nodes)]));
+            }
+            "pthread_cond_signal" | "pthread_cond_broadcast" | "pthread_cond_init" | "pthread_cond_destroy" => {
+                return Ok(Item::Nodes(Vec::new()));
             }
             _ if name.starts_with("__VERIFIER_nondet_") => return Ok(Item::Nodes(Vec::new())),
             _ if name.starts_with("pthread_") => {
@@ -1566,9 +1661,12 @@ impl<'a> Lower<'a> {
                 if matches!(op, "*" | "/" | "%" | "+" | "-") {
                     cx.arith = true;
                 }
-                let l = self.expr(&b.node.lhs, cx)?;
-                let r = self.expr(&b.node.rhs, cx)?;
-                Ok(format!("({l} {op} {r})"))
+                let logic = usize::from(matches!(op, "&&" | "||"));
+                self.frame.logic += logic;
+                let l = self.expr(&b.node.lhs, cx);
+                let r = self.expr(&b.node.rhs, cx);
+                self.frame.logic -= logic;
+                Ok(format!("({} {op} {})", l?, r?))
             }
             E::Call(c) if self.is_nondet_call(e) => {
                 let E::Identifier(id) = &c.node.callee.node else { unreachable!("a nondet call has a name") };
@@ -1592,12 +1690,31 @@ impl<'a> Lower<'a> {
                 cx.pre.extend(choice);
                 Ok(t)
             }
-            E::Call(_) => Err(error(
-                "C0421",
-                "a call inside an expression",
-                span,
-                "only `x = f(...);` or a call as a statement is read",
-            )),
+            E::Call(c)
+                if self.frame.logic == 0
+                    && matches!(&c.node.callee.node, E::Identifier(id)
+                        if self.functions.contains_key(&id.node.name) && !BUILTINS.contains(&id.node.name.as_str())) =>
+            {
+                // A user function's call inside an expression runs before the statement, its
+                // result in a temporary (never under `&&` or `||`, which may skip it).
+                let t = self.temp();
+                let target = Target { cw: t.clone(), ty: Ty { bits: 64, signed: true }, shared: false };
+                let nodes = self.call(c, cx.span, Some(target), false)?;
+                cx.pre.extend(nodes);
+                Ok(t)
+            }
+            E::Call(c) => {
+                let callee = match &c.node.callee.node {
+                    E::Identifier(id) => format!("`{}`", id.node.name),
+                    _ => "a function pointer".to_owned(),
+                };
+                Err(error(
+                    "C0421",
+                    format!("a call of {callee} inside an expression"),
+                    span,
+                    "only the program's own functions are called inside expressions (outside `&&` and `||`)",
+                ))
+            }
             E::StringLiteral(_) => Err(unsupported("a string", span)),
             E::Member(_) => Err(unsupported("a struct member", span)),
             E::Conditional(_) => Err(unsupported("`?:`", span)),
@@ -1702,12 +1819,9 @@ impl<'a> Lower<'a> {
 
     // ---- output ----
 
-    fn emit(&self, main: &Frame, body: &[N], ended: Option<&str>) -> String {
+    fn emit(&self, main: &Frame, body: &[N]) -> String {
         let mut text = String::new();
-        let mut globals: Vec<String> = self.global_order.iter().map(|(n, v, _)| format!("{n} = {}", lit(*v))).collect();
-        if let Some(e) = ended {
-            globals.push(format!("{e} = 0"));
-        }
+        let globals: Vec<String> = self.global_order.iter().map(|(n, v, _)| format!("{n} = {}", lit(*v))).collect();
         if !globals.is_empty() {
             let _ = writeln!(text, "var {};", globals.join(", "));
         }
@@ -1731,7 +1845,6 @@ impl<'a> Lower<'a> {
                 let _ = writeln!(text, "    {}_done: {} := 1;", inst.name, inst.done);
             }
             text.push_str("  }\n}\n");
-            let _ = inst.span;
         }
         for f in &self.proc_order {
             if let Some(p) = self.proc_texts.get(f) {
@@ -1757,6 +1870,7 @@ enum Base {
     Int(Ty),
     Mutex,
     Handle,
+    Cond,
 }
 
 #[derive(Clone, Debug)]
@@ -1764,6 +1878,17 @@ enum Shape {
     Scalar,
     Array(usize),
     Function,
+}
+
+/// Whether a statement may `break` or `continue` the loop around it (not one inside it).
+fn has_jump(s: &Node<Statement>) -> bool {
+    match &s.node {
+        Statement::Break | Statement::Continue => true,
+        Statement::Labeled(l) => has_jump(&l.node.statement),
+        Statement::Compound(items) => items.iter().any(|i| matches!(&i.node, BlockItem::Statement(s) if has_jump(s))),
+        Statement::If(i) => has_jump(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_jump),
+        _ => false,
+    }
 }
 
 fn strip_casts(e: &Node<lang_c::ast::Expression>) -> &Node<lang_c::ast::Expression> {
