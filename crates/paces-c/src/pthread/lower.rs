@@ -188,7 +188,6 @@ struct Lower<'a> {
     procs: BTreeMap<String, String>,
     /// Each lowered procedure's Cwhile text.
     proc_texts: BTreeMap<String, String>,
-    proc_order: Vec<String>,
     pending: Vec<String>,
     /// Calls between functions, for recursion: (caller, callee, span).
     calls: Vec<(String, String, Span)>,
@@ -228,7 +227,6 @@ pub(super) fn lower(
         joined: BTreeSet::new(),
         procs: BTreeMap::new(),
         proc_texts: BTreeMap::new(),
-        proc_order: Vec::new(),
         pending: Vec::new(),
         calls: Vec::new(),
         frame: Frame::default(),
@@ -272,6 +270,19 @@ impl<'a> Lower<'a> {
         let label = if *n == 1 { line.to_string() } else { format!("{line}.{n}") };
         self.spans.insert(label.clone(), span);
         label
+    }
+
+    /// A Cwhile name for a local of the current function: no global's, function's or
+    /// keyword's, and no other local's of the function (other functions may use it too, so
+    /// that the names of one function never depend on the order functions are read in).
+    fn fresh_here(&mut self, base: &str) -> String {
+        let mut name = base.to_owned();
+        let mut k = 1;
+        while self.taken.contains(&name) || self.frame.locals.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        name
     }
 
     /// A Cwhile name for `base` not yet taken.
@@ -350,9 +361,29 @@ impl<'a> Lower<'a> {
         for (b, c) in parts.blocks.iter_mut().zip(closed) {
             b.in_atomic |= c;
         }
+        // Threads and procedures keep no span: the printer orders them by their spans, and a
+        // repair that moves a `pthread_create` must not change that order.
         for t in &mut parts.threads {
-            if let Some(i) = self.instances.iter().find(|i| i.name == t.name) {
-                t.span = i.span;
+            t.span = Span::default();
+        }
+        for p in &mut parts.procs {
+            p.span = Span::default();
+        }
+        // The steps of a created thread's start stand for its `pthread_create`.
+        let owners: Vec<Option<Span>> = parts
+            .blocks
+            .iter()
+            .map(|b| match b.owner {
+                paces_cwhile::ir::Owner::Thread(t) => {
+                    let name = &parts.threads[t.index()].name;
+                    self.instances.iter().find(|i| &i.name == name).map(|i| i.span)
+                }
+                paces_cwhile::ir::Owner::Proc(_) => None,
+            })
+            .collect();
+        for s in &mut parts.stmts {
+            if !self.spans.contains_key(&s.label) {
+                s.span = owners[s.block.index()].unwrap_or_default();
             }
         }
         parts.source_texts = self.texts.clone();
@@ -559,13 +590,15 @@ impl<'a> Lower<'a> {
         inits: &[i64],
     ) -> Result<Var, Diagnostic> {
         let cw = |l: &mut Self, n: String, init: i64| {
-            let c = l.fresh(&n);
             if shared {
+                let c = l.fresh(&n);
                 l.global_order.push((c.clone(), init, span));
+                c
             } else {
+                let c = l.fresh_here(&n);
                 l.frame.locals.push(c.clone());
+                c
             }
-            c
         };
         let at = |k: usize| inits.get(k).copied().unwrap_or(0);
         let kind = match (base, shape) {
@@ -648,7 +681,6 @@ impl<'a> Lower<'a> {
         // The function's C name was reserved for its procedure (a keyword gets a `_`).
         let cw = if KEYWORDS.contains(&name) { self.fresh(&format!("{name}_")) } else { name.to_owned() };
         self.procs.insert(name.to_owned(), cw.clone());
-        self.proc_order.push(name.to_owned());
         self.pending.push(name.to_owned());
         let params = self.parameters(f, thread)?;
         let returns = {
@@ -657,9 +689,14 @@ impl<'a> Lower<'a> {
                 && !f.node.declarator.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
         };
         let result = returns.then(|| self.fresh(&format!("{cw}_result")));
-        let mut named = Vec::new();
+        let mut named: Vec<(String, Ty)> = Vec::new();
         for (p, ty, _) in params {
-            let c = self.fresh(&p);
+            let mut c = p.clone();
+            let mut k = 1;
+            while self.taken.contains(&c) || named.iter().any(|(n, _)| *n == c) || result.as_ref() == Some(&c) {
+                k += 1;
+                c = format!("{p}_{k}");
+            }
             named.push((c, ty));
             self.c_params.entry(name.to_owned()).or_default().push(p);
         }
@@ -1017,7 +1054,7 @@ impl<'a> Lower<'a> {
 
     /// A new local of the current function.
     fn fresh_local(&mut self, base: &str) -> String {
-        let name = self.fresh(base);
+        let name = self.fresh_here(base);
         self.frame.locals.push(name.clone());
         name
     }
@@ -1292,7 +1329,7 @@ impl<'a> Lower<'a> {
         self.frame.temps += 1;
         let n = self.frame.temps;
         if n > self.frame.temp_names.len() {
-            let name = self.fresh(&format!("tmp{n}"));
+            let name = self.fresh_here(&format!("tmp{n}"));
             self.frame.locals.push(name.clone());
             self.frame.temp_names.push(name);
         }
@@ -1480,14 +1517,17 @@ impl<'a> Lower<'a> {
             None
         };
         let k = self.instances.len();
-        let name = self.fresh(&format!("{function}_{}", k + 1));
+        // A thread is named by its function and handle (`worker_t`, `worker_t_2` for `t[2]`),
+        // so that a repair that moves a `pthread_create` renames nothing.
+        let key = self.handle_key(&args[0], true)?;
+        let handle = match key.1 {
+            Some(i) => format!("{}_{i}", key.0),
+            None => key.0.clone(),
+        };
+        let name = self.fresh(&format!("{function}_{handle}"));
         let start = self.fresh(&format!("started_{name}"));
         let done = self.fresh(&format!("done_{name}"));
-        self.global_order.push((start.clone(), 0, span));
-        self.global_order.push((done.clone(), 0, span));
         self.instances.push(Instance { name, function: function.clone(), arg, start: start.clone(), done, span });
-        // The handle names the new thread.
-        let key = self.handle_key(&args[0], true)?;
         self.handles.insert(key, k);
         self.use_function(&function, span, true)?;
         let label = self.label(span);
@@ -1821,7 +1861,16 @@ impl<'a> Lower<'a> {
 
     fn emit(&self, main: &Frame, body: &[N]) -> String {
         let mut text = String::new();
-        let globals: Vec<String> = self.global_order.iter().map(|(n, v, _)| format!("{n} = {}", lit(*v))).collect();
+        let mut globals: Vec<String> = self.global_order.iter().map(|(n, v, _)| format!("{n} = {}", lit(*v))).collect();
+        // Threads in the order of their names, which no repair changes.
+        let mut instances: Vec<&Instance> = self.instances.iter().collect();
+        instances.sort_by(|a, b| a.name.cmp(&b.name));
+        for i in &instances {
+            globals.push(format!("{} = 0", i.start));
+            if self.joined.contains(&self.instances.iter().position(|x| x.name == i.name).unwrap_or(usize::MAX)) {
+                globals.push(format!("{} = 0", i.done));
+            }
+        }
         if !globals.is_empty() {
             let _ = writeln!(text, "var {};", globals.join(", "));
         }
@@ -1831,7 +1880,7 @@ impl<'a> Lower<'a> {
             print_node(&mut text, n, 1);
         }
         text.push_str("}\n");
-        for inst in &self.instances {
+        for inst in instances {
             let cw = &self.procs[&inst.function];
             let _ = writeln!(text, "thread {} {{\n  {}_go: noreorder {{", inst.name, inst.name);
             let _ = writeln!(text, "    {}_start: await({} == 1);", inst.name, inst.start);
@@ -1846,10 +1895,9 @@ impl<'a> Lower<'a> {
             }
             text.push_str("  }\n}\n");
         }
-        for f in &self.proc_order {
-            if let Some(p) = self.proc_texts.get(f) {
-                text.push_str(p);
-            }
+        // Procedures in the order of their names, which no repair changes.
+        for p in self.proc_texts.values() {
+            text.push_str(p);
         }
         text
     }
