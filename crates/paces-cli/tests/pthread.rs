@@ -63,3 +63,21 @@ fn an_exact_model_is_correct_and_an_unread_construct_is_exit_2() {
     assert_eq!(code, 2);
     assert!(stderr.contains("pointer.c:3:5"), "{stderr}");
 }
+
+#[test]
+fn the_paper_dialect_s_nondet_int_is_a_bound_too() {
+    let model = temp("nondet_dialect.c");
+    std::fs::write(&model, "int x;\nvoid t1() {\n  x = nondet_int();\n  assert(x <= 1);\n}\nvoid main() { t1(); }\n")
+        .expect("write");
+    let path = model.to_str().expect("utf-8");
+    let (code, stdout, _) = paces(&["check", path]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(stdout.contains("nondeterministic values in 0..1"), "{stdout}");
+    let (code, _, summary) = paces(&["repair", path]);
+    assert_eq!(code, 3, "{summary}");
+    assert!(summary.contains("nondeterministic values in 0..1"), "{summary}");
+    // Without nondet_int the model is exact.
+    std::fs::write(&model, "int x;\nvoid t1() {\n  x = 1;\n  assert(x <= 1);\n}\nvoid main() { t1(); }\n")
+        .expect("write");
+    assert_eq!(paces(&["check", path]).0, 0);
+}

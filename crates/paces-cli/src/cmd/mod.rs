@@ -119,7 +119,8 @@ pub fn parse_bounded(
     options: &paces_c::pthread::Options,
 ) -> Result<(Program, Vec<String>), Outcome> {
     let read = match lang(input) {
-        Lang::C => paces_c::parse_bytes(&input.bytes).map(|p| (p, Vec::new())),
+        Lang::C => paces_c::parse_bytes(&input.bytes)
+            .map(|p| (p, std::str::from_utf8(&input.bytes).map(paces_c::bounds).unwrap_or_default())),
         Lang::Cwhile => paces_cwhile::parse_bytes(&input.bytes).map(|p| (p, Vec::new())),
         Lang::Pthread => paces_c::pthread::parse_bytes(&input.bytes, options).map(|r| (r.program, r.bounds)),
     };
