@@ -115,6 +115,13 @@ fn what_cannot_be_read_is_an_error_at_its_place() {
             19,
             "pthread_create",
         ),
+        (
+            "void *t(void *a) { return 0; }\nvoid spawn() { pthread_t h; pthread_create(&h, 0, t, 0); }\nint main() {\n  spawn();\n  spawn();\n  return 0;\n}\n",
+            "C0410",
+            6,
+            3,
+            "not called exactly once by `main`",
+        ),
         ("int main() {\n  x = 1;\n  goto end;\nend:\n  return 0;\n}\n", "C0410", 5, 3, "goto"),
         ("int main() {\n  pthread_cond_t c;\n  x = x & 1;\n  return 0;\n}\n", "C0410", 5, 7, "operator"),
     ];
@@ -130,4 +137,15 @@ fn what_cannot_be_read_is_an_error_at_its_place() {
 fn the_paper_dialect_is_told_apart() {
     assert!(!paces_c::pthread::looks_like_pthread("int x;\nvoid t() { x = 1; }\nvoid main() { t(); }\n"));
     assert!(paces_c::pthread::looks_like_pthread("#include <pthread.h>\nint main() { return 0; }\n"));
+}
+
+#[test]
+fn a_function_main_calls_once_may_create_and_join() {
+    let source = "#include <pthread.h>\nint x;\nvoid *t(void *a) { (void)a; x = x + 1; return 0; }\n\
+        int start() {\n  pthread_t h1, h2;\n  pthread_create(&h1, 0, t, 0);\n  pthread_create(&h2, 0, t, 0);\n\
+        pthread_join(h1, 0);\n  pthread_join(h2, 0);\n  return x;\n}\n\
+        int main() {\n  int r = start();\n  __VERIFIER_assert(r == 2);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert_eq!(r.program.threads.len(), 3);
+    assert!(fails(&r), "the two increments race");
 }

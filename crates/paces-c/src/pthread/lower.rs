@@ -182,7 +182,9 @@ struct Lower<'a> {
     spans: BTreeMap<String, Span>,
     texts: BTreeMap<String, String>,
     instances: Vec<Instance>,
-    handles: BTreeMap<(String, Option<i64>), usize>,
+    handles: BTreeMap<(String, String, Option<i64>), usize>,
+    /// The functions other than `main` that create threads.
+    creators: BTreeSet<String>,
     joined: BTreeSet<usize>,
     /// Procedures to lower, and lowered: name to (Cwhile name, text).
     procs: BTreeMap<String, String>,
@@ -190,7 +192,7 @@ struct Lower<'a> {
     proc_texts: BTreeMap<String, String>,
     pending: Vec<String>,
     /// Calls between functions, for recursion: (caller, callee, span).
-    calls: Vec<(String, String, Span)>,
+    calls: Vec<(String, String, Span, bool)>,
     frame: Frame,
     nondet_used: bool,
     /// Each procedure's Cwhile parameter and result names.
@@ -224,6 +226,7 @@ pub(super) fn lower(
         texts: BTreeMap::new(),
         instances: Vec::new(),
         handles: BTreeMap::new(),
+        creators: BTreeSet::new(),
         joined: BTreeSet::new(),
         procs: BTreeMap::new(),
         proc_texts: BTreeMap::new(),
@@ -328,6 +331,17 @@ impl<'a> Lower<'a> {
             self.procedure(&f)?;
         }
         self.recursion()?;
+        for f in &self.creators {
+            let sites: Vec<_> = self.calls.iter().filter(|c| &c.1 == f).collect();
+            let once = matches!(sites.as_slice(), [(caller, _, _, false)] if caller == "main");
+            if !once {
+                let span = sites.first().map_or(Span::default(), |c| c.2);
+                return Err(unsupported(
+                    &format!("`pthread_create` in `{f}`, which is not called exactly once by `main` outside loops"),
+                    span,
+                ));
+            }
+        }
         let text = self.emit(&main_frame, &body);
         let program = paces_cwhile::parse(&text).map_err(|d| {
             let first = d.iter().next().map(|d| d.message.clone()).unwrap_or_default();
@@ -393,7 +407,7 @@ impl<'a> Lower<'a> {
     /// Fails on a function that calls itself, directly or not.
     fn recursion(&self) -> Result<(), Diagnostic> {
         let mut edges: BTreeMap<&str, Vec<(&str, Span)>> = BTreeMap::new();
-        for (a, b, s) in &self.calls {
+        for (a, b, s, _) in &self.calls {
             edges.entry(a.as_str()).or_default().push((b.as_str(), *s));
         }
         for start in edges.keys() {
@@ -671,7 +685,8 @@ impl<'a> Lower<'a> {
     /// A user function called (or started) from `caller`: queued for lowering as a procedure.
     fn use_function(&mut self, name: &str, span: Span, thread: bool) -> Result<String, Diagnostic> {
         let caller = self.frame.name.clone();
-        self.calls.push((caller, name.to_owned(), span));
+        let in_loop = self.frame.loops > 0;
+        self.calls.push((caller, name.to_owned(), span, in_loop));
         if let Some(cw) = self.procs.get(name) {
             return Ok(cw.clone());
         }
@@ -1205,6 +1220,8 @@ impl<'a> Lower<'a> {
             }
             E::Call(c) => self.call_item(c, span, last),
             E::Cast(c) => self.expr_stmt(&c.node.expression, span, last),
+            // `(void)arg;`: a value dropped, no effect.
+            E::Identifier(_) | E::Constant(_) => Ok(Item::Nodes(Vec::new())),
             _ => Err(unsupported("this expression as a statement", self.span(e))),
         }
     }
@@ -1482,8 +1499,12 @@ impl<'a> Lower<'a> {
 
     /// `pthread_create(&t, attr, f, arg)`: a new static thread; the step sets its start flag.
     fn create(&mut self, args: &'a [Node<lang_c::ast::Expression>], span: Span) -> Result<Vec<N>, Diagnostic> {
+        if self.frame.is_thread && !self.frame.is_main {
+            return Err(unsupported("`pthread_create` in a thread other than `main`", span));
+        }
         if !self.frame.is_main {
-            return Err(unsupported("`pthread_create` outside `main`", span));
+            // Checked when every call is known: the function runs once, called by `main`.
+            self.creators.insert(self.frame.name.clone());
         }
         if self.frame.loops > 0 {
             return Err(unsupported("`pthread_create` in a loop that is not unrolled (no constant bound)", span));
@@ -1528,6 +1549,7 @@ impl<'a> Lower<'a> {
         let start = self.fresh(&format!("started_{name}"));
         let done = self.fresh(&format!("done_{name}"));
         self.instances.push(Instance { name, function: function.clone(), arg, start: start.clone(), done, span });
+        let key = self.scoped(key);
         self.handles.insert(key, k);
         self.use_function(&function, span, true)?;
         let label = self.label(span);
@@ -1567,8 +1589,14 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// The key of a handle in [`Lower::handles`]: a local's names its function too.
+    fn scoped(&self, key: (String, Option<i64>)) -> (String, String, Option<i64>) {
+        let local = self.frame.scopes.iter().any(|s| s.contains_key(&key.0));
+        (if local { self.frame.name.clone() } else { String::new() }, key.0, key.1)
+    }
+
     fn handle(&self, e: &Node<lang_c::ast::Expression>, address: bool) -> Result<usize, Diagnostic> {
-        let key = self.handle_key(e, address)?;
+        let key = self.scoped(self.handle_key(e, address)?);
         self.handles.get(&key).copied().ok_or_else(|| {
             error(
                 "C0420",
