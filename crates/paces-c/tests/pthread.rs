@@ -149,3 +149,33 @@ fn a_function_main_calls_once_may_create_and_join() {
     assert_eq!(r.program.threads.len(), 3);
     assert!(fails(&r), "the two increments race");
 }
+
+#[test]
+fn hostile_input_is_an_error_never_a_crash() {
+    let deep = format!("int x;\nint main() {{ x = {}1{}; return 0; }}\n", "(".repeat(5000), ")".repeat(5000));
+    let chain = format!("int x;\nint main() {{ x = 1{}; return 0; }}\n", " + 1".repeat(50_000));
+    let unary = format!("int x;\nint main() {{ x = {}1; return 0; }}\n", "- ".repeat(50_000));
+    let cases = [
+        deep,
+        chain,
+        unary,
+        "int main() { x = ; }".to_owned(),
+        "/* open".to_owned(),
+        "#include \"mine.h\"\nint main() { return 0; }".to_owned(),
+        "#define F(a) a\nint main() { F(1; return 0; }".to_owned(),
+        "int main() { \u{e9}\u{e9} = 1; }".to_owned(),
+        "int x; /* \u{e9} */ int main() { x = y; return 0; }".to_owned(),
+        String::new(),
+    ];
+    for source in &cases {
+        for which in [Preprocessor::Own, Preprocessor::Auto] {
+            let result = parse(source, &Options { preprocessor: which, ..Options::default() });
+            let Err(d) = result else { panic!("read: {}", &source[..source.len().min(80)]) };
+            // Every error renders with its place.
+            let text = paces_cwhile::render(&d, "hostile.c", source, false);
+            assert!(text.contains("error["), "{text}");
+        }
+    }
+    let bytes = b"int main() { \xff return 0; }";
+    assert!(paces_c::pthread::parse_bytes(bytes, &Options::default()).is_err());
+}

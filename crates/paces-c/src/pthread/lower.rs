@@ -1322,7 +1322,7 @@ impl<'a> Lower<'a> {
 
     /// The C text of a statement: its first line, without its `;`.
     fn c_text(&self, span: Span) -> String {
-        let s = &self.source[(span.start as usize).min(self.source.len())..(span.end as usize).min(self.source.len())];
+        let s = self.source.get(span.start as usize..span.end as usize).unwrap_or("");
         let first = s.lines().next().unwrap_or("").trim();
         let t = first.strip_suffix(';').unwrap_or(first).trim_end();
         if s.trim_end().lines().nth(1).is_some() {

@@ -60,9 +60,13 @@ impl Prepared {
     pub(crate) fn original(&self, offset: usize, source: &str) -> u32 {
         let line = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
         let column = offset - self.starts.get(line).copied().unwrap_or(0);
-        let start = self.origin.get(line).copied().unwrap_or(self.len);
-        let end = source[start.min(self.len)..].find('\n').map_or(self.len, |n| start + n);
-        u32::try_from((start + column).min(end)).unwrap_or(u32::MAX)
+        let start = self.origin.get(line).copied().unwrap_or(self.len).min(self.len);
+        let end = source[start..].find('\n').map_or(self.len, |n| start + n);
+        let mut at = (start + column).min(end);
+        while !source.is_char_boundary(at) {
+            at -= 1;
+        }
+        u32::try_from(at).unwrap_or(u32::MAX)
     }
 
     /// The source span of a span of the prepared text.
@@ -80,16 +84,60 @@ fn line_starts(text: &str) -> Vec<usize> {
 /// Runs the preprocessor `which` on `source`; also says which one ran (`"cpp"` or `"own"`).
 pub(crate) fn prepare(source: &str, which: Preprocessor) -> Result<(Prepared, &'static str), Diagnostic> {
     let blanked = blank_includes(source)?;
-    if which != Preprocessor::Own {
-        match system(&blanked, source) {
-            Some(p) => return Ok((p, "cpp")),
+    let (prepared, name) = match which {
+        Preprocessor::Own => (own(&blanked, source)?, "own"),
+        _ => match system(&blanked, source) {
+            Some(p) => (p, "cpp"),
             None if which == Preprocessor::System => {
                 return Err(error("C0401", "the system `cpp` could not be run", Span::default(), ""))
             }
-            None => {}
+            None => (own(&blanked, source)?, "own"),
+        },
+    };
+    limits(&prepared, source)?;
+    Ok((prepared, name))
+}
+
+/// The most brackets open at once, and operator characters in one statement: the parser and
+/// the lowering are recursive, and real programs stay far below both.
+const MAX_NESTING: usize = 200;
+const MAX_OPERATORS: usize = 500;
+
+/// Refuses text nested deeper than the recursive parser and lowering can take.
+fn limits(prepared: &Prepared, source: &str) -> Result<(), Diagnostic> {
+    let (mut open, mut operators) = (0usize, 0usize);
+    for (i, c) in prepared.text.bytes().enumerate() {
+        let too_deep = match c {
+            b'(' | b'[' | b'{' => {
+                open += 1;
+                operators = if c == b'{' { 0 } else { operators };
+                open > MAX_NESTING
+            }
+            b')' | b']' | b'}' => {
+                open = open.saturating_sub(1);
+                false
+            }
+            b';' => {
+                operators = 0;
+                false
+            }
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>' | b'=' | b'!' | b'&' | b'|' | b'^' | b'~' | b'?' => {
+                operators += 1;
+                operators > MAX_OPERATORS
+            }
+            _ => false,
+        };
+        if too_deep {
+            let at = prepared.original(i, source);
+            return Err(error(
+                "C0405",
+                format!("more than {MAX_NESTING} brackets open at once or {MAX_OPERATORS} operators in one statement"),
+                Span { start: at, end: at.saturating_add(1) },
+                "too deep here",
+            ));
         }
     }
-    own(&blanked, source).map(|p| (p, "own"))
+    Ok(())
 }
 
 /// The source with each `#include` of a standard header (`<...>`) blanked (its line kept
