@@ -179,3 +179,18 @@ fn hostile_input_is_an_error_never_a_crash() {
     let bytes = b"int main() { \xff return 0; }";
     assert!(paces_c::pthread::parse_bytes(bytes, &Options::default()).is_err());
 }
+
+#[test]
+fn an_int_pointer_parameter_is_a_local_passed_by_reference() {
+    let source = "#include <pthread.h>\nint g = 5;\nvoid __VERIFIER_atomic_snap(int *a, int *b) {\n  *a = g;\n  *b = *a + 1;\n}\n\
+        int main() {\n  int x, y;\n  __VERIFIER_atomic_snap(&x, &y);\n  __VERIFIER_assert(x == 5 && y == 6);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r));
+    let wrong = source.replace("y == 6", "y == 5");
+    assert!(fails(&parse(&wrong, &Options::default()).expect("read")));
+    // A shared variable's address, or one local twice, is not read.
+    for bad in [source.replace("(&x, &y)", "(&g, &y)"), source.replace("(&x, &y)", "(&x, &x)")] {
+        let (code, line, _, _) = error_of(&bad);
+        assert_eq!((code.as_str(), line), ("C0410", 9), "{bad}");
+    }
+}

@@ -92,6 +92,8 @@ enum Kind {
     Handles(usize),
     /// A `pthread_cond_t` (no Cwhile variable: a wait may wake at any time).
     Cond,
+    /// An `int *` parameter: the local holding the value it points to.
+    Ref(Ty),
 }
 
 #[derive(Clone, Debug)]
@@ -197,6 +199,8 @@ struct Lower<'a> {
     nondet_used: bool,
     /// Each procedure's Cwhile parameter and result names.
     params: BTreeMap<String, Signature>,
+    /// The by-reference parameters: (function, Cwhile parameter).
+    by_ref: BTreeSet<(String, String)>,
     /// Each procedure's parameters' C names.
     c_params: BTreeMap<String, Vec<String>>,
 }
@@ -236,6 +240,7 @@ pub(super) fn lower(
         nondet_used: false,
         params: BTreeMap::new(),
         c_params: BTreeMap::new(),
+        by_ref: BTreeSet::new(),
     };
     l.program(unit)
 }
@@ -644,7 +649,7 @@ impl<'a> Lower<'a> {
 
     /// The parameters of a function: name and type; `void *` only for a thread function's
     /// argument (`thread`), read as an integer.
-    fn parameters(&self, f: &Node<FunctionDefinition>, thread: bool) -> Result<Vec<(String, Ty, Span)>, Diagnostic> {
+    fn parameters(&self, f: &Node<FunctionDefinition>, thread: bool) -> Result<Vec<Param>, Diagnostic> {
         let mut out = Vec::new();
         for x in &f.node.declarator.node.derived {
             match &x.node {
@@ -663,21 +668,21 @@ impl<'a> Lower<'a> {
         Ok(out)
     }
 
-    fn parameter(
-        &self,
-        p: &Node<ParameterDeclaration>,
-        thread: bool,
-    ) -> Result<Option<(String, Ty, Span)>, Diagnostic> {
+    fn parameter(&self, p: &Node<ParameterDeclaration>, thread: bool) -> Result<Option<Param>, Diagnostic> {
         let (base, _, _) = self.base_type(&p.node.specifiers)?;
         let Some(d) = &p.node.declarator else { return Ok(None) }; // `(void)`
         let (name, span) = self.declarator_name(d)?;
         let pointers = d.node.derived.iter().filter(|x| matches!(x.node, DerivedDeclarator::Pointer(_))).count();
-        if pointers > 0 && !(thread && pointers == 1 && d.node.derived.len() == 1) {
-            return Err(unsupported("a pointer parameter (other than a thread function's `void *`)", span));
-        }
+        let one = pointers == 1 && d.node.derived.len() == 1;
         match base {
-            Some(Base::Int(ty)) => Ok(Some((name, ty, span))),
-            None if pointers == 1 => Ok(Some((name, Ty { bits: 32, signed: true }, span))),
+            Some(Base::Int(ty)) if pointers == 0 => Ok(Some((name, ty, false))),
+            // `int *p`: a caller's local passed by reference (`&x`), copied in and out.
+            Some(Base::Int(ty)) if one && !thread => Ok(Some((name, ty, true))),
+            None if one && thread => Ok(Some((name, INT, false))),
+            _ if pointers > 0 => Err(unsupported(
+                "a pointer parameter other than a thread function's `void *` or an integer's `int *`",
+                span,
+            )),
             _ => Err(unsupported("a parameter of this type", span)),
         }
     }
@@ -705,12 +710,15 @@ impl<'a> Lower<'a> {
         };
         let result = returns.then(|| self.fresh(&format!("{cw}_result")));
         let mut named: Vec<(String, Ty)> = Vec::new();
-        for (p, ty, _) in params {
+        for (p, ty, by_ref) in params {
             let mut c = p.clone();
             let mut k = 1;
             while self.taken.contains(&c) || named.iter().any(|(n, _)| *n == c) || result.as_ref() == Some(&c) {
                 k += 1;
                 c = format!("{p}_{k}");
+            }
+            if by_ref {
+                self.by_ref.insert((name.to_owned(), c.clone()));
             }
             named.push((c, ty));
             self.c_params.entry(name.to_owned()).or_default().push(p);
@@ -729,7 +737,9 @@ impl<'a> Lower<'a> {
         let c_names = self.c_params.get(name).cloned().unwrap_or_default();
         for ((cw, ty), c) in params.iter().zip(c_names) {
             self.frame.locals.push(cw.clone());
-            scope.insert(c, Var { cw: cw.clone(), kind: Kind::Scalar(*ty), shared: false });
+            let kind =
+                if self.by_ref.contains(&(name.to_owned(), cw.clone())) { Kind::Ref(*ty) } else { Kind::Scalar(*ty) };
+            scope.insert(c, Var { cw: cw.clone(), kind, shared: false });
         }
         if let Some(r) = &result {
             self.frame.locals.push(r.clone());
@@ -1250,6 +1260,13 @@ impl<'a> Lower<'a> {
                     _ => Err(unsupported("an assignment to this element", span)),
                 }
             }
+            E::UnaryOperator(u) if u.node.operator.node == U::Indirection => match &u.node.operand.node {
+                E::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Var { cw, kind: Kind::Ref(ty), .. }) => Ok(Target { cw: cw.clone(), ty: *ty, shared: false }),
+                    _ => Err(unsupported("a pointer operation", span)),
+                },
+                _ => Err(unsupported("a pointer operation", span)),
+            },
             _ => Err(unsupported("an assignment to this expression (pointers, structs)", span)),
         }
     }
@@ -1469,7 +1486,18 @@ impl<'a> Lower<'a> {
         }
         let label = self.label(span);
         let mut steps = Vec::new();
+        let mut copy_out = Vec::new();
         for ((p, ty), a) in params.iter().zip(&c.node.arguments) {
+            if self.by_ref.contains(&(name.clone(), p.clone())) {
+                let local = self.reference(a)?;
+                if copy_out.iter().any(|(x, _)| *x == local) {
+                    return Err(unsupported("the same variable passed by reference twice in one call", self.span(a)));
+                }
+                let l = self.label(span);
+                steps.push(N::Simple(l, format!("{cw}.{p} := {local}")));
+                copy_out.push((local, p.clone()));
+                continue;
+            }
             let split = self.frame.atomic == 0 && self.reads(a) > 1;
             let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
             let v = self.expr(a, &mut cx)?;
@@ -1486,6 +1514,10 @@ impl<'a> Lower<'a> {
         } else {
             steps.push(call);
         }
+        for (local, p) in copy_out {
+            let l = self.label(span);
+            steps.push(N::Simple(l, format!("{local} := {cw}.{p}")));
+        }
         if let Some(t) = result {
             let r =
                 ret.ok_or_else(|| error("C0419", format!("`{name}` returns no value"), span, "its value is used"))?;
@@ -1495,6 +1527,21 @@ impl<'a> Lower<'a> {
         }
         self.texts.insert(label.clone(), self.c_text(span));
         Ok(vec![N::NoReorder(label, steps)])
+    }
+
+    /// The argument of a by-reference parameter: `&x` for a local `x` of the caller (private to
+    /// its thread, so copying it in and out is exact).
+    fn reference(&self, a: &Node<lang_c::ast::Expression>) -> Result<String, Diagnostic> {
+        let bad = || unsupported("an `int *` argument that is not `&x` for a local `x` of the caller", self.span(a));
+        let E::UnaryOperator(u) = &a.node else { return Err(bad()) };
+        let E::Identifier(id) = &u.node.operand.node else { return Err(bad()) };
+        if u.node.operator.node != U::Address || self.frame.consts.contains_key(&id.node.name) {
+            return Err(bad());
+        }
+        match self.lookup(&id.node.name) {
+            Some(Var { cw, kind: Kind::Scalar(_), shared: false }) => Ok(cw.clone()),
+            _ => Err(bad()),
+        }
     }
 
     /// `pthread_create(&t, attr, f, arg)`: a new static thread; the step sets its start flag.
@@ -1685,7 +1732,14 @@ impl<'a> Lower<'a> {
                         cx.arith = true;
                         Ok(format!("((-{}) - 1)", self.expr(&u.node.operand, cx)?))
                     }
-                    U::Address | U::Indirection => Err(unsupported("a pointer operation", span)),
+                    U::Indirection => match &u.node.operand.node {
+                        E::Identifier(id) => match self.lookup(&id.node.name) {
+                            Some(Var { cw, kind: Kind::Ref(_), .. }) => Ok(cw.clone()),
+                            _ => Err(unsupported("a pointer operation", span)),
+                        },
+                        _ => Err(unsupported("a pointer operation", span)),
+                    },
+                    U::Address => Err(unsupported("a pointer operation", span)),
                     _ => Err(unsupported("`++`/`--` inside an expression", span)),
                 }
             }
@@ -1930,6 +1984,9 @@ impl<'a> Lower<'a> {
         text
     }
 }
+
+/// A parameter as declared: its C name, its type, whether it is an `int *` (by reference).
+type Param = (String, Ty, bool);
 
 /// A procedure's parameters (Cwhile name and type) and the local holding its result.
 type Signature = (Vec<(String, Ty)>, Option<String>);
