@@ -194,3 +194,13 @@ fn an_int_pointer_parameter_is_a_local_passed_by_reference() {
         assert_eq!((code.as_str(), line), ("C0410", 9), "{bad}");
     }
 }
+
+#[test]
+fn an_error_before_an_abort_in_an_atomic_block_counts() {
+    let source = "#include <pthread.h>\nint x;\nvoid __VERIFIER_atomic_check() {\n  if (x == 0) { reach_error(); abort(); }\n  __VERIFIER_assume(x == 1);\n}\n\
+        int main() {\n  __VERIFIER_atomic_check();\n  return 0;\n}\n";
+    assert!(fails(&parse(source, &Options::default()).expect("read")));
+    // After the abort nothing counts: the error below it is not reached.
+    let after = source.replace("{ reach_error(); abort(); }", "{ abort(); reach_error(); }");
+    assert!(!fails(&parse(&after, &Options::default()).expect("read")));
+}

@@ -43,6 +43,10 @@ const KEYWORDS: &[&str] = &[
     "false",
 ];
 
+/// Where every assertion and wait takes the guard `aborted == 1 || ` when an `abort()` or
+/// `exit()` stands in an atomic block (see `Lower::aborted`), else nothing.
+const GUARD: &str = "\u{1}";
+
 /// The most iterations a `for` loop is unrolled to (one thread per iteration).
 const MAX_UNROLL: i64 = 64;
 
@@ -199,6 +203,8 @@ struct Lower<'a> {
     nondet_used: bool,
     /// Each procedure's Cwhile parameter and result names.
     params: BTreeMap<String, Signature>,
+    /// The flag an `abort()` or `exit()` inside an atomic block sets.
+    aborted: Option<String>,
     /// The by-reference parameters: (function, Cwhile parameter).
     by_ref: BTreeSet<(String, String)>,
     /// Each procedure's parameters' C names.
@@ -241,6 +247,7 @@ pub(super) fn lower(
         params: BTreeMap::new(),
         c_params: BTreeMap::new(),
         by_ref: BTreeSet::new(),
+        aborted: None,
     };
     l.program(unit)
 }
@@ -348,6 +355,7 @@ impl<'a> Lower<'a> {
             }
         }
         let text = self.emit(&main_frame, &body);
+        let text = text.replace(GUARD, &self.aborted.as_ref().map(|f| format!("{f} == 1 || ")).unwrap_or_default());
         let program = paces_cwhile::parse(&text).map_err(|d| {
             let first = d.iter().next().map(|d| d.message.clone()).unwrap_or_default();
             error("C0499", format!("the program's Cwhile model was refused: {first}"), Span::default(), "")
@@ -1019,7 +1027,7 @@ impl<'a> Lower<'a> {
                 // A busy wait on at most one shared read: waits until the condition is false.
                 let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
                 let t = self.expr(c, &mut cx)?;
-                return Ok(vec![N::Simple(label, format!("await(!({t}))"))]);
+                return Ok(vec![N::Simple(label, format!("await({GUARD}!({t}))"))]);
             }
         }
         // `break` and `continue` set the loop's jump flag (1 and 2): the rest of the iteration
@@ -1399,15 +1407,30 @@ impl<'a> Lower<'a> {
         match name {
             "__VERIFIER_atomic_begin" => return Ok(Item::Begin(span)),
             "__VERIFIER_atomic_end" => return Ok(Item::End(span)),
-            "reach_error" | "__VERIFIER_error" => return simple(self, "assert(0)".into()),
-            "abort" | "exit" => return simple(self, "assume(0)".into()),
+            "reach_error" | "__VERIFIER_error" => return simple(self, format!("assert({GUARD}0)")),
+            "abort" | "exit" if self.frame.atomic == 0 => return simple(self, "assume(0)".into()),
+            "abort" | "exit" => {
+                // Inside an atomic block a path cut by `assume(0)` would not be taken at all, and
+                // an error before it on that path would be lost: the abort sets a flag instead,
+                // after which no assertion counts and no wait holds the block back.
+                let flag = match &self.aborted {
+                    Some(f) => f.clone(),
+                    None => {
+                        let f = self.fresh("aborted");
+                        self.global_order.push((f.clone(), 0, span));
+                        self.aborted = Some(f.clone());
+                        f
+                    }
+                };
+                return simple(self, format!("{flag} := 1"));
+            }
             "printf" | "puts" | "fprintf" => return Ok(Item::Nodes(Vec::new())),
             "__VERIFIER_assume" | "assume_abort_if_not" => {
                 arity(1)?;
                 let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
                 let t = self.expr(&args[0], &mut cx)?;
                 let kw = if name == "__VERIFIER_assume" { "await" } else { "assume" };
-                return simple(self, format!("{kw}({t})"));
+                return simple(self, format!("{kw}({GUARD}({t}))"));
             }
             "assert" | "__VERIFIER_assert" => {
                 arity(1)?;
@@ -1415,7 +1438,7 @@ impl<'a> Lower<'a> {
                 let split = self.frame.atomic == 0 && self.reads(&args[0]) > 1;
                 let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
                 let t = self.expr(&args[0], &mut cx)?;
-                return Ok(Item::Nodes(self.group(l, span, cx.pre, format!("assert({t})"))));
+                return Ok(Item::Nodes(self.group(l, span, cx.pre, format!("assert({GUARD}({t}))"))));
             }
             "pthread_create" => {
                 arity(4)?;
@@ -1426,7 +1449,7 @@ impl<'a> Lower<'a> {
                 let k = self.handle(&args[0], false)?;
                 self.joined.insert(k);
                 let done = self.instances[k].done.clone();
-                return simple(self, format!("await({done} == 1)"));
+                return simple(self, format!("await({GUARD}{done} == 1)"));
             }
             "pthread_exit" => {
                 if !last || !self.frame.is_thread {
