@@ -204,3 +204,15 @@ fn an_error_before_an_abort_in_an_atomic_block_counts() {
     let after = source.replace("{ reach_error(); abort(); }", "{ abort(); reach_error(); }");
     assert!(!fails(&parse(&after, &Options::default()).expect("read")));
 }
+
+#[test]
+fn a_return_before_the_end_skips_the_rest() {
+    let source = "#include <pthread.h>\nint x;\nint step(int k) {\n  if (k > 2) {\n    return 7;\n  }\n  x = k;\n  return k + 1;\n}\n\
+        int main() {\n  int a = step(1);\n  int b = step(5);\n  __VERIFIER_assert(a == 2 && b == 7 && x == 1);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r));
+    assert!(fails(&parse(&source.replace("x == 1", "x == 5"), &Options::default()).expect("read")));
+    let in_loop = "#include <pthread.h>\nint x;\nint main() {\n  while (x < 3) {\n    return 1;\n  }\n  return 0;\n}\n";
+    let (code, line, col, _) = error_of(in_loop);
+    assert_eq!((code.as_str(), line, col), ("C0410", 5, 5));
+}

@@ -167,6 +167,8 @@ struct Frame {
     loops: usize,
     /// How many `&&` and `||` operands the expression being lowered lies in.
     logic: usize,
+    /// The flag a `return` before the function's end sets.
+    returned: Option<String>,
     /// For each loop around the statement, the flag its `break` and `continue` set.
     jumps: Vec<Option<String>>,
     /// Whether the function returns a value (its Cwhile local `result__`-like name).
@@ -776,16 +778,17 @@ impl<'a> Lower<'a> {
         let Statement::Compound(items) = &f.node.statement.node else {
             return Err(unsupported("this function body", self.span(&f.node.statement)));
         };
-        let n = items.len();
         let mut out = Vec::new();
         let mut stack: Vec<(Span, Vec<N>)> = Vec::new();
-        for (k, item) in items.iter().enumerate() {
-            let last = k + 1 == n;
-            let lowered = self.block_item(item, last)?;
-            self.push_item(lowered, &mut out, &mut stack)?;
-        }
+        self.items(items, &mut out, &mut stack, true)?;
         if let Some((span, _)) = stack.first() {
             return Err(error("C0415", "`__VERIFIER_atomic_begin()` without its end in this block", *span, "here"));
+        }
+        if let Some(flag) = self.frame.returned.clone() {
+            // Procedure locals keep their values between calls: the flag starts each call clear.
+            let span = self.span(&f.node.statement);
+            let l = self.label(Span { start: span.start, end: span.start.saturating_add(1) });
+            out.insert(0, N::Simple(l, format!("{flag} := 0")));
         }
         Ok(out)
     }
@@ -829,7 +832,7 @@ impl<'a> Lower<'a> {
         let mut stack = Vec::new();
         let result = (|| {
             match &s.node {
-                Statement::Compound(items) => self.items(items, &mut out, &mut stack)?,
+                Statement::Compound(items) => self.items(items, &mut out, &mut stack, false)?,
                 _ => {
                     let lowered = self.stmt(s, false)?;
                     self.push_item(lowered, &mut out, &mut stack)?;
@@ -851,17 +854,26 @@ impl<'a> Lower<'a> {
         items: &'a [Node<BlockItem>],
         out: &mut Vec<N>,
         stack: &mut Vec<(Span, Vec<N>)>,
+        top: bool,
     ) -> Result<(), Diagnostic> {
         for (k, item) in items.iter().enumerate() {
-            let lowered = self.block_item(item, false)?;
+            let last = top && k + 1 == items.len();
+            let lowered = self.block_item(item, last)?;
             self.push_item(lowered, out, stack)?;
-            let jumps = matches!(&item.node, BlockItem::Statement(s) if has_jump(s));
-            let flag = self.frame.jumps.last().cloned().flatten();
-            if let (true, Some(flag), Some(next)) = (jumps, flag, items.get(k + 1)) {
+            let mut guards = Vec::new();
+            if let BlockItem::Statement(s) = &item.node {
+                if let (true, Some(Some(flag))) = (has_jump(s), self.frame.jumps.last()) {
+                    guards.push(format!("{flag} == 0"));
+                }
+                if let (true, Some(flag)) = (has_return(s), &self.frame.returned) {
+                    guards.push(format!("{flag} == 0"));
+                }
+            }
+            if let (false, Some(next)) = (guards.is_empty(), items.get(k + 1)) {
                 let span = self.span(next);
                 let mut rest = Vec::new();
                 let mut inner = Vec::new();
-                self.items(&items[k + 1..], &mut rest, &mut inner)?;
+                self.items(&items[k + 1..], &mut rest, &mut inner, top)?;
                 if let Some((span, _)) = inner.first() {
                     return Err(error(
                         "C0415",
@@ -871,7 +883,7 @@ impl<'a> Lower<'a> {
                     ));
                 }
                 let l = self.label(span);
-                self.push_item(Item::Nodes(vec![N::If(l, format!("{flag} == 0"), rest, None)]), out, stack)?;
+                self.push_item(Item::Nodes(vec![N::If(l, guards.join(" && "), rest, None)]), out, stack)?;
                 return Ok(());
             }
         }
@@ -950,16 +962,30 @@ impl<'a> Lower<'a> {
             Statement::While(w) => self.while_node(Some(&w.node.expression), &w.node.statement, None, span)?,
             Statement::For(f) => self.for_node(f, span)?,
             Statement::Return(e) => {
-                if !last {
-                    return Err(unsupported("a `return` before the end of its function", span));
+                if !last && self.frame.loops > 0 {
+                    return Err(unsupported("a `return` inside a loop", span));
                 }
-                match (e, self.frame.result.clone()) {
+                let mut nodes = match (e, self.frame.result.clone()) {
                     (Some(e), Some(r)) => {
                         let target = Target { cw: r, ty: INT, shared: false };
                         self.assign(&target, None, Some(e), span)?
                     }
                     _ => Vec::new(),
+                };
+                if !last {
+                    // The rest of the function runs only while the flag is clear.
+                    let flag = match self.frame.returned.clone() {
+                        Some(f) => f,
+                        None => {
+                            let f = self.fresh_local("returned");
+                            self.frame.returned = Some(f.clone());
+                            f
+                        }
+                    };
+                    let l = self.label(span);
+                    nodes.push(N::Simple(l, format!("{flag} := 1")));
                 }
+                nodes
             }
             Statement::DoWhile(_) => return Err(unsupported("`do ... while`", span)),
             Statement::Switch(_) => return Err(unsupported("`switch`", span)),
@@ -1119,7 +1145,7 @@ impl<'a> Lower<'a> {
     /// creates or joins threads or indexes an array: one copy of the body per iteration, `i`
     /// a constant in each (exact: no bound); then `i := b`.
     fn unroll(&mut self, f: &'a Node<lang_c::ast::ForStatement>, span: Span) -> Result<Option<Vec<N>>, Diagnostic> {
-        if has_jump(&f.node.statement) {
+        if has_jump(&f.node.statement) || has_return(&f.node.statement) {
             return Ok(None);
         }
         let mut scan = Scan::default();
@@ -2034,6 +2060,19 @@ enum Shape {
     Scalar,
     Array(usize),
     Function,
+}
+
+/// Whether a statement may `return` (outside loops, where a `return` is refused).
+fn has_return(s: &Node<Statement>) -> bool {
+    match &s.node {
+        Statement::Return(_) => true,
+        Statement::Labeled(l) => has_return(&l.node.statement),
+        Statement::Compound(items) => items.iter().any(|i| matches!(&i.node, BlockItem::Statement(s) if has_return(s))),
+        Statement::If(i) => {
+            has_return(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_return)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a statement may `break` or `continue` the loop around it (not one inside it).
