@@ -8,8 +8,11 @@
 //!   programs and checks each run's wall time and peak memory against bounds (Linux).
 //! * `cargo xtask variants [--out FILE]` runs the loop on the injected-bug variants of the
 //!   driver models (`examples/variants/`).
+//! * `cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]` checks (and
+//!   repairs) every SV-COMP `unreach-call` task under DIR (docs/svcomp.md).
 
 mod scale;
+mod svcomp;
 mod table;
 mod variants;
 
@@ -22,9 +25,10 @@ fn main() -> ExitCode {
         Some("table") => table_command(&args[1..]),
         Some("variants") => variants_command(&args[1..]),
         Some("scale") => scale_command(&args[1..]),
+        Some("svcomp") => svcomp_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]"
             );
             return ExitCode::from(2);
         }
@@ -36,6 +40,24 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Parses the options of `cargo xtask svcomp` and runs it.
+fn svcomp_command(args: &[String]) -> Result<(), String> {
+    let usage = || "usage: cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]".to_owned();
+    let mut it = args.iter();
+    let dir = it.next().ok_or_else(usage)?;
+    let mut options = svcomp::Args { dir: dir.into(), out: None, paces: None, limit: 120 };
+    while let Some(arg) = it.next() {
+        let value = it.next().ok_or_else(usage)?;
+        match arg.as_str() {
+            "--out" => options.out = Some(value.into()),
+            "--paces" => options.paces = Some(value.into()),
+            "--time-limit" => options.limit = value.parse().map_err(|_| usage())?,
+            _ => return Err(usage()),
+        }
+    }
+    svcomp::svcomp(&options)
 }
 
 /// Parses the options of `cargo xtask variants` and runs it.

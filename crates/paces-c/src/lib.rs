@@ -28,6 +28,7 @@ mod lower;
 mod model;
 mod prepass;
 mod print;
+pub mod pthread;
 mod read;
 mod splice;
 
@@ -49,6 +50,34 @@ pub fn parse(source: &str) -> Result<Program, Diagnostics> {
     let unit = parse_c(&prepared).map_err(one)?;
     let model = read::Reader::new(source, &prepared).read(&unit).map_err(one)?;
     lower::lower(model, source)
+}
+
+/// The bounds the dialect's reading puts on a C model, each a sentence: "nondeterministic
+/// values in 0..1" when it calls `nondet_int()`, which stands for those two values only. A
+/// "correct" verdict of a model with a bound holds only within it. Empty for a model the
+/// parser does not read (whose errors [`parse`] reports).
+pub fn bounds(source: &str) -> Vec<String> {
+    let Ok(prepared) = prepass::prepare(source) else { return Vec::new() };
+    let Ok(unit) = parse_c(&prepared) else { return Vec::new() };
+    let mut calls = NondetCalls(false);
+    lang_c::visit::Visit::visit_translation_unit(&mut calls, &unit);
+    if calls.0 {
+        vec!["nondeterministic values in 0..1".to_owned()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Whether a tree calls `nondet_int()`.
+struct NondetCalls(bool);
+
+impl<'ast> lang_c::visit::Visit<'ast> for NondetCalls {
+    fn visit_call_expression(&mut self, c: &'ast lang_c::ast::CallExpression, span: &'ast lang_c::span::Span) {
+        if let lang_c::ast::Expression::Identifier(id) = &c.callee.node {
+            self.0 |= id.node.name == "nondet_int";
+        }
+        lang_c::visit::visit_call_expression(self, c, span);
+    }
 }
 
 /// Reads a C model given as bytes; bytes that are not UTF-8 are an error.

@@ -31,10 +31,31 @@ use rustc_hash::FxHashMap;
 /// an `if` whose early `return` makes the statements after it its `else` branch): the caller
 /// then prints `changed` another way.
 pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
+    let dialect = Dialect { parse: &|text| crate::parse(text).ok(), begin: "atomicBegin();", end: "atomicEnd();" };
+    print_preserving_in(source, original, changed, &dialect)
+}
+
+/// How a C dialect reads a text and writes an added section.
+pub(crate) struct Dialect<'d> {
+    /// Reads a text of the dialect.
+    pub(crate) parse: &'d dyn Fn(&str) -> Option<Program>,
+    /// The statement that opens an added section.
+    pub(crate) begin: &'d str,
+    /// The statement that closes it.
+    pub(crate) end: &'d str,
+}
+
+/// [`print_preserving`] for the C dialect `dialect`.
+pub(crate) fn print_preserving_in(
+    source: &str,
+    original: &Program,
+    changed: &Program,
+    dialect: &Dialect<'_>,
+) -> Option<String> {
     if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
         return None;
     }
-    let splice = Splice::new(source, original, changed)?;
+    let splice = Splice::new(source, original, changed, dialect)?;
     let mut edits = Vec::new();
     for t in &changed.threads {
         let before = original.threads.iter().find(|o| o.name == t.name)?;
@@ -45,7 +66,7 @@ pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> 
         splice.walk(q.body, before.body, 0, &mut edits)?;
     }
     let text = splice.apply(0, source.len(), &mut edits)?;
-    let back = crate::parse(&text).ok()?;
+    let back = (dialect.parse)(&text)?;
     (unlabelled(&back) == unlabelled(changed)).then_some(text)
 }
 
@@ -105,10 +126,11 @@ struct Splice<'a> {
     comments: Vec<(usize, usize)>,
     original: &'a Program,
     changed: &'a Program,
+    dialect: &'a Dialect<'a>,
 }
 
 impl<'a> Splice<'a> {
-    fn new(source: &'a str, original: &'a Program, changed: &'a Program) -> Option<Self> {
+    fn new(source: &'a str, original: &'a Program, changed: &'a Program, dialect: &'a Dialect<'a>) -> Option<Self> {
         let comments = paces_cwhile::comment_ranges(source);
         let mut code = source.as_bytes().to_vec();
         for &(start, end) in &comments {
@@ -120,7 +142,7 @@ impl<'a> Splice<'a> {
         }
         // Whole comments were blanked, so the bytes are still UTF-8.
         let code = String::from_utf8(code).ok()?;
-        Some(Splice { source, code, comments, original, changed })
+        Some(Splice { source, code, comments, original, changed, dialect })
     }
 
     /// The original's statement a statement of `changed` is (same label and span), or `None`
@@ -236,13 +258,14 @@ impl<'a> Splice<'a> {
                 let rest = self.source.get(l.own..)?;
                 pad = &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()];
                 text.push_str(pad);
-                text.push_str("atomicBegin();\n");
+                text.push_str(self.dialect.begin);
+                text.push('\n');
             }
             text.push_str(&self.apply(l.start, l.end, &mut per_chunk[k])?);
             if p.closes {
                 text.push('\n');
                 text.push_str(pad);
-                text.push_str("atomicEnd();");
+                text.push_str(self.dialect.end);
             }
         }
         edits.push(Edit { start: region.0, end: region.1, text });

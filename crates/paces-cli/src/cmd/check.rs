@@ -6,7 +6,7 @@ use paces::cwhile::Program;
 use paces::explore::{check, render_columns, CheckResult, Config, Verdict};
 
 use super::progress::{progress_text, StatusLine};
-use super::{count, fail_in, load, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Lang, Outcome};
+use super::{count, fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Lang, Outcome};
 
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
@@ -53,6 +53,21 @@ pub struct CheckerArgs {
     /// Worker threads (default: all cores).
     #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
+    /// The values a pthread C `__VERIFIER_nondet_*()` stands for, `LO..HI` (both included);
+    /// a "correct" that depends on them is reported as bounded (exit 3).
+    #[arg(long, value_name = "LO..HI", value_parser = nondet_range)]
+    pub nondet_range: Option<(i64, i64)>,
+}
+
+/// Reads `LO..HI` with `LO <= HI` and at most 1024 values.
+fn nondet_range(s: &str) -> Result<(i64, i64), String> {
+    let (lo, hi) = s.split_once("..").ok_or("expected LO..HI, such as 0..3")?;
+    let lo: i64 = lo.trim().parse().map_err(|_| format!("`{lo}` is not an integer"))?;
+    let hi: i64 = hi.trim().parse().map_err(|_| format!("`{hi}` is not an integer"))?;
+    if lo > hi || hi.abs_diff(lo) >= 1024 {
+        return Err("the range must be LO..HI with LO <= HI and at most 1024 values".to_owned());
+    }
+    Ok((lo, hi))
 }
 
 impl CheckerArgs {
@@ -64,9 +79,26 @@ impl CheckerArgs {
         lang: Option<Lang>,
         format: Format,
     ) -> Result<(Input, Program, Config), Outcome> {
-        let (input, program) = load(file, lang, format)?;
+        self.load_bounded(file, lang, format).map(|(i, p, c, _)| (i, p, c))
+    }
+
+    /// As [`CheckerArgs::load`]; also the bounds the frontend put on the program (pthread C's
+    /// range of nondeterministic values), each a sentence.
+    pub fn load_bounded(
+        &self,
+        file: &std::path::Path,
+        lang: Option<Lang>,
+        format: Format,
+    ) -> Result<(Input, Program, Config, Vec<String>), Outcome> {
+        let input = super::read_input(file, lang)
+            .map_err(|message| fail_in(format, &file.display().to_string(), &message))?;
+        let mut options = paces_c::pthread::Options::default();
+        if let Some(range) = self.nondet_range {
+            options.nondet = range;
+        }
+        let (program, bounds) = super::parse_bounded(&input, format, &options)?;
         let config = self.config().map_err(|message| fail_in(format, &input.name, message))?;
-        Ok((input, program, config))
+        Ok((input, program, config, bounds))
     }
 
     /// The checker configuration these flags describe, or what is wrong with them.
@@ -111,7 +143,7 @@ fn check_with_status(
 /// failure, deadlock or atomic livelock is reachable, 2 on bad input, 3 when a bound was reached first or "correct" holds only within
 /// the loop bound that some path hit (`--unwind`).
 pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
-    let (input, program, config) = match args.bounds.load(&args.file, lang, args.format) {
+    let (input, program, config, bounds) = match args.bounds.load_bounded(&args.file, lang, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
@@ -121,7 +153,7 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
     let outcome = match &result.verdict {
-        Verdict::Correct if result.unwind_reached => Outcome::Inconclusive,
+        Verdict::Correct if result.unwind_reached || !bounds.is_empty() => Outcome::Inconclusive,
         Verdict::Correct => Outcome::Success,
         Verdict::BoundReached { .. } => Outcome::Inconclusive,
         _ => Outcome::No,
@@ -142,6 +174,11 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
             let mut s = format!("{}: {}\n", input.name, result.verdict_text());
             if let Some(unwind) = result.unwind {
                 s.push_str(&format!("note: loops unwound at most {unwind} times per entry (not an exact verdict)\n"));
+            }
+            if matches!(result.verdict, Verdict::Correct) {
+                for b in &bounds {
+                    s.push_str(&format!("note: correct within bounds: {b} (not an exact verdict)\n"));
+                }
             }
             if let Some(c) = cex {
                 s.push('\n');
@@ -170,6 +207,7 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
                 "transitions": result.transitions,
                 "unwind": result.unwind,
                 "unwind_reached": result.unwind_reached,
+                "bounds": bounds,
                 "time_ms": {"total": super::ms(result.time)},
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())

@@ -67,7 +67,7 @@ pub fn read_input(path: &Path, lang: Option<Lang>) -> Result<Input, String> {
             Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
         }
     };
-    let lang = lang.unwrap_or(if name.ends_with(".c") { Lang::C } else { Lang::Cwhile });
+    let lang = lang.unwrap_or_else(|| guess_lang(&name, &bytes));
     Ok(Input { name, bytes, lang })
 }
 
@@ -87,20 +87,43 @@ pub enum Lang {
     C,
     /// Cwhile (docs/language.md).
     Cwhile,
+    /// pthread C as SV-COMP writes it (docs/c-frontend.md, "pthread C").
+    Pthread,
 }
 
-/// The frontend for an input's [language](Input::lang).
-fn frontend(input: &Input) -> fn(&[u8]) -> Result<Program, paces_cwhile::Diagnostics> {
-    match input.lang {
-        Lang::C => paces_c::parse_bytes,
-        Lang::Cwhile => paces_cwhile::parse_bytes,
+/// The language of an input that `--lang` does not name: for a name ending in `.c`, pthread C
+/// when the text looks like it ([`paces_c::pthread::looks_like_pthread`]) and the paper's
+/// dialect otherwise; else Cwhile.
+fn guess_lang(name: &str, bytes: &[u8]) -> Lang {
+    if !name.ends_with(".c") {
+        Lang::Cwhile
+    } else if paces_c::pthread::looks_like_pthread(&String::from_utf8_lossy(bytes)) {
+        Lang::Pthread
+    } else {
+        Lang::C
     }
 }
 
 /// Parses an input; on errors, renders them with source snippets on stderr (and with
 /// [`Format::Json`] lists them in a `paces-error/1` document on stdout).
 pub fn parse(input: &Input, format: Format) -> Result<Program, Outcome> {
-    frontend(input)(&input.bytes).map_err(|diags| {
+    parse_bounded(input, format, &paces_c::pthread::Options::default()).map(|(p, _)| p)
+}
+
+/// As [`parse`], pthread C read with `options`; also the bounds the frontend put on the
+/// program (each a sentence; empty for an exact model).
+pub fn parse_bounded(
+    input: &Input,
+    format: Format,
+    options: &paces_c::pthread::Options,
+) -> Result<(Program, Vec<String>), Outcome> {
+    let read = match input.lang {
+        Lang::C => paces_c::parse_bytes(&input.bytes)
+            .map(|p| (p, std::str::from_utf8(&input.bytes).map(paces_c::bounds).unwrap_or_default())),
+        Lang::Cwhile => paces_cwhile::parse_bytes(&input.bytes).map(|p| (p, Vec::new())),
+        Lang::Pthread => paces_c::pthread::parse_bytes(&input.bytes, options).map(|r| (r.program, r.bounds)),
+    };
+    read.map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);
         if format == Format::Json {
             let errors = diags

@@ -117,6 +117,7 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
     match input.lang {
         super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
         super::Lang::C => paces_c::print_preserving(source, program, repaired),
+        super::Lang::Pthread => paces_c::pthread::print_preserving(source, program, repaired),
     }
 }
 
@@ -125,11 +126,12 @@ const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C sour
 
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
-/// the `--unwind` loop bound that some path hit.
+/// the `--unwind` loop bound that some path hit or a bound of the frontend's model (the range
+/// of nondeterministic values).
 pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     // The time limit counts from here: reading a long program is part of the run.
     let started = std::time::Instant::now();
-    let (input, program, checker) = match args.bounds.load(&args.file, lang, args.format) {
+    let (input, program, checker, bounds) = match args.bounds.load_bounded(&args.file, lang, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
@@ -209,6 +211,11 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
                 if as_cwhile {
                     text.push_str(C_AS_CWHILE);
                 }
+                if success {
+                    for b in &bounds {
+                        text.push_str(&format!("  note: this holds only within a bound of the model: {b} (exit 3)\n"));
+                    }
+                }
                 let _ = std::io::stderr().lock().write_all(text.as_bytes());
             }
             match (&report.repaired_text, &args.output) {
@@ -219,7 +226,7 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         (other, _) => other,
     };
     match written {
-        Outcome::Success if success && report.unwind_reached => Outcome::Inconclusive,
+        Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
         Outcome::Success if success => Outcome::Success,
         Outcome::Success => Outcome::No,
         other => other,

@@ -1,0 +1,146 @@
+//! pthread C as SV-COMP writes it (`../shared/spec/pthread-c.md`, `docs/c-frontend.md`,
+//! "pthread C"): a preprocessor ([`Preprocessor`]), then the C parser, then a lowering into
+//! the Cwhile IR in which every thread `pthread_create` starts is a static Cwhile thread and
+//! every read and write of a shared variable is a step of its own.
+//!
+//! # Example
+//! ```
+//! let source = "#include <pthread.h>\nint x;\nvoid *t(void *a) { x = 1; return 0; }\n\
+//!     int main() { pthread_t h; pthread_create(&h, 0, t, 0); pthread_join(h, 0);\n\
+//!     if (x != 1) reach_error(); return 0; }\n";
+//! let read = paces_c::pthread::parse(source, &paces_c::pthread::Options::default())?;
+//! assert_eq!(read.program.threads.len(), 2); // main and the thread it creates
+//! assert!(read.bounds.is_empty()); // no bound: a "correct" verdict is exact
+//! # Ok::<(), paces_cwhile::Diagnostics>(())
+//! ```
+
+mod lower;
+mod pre;
+
+pub use pre::Preprocessor;
+
+use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
+
+/// How a pthread C file is read.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The values a `__VERIFIER_nondet_*()` of a type wider than `_Bool` stands for, lowest
+    /// and highest (both included; a nondet of an unsigned type takes those that are not
+    /// negative). Default `0..=1`.
+    pub nondet: (i64, i64),
+    /// Which preprocessor runs.
+    pub preprocessor: Preprocessor,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { nondet: (0, 1), preprocessor: Preprocessor::Auto }
+    }
+}
+
+/// A pthread C file read into a program.
+#[derive(Clone, Debug)]
+pub struct Reading {
+    /// The checked program.
+    pub program: Program,
+    /// The bounds the model puts on the program, each a sentence naming it (such as
+    /// "nondeterministic values in 0..1"); empty when the model is exact, so that "no error
+    /// found" means correct.
+    pub bounds: Vec<String>,
+    /// Which preprocessor ran: `"cpp"` (the system's) or `"own"`.
+    pub preprocessor: &'static str,
+}
+
+/// Reads a pthread C program.
+///
+/// # Errors
+/// The first construct that cannot be read, as [`Diagnostics`] whose spans point into
+/// `source`: the construct, its line and its column.
+pub fn parse(source: &str, options: &Options) -> Result<Reading, Diagnostics> {
+    let one = |d: Diagnostic| Diagnostics::new(vec![d]).expect("one diagnostic");
+    if u32::try_from(source.len()).is_err() {
+        return Err(one(error("C0007", "the file is too large (4 GiB or more)", Span::default(), "")));
+    }
+    let (prepared, which) = pre::prepare(source, options.preprocessor).map_err(one)?;
+    let unit = parse_c(&prepared, source).map_err(one)?;
+    let (program, bounds) = lower::lower(&unit, source, &prepared, options).map_err(one)?;
+    Ok(Reading { program, bounds, preprocessor: which })
+}
+
+/// Reads a pthread C program given as bytes; bytes that are not UTF-8 are an error.
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_bytes(bytes: &[u8], options: &Options) -> Result<Reading, Diagnostics> {
+    match std::str::from_utf8(bytes) {
+        Ok(source) => parse(source, options),
+        Err(e) => {
+            let at = u32::try_from(e.valid_up_to()).unwrap_or(u32::MAX);
+            let d = error("C0001", "the file is not valid UTF-8", Span { start: at, end: at.saturating_add(1) }, "");
+            Err(Diagnostics::new(vec![d]).expect("one diagnostic"))
+        }
+    }
+}
+
+/// Writes `changed`, a program made from `original` by [`Program::apply`], as the pthread C
+/// source `source` that [`parse`] read `original` from (with default [`Options`]): the blocks
+/// whose items changed order or gained an atomic section rewritten, an added section as
+/// `__VERIFIER_atomic_begin();` and `__VERIFIER_atomic_end();` lines, every other byte kept
+/// (as [`crate::print_preserving`] does for the paper's dialect, whose rules apply). `None`
+/// when the layout does not allow it or the text does not read back as `changed`.
+pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
+    let options = Options::default();
+    let read = |text: &str| parse(text, &options).ok().map(|r| r.program);
+    let dialect =
+        crate::splice::Dialect { parse: &read, begin: "__VERIFIER_atomic_begin();", end: "__VERIFIER_atomic_end();" };
+    crate::splice::print_preserving_in(source, original, changed, &dialect)
+}
+
+/// Whether a C source reads as pthread C rather than the paper's tool's dialect: it includes
+/// a header, or names a `pthread_` function, `reach_error` or a `__VERIFIER_` function other
+/// than `__VERIFIER_assume` (which the paper's dialect reads too).
+pub fn looks_like_pthread(source: &str) -> bool {
+    source.lines().any(|l| l.trim_start().starts_with("#include"))
+        || [
+            "pthread_",
+            "reach_error",
+            "__VERIFIER_error",
+            "__VERIFIER_assert",
+            "__VERIFIER_nondet_",
+            "__VERIFIER_atomic_",
+        ]
+        .iter()
+        .any(|w| source.contains(w))
+}
+
+pub(crate) fn error(
+    code: &'static str,
+    message: impl Into<String>,
+    span: Span,
+    label: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic { code, message: message.into(), primary: span, label: label.into(), notes: Vec::new() }
+}
+
+/// Runs the C parser on the prepared text; a syntax error points into the source.
+fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
+    let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };
+    let text = prepared.text.clone();
+    // The parser is third-party code: a panic inside it is reported as an error, never passed on.
+    let result = std::panic::catch_unwind(move || lang_c::driver::parse_preprocessed(&config, text));
+    match result {
+        Ok(Ok(parse)) => Ok(parse.unit),
+        Ok(Err(e)) => {
+            let at = prepared.original(e.offset, source);
+            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+            expected.sort_unstable();
+            let mut d =
+                error("C0005", "syntax error", Span { start: at, end: at.saturating_add(1) }, "unexpected here");
+            if !expected.is_empty() {
+                d.notes.push(format!("expected one of: {}", expected.join(" ")));
+            }
+            Err(d)
+        }
+        Err(_) => Err(error("C0008", "the C parser failed on this input", Span::default(), "")),
+    }
+}

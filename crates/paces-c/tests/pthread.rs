@@ -1,0 +1,218 @@
+//! pthread C (`paces_c::pthread`): verdicts of the checker on the frontend's model, the bounds
+//! it reports, errors with their line and column, and both preprocessors.
+
+use paces_c::pthread::{parse, Options, Preprocessor, Reading};
+use paces_explore::{check, Config, FailureKinds, Verdict};
+
+fn read(name: &str, options: &Options) -> Reading {
+    let path = format!("{}/tests/pthread/{name}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).expect("test program");
+    match parse(&source, options) {
+        Ok(r) => r,
+        Err(d) => panic!("{name}: {}", paces_cwhile::render(&d, name, &source, false)),
+    }
+}
+
+/// The unreach-call verdict: `Some(true)` when an assertion can fail.
+fn fails(reading: &Reading) -> bool {
+    let config = Config::new().find(FailureKinds::BAD);
+    match check(&reading.program, &config).expect("check").verdict {
+        Verdict::Bad(_) => true,
+        Verdict::Correct => false,
+        other => panic!("unexpected verdict {}", other.name()),
+    }
+}
+
+#[test]
+fn a_lost_update_fails_and_a_mutex_prevents_it() {
+    let lost = read("lost_update.c", &Options::default());
+    assert!(fails(&lost));
+    assert!(lost.bounds.is_empty());
+    // `hits = hits + 1` reads and writes `hits`: two steps in one `noreorder` item.
+    let text = paces_cwhile::print(&lost.program);
+    assert!(text.contains("noreorder"), "{text}");
+    let mutex = read("mutex.c", &Options::default());
+    assert!(!fails(&mutex));
+    assert!(mutex.bounds.is_empty());
+    assert!(paces_cwhile::print(&mutex.program).contains("lock(guard)"));
+}
+
+#[test]
+fn message_passing_waits_and_the_swapped_writes_fail() {
+    assert!(!fails(&read("message.c", &Options::default())));
+    assert!(fails(&read("message_swapped.c", &Options::default())));
+}
+
+#[test]
+fn a_constant_loop_creates_one_thread_per_iteration() {
+    let r = read("atomic_loop.c", &Options::default());
+    // main and three workers, each with its own argument.
+    assert_eq!(r.program.threads.len(), 4);
+    let text = paces_cwhile::print(&r.program);
+    for k in 0..3 {
+        assert!(text.contains(&format!("work.arg := {k};")), "{text}");
+    }
+    assert!(!fails(&r));
+    assert!(r.bounds.is_empty());
+}
+
+#[test]
+fn nondeterministic_values_are_a_reported_bound() {
+    let small = read("nondet.c", &Options::default());
+    assert_eq!(small.bounds, vec!["nondeterministic values in 0..1".to_owned()]);
+    assert!(!fails(&small), "no value in 0..1 makes k exceed 5");
+    let wide = read("nondet.c", &Options { nondet: (0, 9), ..Options::default() });
+    assert_eq!(wide.bounds, vec!["nondeterministic values in 0..9".to_owned()]);
+    assert!(fails(&wide), "limit 6 and above makes k exceed 5");
+}
+
+#[test]
+fn both_preprocessors_read_the_same_program() {
+    let own = read("atomic_loop.c", &Options { preprocessor: Preprocessor::Own, ..Options::default() });
+    assert_eq!(own.preprocessor, "own");
+    let auto = read("atomic_loop.c", &Options::default());
+    let has_cpp = std::process::Command::new("cpp").arg("--version").output().is_ok_and(|o| o.status.success());
+    if has_cpp {
+        assert_eq!(auto.preprocessor, "cpp");
+        let system = read("atomic_loop.c", &Options { preprocessor: Preprocessor::System, ..Options::default() });
+        assert_eq!(paces_cwhile::print(&system.program), paces_cwhile::print(&own.program));
+    } else {
+        assert_eq!(auto.preprocessor, "own");
+        let path = format!("{}/tests/pthread/atomic_loop.c", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(path).expect("test program");
+        assert!(parse(&source, &Options { preprocessor: Preprocessor::System, ..Options::default() }).is_err());
+    }
+    assert_eq!(paces_cwhile::print(&auto.program), paces_cwhile::print(&own.program));
+}
+
+/// The first error reading `source`: its code, line, column and message.
+fn error_of(source: &str) -> (String, usize, usize, String) {
+    for which in [Preprocessor::Own, Preprocessor::Auto] {
+        let Err(d) = parse(source, &Options { preprocessor: which, ..Options::default() }) else {
+            panic!("read: {source}")
+        };
+        let d = d.iter().next().expect("one");
+        let (line, col) = d.line_col(source);
+        if which == Preprocessor::Auto {
+            return (d.code.to_owned(), line, col, d.message.clone());
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+#[test]
+fn what_cannot_be_read_is_an_error_at_its_place() {
+    let head = "#include <pthread.h>\nint x;\n";
+    let cases: &[(&str, &str, usize, usize, &str)] = &[
+        ("int *p;\nint main() { return 0; }\n", "C0410", 3, 5, "a pointer"),
+        ("struct s { int a; };\nint main() { return 0; }\n", "C0410", 3, 1, "struct"),
+        ("int main() {\n  x = malloc(4);\n  return 0;\n}\n", "C0421", 4, 7, "`malloc`"),
+        ("void f() { f(); }\nint main() { f(); return 0; }\n", "C0410", 3, 12, "recursion"),
+        (
+            "void *t(void *a) { return 0; }\nint main() {\n  pthread_t h;\n  while (x < 3) { pthread_create(&h, 0, t, 0); x++; }\n  return 0;\n}\n",
+            "C0410",
+            6,
+            19,
+            "pthread_create",
+        ),
+        (
+            "void *t(void *a) { return 0; }\nvoid spawn() { pthread_t h; pthread_create(&h, 0, t, 0); }\nint main() {\n  spawn();\n  spawn();\n  return 0;\n}\n",
+            "C0410",
+            6,
+            3,
+            "not called exactly once by `main`",
+        ),
+        ("int main() {\n  x = 1;\n  goto end;\nend:\n  return 0;\n}\n", "C0410", 5, 3, "goto"),
+        ("int main() {\n  pthread_cond_t c;\n  x = x & 1;\n  return 0;\n}\n", "C0410", 5, 7, "operator"),
+    ];
+    for (body, code, line, col, what) in cases {
+        let source = format!("{head}{body}");
+        let (c, l, k, message) = error_of(&source);
+        assert_eq!((c.as_str(), l, k), (*code, *line, *col), "{message}\n{source}");
+        assert!(message.contains(what), "{message}");
+    }
+}
+
+#[test]
+fn the_paper_dialect_is_told_apart() {
+    assert!(!paces_c::pthread::looks_like_pthread("int x;\nvoid t() { x = 1; }\nvoid main() { t(); }\n"));
+    assert!(paces_c::pthread::looks_like_pthread("#include <pthread.h>\nint main() { return 0; }\n"));
+}
+
+#[test]
+fn a_function_main_calls_once_may_create_and_join() {
+    let source = "#include <pthread.h>\nint x;\nvoid *t(void *a) { (void)a; x = x + 1; return 0; }\n\
+        int start() {\n  pthread_t h1, h2;\n  pthread_create(&h1, 0, t, 0);\n  pthread_create(&h2, 0, t, 0);\n\
+        pthread_join(h1, 0);\n  pthread_join(h2, 0);\n  return x;\n}\n\
+        int main() {\n  int r = start();\n  __VERIFIER_assert(r == 2);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert_eq!(r.program.threads.len(), 3);
+    assert!(fails(&r), "the two increments race");
+}
+
+#[test]
+fn hostile_input_is_an_error_never_a_crash() {
+    let deep = format!("int x;\nint main() {{ x = {}1{}; return 0; }}\n", "(".repeat(5000), ")".repeat(5000));
+    let chain = format!("int x;\nint main() {{ x = 1{}; return 0; }}\n", " + 1".repeat(50_000));
+    let unary = format!("int x;\nint main() {{ x = {}1; return 0; }}\n", "- ".repeat(50_000));
+    let cases = [
+        deep,
+        chain,
+        unary,
+        "int main() { x = ; }".to_owned(),
+        "/* open".to_owned(),
+        "#include \"mine.h\"\nint main() { return 0; }".to_owned(),
+        "#define F(a) a\nint main() { F(1; return 0; }".to_owned(),
+        "int main() { \u{e9}\u{e9} = 1; }".to_owned(),
+        "int x; /* \u{e9} */ int main() { x = y; return 0; }".to_owned(),
+        String::new(),
+    ];
+    for source in &cases {
+        for which in [Preprocessor::Own, Preprocessor::Auto] {
+            let result = parse(source, &Options { preprocessor: which, ..Options::default() });
+            let Err(d) = result else { panic!("read: {}", &source[..source.len().min(80)]) };
+            // Every error renders with its place.
+            let text = paces_cwhile::render(&d, "hostile.c", source, false);
+            assert!(text.contains("error["), "{text}");
+        }
+    }
+    let bytes = b"int main() { \xff return 0; }";
+    assert!(paces_c::pthread::parse_bytes(bytes, &Options::default()).is_err());
+}
+
+#[test]
+fn an_int_pointer_parameter_is_a_local_passed_by_reference() {
+    let source = "#include <pthread.h>\nint g = 5;\nvoid __VERIFIER_atomic_snap(int *a, int *b) {\n  *a = g;\n  *b = *a + 1;\n}\n\
+        int main() {\n  int x, y;\n  __VERIFIER_atomic_snap(&x, &y);\n  __VERIFIER_assert(x == 5 && y == 6);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r));
+    let wrong = source.replace("y == 6", "y == 5");
+    assert!(fails(&parse(&wrong, &Options::default()).expect("read")));
+    // A shared variable's address, or one local twice, is not read.
+    for bad in [source.replace("(&x, &y)", "(&g, &y)"), source.replace("(&x, &y)", "(&x, &x)")] {
+        let (code, line, _, _) = error_of(&bad);
+        assert_eq!((code.as_str(), line), ("C0410", 9), "{bad}");
+    }
+}
+
+#[test]
+fn an_error_before_an_abort_in_an_atomic_block_counts() {
+    let source = "#include <pthread.h>\nint x;\nvoid __VERIFIER_atomic_check() {\n  if (x == 0) { reach_error(); abort(); }\n  __VERIFIER_assume(x == 1);\n}\n\
+        int main() {\n  __VERIFIER_atomic_check();\n  return 0;\n}\n";
+    assert!(fails(&parse(source, &Options::default()).expect("read")));
+    // After the abort nothing counts: the error below it is not reached.
+    let after = source.replace("{ reach_error(); abort(); }", "{ abort(); reach_error(); }");
+    assert!(!fails(&parse(&after, &Options::default()).expect("read")));
+}
+
+#[test]
+fn a_return_before_the_end_skips_the_rest() {
+    let source = "#include <pthread.h>\nint x;\nint step(int k) {\n  if (k > 2) {\n    return 7;\n  }\n  x = k;\n  return k + 1;\n}\n\
+        int main() {\n  int a = step(1);\n  int b = step(5);\n  __VERIFIER_assert(a == 2 && b == 7 && x == 1);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r));
+    assert!(fails(&parse(&source.replace("x == 1", "x == 5"), &Options::default()).expect("read")));
+    let in_loop = "#include <pthread.h>\nint x;\nint main() {\n  while (x < 3) {\n    return 1;\n  }\n  return 0;\n}\n";
+    let (code, line, col, _) = error_of(in_loop);
+    assert_eq!((code.as_str(), line, col), ("C0410", 5, 5));
+}

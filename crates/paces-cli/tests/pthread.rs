@@ -1,0 +1,83 @@
+//! pthread C through the binary: a repair written into the C file and checked again, the
+//! nondet range as a bound (exit 3) and as a flag, errors with line and column (exit 2).
+
+use std::process::Command;
+
+fn paces(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_paces")).args(args).env("NO_COLOR", "1").output().expect("runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+fn program(name: &str) -> String {
+    format!("{}/../paces-c/tests/pthread/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("paces-pthread-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+#[test]
+fn a_lost_update_is_repaired_in_its_own_c() {
+    let input = program("lost_update.c");
+    let (code, _, _) = paces(&["check", &input]);
+    assert_eq!(code, 1);
+    let out = temp("lost_update_repaired.c");
+    let out_s = out.to_str().expect("utf-8 path");
+    let (code, _, summary) = paces(&["repair", &input, "-o", out_s]);
+    assert_eq!(code, 0, "{summary}");
+    let repaired = std::fs::read_to_string(&out).expect("written");
+    let original = std::fs::read_to_string(&input).expect("read");
+    assert_ne!(repaired, original);
+    // The file is still pthread C: its includes and calls stay, the fix is C lines.
+    assert!(repaired.starts_with("#include <pthread.h>"), "{repaired}");
+    assert!(
+        repaired.contains("__VERIFIER_atomic_begin();") || repaired.lines().count() == original.lines().count(),
+        "{repaired}"
+    );
+    let (code, stdout, _) = paces(&["check", out_s]);
+    assert_eq!(code, 0, "{stdout}\n{repaired}");
+}
+
+#[test]
+fn a_correct_verdict_within_the_nondet_range_is_bounded() {
+    let input = program("nondet.c");
+    let (code, stdout, _) = paces(&["check", &input]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(stdout.contains("correct within bounds: nondeterministic values in 0..1"), "{stdout}");
+    let (code, stdout, _) = paces(&["check", "--nondet-range", "0..9", &input]);
+    assert_eq!(code, 1, "{stdout}");
+    let (code, _, stderr) = paces(&["check", "--nondet-range", "5..1", &input]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn an_exact_model_is_correct_and_an_unread_construct_is_exit_2() {
+    let (code, stdout, _) = paces(&["check", &program("mutex.c")]);
+    assert_eq!(code, 0, "{stdout}");
+    let bad = temp("pointer.c");
+    std::fs::write(&bad, "#include <pthread.h>\nint x;\nint *p;\nint main() { return 0; }\n").expect("write");
+    let (code, _, stderr) = paces(&["check", bad.to_str().expect("utf-8")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("pointer.c:3:5"), "{stderr}");
+}
+
+#[test]
+fn the_paper_dialect_s_nondet_int_is_a_bound_too() {
+    let model = temp("nondet_dialect.c");
+    std::fs::write(&model, "int x;\nvoid t1() {\n  x = nondet_int();\n  assert(x <= 1);\n}\nvoid main() { t1(); }\n")
+        .expect("write");
+    let path = model.to_str().expect("utf-8");
+    let (code, stdout, _) = paces(&["check", path]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(stdout.contains("nondeterministic values in 0..1"), "{stdout}");
+    let (code, _, summary) = paces(&["repair", path]);
+    assert_eq!(code, 3, "{summary}");
+    assert!(summary.contains("nondeterministic values in 0..1"), "{summary}");
+    // Without nondet_int the model is exact.
+    std::fs::write(&model, "int x;\nvoid t1() {\n  x = 1;\n  assert(x <= 1);\n}\nvoid main() { t1(); }\n")
+        .expect("write");
+    assert_eq!(paces(&["check", path]).0, 0);
+}
