@@ -42,6 +42,7 @@ const CWHILE_KEYWORDS: &[&str] = &[
     "assume",
     "await",
     "assert",
+    "assertd",
     "skip",
     "lock",
     "unlock",
@@ -598,7 +599,8 @@ impl<'a> Reader<'a> {
         let text = match name.as_str() {
             "assume" => format!("await({})", one_arg(self, scope, true)?),
             "__VERIFIER_assume" => format!("assume({})", one_arg(self, scope, true)?),
-            "assert" | "assertd" => format!("assert({})", one_arg(self, scope, true)?),
+            "assert" => format!("assert({})", one_arg(self, scope, true)?),
+            "assertd" => format!("assertd({})", one_arg(self, scope, true)?),
             "lock" | "unlock" | "down" | "up" => {
                 let [a] = args else {
                     return Err(error("C0109", format!("`{name}` takes one argument"), span, "here"));

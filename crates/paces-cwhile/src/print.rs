@@ -381,6 +381,7 @@ pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
         StmtKind::Assign { var, expr: e } => format!("{} := {}", name(*var), expr(e)),
         StmtKind::Assume(e) => format!("assume({})", expr(e)),
         StmtKind::Await(e) => format!("await({})", expr(e)),
+        StmtKind::Assert(e) if p.is_assertd(stmt) => format!("assertd({})", expr(e)),
         StmtKind::Assert(e) => format!("assert({})", expr(e)),
         StmtKind::Skip => "skip".to_owned(),
         StmtKind::If { cond: c, .. } => format!("if ({})", cond(c)),
