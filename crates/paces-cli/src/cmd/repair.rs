@@ -314,9 +314,9 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
     if report.unwind_reached {
         s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)\n");
     }
-    if !report.transformation_text.is_empty() {
-        s.push_str("  transformations:\n");
-        for t in &report.transformation_text {
+    if !report.change_text.is_empty() {
+        s.push_str("  changes:\n");
+        for t in &report.change_text {
             s.push_str(&format!("    {t}\n"));
         }
     }
@@ -472,6 +472,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         "dropped_constraints": report.dropped_constraints,
         "bad_traces": report.bad_traces,
         "transformations": report.transformation_text,
+        "changes": report.change_text,
         "candidate": candidate,
         "repaired_program": report.repaired_text,
         "diff": report.diff,
