@@ -29,10 +29,13 @@ fn repair() -> Repair {
         .exhaustive_limit(SPACE_LIMIT)
 }
 
+/// An `assert` that moved: its label, the items before it in the original and in the candidate.
+type Moved = (String, BTreeSet<Loc>, BTreeSet<Loc>);
+
 /// The `assert`s (not `assertd`) of a candidate's program that changed the set of items of
 /// their block before them, as `(label, the items before it in the original, in the
 /// candidate)`; the number of `assert`s with a neighbour, for the count of what was checked.
-fn moved_asserts(p: &Program, candidate: &Candidate) -> (Vec<(String, BTreeSet<Loc>, BTreeSet<Loc>)>, usize) {
+fn moved_asserts(p: &Program, candidate: &Candidate) -> (Vec<Moved>, usize) {
     let mut moved = Vec::new();
     let mut checked = 0;
     for (i, block) in p.blocks.iter().enumerate() {
