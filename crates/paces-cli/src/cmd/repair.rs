@@ -121,7 +121,10 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
 }
 
 /// The summary's note when a C model's repair is printed as Cwhile.
-const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile\n";
+const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile, with the source's comments\n";
+
+/// The summary's note when a Cwhile program's repair is printed in canonical layout.
+const CANONICAL: &str = "  note: the source's layout cannot take the repair (a changed block has two statements on one line): the repaired program is printed in canonical layout, with the source's comments\n";
 
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
@@ -187,9 +190,18 @@ pub fn run(args: &Args) -> Outcome {
     let kept = preserved(&input, &program, &report);
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.
-    let as_cwhile = kept.is_none() && super::lang(&input) == super::Lang::C && report.repaired_text.is_some();
-    if let Some(text) = kept {
-        report.repaired_text = Some(text);
+    let layout_lost = kept.is_none()
+        && report.repaired_text.is_some()
+        && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
+    let as_cwhile = layout_lost && super::lang(&input) == super::Lang::C;
+    match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
+        (Some(text), _, _) => report.repaired_text = Some(text),
+        // The fallback keeps every comment of the source, as `paces fmt` does.
+        (None, Some(repaired), Ok(source)) if layout_lost => {
+            report.repaired_text =
+                Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()));
+        }
+        _ => {}
     }
     let written = match (&report.repaired_text, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
@@ -199,15 +211,18 @@ pub fn run(args: &Args) -> Outcome {
         _ => Outcome::Success,
     };
     let written = match (written, args.format) {
-        (Outcome::Success, Format::Json) => write_stdout(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report_json(&input.name, &program, &report)).unwrap_or_default()
-        )),
+        (Outcome::Success, Format::Json) => {
+            let mut doc = report_json(&input.name, &program, &report);
+            doc["layout_kept"] = serde_json::Value::Bool(!layout_lost);
+            write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()))
+        }
         (Outcome::Success, Format::Text) => {
             if !args.quiet {
                 let mut text = summary(&input.name, &report, args.verbose);
                 if as_cwhile {
                     text.push_str(C_AS_CWHILE);
+                } else if layout_lost {
+                    text.push_str(CANONICAL);
                 }
                 let _ = std::io::stderr().lock().write_all(text.as_bytes());
             }
