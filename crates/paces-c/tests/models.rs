@@ -16,6 +16,7 @@ const MODELS: &[(&str, &str, &str)] = &[
     ("pair", include_str!("models/pair.c"), "bad"),
     ("handshake", include_str!("models/handshake.c"), "bad"),
     ("adders", include_str!("models/adders.c"), "bad"),
+    ("styled", include_str!("models/styled.c"), "correct"),
 ];
 
 /// The repairs named by source lines, for the models whose fix is a single clear one.
