@@ -232,7 +232,8 @@ impl Printer<'_> {
                 self.line(depth, &text);
             }
             StmtKind::Assert(e) => {
-                let text = format!("assert({});", self.expr(e, 0)?);
+                let name = if self.program.assertd.contains(&id) { "assertd" } else { "assert" };
+                let text = format!("{name}({});", self.expr(e, 0)?);
                 self.line(depth, &text);
             }
             StmtKind::Skip => self.line(depth, ";"),

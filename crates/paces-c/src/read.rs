@@ -42,6 +42,7 @@ const CWHILE_KEYWORDS: &[&str] = &[
     "assume",
     "await",
     "assert",
+    "assertd",
     "skip",
     "lock",
     "unlock",
@@ -487,15 +488,36 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    /// A condition: `None` for `nondet` or `*`.
+    /// A condition: `None` for a nondeterministic choice: `nondet` or `*`, its negation, or
+    /// `nondet` compared with a constant (`nondet == 1`, `0 != nondet`), as the paper's tool's
+    /// models write it.
     fn cond(&mut self, e: &Node<Expression>, scope: &Scope) -> Result<Option<String>, Diagnostic> {
-        if let E::Identifier(id) = &e.node {
-            let at = self.span(e).start;
-            if id.node.name == "nondet" || (id.node.name == "_" && self.prep.stars.contains(&at)) {
-                return Ok(None);
-            }
+        if self.is_choice(e) {
+            return Ok(None);
         }
         self.expr(e, scope, true).map(Some)
+    }
+
+    /// Whether a condition is a nondeterministic choice (see [`Reader::cond`]).
+    fn is_choice(&self, e: &Node<Expression>) -> bool {
+        let nondet = |e: &Node<Expression>| match &e.node {
+            E::Identifier(id) => {
+                id.node.name == "nondet" || (id.node.name == "_" && self.prep.stars.contains(&self.span(e).start))
+            }
+            _ => false,
+        };
+        match &e.node {
+            E::UnaryOperator(u) if u.node.operator.node == U::Negate => self.is_choice(&u.node.operand),
+            E::BinaryOperator(b) => {
+                let comparison = matches!(
+                    b.node.operator.node,
+                    B::Equals | B::NotEquals | B::Less | B::LessOrEqual | B::Greater | B::GreaterOrEqual
+                );
+                let (l, r) = (&b.node.lhs, &b.node.rhs);
+                comparison && ((nondet(l) && self.constant(r).is_ok()) || (nondet(r) && self.constant(l).is_ok()))
+            }
+            _ => nondet(e),
+        }
     }
 
     fn expr_stmt(&mut self, e: &Node<Expression>, scope: &mut Scope, out: &mut Vec<S>) -> Result<(), Diagnostic> {
@@ -598,7 +620,8 @@ impl<'a> Reader<'a> {
         let text = match name.as_str() {
             "assume" => format!("await({})", one_arg(self, scope, true)?),
             "__VERIFIER_assume" => format!("assume({})", one_arg(self, scope, true)?),
-            "assert" | "assertd" => format!("assert({})", one_arg(self, scope, true)?),
+            "assert" => format!("assert({})", one_arg(self, scope, true)?),
+            "assertd" => format!("assertd({})", one_arg(self, scope, true)?),
             "lock" | "unlock" | "down" | "up" => {
                 let [a] = args else {
                     return Err(error("C0109", format!("`{name}` takes one argument"), span, "here"));
@@ -742,7 +765,12 @@ impl<'a> Reader<'a> {
                             return Ok("1".into()); // a function as a value: a set hook
                         }
                         if n == "nondet" {
-                            return Err(error("C0115", "`nondet` stands only as a whole condition", span, "here"));
+                            return Err(error(
+                                "C0115",
+                                "`nondet` stands only as a whole condition or compared with a constant",
+                                span,
+                                "here",
+                            ));
                         }
                         self.variable(n, span, scope)
                     }

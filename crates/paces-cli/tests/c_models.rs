@@ -39,7 +39,7 @@ fn a_c_file_is_checked_by_its_line_labels() {
 fn a_c_file_is_repaired() {
     let out = paces(&["repair", &model("publish")], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("swap 10 <-> 11"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("move 10 below 11"), "{}", text(&out.stderr));
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn a_repaired_c_file_is_its_source_with_the_repair_applied() {
     let out = paces(&["repair", &paper1, "-o", out_name], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty(), "the program goes to the file");
-    assert!(text(&out.stderr).contains("swap 9 <-> 10"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("move 9 below 11"), "{}", text(&out.stderr));
     let (source, fixed) = (std::fs::read_to_string(&paper1).unwrap(), std::fs::read_to_string(&out_file).unwrap());
     let (before, after) = differing(&source, &fixed);
     assert_eq!(before, ["    x = 1;", "    y = 1;", "    z = 1;"], "{fixed}");

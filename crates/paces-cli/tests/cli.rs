@@ -259,7 +259,7 @@ fn repair_labels_only_what_the_report_names() {
     let out = paces(&["repair", "-"], Some(UNLABELLED));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(stderr.contains("swap thread1.0 <-> thread1.1"), "{stderr}");
+    assert!(stderr.contains("changes:\n    move thread1.0 below thread1.2\n  iterations"), "{stderr}");
     // The moved statements carry the labels the report names; the others none.
     assert!(stdout.contains("  thread1.1: y := 1;\n  thread1.2: z := 1;\n  thread1.0: x := 1;\n"), "{stdout}");
     assert!(stdout.contains("thread thread2 {\n  await(x == 1);\n  await(y == 1);\n  assert(z == 1);\n}"), "{stdout}");

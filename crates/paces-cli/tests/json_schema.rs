@@ -250,7 +250,7 @@ fn repair_text_prints_the_program_and_a_summary() {
     let a = out.find("A: x := 1;").unwrap();
     assert!(b < c && c < a, "B; C; A expected:\n{out}");
     assert!(err.contains("repaired (mixed mode)"), "{err}");
-    assert!(err.contains("swap A <-> B"), "{err}");
+    assert!(err.contains("move A below C"), "{err}");
     let (status, out, err) = paces(&["repair", &example("paper1"), "--quiet"]);
     assert_eq!(status, 0);
     assert!(err.is_empty(), "--quiet prints no summary: {err}");

@@ -82,6 +82,76 @@ impl fmt::Display for DisplayTransformation<'_> {
     }
 }
 
+/// One item moved to another place of its block: what a reviewer reads where the adjacent
+/// swaps of [`Candidate::transformations`] would list one swap per item it passes.
+/// [`Candidate::moves`] gives the fewest that take the original order to a candidate's.
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    /// The item that moves.
+    pub item: Loc,
+    /// The item it is placed right below, in the order reached when the move is made (and in
+    /// the candidate's order); `None` when it moves to the top of its block.
+    pub below: Option<Loc>,
+    /// When it moves to the top of its block, the item it is placed above (its successor in
+    /// the candidate's order); `None` otherwise.
+    pub above: Option<Loc>,
+}
+
+impl Move {
+    /// Displays the move with the space's location names: `move A below B`, or `move A above
+    /// B` for a move to the top of a block.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayMove { m: self, space }
+    }
+}
+
+struct DisplayMove<'a> {
+    m: &'a Move,
+    space: &'a Space,
+}
+
+impl fmt::Display for DisplayMove<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |l: Loc| self.space.name(l);
+        match (self.m.below, self.m.above) {
+            (Some(b), _) => write!(f, "move {} below {}", name(self.m.item), name(b)),
+            (None, Some(a)) => write!(f, "move {} above {}", name(self.m.item), name(a)),
+            (None, None) => write!(f, "move {} to the top", name(self.m.item)),
+        }
+    }
+}
+
+/// The positions (into `seq`) of a longest strictly increasing subsequence of `seq`; of all
+/// such, the one that takes the earliest positions (so an item swapped with its neighbour moves
+/// below it, rather than the neighbour above it).
+fn longest_increasing(seq: &[usize]) -> Vec<usize> {
+    // from[i]: the length of a longest increasing subsequence starting at i, by patience
+    // sorting from the right (`tails[k]`: the largest first value of such a run of length k + 1,
+    // negated so that the tails increase).
+    let mut from = vec![0; seq.len()];
+    let mut tails: Vec<i128> = Vec::new();
+    for (i, &v) in seq.iter().enumerate().rev() {
+        let neg = -(v as i128);
+        let k = tails.partition_point(|&t| t < neg);
+        from[i] = k + 1;
+        if k == tails.len() {
+            tails.push(neg);
+        } else {
+            tails[k] = neg;
+        }
+    }
+    let mut need = tails.len();
+    let mut out = Vec::with_capacity(need);
+    for (i, &v) in seq.iter().enumerate() {
+        if need > 0 && from[i] == need && out.last().is_none_or(|&p: &usize| seq[p] < v) {
+            out.push(i);
+            need -= 1;
+        }
+    }
+    out
+}
+
 /// `atomic [A; B; C]`: every item of a section; `atomic [A; A]` for one item alone.
 fn write_section(f: &mut fmt::Formatter<'_>, space: &Space, items: &[Loc]) -> fmt::Result {
     f.write_str("atomic [")?;
@@ -355,6 +425,64 @@ impl Candidate {
         }
         out.extend(self.sections.iter().map(|s| Transformation::Atomic { first: s.first, last: s.last }));
         out
+    }
+
+    /// The reorderings of this candidate as the fewest moves of single items, block by block:
+    /// the items of a longest run of each block that keeps its original relative order stay,
+    /// every other item moves once (no fewer moves can reach the order, since an item that
+    /// never moves keeps its relative order with every other such item). The moves are listed
+    /// in the candidate's order, each placing its item right below its predecessor in the
+    /// candidate's order (or at the top of the block); made one after the other from the
+    /// original order ([`Candidate::apply_moves`]), they give this candidate's orders.
+    pub fn moves(&self, space: &Space) -> Vec<Move> {
+        let mut out = Vec::new();
+        for block in space.blocks() {
+            let original = space.items(block);
+            let target = self.order(block);
+            let rank: Vec<usize> =
+                target.iter().map(|l| original.iter().position(|o| o == l).unwrap_or(usize::MAX)).collect();
+            let stay = longest_increasing(&rank);
+            let mut stays = vec![false; target.len()];
+            for i in stay {
+                stays[i] = true;
+            }
+            for (i, &item) in target.iter().enumerate() {
+                if stays[i] {
+                    continue;
+                }
+                let below = i.checked_sub(1).map(|j| target[j]);
+                let above = if below.is_none() { target.get(i + 1).copied() } else { None };
+                out.push(Move { item, below, above });
+            }
+        }
+        out
+    }
+
+    /// The block orders reached from the original program by making `moves` one after the
+    /// other: each takes its item out and puts it right below [`Move::below`] (or at the top
+    /// of the block). Moves of items that are not in the space are skipped.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotInOneBlock`] when a move's item and the item it goes below are not
+    /// items of one block.
+    pub fn apply_moves(space: &Space, moves: &[Move]) -> Result<Vec<Vec<Loc>>, Error> {
+        let mut orders: Vec<Vec<Loc>> = space.blocks().map(|b| space.items(b).to_vec()).collect();
+        for m in moves {
+            let Some(block) = space.block_of(m.item) else { continue };
+            let order = &mut orders[block.index()];
+            if let Some(b) = m.below {
+                if space.block_of(b) != Some(block) || b == m.item {
+                    return Err(Error::new(
+                        ErrorKind::NotInOneBlock,
+                        format!("`{}` and `{}` are not two items of one block", space.name(m.item), space.name(b)),
+                    ));
+                }
+            }
+            order.retain(|&l| l != m.item);
+            let at = m.below.and_then(|b| order.iter().position(|&l| l == b)).map_or(0, |p| p + 1);
+            order.insert(at, m.item);
+        }
+        Ok(orders)
     }
 
     /// Applies transformations in order, starting from the original program.

@@ -102,7 +102,7 @@ mod serde_impls;
 mod shapes;
 mod space;
 
-pub use candidate::{Candidate, Cost, Section, Transformation};
+pub use candidate::{Candidate, Cost, Move, Section, Transformation};
 pub use constraint::{Arena, Atom, Node, Stats, FLATTEN_LIMIT};
 pub use error::{Error, ErrorKind};
 pub use formula::Formula;

@@ -152,6 +152,7 @@ impl Builder<'_> {
             StmtKind::Assign { var, expr } => A::Assign(self.var(*var, owner, span), e(expr)),
             StmtKind::Assume(x) => A::Assume(e(x)),
             StmtKind::Await(x) => A::Await(e(x)),
+            StmtKind::Assert(x) if self.p.assertd.contains(&id) => A::AssertD(e(x)),
             StmtKind::Assert(x) => A::Assert(e(x)),
             StmtKind::Skip => A::Skip,
             StmtKind::If { cond: c, then_block, else_block } => {

@@ -127,6 +127,8 @@ pub(crate) enum StmtKind {
     Assume(Expr),
     Await(Expr),
     Assert(Expr),
+    /// `assertd(b);`: an assertion that items may move across.
+    AssertD(Expr),
     Skip,
     /// `cond` is `None` for `*`.
     If(Option<Expr>, Block, Option<Block>),

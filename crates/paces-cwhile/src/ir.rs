@@ -5,7 +5,7 @@
 //! `if (b)`, the `await` of `lock`) have derived labels and locations of their own (see
 //! `docs/language.md`). Blocks use the same [`BlockId`]s as the program's [`Space`](paces_constraint::Space).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::ops::Deref;
 
@@ -244,7 +244,7 @@ pub enum StmtKind {
     Assume(Expr),
     /// `await(b);`
     Await(Expr),
-    /// `assert(b);`
+    /// `assert(b);`, or `assertd(b);` when its statement is in [`Parts::assertd`].
     Assert(Expr),
     /// `skip;`
     Skip,
@@ -397,6 +397,10 @@ pub struct Parts {
     /// show it beside the label instead of the Cwhile step ([`Program::step_text`]); a program
     /// made by [`Program::apply`] keeps it.
     pub source_texts: BTreeMap<String, String>,
+    /// The assertions written `assertd(b);`: the same check as `assert(b);`, but without a
+    /// place of their own (the items of their block may move across them, where an `assert`
+    /// is a fixed point of its block's order).
+    pub assertd: BTreeSet<StmtId>,
 }
 
 /// A Cwhile program (checked, when [`parse`](crate::parse) made it): its [`Parts`] and a
@@ -450,7 +454,7 @@ impl Deref for Program {
 /// Shows the parts as the program's own fields, then whether the cache is filled.
 impl fmt::Debug for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Parts { vars, threads, procs, stmts, blocks, loc_names, source_texts } = &self.parts;
+        let Parts { vars, threads, procs, stmts, blocks, loc_names, source_texts, assertd } = &self.parts;
         f.debug_struct("Program")
             .field("vars", vars)
             .field("threads", threads)
@@ -459,6 +463,7 @@ impl fmt::Debug for Program {
             .field("blocks", blocks)
             .field("loc_names", loc_names)
             .field("source_texts", source_texts)
+            .field("assertd", assertd)
             .field("derived", &self.derived)
             .finish()
     }

@@ -59,6 +59,8 @@ pub(crate) enum Tok<'s> {
     Await,
     #[token("assert")]
     Assert,
+    #[token("assertd")]
+    AssertD,
     #[token("skip")]
     Skip,
     #[token("lock")]
@@ -148,6 +150,7 @@ impl Tok<'_> {
             Tok::Assume => "`assume`",
             Tok::Await => "`await`",
             Tok::Assert => "`assert`",
+            Tok::AssertD => "`assertd`",
             Tok::Skip => "`skip`",
             Tok::Lock => "`lock`",
             Tok::Unlock => "`unlock`",

@@ -65,7 +65,7 @@ mod syntax;
 pub use diag::{render, Diagnostic, Diagnostics, MAX_RENDERED};
 pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};
-pub use print::{comment_ranges, print, print_named, print_with_comments};
+pub use print::{comment_ranges, print, print_named, print_named_with_comments, print_with_comments};
 pub use promela::to_promela;
 pub use splice::print_preserving;
 

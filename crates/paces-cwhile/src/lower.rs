@@ -22,6 +22,7 @@ pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics
         blocks: l.blocks,
         loc_names: l.loc_names,
         source_texts: std::collections::BTreeMap::new(),
+        assertd: l.assertd,
     });
     Ok(program)
 }
@@ -41,6 +42,8 @@ struct Lowerer<'a> {
     labels: FxHashMap<String, (Span, LabelKind)>,
     /// Call edges between procedures: (caller, callee, call span).
     proc_calls: Vec<(ProcIdx, ProcIdx, Span)>,
+    /// The statements written `assertd`.
+    assertd: std::collections::BTreeSet<StmtId>,
 }
 
 /// How a location name came about.
@@ -114,6 +117,7 @@ impl<'a> Lowerer<'a> {
             loc_names: Vec::new(),
             labels: FxHashMap::default(),
             proc_calls: Vec::new(),
+            assertd: std::collections::BTreeSet::new(),
         }
     }
 
@@ -394,6 +398,10 @@ impl<'a> Lowerer<'a> {
             A::Assume(e) => StmtKind::Assume(self.expr(e, ctx)),
             A::Await(e) => StmtKind::Await(self.expr(e, ctx)),
             A::Assert(e) => StmtKind::Assert(self.expr(e, ctx)),
+            A::AssertD(e) => {
+                self.assertd.insert(id);
+                StmtKind::Assert(self.expr(e, ctx))
+            }
             // The parser reported the last two: a tree holding them is never lowered.
             A::Skip | A::Error | A::TooDeep(_) => StmtKind::Skip,
             A::If(c, t, e) => {

@@ -38,6 +38,17 @@ pub fn print_named(p: &Program, named: &[&str]) -> String {
     print_shown(p, &shown_labels(p, named), &mut Comments::none())
 }
 
+/// Prints like [`print_named`], keeping every comment of `source`, the text the original of
+/// `p` was parsed from (`p` itself, or a program [`Program::apply`] made from it, whose spans
+/// point into that text): the fallback of a repaired program whose source layout cannot take
+/// the repair. Comments are written in source order as [`print_with_comments`] writes them,
+/// each above the first statement printed after it whose source position follows it; where
+/// statements changed order, a comment may so stand above a neighbour of the statement it
+/// was written beside, but none is lost.
+pub fn print_named_with_comments(p: &Program, source: &str, named: &[&str]) -> String {
+    print_shown(p, &shown_labels(p, named), &mut Comments::scan(source))
+}
+
 /// The byte ranges of the comments of a text without string literals (Cwhile, or the C
 /// dialect of `paces-c`), ascending: a `//` comment up to the end of its line (the newline not
 /// included), a `/* */` comment whole (an unterminated one, which the parsers refuse, up to
@@ -379,6 +390,7 @@ pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
         StmtKind::Assign { var, expr: e } => format!("{} := {}", name(*var), expr(e)),
         StmtKind::Assume(e) => format!("assume({})", expr(e)),
         StmtKind::Await(e) => format!("await({})", expr(e)),
+        StmtKind::Assert(e) if p.is_assertd(stmt) => format!("assertd({})", expr(e)),
         StmtKind::Assert(e) => format!("assert({})", expr(e)),
         StmtKind::Skip => "skip".to_owned(),
         StmtKind::If { cond: c, .. } => format!("if ({})", cond(c)),

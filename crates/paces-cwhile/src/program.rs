@@ -47,6 +47,22 @@ impl Program {
         &self.stmts[id.index()]
     }
 
+    /// Whether a statement is an `assertd(b);` (an assertion that items may move across, see
+    /// [`Parts::assertd`](crate::ir::Parts::assertd)); false for every other statement.
+    pub fn is_assertd(&self, stmt: &Stmt) -> bool {
+        matches!(stmt.kind, StmtKind::Assert(_)) && self.stmt_at(stmt.loc).is_some_and(|id| self.assertd.contains(&id))
+    }
+
+    /// Whether a statement keeps its place in its block: an `assert` (not an `assertd`) is a
+    /// fixed point of its block's order, so that a repair never makes its check vacuous by
+    /// moving it away from the waits and writes it was written after. An item that only holds
+    /// an assertion (a branch, a loop, a call) moves like any other.
+    pub fn keeps_place(&self, stmt: StmtId) -> bool {
+        self.stmts
+            .get(stmt.index())
+            .is_some_and(|s| matches!(s.kind, StmtKind::Assert(_)) && !self.assertd.contains(&stmt))
+    }
+
     /// Whether a statement is or holds a loop (in its branches, bodies and the procedures it
     /// calls).
     ///
@@ -165,15 +181,19 @@ impl Program {
         })
     }
 
-    /// Whether two statements are sequentially equivalent in either order (Cwhile's rule):
-    /// neither writes a variable that the other reads or writes, and they are not both
-    /// members of one `noreorder` body. A statement does not commute with itself.
+    /// Whether two statements may trade places (Cwhile's rule): they are sequentially
+    /// equivalent in either order (neither writes a variable that the other reads or writes),
+    /// they are not both members of one `noreorder` body, and neither is an `assert` that keeps
+    /// its place ([`Program::keeps_place`]). A statement does not commute with itself.
     pub fn commutes(&self, a: StmtId, b: StmtId) -> bool {
         if a == b {
             return false;
         }
         let (Some(sa), Some(sb)) = (self.stmts.get(a.index()), self.stmts.get(b.index())) else { return false };
         if sa.block == sb.block && self.is_noreorder_body(sa.block) {
+            return false;
+        }
+        if self.keeps_place(a) || self.keeps_place(b) {
             return false;
         }
         let (ra, wa, rb, wb) = (self.reads(a), self.writes(a), self.reads(b), self.writes(b));
@@ -183,8 +203,8 @@ impl Program {
     /// The space of programs reachable by the allowed transformations, in
     /// `paces-constraint`'s vocabulary. Its locations are registered in [`Loc`] order, so the
     /// space's `Loc`s are this program's; its blocks are this program's blocks in [`BlockId`]
-    /// order. Every pair of items of a block that does not commute, and every pair inside a
-    /// `noreorder` body, is fixed.
+    /// order. Every pair of items of a block that does not commute, every pair inside a
+    /// `noreorder` body, and every pair of an `assert` and another item of its block is fixed.
     pub fn space(&self) -> Space {
         let mut b = SpaceBuilder::new();
         for (i, name) in self.loc_names.iter().enumerate() {
@@ -220,10 +240,25 @@ impl Program {
     /// variable precedes those through pairs recorded before (two writes of a variable do not
     /// commute, nor a read and a later write), so nothing of the closure is lost; and every
     /// recorded pair is a pair that does not commute. A `noreorder` body fixes its items one
-    /// after the other.
+    /// after the other. An `assert` that keeps its place follows every item since the
+    /// previous such `assert` and precedes every item up to the next one: linear again, and
+    /// through the chain of asserts every item before one stays before it.
     fn fixed_pairs(&self, block: BlockId, items: &[StmtId]) -> Vec<(StmtId, StmtId)> {
         if self.is_noreorder_body(block) {
             return items.windows(2).map(|w| (w[0], w[1])).collect();
+        }
+        let mut pairs = Vec::new();
+        let mut since: Vec<StmtId> = Vec::new();
+        let mut last_assert: Option<StmtId> = None;
+        for &y in items {
+            if self.keeps_place(y) {
+                pairs.extend(since.drain(..).map(|x| (x, y)));
+                pairs.extend(last_assert.map(|a| (a, y)));
+                last_assert = Some(y);
+            } else {
+                since.push(y);
+                pairs.extend(last_assert.map(|a| (a, y)));
+            }
         }
         #[derive(Default)]
         struct Accesses {
@@ -231,7 +266,6 @@ impl Program {
             readers: Vec<StmtId>,
         }
         let mut by_var: Vec<Accesses> = Vec::new();
-        let mut pairs = Vec::new();
         for &y in items {
             for &v in self.reads(y) {
                 if by_var.len() <= v.index() {

@@ -122,7 +122,10 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
 }
 
 /// The summary's note when a C model's repair is printed as Cwhile.
-const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile\n";
+const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile, with the source's comments\n";
+
+/// The summary's note when a Cwhile program's repair is printed in canonical layout.
+const CANONICAL: &str = "  note: the source's layout cannot take the repair (a changed block has two statements on one line): the repaired program is printed in canonical layout, with the source's comments\n";
 
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
 /// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
@@ -189,9 +192,18 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let kept = preserved(&input, &program, &report);
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.
-    let as_cwhile = kept.is_none() && input.lang == super::Lang::C && report.repaired_text.is_some();
-    if let Some(text) = kept {
-        report.repaired_text = Some(text);
+    let layout_lost = kept.is_none()
+        && report.repaired_text.is_some()
+        && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
+    let as_cwhile = layout_lost && input.lang == super::Lang::C;
+    match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
+        (Some(text), _, _) => report.repaired_text = Some(text),
+        // The fallback keeps every comment of the source, as `paces fmt` does.
+        (None, Some(repaired), Ok(source)) if layout_lost => {
+            report.repaired_text =
+                Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()));
+        }
+        _ => {}
     }
     let written = match (&report.repaired_text, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
@@ -201,15 +213,18 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         _ => Outcome::Success,
     };
     let written = match (written, args.format) {
-        (Outcome::Success, Format::Json) => write_stdout(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report_json(&input.name, &program, &report)).unwrap_or_default()
-        )),
+        (Outcome::Success, Format::Json) => {
+            let mut doc = report_json(&input.name, &program, &report);
+            doc["layout_kept"] = serde_json::Value::Bool(!layout_lost);
+            write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()))
+        }
         (Outcome::Success, Format::Text) => {
             if !args.quiet {
                 let mut text = summary(&input.name, &report, args.verbose);
                 if as_cwhile {
                     text.push_str(C_AS_CWHILE);
+                } else if layout_lost {
+                    text.push_str(CANONICAL);
                 }
                 if success {
                     for b in &bounds {
@@ -321,9 +336,9 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
     if report.unwind_reached {
         s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)\n");
     }
-    if !report.transformation_text.is_empty() {
-        s.push_str("  transformations:\n");
-        for t in &report.transformation_text {
+    if !report.change_text.is_empty() {
+        s.push_str("  changes:\n");
+        for t in &report.change_text {
             s.push_str(&format!("    {t}\n"));
         }
     }
@@ -479,6 +494,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         "dropped_constraints": report.dropped_constraints,
         "bad_traces": report.bad_traces,
         "transformations": report.transformation_text,
+        "changes": report.change_text,
         "candidate": candidate,
         "repaired_program": report.repaired_text,
         "diff": report.diff,

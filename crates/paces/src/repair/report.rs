@@ -288,6 +288,10 @@ pub struct Report {
     pub transformations: Vec<Transformation>,
     /// The transformations in words (`swap A <-> B`, `atomic [A; B]`).
     pub transformation_text: Vec<String>,
+    /// The repair as a reviewer reads it: the fewest moves of single items that reorder the
+    /// blocks (`move A below B`, `move A above B` for a move to the top of a block; see
+    /// [`Candidate::moves`]), then the added sections (`atomic [A; B]`).
+    pub change_text: Vec<String>,
     /// A line diff of the canonical texts (empty unless repaired).
     pub diff: String,
     /// Bad-trace rounds (bad, deadlock, livelock or sequential rejections learned from); one
@@ -452,6 +456,7 @@ impl ReportBuilder {
             _ => String::new(),
         };
         let transformation_text = transformations.iter().map(|t| t.display(&self.space).to_string()).collect();
+        let change_text = change_text(&self.space, candidate.as_ref(), &transformations);
         Report {
             stop,
             mode: self.mode,
@@ -461,6 +466,7 @@ impl ReportBuilder {
             candidate,
             transformations,
             transformation_text,
+            change_text,
             diff,
             iterations: self.history.len(),
             good_traces,
@@ -483,6 +489,13 @@ impl ReportBuilder {
             dots: self.dots,
         }
     }
+}
+
+/// The moves of a candidate, then its sections, in words (see [`Report::change_text`]).
+fn change_text(space: &Space, candidate: Option<&Candidate>, transformations: &[Transformation]) -> Vec<String> {
+    let moves = candidate.map(|c| c.moves(space)).unwrap_or_default();
+    let sections = transformations.iter().filter(|t| matches!(t, Transformation::Atomic { .. }));
+    moves.iter().map(|m| m.display(space).to_string()).chain(sections.map(|t| t.display(space).to_string())).collect()
 }
 
 /// The labels the transformations name (both items of a swap, both ends of a section): the

@@ -1,0 +1,102 @@
+//! The paper's tool's dialect beyond the basics: `nondet` compared with a constant is a
+//! nondeterministic choice, `assertd` is an assertion whose neighbours may move (and `assert`
+//! one that keeps its place), and a `noReorderBegin(); ... noReorderEnd();` region that a repair
+//! moves is written into the C file.
+
+use paces::Repair;
+use paces_explore::{check, Config};
+
+fn read(source: &str) -> paces_cwhile::Program {
+    paces_c::parse(source)
+        .unwrap_or_else(|d| panic!("does not read:\n{}", paces_cwhile::render(&d, "t.c", source, false)))
+}
+
+/// The Cwhile text of a C model.
+fn cwhile(source: &str) -> String {
+    paces_cwhile::print(&read(source))
+}
+
+#[test]
+fn nondet_compared_with_a_constant_is_a_choice() {
+    let source = "int x;\n\
+        t() {\n\
+        \x20 if (nondet == 1) { x = 1; } else { x = 2; }\n\
+        \x20 while (nondet != 0) { x = x + 1; }\n\
+        \x20 if (0 == nondet) x = 3;\n\
+        \x20 if (!nondet) x = 4;\n\
+        \x20 while(nondet==1) {}\n\
+        }\n\
+        void main() { t(); }\n";
+    let text = cwhile(source);
+    assert_eq!(text.matches("if (*)").count(), 3, "{text}");
+    assert_eq!(text.matches("while (*)").count(), 2, "{text}");
+    assert!(!text.contains("nondet"), "{text}");
+    // Both ways of each choice are explored: x ends 1 or 2 after the first `if`.
+    let twice = "int x;\nt() {\n  if (nondet == 1) { x = 1; } else { x = 2; }\n  assert(x == 1);\n}\n\
+        void main() { t(); }\n";
+    assert_eq!(check(&read(twice), &Config::new()).unwrap().verdict.name(), "bad");
+}
+
+#[test]
+fn nondet_elsewhere_is_a_clear_error() {
+    for (source, at) in [
+        ("int x;\nt() {\n  x = nondet + 1;\n}\nvoid main() { t(); }\n", "3:7"),
+        ("int x;\nt() {\n  if (nondet == x) x = 1;\n}\nvoid main() { t(); }\n", "3:7"),
+        ("int x;\nt() {\n  if (nondet == 1 && x == 0) x = 1;\n}\nvoid main() { t(); }\n", "3:7"),
+    ] {
+        let d = paces_c::parse(source).expect_err("nondet as a value");
+        let text = paces_cwhile::render(&d, "t.c", source, false);
+        assert!(text.contains("C0115") && text.contains("compared with a constant"), "{text}");
+        assert!(text.contains(&format!("t.c:{at}")), "{text}");
+    }
+}
+
+#[test]
+fn assertd_reads_as_assertd_and_assert_as_assert() {
+    let source = "int x, y;\n\
+        t() {\n\
+        \x20 x = 1;\n\
+        \x20 assertd(y == 0);\n\
+        \x20 y = 1;\n\
+        \x20 assert(x == 1);\n\
+        \x20 x = 2;\n\
+        }\n\
+        void main() { t(); }\n";
+    let p = read(source);
+    let text = paces_cwhile::print(&p);
+    assert!(text.contains("4: assertd(y == 0);") && text.contains("6: assert(x == 1);"), "{text}");
+    let space = p.space();
+    let loc = |l: &str| space.loc(l).unwrap();
+    // 3 and the assertd commute (x is not read by it): free; the assert is fixed to all.
+    assert!(!space.is_fixed(loc("3"), loc("4")));
+    for other in ["3", "4", "5"] {
+        assert!(space.is_fixed(loc(other), loc("6")), "{other} before 6");
+    }
+    assert!(space.is_fixed(loc("6"), loc("7")));
+    // Printed back as C, the kinds stay.
+    let c = paces_c::print(&p).unwrap().text;
+    assert!(c.contains("assertd(y == 0);") && c.contains("assert(x == 1);"), "{c}");
+}
+
+/// The developers' fix of iwl3945 in miniature: the region `C..G` (a `noReorderBegin/End`
+/// block) moves below `H`, and the repaired C file is the source with those lines moved.
+#[test]
+fn a_moved_noreorder_region_is_written_into_the_c_file() {
+    let source = include_str!("models/region.c");
+    let original = read(source);
+    assert_eq!(check(&original, &Config::new()).unwrap().verdict.name(), "bad");
+    let report = Repair::new().run(&original).unwrap();
+    let repaired = report.repaired.unwrap_or_else(|| panic!("not repaired: {}", report.stop));
+    let text = paces_c::print_preserving(source, &original, &repaired)
+        .unwrap_or_else(|| panic!("the repair ({:?}) is not written into C", report.transformation_text));
+    let again = read(&text);
+    assert_eq!(check(&again, &Config::new()).unwrap().verdict.name(), "correct", "{text}");
+    let (h, begin) = (text.find("ready = 1;").unwrap(), text.find("noReorderBegin();").unwrap());
+    assert!(h < begin, "the region moved below H:\n{text}");
+    // Nothing but the moved lines changed.
+    let mut a: Vec<&str> = source.lines().collect();
+    let mut b: Vec<&str> = text.lines().collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "{text}");
+}
