@@ -143,6 +143,19 @@ const CI_STEPS: &[Step] = &[
         args: &["clippy", "-p", "paces-solver", "--all-targets", "--features", "cadical", "--", "-D", "warnings"],
     },
     Step { env: &[], args: &["test", "-p", "paces-solver", "--features", "cadical"] },
+    Step {
+        env: &[],
+        args: &[
+            "package",
+            "--workspace",
+            "--exclude",
+            "paces-heldin",
+            "--exclude",
+            "paces-benches",
+            "--exclude",
+            "xtask",
+        ],
+    },
 ];
 
 impl Step {

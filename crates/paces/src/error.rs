@@ -86,7 +86,9 @@ impl From<paces_learn::Error> for Error {
             | paces_learn::ErrorKind::UnknownLocation
             | paces_learn::ErrorKind::UnknownBlock
             | paces_learn::ErrorKind::ScopeMismatch
-            | paces_learn::ErrorKind::ThreadBlock => ErrorKind::SpaceMismatch,
+            | paces_learn::ErrorKind::ThreadBlock
+            | paces_learn::ErrorKind::ProgramOrder
+            | paces_learn::ErrorKind::SharedLocal => ErrorKind::SpaceMismatch,
             paces_learn::ErrorKind::Solve => ErrorKind::Solve,
             paces_learn::ErrorKind::Deadline => ErrorKind::Deadline,
             paces_learn::ErrorKind::Internal => ErrorKind::Internal,

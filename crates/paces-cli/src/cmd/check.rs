@@ -90,8 +90,8 @@ impl CheckerArgs {
         lang: Option<Lang>,
         format: Format,
     ) -> Result<(Input, Program, Config, Vec<String>), Outcome> {
-        let input = super::read_input(file, lang)
-            .map_err(|message| fail_in(format, &file.display().to_string(), &message))?;
+        let input =
+            super::read_input(file, lang).map_err(|message| fail_in(format, &file.display().to_string(), &message))?;
         let mut options = paces_c::pthread::Options::default();
         if let Some(range) = self.nondet_range {
             options.nondet = range;

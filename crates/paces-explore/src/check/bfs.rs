@@ -7,15 +7,15 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::compile::Compiled;
+use crate::engine::Engine;
 use crate::engine::{Expansion, Found, Stand};
 use crate::error::Error;
-use crate::engine::Engine;
 use crate::progress::{Progress, Ticker};
 use crate::replay::transitions_to_steps;
 use crate::store::{encode, hash_bytes};
 
-use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr};
 use super::result::{Answer, Effort, Findings};
+use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr};
 use super::{Bound, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict};
 
 /// States expanded per batch; batches are merged in order, so results do not depend on the
