@@ -229,4 +229,8 @@ fn computed_indexes_choose_an_element_and_cut_out_of_bounds() {
     let two = source.replace("int slots[3];", "int slots[3];\nint other[3];").replace("put(slots, 5)", "put(other, 5)");
     let (code, line, _, message) = error_of(&two);
     assert_eq!((code.as_str(), line), ("C0410", 11), "{message}");
+    // Nor for a local's address at one call and an array at another.
+    let mixed = "#include <pthread.h>\nint slots[3];\nvoid put(int *s) {\n  *s = 1;\n}\nint main() {\n  int x;\n  put(&x);\n  put(slots);\n  return 0;\n}\n";
+    let (code, line, col, message) = error_of(mixed);
+    assert_eq!((code.as_str(), line, col), ("C0410", 9, 7), "{message}");
 }

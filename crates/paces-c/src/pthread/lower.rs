@@ -207,6 +207,8 @@ struct Lower<'a> {
     params: BTreeMap<String, Signature>,
     /// The `int *` parameters that stand for a global array: (function, parameter) to its name.
     aliases: BTreeMap<(String, String), String>,
+    /// The `int *` parameters some call passed a local's address.
+    local_refs: BTreeSet<(String, String)>,
     /// Whether an array index out of bounds cuts a path somewhere (a bound).
     index_cut: bool,
     /// The flag an `abort()` or `exit()` inside an atomic block sets.
@@ -256,6 +258,7 @@ pub(super) fn lower(
         aborted: None,
         index_cut: false,
         aliases: BTreeMap::new(),
+        local_refs: BTreeSet::new(),
     };
     l.program(unit)
 }
@@ -1595,7 +1598,9 @@ impl<'a> Lower<'a> {
                                     self.span(a),
                                 ))
                             }
-                            _ if self.proc_texts.contains_key(&name) && !self.aliases.contains_key(&key) => {
+                            _ if self.local_refs.contains(&key)
+                                || (self.proc_texts.contains_key(&name) && !self.aliases.contains_key(&key)) =>
+                            {
                                 return Err(unsupported(
                                     "an array passed to a parameter read as a local's address",
                                     self.span(a),
@@ -1608,6 +1613,7 @@ impl<'a> Lower<'a> {
                         continue;
                     }
                 }
+                self.local_refs.insert((name.clone(), p.clone()));
                 if self.aliases.contains_key(&(name.clone(), p.clone())) {
                     return Err(unsupported("a local's address passed to a parameter that is an array", self.span(a)));
                 }
