@@ -216,3 +216,21 @@ fn a_return_before_the_end_skips_the_rest() {
     let (code, line, col, _) = error_of(in_loop);
     assert_eq!((code.as_str(), line, col), ("C0410", 5, 5));
 }
+
+#[test]
+fn computed_indexes_choose_an_element_and_cut_out_of_bounds() {
+    let source = "#include <pthread.h>\nint slots[3];\nint top = 0;\nvoid put(int *s, int v) {\n  s[top] = v;\n  top = top + 1;\n}\n\
+        int main() {\n  put(slots, 4);\n  put(slots, 5);\n  __VERIFIER_assert(slots[0] == 4 && slots[1] == 5 && top == 2);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert_eq!(r.bounds, vec!["paths with an array index out of bounds cut".to_owned()]);
+    assert!(!fails(&r));
+    assert!(fails(&parse(&source.replace("slots[1] == 5", "slots[1] == 4"), &Options::default()).expect("read")));
+    // One pointer parameter cannot stand for two arrays.
+    let two = source.replace("int slots[3];", "int slots[3];\nint other[3];").replace("put(slots, 5)", "put(other, 5)");
+    let (code, line, _, message) = error_of(&two);
+    assert_eq!((code.as_str(), line), ("C0410", 11), "{message}");
+    // Nor for a local's address at one call and an array at another.
+    let mixed = "#include <pthread.h>\nint slots[3];\nvoid put(int *s) {\n  *s = 1;\n}\nint main() {\n  int x;\n  put(&x);\n  put(slots);\n  return 0;\n}\n";
+    let (code, line, col, message) = error_of(mixed);
+    assert_eq!((code.as_str(), line, col), ("C0410", 9, 7), "{message}");
+}

@@ -205,6 +205,12 @@ struct Lower<'a> {
     nondet_used: bool,
     /// Each procedure's Cwhile parameter and result names.
     params: BTreeMap<String, Signature>,
+    /// The `int *` parameters that stand for a global array: (function, parameter) to its name.
+    aliases: BTreeMap<(String, String), String>,
+    /// The `int *` parameters some call passed a local's address.
+    local_refs: BTreeSet<(String, String)>,
+    /// Whether an array index out of bounds cuts a path somewhere (a bound).
+    index_cut: bool,
     /// The flag an `abort()` or `exit()` inside an atomic block sets.
     aborted: Option<String>,
     /// The by-reference parameters: (function, Cwhile parameter).
@@ -250,6 +256,9 @@ pub(super) fn lower(
         c_params: BTreeMap::new(),
         by_ref: BTreeSet::new(),
         aborted: None,
+        index_cut: false,
+        aliases: BTreeMap::new(),
+        local_refs: BTreeSet::new(),
     };
     l.program(unit)
 }
@@ -366,6 +375,9 @@ impl<'a> Lower<'a> {
         if self.nondet_used {
             let (lo, hi) = self.options.nondet;
             bounds.push(format!("nondeterministic values in {lo}..{hi}"));
+        }
+        if self.index_cut {
+            bounds.push("paths with an array index out of bounds cut".to_owned());
         }
         Ok((self.respan(program), bounds))
     }
@@ -747,8 +759,12 @@ impl<'a> Lower<'a> {
         let c_names = self.c_params.get(name).cloned().unwrap_or_default();
         for ((cw, ty), c) in params.iter().zip(c_names) {
             self.frame.locals.push(cw.clone());
-            let kind =
-                if self.by_ref.contains(&(name.to_owned(), cw.clone())) { Kind::Ref(*ty) } else { Kind::Scalar(*ty) };
+            let key = (name.to_owned(), cw.clone());
+            if let Some(array) = self.aliases.get(&key).and_then(|a| self.globals.get(a)) {
+                scope.insert(c, array.clone());
+                continue;
+            }
+            let kind = if self.by_ref.contains(&key) { Kind::Ref(*ty) } else { Kind::Scalar(*ty) };
             scope.insert(c, Var { cw: cw.clone(), kind, shared: false });
         }
         if let Some(r) = &result {
@@ -920,7 +936,7 @@ impl<'a> Lower<'a> {
                 match (&i.node, &var.kind) {
                     (Initializer::Expression(e), Kind::Scalar(ty)) => {
                         let span = self.span(decl);
-                        let target = Target { cw: var.cw.clone(), ty: *ty, shared: false };
+                        let target = Target { cw: var.cw.clone(), ty: *ty, shared: false, computed: None };
                         self.frame.scopes.last_mut().expect("a scope").insert(name.clone(), var.clone());
                         out.extend(self.assign(&target, None, Some(e), span)?);
                         continue;
@@ -967,7 +983,7 @@ impl<'a> Lower<'a> {
                 }
                 let mut nodes = match (e, self.frame.result.clone()) {
                     (Some(e), Some(r)) => {
-                        let target = Target { cw: r, ty: INT, shared: false };
+                        let target = Target { cw: r, ty: INT, shared: false, computed: None };
                         self.assign(&target, None, Some(e), span)?
                     }
                     _ => Vec::new(),
@@ -1271,7 +1287,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The variable an assignment writes.
-    fn target(&mut self, lhs: &'a Node<lang_c::ast::Expression>) -> Result<Target, Diagnostic> {
+    fn target(&mut self, lhs: &'a Node<lang_c::ast::Expression>) -> Result<Target<'a>, Diagnostic> {
         let span = self.span(lhs);
         match &lhs.node {
             E::Identifier(id) => {
@@ -1281,22 +1297,27 @@ impl<'a> Lower<'a> {
                 }
                 match self.lookup(name) {
                     Some(Var { cw, kind: Kind::Scalar(ty), shared }) => {
-                        Ok(Target { cw: cw.clone(), ty: *ty, shared: *shared })
+                        Ok(Target { cw: cw.clone(), ty: *ty, shared: *shared, computed: None })
                     }
                     Some(_) => Err(unsupported("an assignment to this variable", span)),
                     None => Err(error("C0416", format!("`{name}` is not declared"), span, "unknown name")),
                 }
             }
             E::BinaryOperator(b) if b.node.operator.node == B::Index => {
+                if let Some((ty, elems, shared)) = self.computed_array(b) {
+                    return Ok(Target { cw: String::new(), ty, shared, computed: Some((&b.node.rhs, elems)) });
+                }
                 let (cw, kind, shared) = self.element(b, span)?;
                 match kind {
-                    Kind::Scalar(ty) => Ok(Target { cw, ty, shared }),
+                    Kind::Scalar(ty) => Ok(Target { cw, ty, shared, computed: None }),
                     _ => Err(unsupported("an assignment to this element", span)),
                 }
             }
             E::UnaryOperator(u) if u.node.operator.node == U::Indirection => match &u.node.operand.node {
                 E::Identifier(id) => match self.lookup(&id.node.name) {
-                    Some(Var { cw, kind: Kind::Ref(ty), .. }) => Ok(Target { cw: cw.clone(), ty: *ty, shared: false }),
+                    Some(Var { cw, kind: Kind::Ref(ty), .. }) => {
+                        Ok(Target { cw: cw.clone(), ty: *ty, shared: false, computed: None })
+                    }
                     _ => Err(unsupported("a pointer operation", span)),
                 },
                 _ => Err(unsupported("a pointer operation", span)),
@@ -1333,16 +1354,42 @@ impl<'a> Lower<'a> {
     /// `target op= rhs` (or `target = rhs`): its steps.
     fn assign(
         &mut self,
-        target: &Target,
+        target: &Target<'a>,
         op: Option<&str>,
         rhs: Option<&'a Node<lang_c::ast::Expression>>,
         span: Span,
     ) -> Result<Vec<N>, Diagnostic> {
         let label = self.label(span);
-        let total =
-            rhs.map_or(0, |r| self.reads(r)) + usize::from(target.shared) + usize::from(op.is_some() && target.shared);
+        let index_reads = target.computed.as_ref().map_or(0, |(i, _)| self.reads(i));
+        let total = rhs.map_or(0, |r| self.reads(r))
+            + usize::from(target.shared)
+            + usize::from(op.is_some() && target.shared)
+            + index_reads;
         let split = self.frame.atomic == 0 && total > 1;
         let mut cx = Cx { split, pre: Vec::new(), span, arith: op.is_some() };
+        if let Some((index, elems)) = &target.computed {
+            if op.is_some() {
+                return Err(unsupported("a compound assignment to an element at a computed index", span));
+            }
+            let idx = self.expr(index, &mut cx)?;
+            let value = match rhs {
+                Some(r) => self.expr(r, &mut cx)?,
+                None => "1".to_owned(),
+            };
+            let value = if target.ty.bits < 32 || (cx.arith && target.ty.bits < 64) || !target.ty.signed {
+                target.ty.wrap(&value)
+            } else {
+                value
+            };
+            let v = self.temp();
+            let l = self.label(span);
+            cx.pre.push(N::Simple(l, format!("{v} := {value}")));
+            let writes: Vec<String> = elems.iter().map(|e| format!("{e} := {v}")).collect();
+            let chain = self.pick(&idx, writes, span);
+            let mut group = cx.pre;
+            group.extend(chain);
+            return Ok(vec![N::NoReorder(label, group)]);
+        }
         let mut value = match rhs {
             Some(r) => self.expr(r, &mut cx)?,
             None => "1".to_owned(),
@@ -1521,7 +1568,7 @@ impl<'a> Lower<'a> {
         &mut self,
         c: &'a Node<lang_c::ast::CallExpression>,
         span: Span,
-        result: Option<Target>,
+        result: Option<Target<'a>>,
         _last: bool,
     ) -> Result<Vec<N>, Diagnostic> {
         let E::Identifier(id) = &c.node.callee.node else {
@@ -1538,6 +1585,38 @@ impl<'a> Lower<'a> {
         let mut copy_out = Vec::new();
         for ((p, ty), a) in params.iter().zip(&c.node.arguments) {
             if self.by_ref.contains(&(name.clone(), p.clone())) {
+                // A global array passed to an `int *` parameter: the parameter is that array
+                // in the function (the same array at every call).
+                if let E::Identifier(id) = &a.node {
+                    if let Some(Var { kind: Kind::Array(..), shared: true, .. }) = self.globals.get(&id.node.name) {
+                        let key = (name.clone(), p.clone());
+                        let array = id.node.name.clone();
+                        match self.aliases.get(&key) {
+                            Some(other) if *other != array => {
+                                return Err(unsupported(
+                                    "different arrays passed to one pointer parameter",
+                                    self.span(a),
+                                ))
+                            }
+                            _ if self.local_refs.contains(&key)
+                                || (self.proc_texts.contains_key(&name) && !self.aliases.contains_key(&key)) =>
+                            {
+                                return Err(unsupported(
+                                    "an array passed to a parameter read as a local's address",
+                                    self.span(a),
+                                ))
+                            }
+                            _ => {
+                                self.aliases.insert(key, array);
+                            }
+                        }
+                        continue;
+                    }
+                }
+                self.local_refs.insert((name.clone(), p.clone()));
+                if self.aliases.contains_key(&(name.clone(), p.clone())) {
+                    return Err(unsupported("a local's address passed to a parameter that is an array", self.span(a)));
+                }
                 let local = self.reference(a)?;
                 if copy_out.iter().any(|(x, _)| *x == local) {
                     return Err(unsupported("the same variable passed by reference twice in one call", self.span(a)));
@@ -1576,6 +1655,38 @@ impl<'a> Lower<'a> {
         }
         self.texts.insert(label.clone(), self.c_text(span));
         Ok(vec![N::NoReorder(label, steps)])
+    }
+
+    /// An array of integers indexed by a value that is not a constant: the elements' type and
+    /// variables, and whether they are shared.
+    fn computed_array(&self, b: &Node<lang_c::ast::BinaryOperatorExpression>) -> Option<(Ty, Vec<String>, bool)> {
+        if self.const_eval(&b.node.rhs).is_some() {
+            return None;
+        }
+        let E::Identifier(id) = &b.node.lhs.node else { return None };
+        match self.lookup(&id.node.name) {
+            Some(Var { kind: Kind::Array(ty, elems), shared, .. }) => Some((*ty, elems.clone(), *shared)),
+            _ => None,
+        }
+    }
+
+    /// The step `steps[k]` for the index value `k`: `if (idx == 0) { ... } else { if (idx == 1)
+    /// ...`; an index out of the array's bounds cuts the path (a bound the reading reports).
+    fn pick(&mut self, idx: &str, steps: Vec<String>, span: Span) -> Vec<N> {
+        self.index_cut = true;
+        // The index is read once, into a temporary, before the choice.
+        let it = self.temp();
+        let l = self.label(span);
+        let first = N::Simple(l, format!("{it} := {idx}"));
+        let idx = it;
+        let l = self.label(span);
+        let mut tail = vec![N::Simple(l, "assume(0)".to_owned())];
+        for (k, step) in steps.into_iter().enumerate().rev() {
+            let (l, i) = (self.label(span), self.label(span));
+            tail = vec![N::If(i, format!("{idx} == {k}"), vec![N::Simple(l, step)], Some(tail))];
+        }
+        tail.insert(0, first);
+        tail
     }
 
     /// The argument of a by-reference parameter: `&x` for a local `x` of the caller (private to
@@ -1738,10 +1849,13 @@ impl<'a> Lower<'a> {
             ),
             E::UnaryOperator(u) => self.reads(&u.node.operand),
             E::Cast(c) => self.reads(&c.node.expression),
-            E::BinaryOperator(b) if b.node.operator.node == B::Index => match &b.node.lhs.node {
-                E::Identifier(id) => usize::from(self.lookup(&id.node.name).is_some_and(|v| v.shared)),
-                _ => 0,
-            },
+            E::BinaryOperator(b) if b.node.operator.node == B::Index => {
+                let array = match &b.node.lhs.node {
+                    E::Identifier(id) => usize::from(self.lookup(&id.node.name).is_some_and(|v| v.shared)),
+                    _ => 0,
+                };
+                array + self.reads(&b.node.rhs)
+            }
             E::BinaryOperator(b) => self.reads(&b.node.lhs) + self.reads(&b.node.rhs),
             E::Call(c) => c.node.arguments.iter().map(|a| self.reads(a)).sum(),
             _ => 0,
@@ -1803,6 +1917,14 @@ impl<'a> Lower<'a> {
             E::BinaryOperator(b) => {
                 let op = match b.node.operator.node {
                     B::Index => {
+                        if let Some((_, elems, _)) = self.computed_array(b) {
+                            let idx = self.expr(&b.node.rhs, cx)?;
+                            let t = self.temp();
+                            let writes: Vec<String> = elems.iter().map(|e| format!("{t} := {e}")).collect();
+                            let chain = self.pick(&idx, writes, cx.span);
+                            cx.pre.extend(chain);
+                            return Ok(t);
+                        }
                         let (cw, kind, shared) = self.element(b, span)?;
                         return match kind {
                             Kind::Scalar(_) => Ok(self.read_var(&cw, shared, cx)),
@@ -1869,7 +1991,7 @@ impl<'a> Lower<'a> {
                 // A user function's call inside an expression runs before the statement, its
                 // result in a temporary (never under `&&` or `||`, which may skip it).
                 let t = self.temp();
-                let target = Target { cw: t.clone(), ty: Ty { bits: 64, signed: true }, shared: false };
+                let target = Target { cw: t.clone(), ty: Ty { bits: 64, signed: true }, shared: false, computed: None };
                 let nodes = self.call(c, cx.span, Some(target), false)?;
                 cx.pre.extend(nodes);
                 Ok(t)
@@ -2041,10 +2163,12 @@ type Param = (String, Ty, bool);
 type Signature = (Vec<(String, Ty)>, Option<String>);
 
 /// Where an assignment writes.
-struct Target {
+struct Target<'a> {
     cw: String,
     ty: Ty,
     shared: bool,
+    /// For an element at a computed index: the index and every element's variable.
+    computed: Option<(&'a Node<lang_c::ast::Expression>, Vec<String>)>,
 }
 
 #[derive(Clone, Copy)]
