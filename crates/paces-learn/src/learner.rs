@@ -3,11 +3,14 @@
 
 use std::fmt;
 
-use paces_constraint::{Arena, Candidate, Cost, NodeId, Space, Stats, Transformation};
+use paces_constraint::{Arena, NodeId, Space, Stats};
 use paces_generalize::{eliminate, EliminateConfig, Elimination};
-use paces_solver::{BackendKind, ConstraintId, Outcome, Solver, SolverConfig};
-use paces_trace::{learn_good, LearnConfig, Trace, Variant};
+use paces_solver::{ConstraintId, Outcome, Solver, SolverConfig};
+use paces_trace::{learn_good, Trace};
 
+use crate::config::LearnerConfig;
+use crate::lesson::{Conjunct, ConjunctKind, Lesson, LessonId, Role, STOPS_AT_FAILURE};
+use crate::proposal::Proposal;
 use crate::{Error, ErrorKind};
 
 /// Whether a bad trace ends at its failure with no blocked and no pending steps.
@@ -17,100 +20,6 @@ fn stops_at_failure(trace: &Trace) -> bool {
         && last.is_some()
         && trace.blocked().is_empty()
         && trace.pending().is_empty()
-}
-
-/// How a [`Learner`] learns; consuming setters, each documenting its default.
-#[derive(Clone, Debug)]
-pub struct LearnerConfig {
-    pub(crate) learn: LearnConfig,
-    pub(crate) max_constraint_edges: usize,
-    pub(crate) deepen_to: usize,
-    pub(crate) backend: BackendKind,
-    pub(crate) relax_on_conflict: bool,
-}
-
-impl Default for LearnerConfig {
-    fn default() -> Self {
-        LearnerConfig {
-            learn: LearnConfig::new(),
-            max_constraint_edges: Self::DEFAULT_MAX_CONSTRAINT_EDGES,
-            deepen_to: Self::DEFAULT_DEEPEN_TO,
-            backend: BackendKind::default(),
-            relax_on_conflict: true,
-        }
-    }
-}
-
-impl LearnerConfig {
-    /// The default of [`LearnerConfig::max_constraint_edges`].
-    pub const DEFAULT_MAX_CONSTRAINT_EDGES: usize = 3;
-
-    /// The default of [`LearnerConfig::deepen_to`].
-    pub const DEFAULT_DEEPEN_TO: usize = 4;
-
-    /// The default configuration.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Whether LearnGoodUnder falls back to freezing every intra-thread order when an edge has
-    /// no cover (the paper's Algorithm 1, line 3). Default: true.
-    pub fn fallback(mut self, on: bool) -> Self {
-        self.learn = self.learn.fallback(on);
-        self
-    }
-
-    /// Which LearnGoodUnder: the paper's full algorithm or the original tool's simplified one.
-    /// Default: [`Variant::Full`].
-    pub fn variant(mut self, variant: Variant) -> Self {
-        self.learn = self.learn.variant(variant);
-        self
-    }
-
-    /// The most constraint edges on one elimination cycle (the K of the fixes). Default:
-    /// [`LearnerConfig::DEFAULT_MAX_CONSTRAINT_EDGES`] (3: one more than [`paces_generalize::EliminateConfig`]'s: a fix that moves a step behind
-    /// a signal the failing thread sends after its failure also needs the orders on the way
-    /// kept, as lc-rc's does).
-    pub fn max_constraint_edges(mut self, k: usize) -> Self {
-        self.max_constraint_edges = k;
-        self
-    }
-
-    /// How far K grows for a bad trace whose fixes take part in a conflict (see
-    /// [`LearnerConfig::relax_on_conflict`]); never below the starting K. Default:
-    /// [`LearnerConfig::DEFAULT_DEEPEN_TO`] (4).
-    pub fn deepen_to(mut self, k: usize) -> Self {
-        self.deepen_to = k;
-        self
-    }
-
-    /// The SAT backend. Default: the pure-Rust backend ([`BackendKind::default`]).
-    pub fn backend(mut self, backend: BackendKind) -> Self {
-        self.backend = backend;
-        self
-    }
-
-    /// Whether a constraint that is stronger than what is known is relaxed when it takes part
-    /// in a conflict, instead of ending the search with "unsatisfiable". A good trace's
-    /// fallback (every order frozen) is the paper's guarantee that no fix regresses that trace,
-    /// but it also rules out fixes that regress nothing (an edge without a cover need not be
-    /// endangered by a move): it is relaxed to the trace's covered edges (what the original
-    /// tool learned from every trace). A bad trace's fixes are the cycles with at most K
-    /// constraint edges, and a longer cycle is a fix too: they are searched again with K + 1,
-    /// up to [`LearnerConfig::deepen_to`]; past that, a bad trace learned with an alternative
-    /// ([`Learner::learn_bad_or`]) is dropped. A regression the stronger constraint would
-    /// have prevented is left to the checker, which finds it as a bad trace of the candidate.
-    /// Default: true.
-    pub fn relax_on_conflict(mut self, on: bool) -> Self {
-        self.relax_on_conflict = on;
-        self
-    }
-
-    /// Whether constraints stronger than what is known are relaxed (see
-    /// [`LearnerConfig::relax_on_conflict`]).
-    pub fn relaxes_on_conflict(&self) -> bool {
-        self.relax_on_conflict
-    }
 }
 
 /// A constraint that a conflict may relax, with what it was learned from.
@@ -138,151 +47,10 @@ enum Guess {
     Fixes { k: usize, alternative: Option<NodeId> },
 }
 
-/// A lesson's id: what [`Learner::retract`] takes back. Every trace learned and every
-/// constraint required has one, numbered from 0 in the order learned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
-pub struct LessonId(u32);
-
-impl LessonId {
-    /// The id's number, from 0 in the order learned.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for LessonId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "lesson {}", self.0)
-    }
-}
-
-/// What the learner took from one trace. Shown with the space's names by
-/// [`Lesson::display`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Lesson {
-    /// Its id, for [`Learner::retract`].
-    pub id: LessonId,
-    /// The constraint learned (a node of [`Learner::arena`]).
-    pub constraint: NodeId,
-    /// For a good trace: whether LearnGoodUnder fell back to freezing all orders.
-    pub fallback_used: bool,
-    /// For a bad trace: how many fixes its elimination graph offered.
-    pub fixes: usize,
-    /// Whether the trace was given as good or as bad.
-    pub role: Role,
-    /// The trace's number among the good or the bad traces, from 1 (as the learner's
-    /// constraints and its explanations name it: `bad trace #1`).
-    pub number: usize,
-    /// For a bad trace: whether it ends at its failure with no blocked and no pending steps,
-    /// so that the writes a fix must order the failure before may be missing. Not an error (a
-    /// failure may well be the last step of every thread), but when such a trace offers no
-    /// fix, [`Lesson::warning`] says what to add.
-    pub stops_at_failure: bool,
-}
-
-/// Whether a trace was learned as good or as bad.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum Role {
-    /// A good trace (LearnGoodUnder).
-    Good,
-    /// A bad trace (elimination).
-    Bad,
-}
-
-impl Role {
-    fn name(self) -> &'static str {
-        match self {
-            Role::Good => "good",
-            Role::Bad => "bad",
-        }
-    }
-}
-
-/// One constraint the learner holds: what it was learned from and what kind of constraint it
-/// is, under the name its explanations use (`good trace #1 (fallback)`,
-/// `bad trace #2 (fixes, K = 4)`). [`Learner::conjuncts`] lists them; an unsatisfiable
-/// [`Proposal`] names those in conflict.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[non_exhaustive]
-pub struct Conjunct {
-    /// The name, as explanations and [`Learner::display_constraints`] give it.
-    pub name: String,
-    /// The trace it was learned from: good or bad, and its number among those (from 1);
-    /// `None` for a constraint of the caller's own ([`Learner::require`]).
-    pub trace: Option<(Role, usize)>,
-    /// The lesson it belongs to (a relaxed constraint and its replacement share one).
-    pub lesson: LessonId,
-    /// What kind of constraint it is.
-    pub kind: ConjunctKind,
-    /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
-    pub relaxed: bool,
-    /// Whether [`Learner::retract`] took its lesson back (it is `true` now).
-    pub retracted: bool,
-}
-
-/// What kind of constraint a [`Conjunct`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum ConjunctKind {
-    /// A good trace's covered edges (LearnGoodUnder): orders that keep its behaviour.
-    Covers {
-        /// Whether it replaced the trace's fallback, relaxed.
-        after_fallback: bool,
-    },
-    /// A good trace's fallback: an edge had no cover, so every order of the trace is frozen
-    /// (more than the trace needs: [`LearnerConfig::relax_on_conflict`]).
-    Fallback,
-    /// A bad trace's fixes: the elimination cycles with at most `k` constraint edges.
-    Fixes {
-        /// The K the fixes were searched with.
-        k: usize,
-    },
-    /// A bad trace with no fix, for which the caller's alternative stands
-    /// ([`Learner::learn_bad_or`]).
-    Alternative,
-    /// A constraint of the caller's own ([`Learner::require`]).
-    Required,
-}
-
-impl Conjunct {
-    fn new(lesson: LessonId, trace: Option<(Role, usize)>, kind: ConjunctKind) -> Conjunct {
-        let what = match kind {
-            ConjunctKind::Covers { after_fallback: false } => "covered edges".to_owned(),
-            ConjunctKind::Covers { after_fallback: true } => "covered edges, fallback relaxed".to_owned(),
-            ConjunctKind::Fallback => "fallback: every order frozen".to_owned(),
-            ConjunctKind::Fixes { k } => format!("fixes, K = {k}"),
-            ConjunctKind::Alternative => "no fix: the caller's alternative".to_owned(),
-            ConjunctKind::Required => String::new(),
-        };
-        let name = match trace {
-            Some((role, number)) => format!("{} trace #{number} ({what})", role.name()),
-            None => what,
-        };
-        Conjunct { name, trace, lesson, kind, relaxed: false, retracted: false }
-    }
-}
-
-/// The advice for a bad trace that stops at its failure.
-const STOPS_AT_FAILURE: &str = "the bad trace ends at its failure and lists no pending steps: a fix orders the \
-     failure before a write that comes after it, which such a trace does not show; run the trace on past its \
-     failure, or list each thread's next steps as pending steps (`StepBuilder::push_pending`)";
-
 /// How much of one constraint [`Lesson::display`] and [`Learner::display_constraints`] print.
 const SHOWN_CHARS: usize = 2000;
 
 impl Lesson {
-    /// The warning for a bad trace that ends at its failure with no blocked or pending steps
-    /// and offered no fix: what to add to the trace. `None` otherwise.
-    pub fn warning(&self) -> Option<&'static str> {
-        (self.stops_at_failure && self.fixes == 0).then_some(STOPS_AT_FAILURE)
-    }
-
     /// Displays the lesson with the space's names: `good trace #1: 1 <= 2 /\ A <= B`, then
     /// what the learner should know about it (a good trace's fallback, a bad trace's number
     /// of fixes, the warning). A constraint is cut after 2000 characters (`...`).
@@ -315,77 +83,6 @@ impl fmt::Display for DisplayLesson<'_> {
         }
         Ok(())
     }
-}
-
-/// The learner's next proposal. With the `serde` feature it is written as
-/// `{"answer": "candidate", "candidate": ..., "cost": ..., "transformations": [...]}` or
-/// `{"answer": "unsatisfiable", "explanation": ..., "conflict": [...]}`.
-#[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "answer", rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum Proposal {
-    /// The cheapest candidate satisfying every constraint learned so far.
-    Candidate {
-        /// The candidate.
-        candidate: Candidate,
-        /// Its cost.
-        cost: Cost,
-        /// The transformations from the original program to it.
-        transformations: Vec<Transformation>,
-    },
-    /// No candidate of the space satisfies the constraints.
-    Unsatisfiable {
-        /// Which learned constraints conflict, in words, and the likely cause.
-        explanation: String,
-        /// The constraints in conflict (a small set that no candidate satisfies together).
-        conflict: Vec<Conjunct>,
-    },
-}
-
-impl Proposal {
-    /// Displays the proposal with the space's names: for a candidate, its cost, the
-    /// transformations leading to it (an atomic section with every item inside it, `atomic
-    /// [A; B; C]`), then the candidate itself (see [`Candidate::display`]); otherwise the
-    /// explanation.
-    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
-        DisplayProposal { proposal: self, space }
-    }
-}
-
-struct DisplayProposal<'a> {
-    proposal: &'a Proposal,
-    space: &'a Space,
-}
-
-impl fmt::Display for DisplayProposal<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let space = self.space;
-        match self.proposal {
-            Proposal::Candidate { candidate, cost, transformations } => {
-                write_candidate(f, space, candidate, *cost, transformations)
-            }
-            Proposal::Unsatisfiable { explanation, .. } => write!(f, "no candidate: {explanation}"),
-        }
-    }
-}
-
-/// Writes a candidate as a [`Proposal`] shows it: its cost, the transformations leading to
-/// it, then the candidate itself.
-pub(crate) fn write_candidate(
-    f: &mut fmt::Formatter<'_>,
-    space: &Space,
-    candidate: &Candidate,
-    cost: Cost,
-    transformations: &[Transformation],
-) -> fmt::Result {
-    writeln!(f, "candidate (cost {cost}), from the original by:")?;
-    if transformations.is_empty() {
-        writeln!(f, "  nothing (the original program)")?;
-    }
-    for t in transformations {
-        writeln!(f, "  {}", t.display_in(space, candidate))?;
-    }
-    write!(f, "{}", candidate.display(space))
 }
 
 /// Learns regression-preventing constraints from good traces and error-eliminating

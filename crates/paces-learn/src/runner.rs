@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use paces_constraint::{Candidate, Cost, Space, Transformation};
 use paces_trace::Trace;
 
-use crate::learner::write_candidate;
+use crate::proposal::write_candidate;
 use crate::{Error, ErrorKind, Learner, LearnerConfig, Lesson, Proposal};
 
 /// The error a checker may give: any error, boxed.

@@ -1,0 +1,149 @@
+//! What the learner took from a trace: [`Lesson`]s and the [`Conjunct`]s they hold.
+
+use std::fmt;
+
+use paces_constraint::NodeId;
+
+/// A lesson's id: what [`Learner::retract`] takes back. Every trace learned and every
+/// constraint required has one, numbered from 0 in the order learned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
+pub struct LessonId(pub(crate) u32);
+
+impl LessonId {
+    /// The id's number, from 0 in the order learned.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for LessonId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "lesson {}", self.0)
+    }
+}
+
+/// What the learner took from one trace. Shown with the space's names by
+/// [`Lesson::display`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Lesson {
+    /// Its id, for [`Learner::retract`].
+    pub id: LessonId,
+    /// The constraint learned (a node of [`Learner::arena`]).
+    pub constraint: NodeId,
+    /// For a good trace: whether LearnGoodUnder fell back to freezing all orders.
+    pub fallback_used: bool,
+    /// For a bad trace: how many fixes its elimination graph offered.
+    pub fixes: usize,
+    /// Whether the trace was given as good or as bad.
+    pub role: Role,
+    /// The trace's number among the good or the bad traces, from 1 (as the learner's
+    /// constraints and its explanations name it: `bad trace #1`).
+    pub number: usize,
+    /// For a bad trace: whether it ends at its failure with no blocked and no pending steps,
+    /// so that the writes a fix must order the failure before may be missing. Not an error (a
+    /// failure may well be the last step of every thread), but when such a trace offers no
+    /// fix, [`Lesson::warning`] says what to add.
+    pub stops_at_failure: bool,
+}
+
+/// Whether a trace was learned as good or as bad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Role {
+    /// A good trace (LearnGoodUnder).
+    Good,
+    /// A bad trace (elimination).
+    Bad,
+}
+
+impl Role {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Role::Good => "good",
+            Role::Bad => "bad",
+        }
+    }
+}
+
+/// One constraint the learner holds: what it was learned from and what kind of constraint it
+/// is, under the name its explanations use (`good trace #1 (fallback)`,
+/// `bad trace #2 (fixes, K = 4)`). [`Learner::conjuncts`] lists them; an unsatisfiable
+/// [`Proposal`] names those in conflict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Conjunct {
+    /// The name, as explanations and [`Learner::display_constraints`] give it.
+    pub name: String,
+    /// The trace it was learned from: good or bad, and its number among those (from 1);
+    /// `None` for a constraint of the caller's own ([`Learner::require`]).
+    pub trace: Option<(Role, usize)>,
+    /// The lesson it belongs to (a relaxed constraint and its replacement share one).
+    pub lesson: LessonId,
+    /// What kind of constraint it is.
+    pub kind: ConjunctKind,
+    /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
+    pub relaxed: bool,
+    /// Whether [`Learner::retract`] took its lesson back (it is `true` now).
+    pub retracted: bool,
+}
+
+/// What kind of constraint a [`Conjunct`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum ConjunctKind {
+    /// A good trace's covered edges (LearnGoodUnder): orders that keep its behaviour.
+    Covers {
+        /// Whether it replaced the trace's fallback, relaxed.
+        after_fallback: bool,
+    },
+    /// A good trace's fallback: an edge had no cover, so every order of the trace is frozen
+    /// (more than the trace needs: [`LearnerConfig::relax_on_conflict`]).
+    Fallback,
+    /// A bad trace's fixes: the elimination cycles with at most `k` constraint edges.
+    Fixes {
+        /// The K the fixes were searched with.
+        k: usize,
+    },
+    /// A bad trace with no fix, for which the caller's alternative stands
+    /// ([`Learner::learn_bad_or`]).
+    Alternative,
+    /// A constraint of the caller's own ([`Learner::require`]).
+    Required,
+}
+
+impl Conjunct {
+    pub(crate) fn new(lesson: LessonId, trace: Option<(Role, usize)>, kind: ConjunctKind) -> Conjunct {
+        let what = match kind {
+            ConjunctKind::Covers { after_fallback: false } => "covered edges".to_owned(),
+            ConjunctKind::Covers { after_fallback: true } => "covered edges, fallback relaxed".to_owned(),
+            ConjunctKind::Fallback => "fallback: every order frozen".to_owned(),
+            ConjunctKind::Fixes { k } => format!("fixes, K = {k}"),
+            ConjunctKind::Alternative => "no fix: the caller's alternative".to_owned(),
+            ConjunctKind::Required => String::new(),
+        };
+        let name = match trace {
+            Some((role, number)) => format!("{} trace #{number} ({what})", role.name()),
+            None => what,
+        };
+        Conjunct { name, trace, lesson, kind, relaxed: false, retracted: false }
+    }
+}
+
+/// The advice for a bad trace that stops at its failure.
+pub(crate) const STOPS_AT_FAILURE: &str =
+    "the bad trace ends at its failure and lists no pending steps: a fix orders the \
+     failure before a write that comes after it, which such a trace does not show; run the trace on past its \
+     failure, or list each thread's next steps as pending steps (`StepBuilder::push_pending`)";
+
+impl Lesson {
+    /// The warning for a bad trace that ends at its failure with no blocked or pending steps
+    /// and offered no fix: what to add to the trace. `None` otherwise.
+    pub fn warning(&self) -> Option<&'static str> {
+        (self.stops_at_failure && self.fixes == 0).then_some(STOPS_AT_FAILURE)
+    }
+}
