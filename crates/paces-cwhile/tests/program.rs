@@ -43,8 +43,10 @@ fn figure7_labels_effects_and_commute_pairs() {
     let id = |l: &str| p.stmt_at(p.loc(l).unwrap()).unwrap();
     // Thread 1 writes disjoint variables: every pair commutes.
     assert!(p.commutes(id("A"), id("B")) && p.commutes(id("B"), id("C")) && p.commutes(id("A"), id("C")));
-    // Awaits and asserts only read: they commute with each other.
-    assert!(p.commutes(id("1"), id("2")) && p.commutes(id("2"), id("3")) && p.commutes(id("n"), id("p")));
+    // Awaits only read: they commute with each other; an assert keeps its place, so it
+    // commutes with nothing.
+    assert!(p.commutes(id("1"), id("2")));
+    assert!(!p.commutes(id("2"), id("3")) && !p.commutes(id("1"), id("3")) && !p.commutes(id("n"), id("p")));
     // Across threads, the conflicts are the shared variables.
     assert!(!p.commutes(id("A"), id("1")));
     assert!(!p.commutes(id("C"), id("n")));
@@ -52,14 +54,20 @@ fn figure7_labels_effects_and_commute_pairs() {
     // Roles: awaits open sections, the rest is free.
     assert_eq!(p.waits(id("1")), Waits::First);
     assert_eq!(p.waits(id("3")), Waits::Never);
-    // The space: ids coincide, nothing is fixed.
+    // The space: ids coincide; the only fixed pairs tie each assert to the item before it.
     let space = p.space();
     assert_eq!(space.loc_count(), 8);
     for (i, name) in p.loc_names.iter().enumerate() {
         assert_eq!(space.name(paces_constraint::Loc::from_u32(i as u32)), name);
     }
     assert_eq!(space.block_count(), 3);
-    assert!(space.blocks().all(|b| space.fixed_pairs(b).count() == 0));
+    let fixed: Vec<(String, String)> = space
+        .blocks()
+        .flat_map(|b| space.fixed_pairs(b).collect::<Vec<_>>())
+        .map(|(x, y)| (space.name(x).to_owned(), space.name(y).to_owned()))
+        .collect();
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(fixed, [pair("1", "3"), pair("2", "3"), pair("n", "p")]);
     assert!(space.is_preemption_point(p.loc("n").unwrap()));
 }
 
