@@ -23,8 +23,8 @@ use crate::error::Error;
 use bfs::search;
 pub use config::{Config, FailureKinds};
 use hunt::{hunt, Hunt};
-pub use result::{Bound, CheckResult, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
 use result::{Answer, Effort, Findings};
+pub use result::{Bound, CheckResult, Counterexample, DeadlockId, LivelockId, ThreadStand, Verdict};
 use stored::passed_labels;
 
 /// Explores every reachable state of the program and reports whether an assertion can fail,
