@@ -20,22 +20,23 @@
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
 //!
 //! # Semantics
-//! The traces of `docs/language.md`, made precise. Each simple statement and
-//! each step a sugar adds is one atomic step. An `atomic` block (also `lock`, `down` and a
-//! section added by a repair) is all or nothing: one step of its thread, taken only along a
-//! path through it that reaches its end with every `await` and `assume` on the way true; a
-//! failure inside it counts only on such a path. When no path gets through, the thread waits
-//! before the block if some path stopped at a false `await`, and is cut otherwise. An `await`
-//! whose condition is false is a disabled step. An `assume` whose condition is false is also
-//! a disabled step (the path is not a trace beyond that point); a state where no thread can
-//! step but some thread could only go on through a false `assume` (or past the loop bound) is
-//! therefore *cut*, not deadlocked. A failed assertion or a division (or remainder) by zero
-//! makes the trace bad and execution goes on (a division by zero yields 0). `&&` and `||`
-//! evaluate their right operand only when needed. The choice of `if (*)`/`while (*)` is made
-//! with the first step of the branch taken; a thread is at its end when it can reach its end
-//! without a step. A deadlock is a state where no thread can step, not every thread is at
-//! its end and no thread is cut. An atomic livelock is a cycle of steps inside one execution
-//! of an atomic block. Integers are 64-bit and wrap.
+//! The traces of `docs/language.md`, made precise. Each simple statement and each step a sugar
+//! adds is one atomic step. An `atomic` block (also `lock`, `down` and a section added by a
+//! repair) is all or nothing: one step of its thread, taken only along a path through it that
+//! reaches its end with every `await` and `assume` on the way true; a failure inside it counts
+//! only on such a path. When no path gets through, the thread waits before the block if some
+//! path stopped at a false `await` or `assume` (inside a block the two are alike), and is cut
+//! when every path was cut by the loop bound. An `await` whose condition is false is a disabled
+//! step. An `assume` outside atomic blocks whose condition is false is also a disabled step
+//! (the path is not a trace beyond that point); a state where no thread can step but some
+//! thread could only go on through such an `assume` (or past the loop bound) is therefore
+//! *cut*, not deadlocked. A failed assertion or a division (or remainder) by zero makes the
+//! trace bad and execution goes on (a division by zero yields 0). `&&` and `||` evaluate their
+//! right operand only when needed. The choice of `if (*)`/`while (*)` is made with the first
+//! step of the branch taken; a thread is at its end when it can reach its end without a step.
+//! A deadlock is a state where no thread can step, not every thread is at its end and no
+//! thread is cut. An atomic livelock is a cycle of steps inside one execution of
+//! an atomic block. Integers are 64-bit and wrap.
 //!
 //! # How it explores
 //! A state holds every thread's control point, the globals and every thread's locals (and,
@@ -50,36 +51,17 @@
 //! fixed-size batches that are merged in order, so results do not depend on the number of
 //! worker threads.
 //!
-//! ## Partial-order reduction and why it is sound
-//! At a state, the checker picks a set `S` of threads: start from one thread that can step
-//! and close under the rules (1) for every step `o` a thread of `S` could take next and that is
-//! enabled, add every other thread whose *gated future* writes a global `o` reads or reads or
-//! writes a global `o` writes; (2) for every next step `o` that is disabled (a false
-//! `await`/`assume`, or a block no path gets through), add every thread whose gated future
-//! writes a global `o` reads. For a step entering an atomic block, `o`'s globals are those of
-//! the whole block: whether the block is taken, and how, depends only on them and the
-//! thread's locals. A thread's gated future is what the statements it can still reach touch
-//! without crossing a *closed gate*: an `await` on a single global (the start of a
-//! `lock`/`down`) that is false now, on a variable no thread outside `S` writes (in its own
-//! gated future: a greatest fixpoint), so that it stays false while only threads outside `S`
-//! move. The sets grown from every seed are tried cheapest first, and the first with a
-//! successor not stored at the current or an earlier level is kept (the cycle proviso for
-//! breadth-first search); when there is none, the state is expanded fully.
-//!
-//! `S` is a persistent set: take any path `w` from the state. Along `w` no frozen variable
-//! changes (its first write would come from a thread that crossed no closed gate, inside its
-//! gated future, which writes none), so every step of `w` by a thread outside `S` lies in its
-//! gated future. If some thread of `S` steps in `w`, its first such step `a` was one of its
-//! next steps here, all earlier steps of `w` are by threads outside `S`, which by (1) do not
-//! conflict with `a` and by (2) cannot have enabled it; so `a` can move to the front with the
-//! same effect and the same outcome (failing or not). If no thread of `S` steps in `w`, any
-//! kept step `b` commutes with all of `w` and stays enabled along it. Hence every deadlock
-//! state stays reachable (it cannot have `b` enabled, so the second case never applies to
-//! it), and every failing step stays reachable: the second case moves to a kept successor
-//! that is new (one exists by the proviso), hence at the next level, so it cannot repeat
-//! forever before the first case applies. The same argument covers a transition whose
-//! atomic block loops (a livelock is an outcome of the block, a function of what it reads).
-//! Locals are private and never conflict. `docs/explore.md` gives the argument in full.
+//! ## Partial-order reduction
+//! At a state, the checker keeps only the steps of a *persistent set* `S` of threads: grown
+//! from one thread that can step by the rules of conflict over the threads' *gated futures*
+//! (what a thread can still touch without crossing a closed `await`), tried cheapest first,
+//! kept only when (the cycle proviso of breadth-first search) one of its successors is new;
+//! otherwise the state is expanded fully. So that no thread waits forever behind one that runs on without repeating
+//! a state, a row of reduced expansions on a path is cut short: after a fixed number of them,
+//! the state the row started from is expanded fully. Every failing step, deadlock and
+//! livelock stays reachable; the argument (the rules, why the sets are persistent, the
+//! provisos and fairness in depth) is in `docs/explore.md`,
+//! "Partial-order reduction, and why it is sound".
 //!
 //! [`Config::spin_end_states`] switches to SPIN's weaker notion of an invalid end state, for
 //! differential tests against SPIN on `paces_cwhile::to_promela`; `docs/explore.md` has the

@@ -2,8 +2,8 @@
 //! generated statements (not on the compiled code): random programs whose atomic blocks hold
 //! awaits, assumes, assertions, branches and loops anywhere. An atomic block is one step of
 //! its thread, taken only along a path that reaches its end; a failure counts only on such a
-//! path; a block no path gets through makes its thread wait when some path met a false
-//! `await` and cuts it otherwise. Compared with `check`, with the reduction on and off: the
+//! path; a block no path gets through makes its thread wait before it, whether its paths met
+//! a false `await` or a false `assume`. Compared with `check`, with the reduction on and off: the
 //! failing assertions, the deadlocks and whether an atomic livelock exists.
 
 mod common;
@@ -342,21 +342,20 @@ impl Machine {
 
     /// Runs an atomic region from `g`: the ways out (globals, labels of the failed and of the
     /// passed assertions on the path) of the paths with at least one step that reach its end, whether
-    /// some path met a false await, whether some path was cut, and whether the region can run
-    /// forever.
-    fn region(&self, g: &Globals, kind: RegionKind) -> (Vec<Exit>, bool, bool, bool) {
+    /// some path met a false await or assume, and whether the region can run forever.
+    fn region(&self, g: &Globals, kind: RegionKind) -> (Vec<Exit>, bool, bool) {
         match kind {
             RegionKind::Lock => {
                 let ok = g[M] == 0;
                 let mut g2 = *g;
                 g2[M] = 1;
-                return (if ok { vec![(g2, BTreeSet::new(), BTreeSet::new())] } else { Vec::new() }, !ok, false, false);
+                return (if ok { vec![(g2, BTreeSet::new(), BTreeSet::new())] } else { Vec::new() }, !ok, false);
             }
             RegionKind::Down => {
                 let ok = g[S] > 0;
                 let mut g2 = *g;
                 g2[S] -= 1;
-                return (if ok { vec![(g2, BTreeSet::new(), BTreeSet::new())] } else { Vec::new() }, !ok, false, false);
+                return (if ok { vec![(g2, BTreeSet::new(), BTreeSet::new())] } else { Vec::new() }, !ok, false);
             }
             RegionKind::Atomic(_) => {}
         }
@@ -369,7 +368,6 @@ impl Machine {
         let mut work = vec![start];
         let mut exits = Vec::new();
         let mut waited = false;
-        let mut cut = false;
         // The graph over (globals, position) for the cycle check.
         let mut edges: HashMap<(Globals, Pos), Vec<(Globals, Pos)>> = HashMap::new();
         while let Some(n) = work.pop() {
@@ -392,12 +390,12 @@ impl Machine {
                         a2.extend(asserted);
                         work.push((g2, p2, true, f2, a2));
                     }
-                    Taken::Waits(_) => waited = true,
-                    Taken::Cut => cut = true,
+                    // Inside a block, a false `assume` stops a path as a false `await` does.
+                    Taken::Waits(_) | Taken::Cut => waited = true,
                 }
             }
         }
-        (exits, waited, cut, has_cycle(&edges))
+        (exits, waited, has_cycle(&edges))
     }
 }
 
@@ -487,16 +485,12 @@ fn interpret(m: &Machine) -> Option<Outcome> {
                         }
                     },
                     Next::Region(label, kind, after) => {
-                        let (exits, waited, region_cut, cycle) = m.region(&g, kind);
+                        let (exits, waited, cycle) = m.region(&g, kind);
                         out.livelock |= cycle;
                         // A block whose only paths take no step is passed silently (`next`)
                         // and stops nothing.
-                        if exits.is_empty() {
-                            if waited {
-                                waits.insert(label);
-                            } else if region_cut {
-                                cut = true;
-                            }
+                        if exits.is_empty() && waited {
+                            waits.insert(label);
                         }
                         exits.into_iter().map(|(g, f, a)| (g, after.clone(), f, a)).collect()
                     }

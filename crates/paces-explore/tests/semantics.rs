@@ -361,16 +361,16 @@ fn a_failure_on_a_dropped_path_is_not_reported() {
     assert_eq!(r.failures.keys().cloned().collect::<Vec<_>>(), ["A1"], "{r}");
 }
 
-/// A block whose every path stops at a false `assume` cuts the thread: no deadlock.
+/// A block whose every path stops at a false `assume` makes the thread wait before it, as a
+/// false `await` does (the block is all or nothing): a deadlock, alone or mixed with an `await`.
 #[test]
-fn an_atomic_block_cut_on_every_path_is_not_a_deadlock() {
+fn an_atomic_block_no_path_gets_through_waits() {
     let (_, r) = run(
         "var x = 0; thread a { A: atomic { A1: x := 1; A2: assume(x == 2); } } thread b { B: skip; }",
         Config::new().stop_at_first_failure(false),
     );
-    assert_eq!(r.verdict, Verdict::Correct, "{r}");
-    assert!(r.deadlocks.is_empty());
-    // One path waits at a false await, the other is cut: the thread waits (a deadlock).
+    let Verdict::Deadlock(id, _) = &r.verdict else { panic!("{r}") };
+    assert_eq!(id.to_string(), "a at A, b done");
     let (_, r) = run(
         "var x = 0;
          thread a { A: atomic { I: if (*) { A1: assume(x == 2); } else { A2: await(x == 2); } } }

@@ -15,7 +15,7 @@ use crate::replay::transitions_to_steps;
 use crate::store::{encode, hash_bytes};
 
 use super::result::{Answer, Effort, Findings};
-use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr};
+use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr, FAIR_RUN};
 use super::{Bound, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict};
 
 /// States expanded per batch; batches are merged in order, so results do not depend on the
@@ -33,16 +33,39 @@ struct Succ {
     end: u32,
 }
 
+/// The row of reduced expansions a stored state was first reached by: the state it started
+/// from (`origin`) and how many it holds (`len`). When a row grows to [`FAIR_RUN`], its origin
+/// is expanded again, fully, so that no thread waits more than that many steps for its turn:
+/// a thread that can run forever without repeating a state cannot starve the others (see
+/// docs/explore.md, "Fairness in depth").
+#[derive(Clone, Copy)]
+struct Run {
+    origin: u32,
+    len: u16,
+    /// Whether this state has been expanded again fully as the origin of a row.
+    widened: bool,
+}
+
+/// One expansion in a piece: the state expanded, where its successors end in the piece's
+/// `succs`, whether it was reduced, and whether it is the full expansion of a row's origin.
+#[derive(Clone, Copy)]
+struct Expanded {
+    from: u32,
+    succ_end: u32,
+    reduced: bool,
+    widened: bool,
+}
+
 /// The expansions of a run of consecutive states, flattened so that a run costs a few
 /// allocations, not a few per state.
 #[derive(Default)]
 struct Piece {
-    /// Per state, in order: where its successors end in `succs`.
-    ends: Vec<u32>,
+    /// The expansions, in order.
+    ends: Vec<Expanded>,
     succs: Vec<Succ>,
     /// The successors' encoded states, back to back.
     bytes: Vec<u8>,
-    /// The states (by position in the run) that found something or deadlock, in order,
+    /// The expansions (by position in `ends`) that found something or deadlock, in order,
     /// with what they found.
     events: Vec<(usize, Vec<Found>, Option<Vec<Stand>>)>,
     transitions: u64,
@@ -54,9 +77,8 @@ struct Piece {
 }
 
 impl Piece {
-    /// Appends the expansion of the next state of the run, its kept successors encoded and
-    /// hashed.
-    fn add(&mut self, exp: &mut Expansion) {
+    /// Appends the expansion of stored state `from`, its kept successors encoded and hashed.
+    fn add(&mut self, from: u32, exp: &mut Expansion) {
         self.transitions += exp.transitions;
         self.reduced += usize::from(exp.reduced);
         self.unwound |= exp.unwound;
@@ -69,6 +91,19 @@ impl Piece {
         if !exp.found.is_empty() || exp.deadlock.is_some() {
             self.events.push((self.ends.len(), std::mem::take(&mut exp.found), exp.deadlock.take()));
         }
+        self.push_succs(exp);
+        self.ends.push(Expanded { from, succ_end: self.succs.len() as u32, reduced: exp.reduced, widened: false });
+    }
+
+    /// Appends the full expansion of stored state `from`, the origin of a row of reduced
+    /// expansions: only its successors (what it finds was noted when it was first expanded).
+    fn add_widened(&mut self, from: u32, exp: &Expansion) {
+        self.transitions += exp.transitions;
+        self.push_succs(exp);
+        self.ends.push(Expanded { from, succ_end: self.succs.len() as u32, reduced: false, widened: true });
+    }
+
+    fn push_succs(&mut self, exp: &Expansion) {
         for tr in &exp.succs {
             let start = self.bytes.len();
             encode(exp.state(tr), &mut self.bytes);
@@ -76,7 +111,6 @@ impl Piece {
             let end = self.bytes.len() as u32;
             self.succs.push(Succ { thread: tr.thread, opt: tr.opt, exit: tr.exit, hash, end });
         }
-        self.ends.push(self.succs.len() as u32);
     }
 }
 
@@ -111,6 +145,8 @@ struct Finds {
 /// A breadth-first search under way: the states stored, what it found and what it did.
 struct Bfs<'c, 'a> {
     search: Search<'c>,
+    /// Per stored state: the row of reduced expansions it was first reached by.
+    runs: Vec<Run>,
     config: &'a Config,
     finds: Finds,
     effort: Effort,
@@ -127,7 +163,8 @@ pub(super) fn search(
     earlier: (usize, u64),
 ) -> Result<Answer, Error> {
     let search = Search::new(c, config, merge_independent, start);
-    let mut bfs = Bfs { search, config, finds: Finds::default(), effort: Effort::default() };
+    let runs = vec![Run { origin: 0, len: 0, widened: false }];
+    let mut bfs = Bfs { search, runs, config, finds: Finds::default(), effort: Effort::default() };
     bfs.run(start, earlier);
     bfs.finish()
 }
@@ -152,8 +189,8 @@ impl Bfs<'_, '_> {
             while a < hi {
                 let b = (a + CHUNK).min(hi);
                 let pieces = self.expand_batch(a, b, hi, pool.as_ref());
-                for (p, piece) in pieces.into_iter().enumerate() {
-                    self.absorb(piece, a + p * PIECE);
+                for piece in pieces {
+                    self.absorb(piece);
                 }
                 if self.stops(start) {
                     return;
@@ -163,7 +200,7 @@ impl Bfs<'_, '_> {
                     transitions: earlier.1 + self.effort.transitions,
                     depth: self.effort.depth,
                     elapsed: start.elapsed(),
-                    memory: self.search.memory(),
+                    memory: self.memory(),
                 });
                 a = b;
             }
@@ -176,7 +213,7 @@ impl Bfs<'_, '_> {
     /// Expands the stored states `a..b` of the level that ends at `hi`, in pieces (in
     /// parallel when the batch is large enough), their kept successors encoded and hashed.
     fn expand_batch(&self, a: usize, b: usize, hi: usize, pool: Option<&rayon::ThreadPool>) -> Vec<Piece> {
-        let s = &self.search;
+        let (s, runs) = (&self.search, &self.runs);
         let config = self.config;
         let hi32 = hi as u32;
         let is_old = move |st: &[i64]| s.store.find(st).is_some_and(|j| j < hi32);
@@ -190,7 +227,13 @@ impl Bfs<'_, '_> {
             for i in from..(from + PIECE).min(b) {
                 s.store.get_into(i as u32, &mut state);
                 s.e.expand(&state, config.por, &is_old, &mut exp);
-                piece.add(&mut exp);
+                piece.add(i as u32, &mut exp);
+                let run = runs[i];
+                if config.por && run.len >= FAIR_RUN && !runs[run.origin as usize].widened {
+                    s.store.get_into(run.origin, &mut state);
+                    s.e.expand(&state, false, &is_old, &mut exp);
+                    piece.add_widened(run.origin, &exp);
+                }
             }
             piece
         };
@@ -205,9 +248,9 @@ impl Bfs<'_, '_> {
         }
     }
 
-    /// Takes in the expansions of a piece whose first state is stored state `first`: what
-    /// they found and did, and their successors (stored when new, with their parent).
-    fn absorb(&mut self, piece: Piece, first: usize) {
+    /// Takes in the expansions of a piece: what they found and did, and their successors
+    /// (stored when new, with their parent and row).
+    fn absorb(&mut self, piece: Piece) {
         self.effort.transitions += piece.transitions;
         self.effort.reduced_states += piece.reduced;
         self.effort.unwind_reached |= piece.unwound;
@@ -217,19 +260,37 @@ impl Bfs<'_, '_> {
         }
         let mut events = piece.events.into_iter().peekable();
         let (mut succ_from, mut byte_from) = (0usize, 0usize);
-        for (k, &succ_end) in piece.ends.iter().enumerate() {
-            let i = (first + k) as u32;
+        for (k, x) in piece.ends.iter().enumerate() {
+            let i = x.from;
             if let Some((_, found, deadlock)) = events.next_if(|e| e.0 == k) {
                 self.note(i, found, deadlock);
             }
-            for tr in &piece.succs[succ_from..succ_end as usize] {
-                let (_, new) = self.search.store.insert_hashed(tr.hash, &piece.bytes[byte_from..tr.end as usize]);
+            let run = self.runs[i as usize];
+            self.runs[i as usize].widened |= x.widened;
+            // The row a successor continues: none after a full expansion; a new one from `i`
+            // when the row to `i` is as long as allowed (its origin is expanded fully).
+            let row = match (x.reduced, run.len >= FAIR_RUN) {
+                (false, _) => None,
+                (true, true) => Some((i, 1)),
+                (true, false) => Some((run.origin, run.len + 1)),
+            };
+            for tr in &piece.succs[succ_from..x.succ_end as usize] {
+                let (j, new) = self.search.store.insert_hashed(tr.hash, &piece.bytes[byte_from..tr.end as usize]);
                 if new {
                     self.search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
+                    let (origin, len) = row.unwrap_or((j, 0));
+                    self.runs.push(Run { origin, len, widened: false });
+                } else if let Some((origin, len)) = row {
+                    // A state reached again by a longer row takes that row: the threads it
+                    // kept waiting wait no less for another way to the state.
+                    let r = &mut self.runs[j as usize];
+                    if len > r.len {
+                        (r.origin, r.len) = (origin, len);
+                    }
                 }
                 byte_from = tr.end as usize;
             }
-            succ_from = succ_end as usize;
+            succ_from = x.succ_end as usize;
         }
     }
 
@@ -268,6 +329,11 @@ impl Bfs<'_, '_> {
         }
     }
 
+    /// Bytes the stored states, their parent links and their rows take.
+    fn memory(&self) -> usize {
+        self.search.memory() + self.runs.capacity() * std::mem::size_of::<Run>()
+    }
+
     /// Whether the search stops after a batch: at the first failure when the config says
     /// so, or at a bound (recorded).
     fn stops(&mut self, start: Instant) -> bool {
@@ -280,7 +346,7 @@ impl Bfs<'_, '_> {
         }
         let bound = if self.search.store.len() > config.max_states.max(1) {
             Bound::States
-        } else if self.search.memory() > config.max_memory {
+        } else if self.memory() > config.max_memory {
             Bound::Memory
         } else if config.max_time.is_some_and(|t| start.elapsed() > t) {
             Bound::Time

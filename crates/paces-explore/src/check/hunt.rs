@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use paces_trace::Trace;
 
-use super::stored::{fail_label, Parent, Search};
+use super::stored::{fail_label, Parent, Search, FAIR_RUN};
 use super::{Config, Counterexample};
 use crate::compile::Compiled;
 use crate::engine::{Engine, Expansion, Found};
@@ -64,21 +64,24 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
     let mut search = Search::new(c, config, true, start);
     let budget = config.hunt_states.min(config.max_states).max(1);
     let mut hunt = Hunt { found: None, states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
-    // States to expand, with their depth.
-    let mut stack = vec![(0u32, 0usize)];
+    // States to expand, with their depth and the reduced expansions in a row on the way.
+    let mut stack = vec![(0u32, 0usize, 0u16)];
     let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
     let mut exp = Expansion::default();
     let mut state = Vec::new();
     let mut bytes = Vec::new();
     let mut next_clock = CLOCK_EVERY;
-    while let Some((i, depth)) = stack.pop() {
+    while let Some((i, depth, row)) = stack.pop() {
         search.store.get_into(i, &mut state);
+        // After a row of reduced expansions as long as allowed, the state is expanded fully
+        // and the other threads go first: the hunt never follows one thread forever.
+        let reduce = row < FAIR_RUN;
         {
             // Every stored state counts as old: the reduction then keeps more (what it keeps
             // only decides how soon the hunt finds something, not whether that is real).
             let store = &search.store;
             let is_old = |s: &[i64]| store.find(s).is_some();
-            search.e.expand(&state, true, &is_old, &mut exp);
+            search.e.expand(&state, reduce, &is_old, &mut exp);
         }
         hunt.transitions += exp.transitions;
         hunt.unwound |= exp.unwound;
@@ -99,8 +102,12 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
             hunt.found = Some((label, cex));
             break;
         }
-        // The first successor is taken first.
-        for tr in exp.succs.iter().rev() {
+        // The first successor is taken first; after a full expansion for fairness, the
+        // successors of the thread that reached this state come last.
+        let row = if exp.reduced { row + 1 } else { 0 };
+        let last = (!reduce).then(|| search.parents[i as usize].thread);
+        let own = exp.succs.iter().rev().filter(|tr| Some(tr.thread) == last);
+        for tr in own.chain(exp.succs.iter().rev().filter(|tr| Some(tr.thread) != last)) {
             if search.store.len() >= budget {
                 break;
             }
@@ -109,7 +116,7 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
             let (j, new) = search.store.insert_encoded(&bytes);
             if new {
                 search.parents.push(Parent { parent: i, thread: tr.thread, opt: tr.opt, exit: tr.exit });
-                stack.push((j, depth + 1));
+                stack.push((j, depth + 1, row));
             }
         }
         hunt.states = search.store.len();
@@ -354,5 +361,21 @@ mod tests {
         // Without the hunt, the same failure, by the shortest run.
         let plain = check(&program, &Config::new().unmerged_states(0)).unwrap();
         assert_eq!(plain.failures.keys().collect::<Vec<_>>(), ["B"]);
+    }
+
+    /// A thread that can run for long without repeating a state does not hold the hunt: after
+    /// a row of its steps the state is expanded fully and the others go first.
+    #[test]
+    fn the_hunt_does_not_follow_one_thread_forever() {
+        let src = "var x = 0, y = 0;
+            thread ticker { while (x < 100000) { x := x + 1; } }
+            thread a { A: y := 1; }
+            thread b { B: assert(y == 0); }";
+        let c = compile(&paces_cwhile::parse(src).unwrap()).unwrap();
+        let h = hunt(&c, &Config::new().hunt_states(5_000), Instant::now(), (0, 0)).unwrap();
+        let Some((label, cex)) = &h.found else { panic!("nothing found in {} states", h.states) };
+        assert_eq!(label, "B");
+        assert_eq!(labels(cex), ["A", "B"]);
+        assert!(h.states < 4 * usize::from(FAIR_RUN), "{} states", h.states);
     }
 }

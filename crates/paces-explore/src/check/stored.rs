@@ -13,6 +13,10 @@ use crate::store::Store;
 
 use super::{Config, Counterexample, DeadlockId, ThreadStand};
 
+/// The most reduced expansions in a row on a path before the state the row started from is
+/// expanded fully (docs/explore.md, "Fairness in depth").
+pub(super) const FAIR_RUN: u16 = 256;
+
 /// A transition: thread, option, internal path of an atomic block.
 pub(super) type Tr = (usize, u16, Vec<u16>);
 

@@ -17,9 +17,8 @@ pub(crate) struct MacroOut {
     pub asserts: Vec<u32>,
     /// A path that runs into a cycle, and where the cycle starts in it.
     pub livelock: Option<(Vec<u16>, usize)>,
-    /// Some path was cut (a false `assume`).
-    pub cut: bool,
-    /// Some path stopped at a false `await`.
+    /// Some path stopped at a false `await` or `assume` (inside a block both make the thread
+    /// wait: the block is all or nothing).
     pub waited: bool,
     /// Some path was cut by the loop bound.
     pub unwound: bool,
@@ -39,8 +38,8 @@ pub(super) struct Noted {
 pub(super) enum ChainEnd {
     /// The holding thread left the region.
     Left,
-    /// A step's condition is false (`assume`: an `assume`, rather than an `await`).
-    Disabled { assume: bool },
+    /// A step's condition is false (an `await` or an `assume`).
+    Disabled,
     /// The loop bound forbids a step.
     Unwound,
     /// The thread has a choice, or may leave silently: the general search takes over.
@@ -149,7 +148,7 @@ impl Engine<'_> {
                 asserts: noted.asserts,
                 ..MacroOut::default()
             },
-            ChainEnd::Disabled { assume } => MacroOut { cut: assume, waited: !assume, ..MacroOut::default() },
+            ChainEnd::Disabled => MacroOut { waited: true, ..MacroOut::default() },
             ChainEnd::Unwound => MacroOut { unwound: true, ..MacroOut::default() },
             ChainEnd::Branch => self.search_after(t, state, &prefix, noted),
         }
@@ -190,7 +189,7 @@ impl Engine<'_> {
                         return ChainEnd::Left;
                     }
                 }
-                Outcome::Disabled { assume } => return ChainEnd::Disabled { assume },
+                Outcome::Disabled { .. } => return ChainEnd::Disabled,
                 Outcome::Unwound => return ChainEnd::Unwound,
             }
         }
@@ -259,10 +258,7 @@ impl Engine<'_> {
             top.2 += 1;
             let mut next = top.0.to_vec();
             match self.apply(&mut next, t, &opts[i]) {
-                Outcome::Disabled { assume } => {
-                    m.out.cut |= assume;
-                    m.out.waited |= !assume;
-                }
+                Outcome::Disabled { .. } => m.out.waited = true,
                 Outcome::Unwound => m.out.unwound = true,
                 Outcome::Done { failed, passed } => {
                     let step = Taken { from, opt: i as u16, step: opts[i].step, failed, passed };

@@ -14,7 +14,7 @@ struct Entry {
 
 /// How the options of one thread that enter atomic regions stop, region by region: a region
 /// that no path gets through makes its thread wait before it when some path stopped at a
-/// false `await`, and cuts it when every path was cut (a false `assume` or the loop bound).
+/// false `await` or `assume`, and cuts it when every path was cut by the loop bound.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RegionStops {
     /// Per region entered: the region and whether some path was cut.
@@ -134,8 +134,10 @@ impl Engine<'_> {
             // The region the option's step enters, looked up only when needed.
             let region = || code.steps[opt.step as usize].region;
             match self.apply(&mut next, t, opt) {
-                Outcome::Disabled { assume: true } => regions.cut(region(), &mut cut),
-                Outcome::Disabled { assume: false } => regions.wait(region(), i as u16, &mut exp.blocked),
+                // Outside atomic blocks a false `assume` cuts; inside one it waits, as a false
+                // `await` does (the block is all or nothing).
+                Outcome::Disabled { assume: true } if region().is_none() => cut = true,
+                Outcome::Disabled { .. } => regions.wait(region(), i as u16, &mut exp.blocked),
                 Outcome::Unwound => {
                     regions.cut(region(), &mut cut);
                     exp.unwound = true;
@@ -144,7 +146,7 @@ impl Engine<'_> {
                     exp.transitions += 1;
                     if self.in_region(&next, t) {
                         // No path gets through: the thread waits before the block when some
-                        // path stopped at a false `await`, and is cut otherwise.
+                        // path stopped at a false `await` or `assume`, and is cut otherwise.
                         let entry = Entry { failed, assert: passed.then_some(opt.step) };
                         match self.enter_region(t, i, entry, &mut next, exp) {
                             Some(true) => regions.wait(region(), i as u16, &mut exp.blocked),
@@ -181,7 +183,7 @@ impl Engine<'_> {
     /// Runs the atomic region that option `i` of thread `t` entered (`next` is the state
     /// after the entering step, which failed when `failed`), recording its successors and
     /// what it finds in `exp`, as [`Engine::run_macro`] finds them. When no path gets
-    /// through: whether some path stopped at a false `await`.
+    /// through: whether some path stopped at a false `await` or `assume`.
     fn enter_region(&self, t: usize, i: usize, entry: Entry, next: &mut Vec<i64>, exp: &mut Expansion) -> Option<bool> {
         let failed = entry.failed;
         let mut work = std::mem::take(&mut exp.work);
@@ -204,7 +206,7 @@ impl Engine<'_> {
                 self.push_succ(t, i, 0, next, &mut path, exp);
                 None
             }
-            ChainEnd::Disabled { assume } => Some(!assume),
+            ChainEnd::Disabled => Some(true),
             ChainEnd::Unwound => {
                 exp.unwound = true;
                 Some(false)
@@ -220,7 +222,7 @@ impl Engine<'_> {
 
     /// Records in `exp` what the run `m` of the atomic region that option `i` of thread `t`
     /// entered found, and its successors. When no path gets through: whether some path
-    /// stopped at a false `await`.
+    /// stopped at a false `await` or `assume`.
     fn record_macro(&self, t: usize, i: usize, entry: Entry, m: MacroOut, exp: &mut Expansion) -> Option<bool> {
         let failed = entry.failed;
         exp.bound |= m.bound;

@@ -1,0 +1,78 @@
+//! Verdicts that are easy to get wrong: a shallow failure behind a thread that can run
+//! forever, and a false `assume` inside an atomic block, which waits like an `await`.
+
+use paces_explore::{check, CheckResult, Config, Verdict};
+
+#[track_caller]
+fn run(src: &str, config: Config) -> CheckResult {
+    let program = paces_cwhile::parse(src).unwrap_or_else(|e| panic!("parse failed: {e:?}"));
+    check(&program, &config).expect("check")
+}
+
+fn deadlocks(r: &CheckResult) -> Vec<String> {
+    r.deadlocks.keys().map(ToString::to_string).collect()
+}
+
+/// The labels of a counterexample's steps.
+fn labels(r: &CheckResult) -> Vec<String> {
+    let cex = r.verdict.counterexample().unwrap_or_else(|| panic!("no counterexample: {}", r.verdict));
+    cex.schedule.steps.iter().map(|s| s.label.clone()).collect()
+}
+
+/// A thread that can run forever without repeating a state must not starve the others: the
+/// failure three steps deep is found, not the state bound.
+#[test]
+fn a_thread_that_runs_forever_does_not_hide_a_shallow_failure() {
+    let src = "var x = 0, ready = 0, data = 0;
+        thread ticker { while (*) { x := x + 1; } }
+        thread prod { p1: ready := 1; p2: data := 1; }
+        thread cons { c1: await(ready == 1); c2: assert(data == 1); }";
+    let r = run(src, Config::new().max_states(100_000));
+    assert!(matches!(r.verdict, Verdict::Bad(_)), "{}", r.verdict);
+    assert_eq!(labels(&r).last().map(String::as_str), Some("c2"));
+    let unreduced = run(src, Config::new().max_states(100_000).por(false));
+    let (n, m) = (labels(&r).len(), labels(&unreduced).len());
+    assert!(n <= m, "{n} steps against {m}; {} states", r.states);
+}
+
+/// The same with the loop bounded: the counterexample is as short as without the reduction.
+#[test]
+fn a_long_running_thread_does_not_lengthen_the_counterexample() {
+    let src = "var x = 0, ready = 0, data = 0;
+        thread ticker { while (x < 100000) { x := x + 1; } }
+        thread prod { p1: ready := 1; p2: data := 1; }
+        thread cons { c1: await(ready == 1); c2: assert(data == 1); }";
+    let r = run(src, Config::new());
+    let unreduced = run(src, Config::new().por(false));
+    assert!(matches!(r.verdict, Verdict::Bad(_)), "{}", r.verdict);
+    let (n, m) = (labels(&r).len(), labels(&unreduced).len());
+    assert!(n <= m && n <= 10, "{n} steps against {m}; {} states", r.states);
+}
+
+/// A false `assume` inside an atomic block makes its thread wait before the block, as a false
+/// `await` does: both threads wait forever.
+#[test]
+fn a_false_assume_inside_an_atomic_block_waits() {
+    for cond in ["assume(c == 2)", "await(c == 2)"] {
+        let src = format!(
+            "var c = 1;
+             thread t0 {{ L1: await(c == 5); }}
+             thread t1 {{ L5: atomic {{ {cond}; skip; }} }}"
+        );
+        for por in [true, false] {
+            let r = run(&src, Config::new().stop_at_first_failure(false).por(por));
+            assert_eq!(deadlocks(&r), ["t0 at L1, t1 at L5"], "{cond}, por {por}");
+        }
+    }
+}
+
+/// A block that some path gets through is taken along that path; a path stopped by a false
+/// `assume` is only dropped.
+#[test]
+fn a_false_assume_on_one_path_of_a_block_drops_that_path() {
+    let src = "var c = 1, d = 0;
+        thread t0 { A: atomic { if (*) { assume(c == 2); d := 1; } else { d := 2; } } B: assert(d == 2); }";
+    let r = run(src, Config::new().stop_at_first_failure(false));
+    assert!(matches!(r.verdict, Verdict::Correct), "{}", r.verdict);
+    assert!(r.deadlocks.is_empty());
+}
