@@ -1,9 +1,11 @@
-//! `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K]`: N random programs
+//! `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]`: N
+//! random programs
 //! (`paces_testkit::gen`, every construct) through the checker with and without the
 //! reduction, with one and four workers and sequential, against the brute-force interpreter
 //! of the contract and, every K-th program where `spin` and `gcc` are installed, SPIN on the
 //! Promela export (programs the export refuses are compared with the interpreter only).
-//! Prints the counts, the time and each disagreement with its program, shrunk.
+//! Prints the counts, the time and each disagreement with its program, shrunk (at most T
+//! smaller programs tried; 0: not shrunk).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -22,10 +24,9 @@ pub struct Options {
     pub limit: usize,
     /// Run SPIN on every K-th program (0: never).
     pub spin_every: usize,
+    /// Try at most this many smaller programs when shrinking one that disagrees.
+    pub shrink: usize,
 }
-
-/// Tries at most this many smaller programs when shrinking one that disagrees.
-const SHRINK_STEPS: usize = 48;
 
 /// Runs the comparison; an error when some program disagrees.
 pub fn differential(options: &Options) -> Result<(), String> {
@@ -63,7 +64,7 @@ pub fn differential(options: &Options) -> Result<(), String> {
         let first = report.disagreements[0].kind;
         let shrink_options = CompareOptions { spin: false, ..compare_options };
         let smaller =
-            case.shrink(|p| compare(p, shrink_options).disagreements.iter().any(|d| d.kind == first), SHRINK_STEPS);
+            case.shrink(|p| compare(p, shrink_options).disagreements.iter().any(|d| d.kind == first), options.shrink);
         let shrunk = compare(&smaller, shrink_options);
         print_disagreement(i, &report, &shrunk);
     }

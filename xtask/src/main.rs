@@ -8,8 +8,9 @@
 //!   programs and checks each run's wall time and peak memory against bounds (Linux).
 //! * `cargo xtask variants [--out FILE]` runs the loop on the injected-bug variants of the
 //!   driver models (`examples/variants/`).
-//! * `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K]` compares the
-//!   checker with a brute-force interpreter of the contract and SPIN on N random programs.
+//! * `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]`
+//!   compares the checker with a brute-force interpreter of the contract and SPIN on N random
+//!   programs.
 
 mod differential;
 mod scale;
@@ -28,7 +29,7 @@ fn main() -> ExitCode {
         Some("differential") => differential_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]"
             );
             return ExitCode::from(2);
         }
@@ -55,7 +56,7 @@ fn variants_command(args: &[String]) -> Result<(), String> {
 
 /// Parses the options of `cargo xtask differential` and runs it.
 fn differential_command(args: &[String]) -> Result<(), String> {
-    let mut options = differential::Options { n: 300, seed: 1, limit: 20_000, spin_every: 10 };
+    let mut options = differential::Options { n: 300, seed: 1, limit: 20_000, spin_every: 10, shrink: 48 };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut number = |what: &str| -> Result<u64, String> {
@@ -66,6 +67,7 @@ fn differential_command(args: &[String]) -> Result<(), String> {
             "--seed" => options.seed = number("--seed")?,
             "--limit" => options.limit = number("--limit")? as usize,
             "--spin-every" => options.spin_every = number("--spin-every")? as usize,
+            "--shrink" => options.shrink = number("--shrink")? as usize,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
