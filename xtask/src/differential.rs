@@ -44,6 +44,9 @@ pub fn differential(options: &Options) -> Result<(), String> {
         let compare_options = CompareOptions { limit: options.limit, spin: with_spin };
         let report = compare(&case.prog(), compare_options);
         complete += usize::from(report.complete);
+        if (i + 1) % 25 == 0 {
+            eprintln!("{} programs, {disagreeing} disagree, {:.1} s", i + 1, start.elapsed().as_secs_f64());
+        }
         match report.spin {
             SpinUse::Compared => spin_compared += 1,
             SpinUse::Refused => spin_refused += 1,

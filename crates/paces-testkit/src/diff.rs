@@ -257,9 +257,8 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
             say(
                 Kind::Shallow,
                 format!(
-                    "{name}: {} after {} states; the interpreter finds {} within {} states",
+                    "{name}: {}; the interpreter finds {} within {} states",
                     r.verdict,
-                    r.states,
                     first_found(&outcome),
                     outcome.states
                 ),
