@@ -10,7 +10,11 @@
 //!   driver models (`examples/variants/`).
 //! * `cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]` checks (and
 //!   repairs) every SV-COMP `unreach-call` task under DIR (docs/svcomp.md).
+//! * `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]`
+//!   compares the checker with a brute-force interpreter of the contract and SPIN on N random
+//!   programs.
 
+mod differential;
 mod scale;
 mod svcomp;
 mod table;
@@ -26,9 +30,10 @@ fn main() -> ExitCode {
         Some("variants") => variants_command(&args[1..]),
         Some("scale") => scale_command(&args[1..]),
         Some("svcomp") => svcomp_command(&args[1..]),
+        Some("differential") => differential_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]"
             );
             return ExitCode::from(2);
         }
@@ -69,6 +74,26 @@ fn variants_command(args: &[String]) -> Result<(), String> {
         _ => return Err("usage: cargo xtask variants [--out FILE]".to_owned()),
     };
     variants::variants(&out)
+}
+
+/// Parses the options of `cargo xtask differential` and runs it.
+fn differential_command(args: &[String]) -> Result<(), String> {
+    let mut options = differential::Options { n: 300, seed: 1, limit: 20_000, spin_every: 10, shrink: 48 };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut number = |what: &str| -> Result<u64, String> {
+            it.next().and_then(|s| s.parse().ok()).ok_or_else(|| format!("{what} takes a number"))
+        };
+        match arg.as_str() {
+            "--n" => options.n = number("--n")? as usize,
+            "--seed" => options.seed = number("--seed")?,
+            "--limit" => options.limit = number("--limit")? as usize,
+            "--spin-every" => options.spin_every = number("--spin-every")? as usize,
+            "--shrink" => options.shrink = number("--shrink")? as usize,
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    differential::differential(&options)
 }
 
 /// Parses the options of `cargo xtask scale` and runs it.

@@ -43,6 +43,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The held-in benchmarks: test data, so a library crate may have it only as a
     // dev-dependency (no crate lists it here); it depends on nothing of ours.
     ("paces-heldin", &[]),
+    // The differential test kit: test code too (tests and `cargo xtask differential` only),
+    // over the checker it tests.
+    ("paces-testkit", &["paces-explore", "paces-cwhile"]),
 ];
 
 /// Third-party paths that must not appear in a public line of any crate (invariant 5 of

@@ -3,11 +3,10 @@
 //! counterexample replays to the same failure; the final states of complete sequential
 //! traces agree with running each thread order as one sequential thread.
 
-mod common;
-
 use std::collections::BTreeSet;
 
 use paces_explore::{check, replay, sequential_final_states, CheckResult, Config, Verdict};
+use paces_testkit::gen;
 use proptest::prelude::*;
 
 /// What must agree between two explorations: failing labels, deadlocks and livelocks.
@@ -27,7 +26,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
 
     #[test]
-    fn por_parallel_and_replay_agree(prog in common::prog()) {
+    fn por_parallel_and_replay_agree(prog in gen::prog()) {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
         // The reduced search merging from the first state, never merging, and by default
@@ -74,7 +73,7 @@ proptest! {
     }
 
     #[test]
-    fn a_hunted_failure_is_a_real_one(prog in common::prog()) {
+    fn a_hunted_failure_is_a_real_one(prog in gen::prog()) {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).unwrap();
         let without = check(&program, &full().por(false)).unwrap();
@@ -99,13 +98,13 @@ proptest! {
     }
 
     #[test]
-    fn sequential_final_states_match_sequentialised_runs(prog in common::prog()) {
+    fn sequential_final_states_match_sequentialised_runs(prog in gen::prog()) {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).unwrap();
         let config = Config::new().max_states(200_000);
         let Ok(finals) = sequential_final_states(&program, &config) else { return Ok(()) };
         let mut expected = BTreeSet::new();
-        for order in common::permutations(prog.threads.len()) {
+        for order in gen::permutations(prog.threads.len()) {
             let single = paces_cwhile::parse(&prog.sequentialised(&order)).unwrap();
             let Ok(f) = sequential_final_states(&single, &config) else { return Ok(()) };
             expected.extend(f);

@@ -12,93 +12,20 @@
 //! Without `spin` (or `gcc`) on PATH the tests say that they skipped, unless
 //! `PACES_REQUIRE_SPIN=1`, then they fail.
 
-mod common;
-
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use paces_explore::{check, Config, FailureKinds, Verdict};
+use paces_testkit::{gen, spin};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("-V").output().is_ok_and(|o| o.status.success())
-        || Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
-/// Whether SPIN can run here; panics when it must and cannot.
 fn spin_available() -> bool {
-    let ok = have("spin") && have("gcc");
-    if !ok {
-        if std::env::var("PACES_REQUIRE_SPIN").is_ok_and(|v| v == "1") {
-            panic!("spin or gcc is not on PATH but PACES_REQUIRE_SPIN=1");
-        }
-        eprintln!("skipped: spin or gcc is not on PATH (set PACES_REQUIRE_SPIN=1 to fail instead)");
-    }
-    ok
+    spin::available_for_test()
 }
-
-fn scratch_dir() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir =
-        std::env::temp_dir().join(format!("paces-spin-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-/// SPIN's verdicts: (assertion violation found, invalid end state found); `None` for a
-/// search SPIN could not finish without finding an error (a loop inside an atomic sequence
-/// makes its depth-first search run into the depth bound: SPIN stores no states inside
-/// atomic sequences), or for a model SPIN rejects (an unconditional self-loop).
-/// The longest one run of SPIN's `pan` may take, in seconds.
-const PAN_SECONDS: &str = "20";
 
 fn spin_verdicts(promela: &str) -> (Option<bool>, Option<bool>) {
-    let dir = scratch_dir();
-    std::fs::write(dir.join("model.pml"), promela).expect("write model");
-    run(&dir, "spin", &["-a", "model.pml"]);
-    run(&dir, "gcc", &["-O1", "-DVECTORSZ=4096", "-o", "pan", "pan.c"]);
-    let errors = |flag: &str| {
-        // A model with unbounded counters has no finite state space: SPIN's search is cut
-        // after PAN_SECONDS (no "errors:" line then, so no answer) instead of running on.
-        let (out, timed_out) = run_timed(&dir, &[PAN_SECONDS, "./pan", flag, "-m200000", "-w22"]);
-        // A search cut by the timeout may still print a summary of the part it explored (on
-        // a loaded machine even for a small model): no answer either.
-        if timed_out {
-            return None;
-        }
-        // SPIN rejects some models outright ("unconditional self-loop"): no answer.
-        let n: usize = out.lines().find_map(|l| l.split("errors:").nth(1)).and_then(|v| v.trim().parse().ok())?;
-        if n == 0 && out.contains("max search depth too small") {
-            None
-        } else {
-            Some(n > 0)
-        }
-    };
-    let verdicts = (errors("-E"), errors("-A"));
-    let _ = std::fs::remove_dir_all(&dir);
-    verdicts
-}
-
-fn run(dir: &Path, cmd: &str, args: &[&str]) -> String {
-    let out = Command::new(cmd).args(args).current_dir(dir).output().unwrap_or_else(|e| panic!("{cmd}: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{cmd} {args:?} failed:\n{text}");
-    text
-}
-
-/// `timeout ARGS` in `dir`: the output, and whether the timeout stopped the command (exit
-/// status 124).
-fn run_timed(dir: &Path, args: &[&str]) -> (String, bool) {
-    let out = Command::new("timeout").args(args).current_dir(dir).output().unwrap_or_else(|e| panic!("timeout: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (text, out.status.code() == Some(124))
-}
-
-/// Compares where SPIN gave an answer.
-fn agree(ours: (bool, bool), spin: (Option<bool>, Option<bool>)) -> bool {
-    spin.0.is_none_or(|b| b == ours.0) && spin.1.is_none_or(|d| d == ours.1)
+    spin::verdicts(promela).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Our verdicts: (assertion failure reachable, SPIN-style deadlock reachable).
@@ -186,7 +113,7 @@ fn random_programs_agree_with_spin() {
     let compared = AtomicUsize::new(0);
     let refused = AtomicUsize::new(0);
     let mut runner = TestRunner::new(ProptestConfig { cases: 40, ..ProptestConfig::default() });
-    let result = runner.run(&common::prog(), |prog| {
+    let result = runner.run(&gen::prog(), |prog| {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).map_err(|d| TestCaseError::fail(d.to_string()))?;
         let model = match paces_cwhile::to_promela(&program, &text) {
@@ -199,7 +126,7 @@ fn random_programs_agree_with_spin() {
         };
         let ours = our_verdicts(&program);
         let spin = spin_verdicts(&model);
-        prop_assert!(agree(ours, spin), "ours {:?}, spin {:?}\n{}\n{}", ours, spin, text, model);
+        prop_assert!(spin::agree(ours, spin), "ours {:?}, spin {:?}\n{}\n{}", ours, spin, text, model);
         compared.fetch_add(1, Ordering::Relaxed);
         Ok(())
     });

@@ -6,40 +6,26 @@ mod support;
 
 use paces_constraint::{Arena, Atom, Candidate};
 use paces_generalize::{eliminate, EdgeKind, EliminateConfig, Failure, PartialOrder};
+use paces_testkit::Rng;
 use paces_trace::{EventId, Trace};
 use support::{Program, Setup, Stmt};
-
-/// xorshift64*: a small deterministic generator, so failures are reproducible by seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Two threads of up to four statements, or three threads of up to three, over two or three
 /// variables and the values 0 and 1.
 fn random_program(rng: &mut Rng) -> Program {
-    let threads = 2 + rng.below(2) as usize;
+    let threads = 2 + rng.below_u64(2) as usize;
     let max_len = if threads == 2 { 4 } else { 3 };
-    let vars = 2 + rng.below(2) as u32;
+    let vars = 2 + rng.below_u64(2) as u32;
     let mut out = Vec::new();
     for t in 0..threads {
-        let len = 1 + rng.below(max_len) as usize;
+        let len = 1 + rng.below_u64(max_len) as usize;
         let mut thread = Vec::new();
         for i in 0..len {
-            let x = rng.below(u64::from(vars)) as u32;
-            let v = rng.below(2) as i64;
-            let stmt = match rng.below(20) {
+            let x = rng.below_u64(u64::from(vars)) as u32;
+            let v = rng.below_u64(2) as i64;
+            let stmt = match rng.below_u64(20) {
                 0..=6 => Stmt::Set(x, v),
-                7..=9 => Stmt::Copy(x, (x + 1 + rng.below(u64::from(vars) - 1) as u32) % vars),
+                7..=9 => Stmt::Copy(x, (x + 1 + rng.below_u64(u64::from(vars) - 1) as u32) % vars),
                 10..=15 => Stmt::Assert(x, v),
                 _ => Stmt::Await(x, v),
             };

@@ -9,21 +9,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use paces_constraint::{Arena, Atom, BlockId, Candidate, ItemInfo, Loc, Node as CNode, NodeId, SpaceBuilder};
+use paces_testkit::Rng;
 use paces_trace::{
     learn_good, lift, BlockInstance, EdgeKind, EventId, EventKind, LearnConfig, Node, ScopeEntry, ThreadId, Trace,
     TraceBuilder, TraceGraph, VarId,
 };
-
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize
-    }
-}
 
 /// Items per block at most; the location of item j of block b is `b * SLOTS + j`.
 const SLOTS: usize = 3;

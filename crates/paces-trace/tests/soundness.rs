@@ -23,6 +23,7 @@
 use std::collections::VecDeque;
 
 use paces_constraint::{Arena, BlockId, Candidate, ErrorKind, ItemInfo, Loc, Space, SpaceBuilder};
+use paces_testkit::Rng;
 use paces_trace::{
     learn_good, BlockInstance, EventKind, LearnConfig, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId, Variant,
 };
@@ -68,22 +69,6 @@ impl Stmt {
             Stmt::Assert(x, c) => format!("assert({} == {c})", v(x)),
             Stmt::Await(x, c) => format!("await({} == {c})", v(x)),
         }
-    }
-}
-
-/// A small deterministic generator (xorshift64*), so that a failure is reproducible by seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
 

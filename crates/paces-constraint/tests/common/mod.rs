@@ -5,6 +5,7 @@
 #![allow(dead_code)] // Reason: each test file uses a different subset of the helpers.
 
 use paces_constraint::{Atom, BlockId, Candidate, ItemInfo, Loc, Space, SpaceBuilder, Waits};
+pub use paces_testkit::Rng;
 use proptest::prelude::*;
 
 /// One block of a space description.
@@ -232,31 +233,6 @@ pub fn naive_atom(space: &Space, c: &Candidate, atom: Atom) -> bool {
     }
 }
 
-/// A tiny deterministic generator for shuffles inside tests (xorshift64*).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0 | 1;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i + 1);
-            v.swap(i, j);
-        }
-    }
-}
-
 /// A random candidate built without the crate's enumeration: per block a random linear
 /// extension of the direct fixed pairs (Kahn's algorithm with random priorities), then a random
 /// join mask and one-item mask whose illegal sections are dropped. Returns the orders (as item
@@ -276,7 +252,7 @@ pub fn random_candidate(built: &Built, rng: &mut Rng) -> (Candidate, Vec<Vec<usi
             placed[pick] = true;
             perm.push(pick);
         }
-        let (mask, alone) = (rng.next(), rng.next());
+        let (mask, alone) = (rng.next_u64(), rng.next_u64());
         for (s, e) in sections_of(block, &perm, mask, alone) {
             if s == e || run_legal(block, &perm[s..=e]) {
                 sections.push((built.locs[k][perm[s]], built.locs[k][perm[e]]));

@@ -1,22 +1,58 @@
-//! Random small Cwhile programs for differential tests.
-
-#![allow(dead_code)] // Reason: each test file uses a different part of this module.
+//! Random small Cwhile programs (proptest strategies, so a failing case shrinks).
+//!
+//! Values stay in `0..3` (the globals `x`, `y`, `z`), so that state spaces are finite and
+//! small, except for `w`, which [`St::Tick`] counts up without bound: a loop around it runs
+//! forever without repeating a state. `m` is a lock and `s` a semaphore (at 1).
 
 use proptest::prelude::*;
 
-/// Globals every generated program declares (all start at 0 except `s`, a semaphore at 1).
+/// The globals conditions and assignments use (all start at 0).
 pub const GLOBALS: &[&str] = &["x", "y", "z"];
+
+/// Which constructs a generator may produce, beyond the base set (assignments, awaits,
+/// assertions, `skip`, `if`, `while (*)`, atomic blocks holding awaits, assumes and loops,
+/// locks, a semaphore, calls of a procedure).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// `assume` inside atomic blocks.
+    pub assume_in_atomic: bool,
+    /// A thread's last item may be a `while (*)` or an `if (*)` with an empty branch (a
+    /// thread may finish by leaving a loop or taking an empty branch). Without it, every
+    /// thread ends with `skip;`.
+    pub loop_last: bool,
+    /// Loops counting `w` up: they run forever without repeating a state.
+    pub unbounded: bool,
+    /// Atomic blocks, `lock`/`unlock` and `down`/`up` inside atomic blocks.
+    pub nested: bool,
+}
+
+impl Features {
+    /// The base set with assumes inside atomic blocks.
+    pub const BASE: Features = Features { assume_in_atomic: true, loop_last: false, unbounded: false, nested: false };
+    /// Every construct.
+    pub const ALL: Features = Features { assume_in_atomic: true, loop_last: true, unbounded: true, nested: true };
+}
 
 /// A generated statement.
 #[derive(Clone, Debug)]
 pub enum St {
+    /// `v := e;`
     Assign(usize, Ex),
+    /// `await(c);`
     Await(Cond),
+    /// `assume(c);`
     Assume(Cond),
+    /// `assert(c);`
     Assert(Cond),
+    /// `skip;`
     Skip,
+    /// `w := w + 1;` (unbounded).
+    Tick,
+    /// `if (*) { .. } else { .. }` (no `else` when the second is empty).
     IfStar(Vec<St>, Vec<St>),
+    /// `if (c) { .. } else { .. }`
     IfCond(Cond, Vec<St>, Vec<St>),
+    /// `while (*) { .. }`
     WhileStar(Vec<St>),
     /// An atomic block, optionally opened by an await; its body may wait or assume anywhere.
     Atomic(Option<Cond>, Vec<St>),
@@ -24,12 +60,14 @@ pub enum St {
     Locked(Vec<St>),
     /// `down(s); body; up(s);`
     Sem(Vec<St>),
+    /// `f.a := (z + 1) % 3; f();`
     Call,
 }
 
-/// A bounded expression: values stay in 0..3 so that state spaces are finite and small.
+/// A bounded expression.
 #[derive(Clone, Debug)]
 pub enum Ex {
+    /// A constant.
     Const(i64),
     /// `(v + k) % 3`
     Inc(usize, i64),
@@ -40,15 +78,20 @@ pub enum Ex {
 /// A condition `v == k`, `v != k`, or a conjunction of two.
 #[derive(Clone, Debug)]
 pub enum Cond {
+    /// `v == k`
     Eq(usize, i64),
+    /// `v != k`
     Ne(usize, i64),
+    /// `(a) && (b)`
     And(Box<Cond>, Box<Cond>),
 }
 
 /// A generated program: thread bodies and one procedure body.
 #[derive(Clone, Debug)]
 pub struct Prog {
+    /// The threads' bodies.
     pub threads: Vec<Vec<St>>,
+    /// The body of the procedure `f`.
     pub proc_body: Vec<St>,
 }
 
@@ -93,31 +136,37 @@ fn plain(depth: u32) -> BoxedStrategy<St> {
     .boxed()
 }
 
-/// Statements of an atomic block's body: as [`plain`], and awaits and assumes anywhere (the
-/// block is taken only along a path that gets through).
-fn atomic_body(depth: u32) -> BoxedStrategy<St> {
+/// Statements of an atomic block's body: as [`plain`], and awaits (and assumes, with
+/// [`Features::assume_in_atomic`]) anywhere: the block is taken only along a path that gets
+/// through. With [`Features::nested`]: atomic blocks, locks and the semaphore inside.
+fn atomic_body(depth: u32, f: Features) -> BoxedStrategy<St> {
+    let assume = u32::from(f.assume_in_atomic);
     let leaf = prop_oneof![
         6 => (var(), ex()).prop_map(|(v, e)| St::Assign(v, e)),
         2 => cond().prop_map(St::Assert),
         1 => cond().prop_map(St::Await),
-        1 => cond().prop_map(St::Assume),
+        assume => cond().prop_map(St::Assume),
         1 => Just(St::Skip),
     ];
     if depth == 0 {
         return leaf.boxed();
     }
+    let nested = u32::from(f.nested);
     prop_oneof![
         12 => leaf,
-        1 => prop::collection::vec(atomic_body(depth - 1), 1..3).prop_map(St::WhileStar),
-        2 => (prop::collection::vec(atomic_body(depth - 1), 0..3), prop::collection::vec(atomic_body(depth - 1), 0..2))
+        1 => prop::collection::vec(atomic_body(depth - 1, f), 1..3).prop_map(St::WhileStar),
+        2 => (prop::collection::vec(atomic_body(depth - 1, f), 0..3), prop::collection::vec(atomic_body(depth - 1, f), 0..2))
             .prop_map(|(a, b)| St::IfStar(a, b)),
-        1 => (cond(), prop::collection::vec(atomic_body(depth - 1), 0..2), prop::collection::vec(atomic_body(depth - 1), 0..2))
+        1 => (cond(), prop::collection::vec(atomic_body(depth - 1, f), 0..2), prop::collection::vec(atomic_body(depth - 1, f), 0..2))
             .prop_map(|(c, a, b)| St::IfCond(c, a, b)),
+        nested => (prop::option::of(cond()), prop::collection::vec(atomic_body(depth - 1, f), 0..3)).prop_map(|(c, b)| St::Atomic(c, b)),
+        nested => prop::collection::vec(plain(0), 0..2).prop_map(St::Locked),
+        nested => prop::collection::vec(plain(0), 0..2).prop_map(St::Sem),
     ]
     .boxed()
 }
 
-fn stmt(depth: u32, with_call: bool) -> BoxedStrategy<St> {
+fn stmt(depth: u32, with_call: bool, f: Features) -> BoxedStrategy<St> {
     let leaf = prop_oneof![
         8 => (var(), ex()).prop_map(|(v, e)| St::Assign(v, e)),
         2 => cond().prop_map(St::Await),
@@ -127,30 +176,61 @@ fn stmt(depth: u32, with_call: bool) -> BoxedStrategy<St> {
     if depth == 0 {
         return leaf.boxed();
     }
-    let body = || prop::collection::vec(stmt(depth - 1, with_call), 0..3);
-    let call = if with_call { 1 } else { 0 };
+    let body = move || prop::collection::vec(stmt(depth - 1, with_call, f), 0..3);
+    let call = u32::from(with_call);
+    let unbounded = u32::from(f.unbounded);
     prop_oneof![
         8 => leaf,
         1 => (body(), body()).prop_map(|(a, b)| St::IfStar(a, b)),
         1 => (cond(), body(), body()).prop_map(|(c, a, b)| St::IfCond(c, a, b)),
-        1 => prop::collection::vec(stmt(depth - 1, with_call), 1..3).prop_map(St::WhileStar),
-        2 => (prop::option::of(cond()), prop::collection::vec(atomic_body(1), 1..4)).prop_map(|(c, b)| St::Atomic(c, b)),
+        1 => prop::collection::vec(stmt(depth - 1, with_call, f), 1..3).prop_map(St::WhileStar),
+        2 => (prop::option::of(cond()), prop::collection::vec(atomic_body(1 + u32::from(f.nested), f), 1..4)).prop_map(|(c, b)| St::Atomic(c, b)),
         1 => prop::collection::vec(plain(1), 0..3).prop_map(St::Locked),
         1 => prop::collection::vec(plain(1), 0..2).prop_map(St::Sem),
         call => Just(St::Call),
+        unbounded => body().prop_map(|mut b| {
+            b.insert(0, St::Tick);
+            St::WhileStar(b)
+        }),
     ]
     .boxed()
 }
 
-/// Random programs of 2 or 3 threads.
+/// A thread's last item with [`Features::loop_last`]: a `while (*)` or an `if (*)` with an
+/// empty branch.
+fn last(f: Features) -> BoxedStrategy<Option<St>> {
+    if !f.loop_last {
+        return Just(None).boxed();
+    }
+    let body = move || prop::collection::vec(stmt(1, true, f), 1..3);
+    prop_oneof![
+        2 => Just(None),
+        1 => body().prop_map(|b| Some(St::WhileStar(b))),
+        1 => body().prop_map(|b| Some(St::IfStar(b, Vec::new()))),
+        1 => body().prop_map(|b| Some(St::IfStar(Vec::new(), b))),
+    ]
+    .boxed()
+}
+
+/// Random programs of 2 or 3 threads with the base constructs ([`Features::BASE`]).
 pub fn prog() -> impl Strategy<Value = Prog> {
-    (
-        prop::collection::vec(prop::collection::vec(stmt(2, true), 1..6), 2..4),
-        prop::collection::vec(stmt(1, false), 1..3),
-    )
+    prog_with(Features::BASE)
+}
+
+/// Random programs of 2 or 3 threads with the constructs of `f`.
+pub fn prog_with(f: Features) -> impl Strategy<Value = Prog> {
+    let thread = (prop::collection::vec(stmt(2, true, f), 1..6), last(f)).prop_map(move |(mut body, last)| {
+        body.extend(last);
+        if !f.loop_last {
+            body.push(St::Skip);
+        }
+        body
+    });
+    (prop::collection::vec(thread, 2..4), prop::collection::vec(stmt(1, false, f), 1..3))
         .prop_map(|(threads, proc_body)| Prog { threads, proc_body })
 }
 
+/// `c` as Cwhile text.
 pub fn cond_text(c: &Cond) -> String {
     match c {
         Cond::Eq(v, k) => format!("{} == {k}", GLOBALS[*v]),
@@ -159,6 +239,7 @@ pub fn cond_text(c: &Cond) -> String {
     }
 }
 
+/// `e` as Cwhile text.
 pub fn ex_text(e: &Ex) -> String {
     match e {
         Ex::Const(k) => k.to_string(),
@@ -181,6 +262,7 @@ fn stmt_text(out: &mut String, s: &St, indent: usize) {
         St::Assume(c) => out.push_str(&format!("{pad}assume({});\n", cond_text(c))),
         St::Assert(c) => out.push_str(&format!("{pad}assert({});\n", cond_text(c))),
         St::Skip => out.push_str(&format!("{pad}skip;\n")),
+        St::Tick => out.push_str(&format!("{pad}w := w + 1;\n")),
         St::IfStar(a, b) | St::IfCond(_, a, b) => {
             let head = match s {
                 St::IfCond(c, ..) => cond_text(c),
@@ -229,7 +311,7 @@ fn stmt_text(out: &mut String, s: &St, indent: usize) {
 impl Prog {
     fn header(&self) -> String {
         let qs: String = (0..self.threads.len()).map(|i| format!(", q{i} = 0")).collect();
-        format!("var x = 0, y = 0, z = 0, m = 0, s = 1{qs};\n\nproc f {{\n  local a;\n  y := a;\n")
+        format!("var x = 0, y = 0, z = 0, m = 0, s = 1, w = 0{qs};\n\nproc f {{\n  local a;\n  y := a;\n")
     }
 
     /// Thread `i`'s body; `qi` is a global only this thread uses (its steps are private).
@@ -239,7 +321,9 @@ impl Prog {
         out.push_str(&format!("  q{i} := (q{i} + 1) % 3;\n  x := q{i};\n"));
     }
 
-    /// The program as Cwhile text.
+    /// The program as Cwhile text, each thread between two private steps of its own (so a
+    /// generated last item is not last here: [`crate::interp::Code::text`] prints the
+    /// threads as generated).
     pub fn text(&self) -> String {
         let mut out = self.header();
         block(&mut out, &self.proc_body, 1);

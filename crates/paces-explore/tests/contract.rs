@@ -1,0 +1,102 @@
+//! Programs on which the checker once departed from the language's contract, each compared
+//! with the brute-force interpreter (`paces_testkit::diff::compare`: every configuration of
+//! the checker, witnesses replayed) and with the answer written out.
+
+use paces_explore::{check, Config, Verdict};
+use paces_testkit::diff::{compare, deadlock_text, Options};
+use paces_testkit::gen::{Cond, Ex, Prog, St};
+use paces_testkit::interp::{interpret, Code};
+
+fn no_disagreement(prog: &Prog, limit: usize) {
+    let report = compare(prog, Options { limit, spin: false });
+    let found: Vec<String> = report.disagreements.iter().map(|d| format!("{}: {}", d.kind.name(), d.detail)).collect();
+    assert!(found.is_empty(), "{}\n{}", found.join("\n"), report.text);
+}
+
+/// The deadlocks the interpreter finds, as the checker prints them.
+fn deadlocks(prog: &Prog) -> Vec<String> {
+    let outcome = interpret(&Code::new(prog), 100_000);
+    assert!(outcome.complete);
+    outcome.deadlocks.iter().map(deadlock_text).collect()
+}
+
+/// A thread that may finish by leaving a `while (*)` loop at its end: the other thread then
+/// waits forever.
+fn leaves_a_final_loop() -> Prog {
+    Prog {
+        threads: vec![
+            vec![St::Assign(0, Ex::Const(2)), St::WhileStar(vec![St::Atomic(None, vec![St::Assign(0, Ex::Const(1))])])],
+            vec![St::Atomic(Some(Cond::Eq(1, 2)), vec![St::Skip])],
+        ],
+        proc_body: vec![St::Skip],
+    }
+}
+
+#[test]
+#[ignore = "the checker misses a deadlock where a thread finishes by leaving a final while (*)"]
+fn a_thread_leaving_its_final_loop_deadlocks_the_waiting_one() {
+    let prog = leaves_a_final_loop();
+    assert_eq!(deadlocks(&prog), ["t0 done, t1 at L6"], "{}", Code::new(&prog).text());
+    no_disagreement(&prog, 100_000);
+}
+
+/// `assume` inside an atomic block waits as `await` does: no path gets through, so the thread
+/// waits before the block; both threads wait forever.
+fn assume_in_atomic() -> Prog {
+    Prog {
+        threads: vec![
+            vec![St::Await(Cond::Eq(0, 2))],
+            vec![St::Atomic(None, vec![St::Assume(Cond::Eq(0, 1)), St::Skip])],
+        ],
+        proc_body: vec![St::Skip],
+    }
+}
+
+#[test]
+fn a_false_assume_inside_an_atomic_block_waits() {
+    let prog = assume_in_atomic();
+    assert_eq!(deadlocks(&prog), ["t0 at L2, t1 at L3"], "{}", Code::new(&prog).text());
+    no_disagreement(&prog, 100_000);
+}
+
+/// A thread that can run forever without repeating a state beside a failure three steps deep.
+fn ticker_beside_a_shallow_failure() -> Prog {
+    Prog {
+        threads: vec![
+            vec![St::WhileStar(vec![St::Tick])],
+            vec![St::Assign(0, Ex::Const(1)), St::Assign(2, Ex::Const(1))],
+            vec![St::Await(Cond::Eq(0, 1)), St::Assert(Cond::Eq(2, 1))],
+        ],
+        proc_body: vec![St::Skip],
+    }
+}
+
+#[test]
+fn a_thread_running_forever_does_not_hide_a_shallow_failure() {
+    let prog = ticker_beside_a_shallow_failure();
+    let outcome = interpret(&Code::new(&prog), 2_000);
+    assert!(!outcome.complete && outcome.failures.contains("L7"), "{outcome:?}");
+    no_disagreement(&prog, 2_000);
+    // The reduced search's witness is no longer than the unreduced one's.
+    let program = paces_cwhile::parse(&Code::new(&prog).text()).unwrap();
+    let with = check(&program, &Config::new().max_states(10_000)).unwrap();
+    let without = check(&program, &Config::new().max_states(10_000).por(false)).unwrap();
+    let (Verdict::Bad(a), Verdict::Bad(b)) = (&with.verdict, &without.verdict) else {
+        panic!("por: {}, no por: {}", with.verdict, without.verdict)
+    };
+    assert!(
+        a.schedule.steps.len() <= b.schedule.steps.len(),
+        "{} > {}",
+        a.schedule.steps.len(),
+        b.schedule.steps.len()
+    );
+}
+
+/// The interpreter's answers on the three programs, which the tests above rely on.
+#[test]
+fn the_interpreter_answers_the_three_programs() {
+    assert_eq!(deadlocks(&leaves_a_final_loop()), ["t0 done, t1 at L6"]);
+    assert_eq!(deadlocks(&assume_in_atomic()), ["t0 at L2, t1 at L3"]);
+    let outcome = interpret(&Code::new(&ticker_beside_a_shallow_failure()), 2_000);
+    assert!(!outcome.complete && outcome.failures.contains("L7"), "{outcome:?}");
+}

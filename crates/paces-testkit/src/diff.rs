@@ -1,0 +1,343 @@
+//! One program through every checker configuration, the interpreter and SPIN: the
+//! disagreements.
+
+use std::collections::BTreeSet;
+
+use paces_explore::{check, replay, CheckResult, Config, FailureKinds, ThreadStand, Verdict};
+
+use crate::gen::Prog;
+use crate::interp::{interpret, Code, Deadlock, Outcome};
+
+/// What the checker's exhaustive search found, as the interpreter names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observed {
+    /// The labels of the failing assertions.
+    pub failures: BTreeSet<String>,
+    /// The deadlocks.
+    pub deadlocks: BTreeSet<Deadlock>,
+    /// Whether an atomic livelock was found.
+    pub livelock: bool,
+    /// The assertions some step passes.
+    pub passed: BTreeSet<String>,
+}
+
+/// `r` as the interpreter names what it finds.
+pub fn observed(r: &CheckResult) -> Observed {
+    let deadlocks = r
+        .deadlocks
+        .keys()
+        .map(|id| {
+            id.threads
+                .iter()
+                .map(|(name, stand)| match stand {
+                    ThreadStand::Done => (name.clone(), None),
+                    ThreadStand::Blocked(l) => (name.clone(), Some(l.iter().cloned().collect())),
+                })
+                .collect()
+        })
+        .collect();
+    Observed {
+        failures: r.failures.keys().cloned().collect(),
+        deadlocks,
+        livelock: !r.livelocks.is_empty(),
+        passed: r.passed_assertions.clone(),
+    }
+}
+
+/// The interpreter's outcome as [`Observed`].
+pub fn expected(o: &Outcome) -> Observed {
+    Observed {
+        failures: o.failures.clone(),
+        deadlocks: o.deadlocks.clone(),
+        livelock: o.livelock,
+        passed: o.passed.clone(),
+    }
+}
+
+/// The kind of a disagreement (for counting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// The failing assertions differ from the interpreter's.
+    Failures,
+    /// The deadlocks differ.
+    Deadlocks,
+    /// Whether an atomic livelock exists differs.
+    Livelock,
+    /// The passed assertions differ.
+    Passed,
+    /// The checker reached a bound where the interpreter went through every state.
+    Bound,
+    /// The checker stopping at the first failure answers otherwise than the interpreter.
+    First,
+    /// The checker missed a failure the interpreter found within its state limit (on a
+    /// program with more states than the limit).
+    Shallow,
+    /// One worker, four workers and the sequential search disagree.
+    Parallel,
+    /// A witness does not replay to its trace and failure.
+    Replay,
+    /// SPIN's assertion verdict differs from the interpreter's.
+    SpinAssertion,
+    /// SPIN's invalid end state verdict differs from the checker's in SPIN's end-state mode.
+    SpinEndState,
+    /// The program does not parse, or the checker, the export or SPIN failed.
+    Error,
+}
+
+impl Kind {
+    /// A short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Failures => "failures",
+            Kind::Deadlocks => "deadlocks",
+            Kind::Livelock => "livelock",
+            Kind::Passed => "passed assertions",
+            Kind::Bound => "bound reached",
+            Kind::First => "first-failure verdict",
+            Kind::Shallow => "shallow failure missed",
+            Kind::Parallel => "parallel vs sequential",
+            Kind::Replay => "witness replay",
+            Kind::SpinAssertion => "SPIN assertion",
+            Kind::SpinEndState => "SPIN end state",
+            Kind::Error => "error",
+        }
+    }
+}
+
+/// A disagreement: its kind and what differs.
+#[derive(Clone, Debug)]
+pub struct Disagreement {
+    /// Its kind.
+    pub kind: Kind,
+    /// What differs, in words.
+    pub detail: String,
+}
+
+/// How [`compare`] runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// The interpreter's state limit (the checker's bound is four times as many).
+    pub limit: usize,
+    /// Whether to run SPIN on the export (where it exports).
+    pub spin: bool,
+}
+
+/// How SPIN took part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpinUse {
+    /// Not asked for.
+    NotRun,
+    /// The export refuses the program (a wait after the first step of an atomic block).
+    Refused,
+    /// Compared.
+    Compared,
+}
+
+/// The comparison of one program.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The program's text (every statement labelled).
+    pub text: String,
+    /// Whether the interpreter visited every state.
+    pub complete: bool,
+    /// The interpreter's states.
+    pub states: usize,
+    /// How SPIN took part.
+    pub spin: SpinUse,
+    /// The disagreements, in the order found.
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// Compares the checker (with and without the reduction, with one and four workers, and
+/// sequential; exhaustive and stopping at the first failure; in SPIN's end-state mode), the
+/// interpreter and SPIN on `prog`; every witness is replayed.
+pub fn compare(prog: &Prog, options: Options) -> Report {
+    let code = Code::new(prog);
+    let text = code.text();
+    let outcome = interpret(&code, options.limit);
+    let mut report = Report {
+        text: text.clone(),
+        complete: outcome.complete,
+        states: outcome.states,
+        spin: SpinUse::NotRun,
+        disagreements: Vec::new(),
+    };
+    let mut say = |kind: Kind, detail: String| report.disagreements.push(Disagreement { kind, detail });
+    let program = match paces_cwhile::parse(&text) {
+        Ok(p) => p,
+        Err(d) => {
+            say(Kind::Error, format!("does not parse: {d}"));
+            return report;
+        }
+    };
+    let bound = options.limit.saturating_mul(4).max(1_000);
+    let run = |config: &Config| check(&program, config).map_err(|e| format!("{e}"));
+    let full = || Config::new().stop_at_first_failure(false).max_states(bound);
+    let configs: [(&str, Config); 4] = [
+        ("por", full()),
+        ("no-por", full().por(false)),
+        ("sequential", full().parallel(false)),
+        ("four workers", full().threads(Some(4)).min_parallel_batch(1)),
+    ];
+    let want = expected(&outcome);
+    let mut results = Vec::new();
+    for (name, config) in &configs {
+        let r = match run(config) {
+            Ok(r) => r,
+            Err(e) => {
+                say(Kind::Error, format!("{name}: {e}"));
+                return report;
+            }
+        };
+        if outcome.complete {
+            if r.bound.is_some() {
+                say(
+                    Kind::Bound,
+                    format!("{name}: {} after {} states (the interpreter: {})", r.verdict, r.states, outcome.states),
+                );
+            } else {
+                let got = observed(&r);
+                if got.failures != want.failures {
+                    say(Kind::Failures, format!("{name}: {:?}, interpreter {:?}", got.failures, want.failures));
+                }
+                if got.deadlocks != want.deadlocks {
+                    say(
+                        Kind::Deadlocks,
+                        format!(
+                            "{name}: {}, interpreter {}",
+                            deadlocks_text(&got.deadlocks),
+                            deadlocks_text(&want.deadlocks)
+                        ),
+                    );
+                }
+                if got.livelock != want.livelock {
+                    say(Kind::Livelock, format!("{name}: {}, interpreter {}", got.livelock, want.livelock));
+                }
+                if got.failures == want.failures && got.passed != want.passed {
+                    say(Kind::Passed, format!("{name}: {:?}, interpreter {:?}", got.passed, want.passed));
+                }
+            }
+        }
+        results.push((*name, r));
+    }
+    // The parallel and the sequential searches agree among themselves on everything they
+    // report (also when a bound stops them).
+    let same = |a: &CheckResult, b: &CheckResult| observed(a) == observed(b) && a.verdict.name() == b.verdict.name();
+    for (name, r) in &results[2..] {
+        if !same(&results[0].1, r) {
+            say(
+                Kind::Parallel,
+                format!(
+                    "{name}: {} ({} states), por: {} ({} states)",
+                    r.verdict, r.states, results[0].1.verdict, results[0].1.states
+                ),
+            );
+        }
+    }
+    // Stopping at the first failure, with and without the reduction: a failure exactly when
+    // the interpreter has one; within the interpreter's limit, a failure it found is found.
+    let bad = !outcome.failures.is_empty() || !outcome.deadlocks.is_empty() || outcome.livelock;
+    for por in [true, false] {
+        let name = if por { "first" } else { "first, no-por" };
+        let r = match run(&Config::new().max_states(bound).por(por)) {
+            Ok(r) => r,
+            Err(e) => {
+                say(Kind::Error, format!("{name}: {e}"));
+                return report;
+            }
+        };
+        let found = r.verdict.counterexample().is_some();
+        if outcome.complete && found != bad && r.bound.is_none() {
+            say(
+                Kind::First,
+                format!("{name}: {}, interpreter {}", r.verdict, if bad { "a failure" } else { "correct" }),
+            );
+        }
+        if !outcome.complete && bad && !found {
+            say(
+                Kind::Shallow,
+                format!(
+                    "{name}: {}; the interpreter finds {} within {} states",
+                    r.verdict,
+                    first_found(&outcome),
+                    outcome.states
+                ),
+            );
+        }
+        results.push((name, r));
+    }
+    // Every witness replays to its trace, ending at its failure.
+    for (name, r) in &results {
+        let all = r
+            .verdict
+            .counterexample()
+            .into_iter()
+            .chain(r.failures.values())
+            .chain(r.deadlocks.values())
+            .chain(r.livelocks.values());
+        for c in all {
+            match replay(&program, &c.schedule) {
+                Ok(t) if t.events() == c.trace.events() => {
+                    if let Some(i) = c.failing_step {
+                        if !t.events().get(i).is_some_and(|e| e.failed) {
+                            say(Kind::Replay, format!("{name}: step {i} of the witness does not fail"));
+                        }
+                    }
+                }
+                Ok(_) => say(Kind::Replay, format!("{name}: the witness replays to another trace")),
+                Err(e) => say(Kind::Replay, format!("{name}: the witness does not replay: {e}")),
+            }
+        }
+    }
+    // SPIN on the export: its assertion verdict against the interpreter, its invalid end
+    // states against the checker in SPIN's end-state mode (SPIN lets a process stop at the
+    // end of its loops, and takes leaving a loop as a step).
+    if options.spin && outcome.complete {
+        let Ok(model) = paces_cwhile::to_promela(&program, &text) else {
+            report.spin = SpinUse::Refused;
+            return report;
+        };
+        let spin_mode = Config::new().max_states(bound).spin_end_states(true).find(FailureKinds::DEADLOCKS);
+        match (run(&spin_mode), crate::spin::verdicts(&model)) {
+            (Ok(r), Ok((assertion, end_state))) => {
+                report.spin = SpinUse::Compared;
+                if assertion.is_some_and(|a| a == outcome.failures.is_empty()) {
+                    say(Kind::SpinAssertion, format!("SPIN: {assertion:?}, interpreter: {:?}", outcome.failures));
+                }
+                let ours = matches!(r.verdict, Verdict::Deadlock(..));
+                if r.bound.is_none() && end_state.is_some_and(|d| d != ours) {
+                    say(Kind::SpinEndState, format!("SPIN: {end_state:?}, checker in SPIN's mode: {}", r.verdict));
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => say(Kind::Error, format!("SPIN: {e}")),
+        }
+    }
+    report
+}
+
+fn first_found(o: &Outcome) -> String {
+    if let Some(f) = o.failures.first() {
+        format!("assertion {f} failing")
+    } else if let Some(d) = o.deadlocks.first() {
+        format!("the deadlock {}", deadlock_text(d))
+    } else {
+        "an atomic livelock".to_owned()
+    }
+}
+
+/// A deadlock as the checker prints it: `t0 done, t1 at L4`.
+pub fn deadlock_text(d: &Deadlock) -> String {
+    let parts: Vec<String> = d
+        .iter()
+        .map(|(name, stand)| match stand {
+            None => format!("{name} done"),
+            Some(l) => format!("{name} at {}", l.iter().cloned().collect::<Vec<_>>().join("|")),
+        })
+        .collect();
+    parts.join(", ")
+}
+
+fn deadlocks_text(ds: &BTreeSet<Deadlock>) -> String {
+    let parts: Vec<String> = ds.iter().map(|d| format!("[{}]", deadlock_text(d))).collect();
+    format!("{{{}}}", parts.join(" "))
+}
