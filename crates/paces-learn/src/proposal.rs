@@ -58,8 +58,10 @@ impl fmt::Display for DisplayProposal<'_> {
     }
 }
 
-/// Writes a candidate as a [`Proposal`] shows it: its cost, the transformations leading to
-/// it, then the candidate itself.
+/// Writes a candidate as a [`Proposal`] shows it: its cost, the changes leading to it as a
+/// reviewer reads them (the fewest moves of single items, [`Candidate::moves`], then the added
+/// sections with every item inside them), then the candidate itself. The adjacent swaps stay
+/// in [`Proposal::Candidate`]'s `transformations`.
 pub(crate) fn write_candidate(
     f: &mut fmt::Formatter<'_>,
     space: &Space,
@@ -71,7 +73,10 @@ pub(crate) fn write_candidate(
     if transformations.is_empty() {
         writeln!(f, "  nothing (the original program)")?;
     }
-    for t in transformations {
+    for m in candidate.moves(space) {
+        writeln!(f, "  {}", m.display(space))?;
+    }
+    for t in transformations.iter().filter(|t| matches!(t, Transformation::Atomic { .. })) {
         writeln!(f, "  {}", t.display_in(space, candidate))?;
     }
     write!(f, "{}", candidate.display(space))

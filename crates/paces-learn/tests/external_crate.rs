@@ -45,7 +45,7 @@ fn the_external_crate_builds_without_our_language_or_checker_and_repairs_its_bug
     let run = String::from_utf8(cargo(&["run", "--quiet"]).stdout).unwrap();
     let (message_passing, lost_update) = run.split_once("lost update:").expect("both answers");
     assert!(message_passing.starts_with("message passing: correct"), "{run}");
-    assert!(message_passing.contains("  swap f <-> d\nT1: d; f\nT2: w; a\n"), "{run}");
+    assert!(message_passing.contains("  move f below d\nT1: d; f\nT2: w; a\n"), "{run}");
     assert!(lost_update.contains("T1: atomic [r1; s1]\nT2: atomic [r2; s2]\n"), "{run}");
 }
 
