@@ -7,7 +7,7 @@ use lang_c::ast::{BlockItem, FunctionDefinition, Statement};
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
-use super::common::{has_jump, has_return, unsupported, Cx, Item, Lower, Target, INT, N};
+use super::common::{has_jump, has_return, unsupported, Cx, Item, Lower, Target, GUARD, INT, N};
 use super::diag::error;
 
 impl<'a> Lower<'a> {
@@ -150,6 +150,11 @@ impl<'a> Lower<'a> {
             Statement::Compound(_) => self.block(s)?,
             Statement::Expression(None) => Vec::new(),
             Statement::Expression(Some(e)) => return self.expr_stmt(e, span, last),
+            Statement::If(i)
+                if self.frame.atomic == 0 && is_check(&i.node) && !self.is_nondet_call(&i.node.condition) =>
+            {
+                return Ok(Item::Nodes(self.check(&i.node.condition, span)?));
+            }
             Statement::If(i) => {
                 let then = &i.node.then_statement;
                 let els = i.node.else_statement.as_deref();
@@ -227,6 +232,17 @@ impl<'a> Lower<'a> {
         Ok(vec![N::NoReorder(label, group)])
     }
 
+    /// `if (c) reach_error();` read as `assert(!(c))`, a check that keeps its place (see
+    /// `is_check`). Only outside atomic blocks, whose items never move anyway, and where an
+    /// `abort()` after the error sets a flag that later waits read.
+    fn check(&mut self, c: &'a Node<lang_c::ast::Expression>, span: Span) -> Result<Vec<N>, Diagnostic> {
+        let l = self.label(span);
+        let split = self.frame.atomic == 0 && self.reads(c) > 1;
+        let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
+        let t = self.expr(c, &mut cx)?;
+        Ok(self.group(l, span, cx.pre, format!("assert({GUARD}(!({t})))")))
+    }
+
     /// A condition's text and the steps before it.
     pub(super) fn condition(
         &mut self,
@@ -241,4 +257,47 @@ impl<'a> Lower<'a> {
         let text = self.expr(c, &mut cx)?;
         Ok((text, cx.pre))
     }
+}
+
+/// Whether an `if` is an assertion as SV-COMP writes it: its branch only reaches the error
+/// (`reach_error()` or `__VERIFIER_error()`, labelled or not, in braces or not, optionally
+/// followed by `abort()` or `exit(n)`), and it has no `else` or one that does nothing.
+fn is_check(i: &lang_c::ast::IfStatement) -> bool {
+    let mut then = Vec::new();
+    if !flat(&i.then_statement, &mut then) {
+        return false;
+    }
+    let errs = matches!(then.first(), Some(s) if calls(s, &["reach_error", "__VERIFIER_error"]));
+    let rest = match then.len() {
+        1 => true,
+        2 => calls(then[1], &["abort", "exit"]),
+        _ => false,
+    };
+    let mut els = Vec::new();
+    let idle = i.else_statement.as_deref().is_none_or(|e| flat(e, &mut els) && els.is_empty());
+    errs && rest && idle
+}
+
+/// Puts the statements `s` runs into `out`: labels dropped, braces opened, empty statements
+/// left out; `false` when a block declares something.
+fn flat<'s>(s: &'s Node<Statement>, out: &mut Vec<&'s Node<Statement>>) -> bool {
+    match &s.node {
+        Statement::Labeled(l) => flat(&l.node.statement, out),
+        Statement::Compound(items) => items.iter().all(|item| match &item.node {
+            BlockItem::Statement(s) => flat(s, out),
+            _ => false,
+        }),
+        Statement::Expression(None) => true,
+        _ => {
+            out.push(s);
+            true
+        }
+    }
+}
+
+/// Whether `s` is a call of one of `names`.
+fn calls(s: &Node<Statement>, names: &[&str]) -> bool {
+    let Statement::Expression(Some(e)) = &s.node else { return false };
+    let lang_c::ast::Expression::Call(c) = &e.node else { return false };
+    matches!(&c.node.callee.node, lang_c::ast::Expression::Identifier(id) if names.contains(&id.node.name.as_str()))
 }
