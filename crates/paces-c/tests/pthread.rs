@@ -234,3 +234,28 @@ fn computed_indexes_choose_an_element_and_cut_out_of_bounds() {
     let (code, line, col, message) = error_of(mixed);
     assert_eq!((code.as_str(), line, col), ("C0410", 9, 7), "{message}");
 }
+
+#[test]
+fn an_if_that_only_reaches_the_error_reads_as_an_assertion() {
+    let growing = read("growing.c", &Options::default());
+    assert!(fails(&growing));
+    let text = paces_cwhile::print(&growing.program);
+    assert!(text.contains("assert(!(a > 5))"), "{text}");
+    assert!(!text.contains("if (a > 5)"), "{text}");
+    // Each form SV-COMP writes is one assertion; an `else` that acts keeps the `if`.
+    let forms = [
+        ("if (!(a > 5)) reach_error();", true),
+        ("if (a > 5) { ERROR: { reach_error(); abort(); } ; }", true),
+        ("if (a > 5) __VERIFIER_error(); else {}", true),
+        ("if (a > 5) { reach_error(); exit(1); } else ;", true),
+        ("if (a > 5) reach_error(); else a = 0;", false),
+        ("if (a > 5) { a = 0; reach_error(); }", false),
+    ];
+    for (check, assertion) in forms {
+        let source = format!("#include <pthread.h>\nint a;\nint main() {{ a = 1; {check} return 0; }}\n");
+        let r = parse(&source, &Options::default()).expect("reads");
+        let text = paces_cwhile::print(&r.program);
+        assert_eq!(text.contains("assert(0)"), !assertion, "{check}\n{text}");
+        assert_eq!(text.contains("if ("), !assertion, "{check}\n{text}");
+    }
+}

@@ -81,3 +81,26 @@ fn the_paper_dialect_s_nondet_int_is_a_bound_too() {
         .expect("write");
     assert_eq!(paces(&["check", path]).0, 0);
 }
+
+#[test]
+fn a_repair_keeps_a_check_after_the_threads_it_checks() {
+    let input = program("growing.c");
+    let out = temp("growing_repaired.c");
+    let out_s = out.to_str().expect("utf-8 path");
+    let (code, _, summary) = paces(&["repair", &input, "-o", out_s]);
+    assert_eq!(code, 0, "{summary}");
+    let repaired = std::fs::read_to_string(&out).expect("written");
+    assert_ne!(repaired, std::fs::read_to_string(&input).expect("read"));
+    // The repair is C, or Cwhile when the section it adds holds the check (inside an atomic
+    // block the check stays an `if`, and the splice's text would not read back as the repair).
+    let line = |c: &str, cwhile: &str| {
+        repaired.lines().position(|l| l.contains(c) || l.contains(cwhile)).unwrap_or_else(|| panic!("{c}"))
+    };
+    let check = line("if (a > 5)", "assert(!(a > 5))");
+    // The check stays below both creations: moving one after it would make it vacuous.
+    assert!(check > line("grow_a, 0)", "started_grow_a_ta := 1"), "{repaired}");
+    assert!(check > line("grow_b, 0)", "started_grow_b_tb := 1"), "{repaired}");
+    let lang = if repaired.starts_with("#include") { "pthread" } else { "cwhile" };
+    let (code, stdout, _) = paces(&["check", "--lang", lang, out_s]);
+    assert_eq!(code, 0, "{stdout}\n{repaired}");
+}

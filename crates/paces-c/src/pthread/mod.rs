@@ -14,29 +14,24 @@
 //! # Ok::<(), paces_cwhile::Diagnostics>(())
 //! ```
 
+mod assign;
+mod call;
+mod common;
+mod decl;
+mod diag;
+mod expr;
+mod loops;
 mod lower;
+mod options;
 mod pre;
+mod stmt;
+mod thread;
 
+pub use options::Options;
 pub use pre::Preprocessor;
 
+use diag::error;
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
-
-/// How a pthread C file is read.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The values a `__VERIFIER_nondet_*()` of a type wider than `_Bool` stands for, lowest
-    /// and highest (both included; a nondet of an unsigned type takes those that are not
-    /// negative). Default `0..=1`.
-    pub nondet: (i64, i64),
-    /// Which preprocessor runs.
-    pub preprocessor: Preprocessor,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { nondet: (0, 1), preprocessor: Preprocessor::Auto }
-    }
-}
 
 /// A pthread C file read into a program.
 #[derive(Clone, Debug)]
@@ -111,15 +106,6 @@ pub fn looks_like_pthread(source: &str) -> bool {
         ]
         .iter()
         .any(|w| source.contains(w))
-}
-
-pub(crate) fn error(
-    code: &'static str,
-    message: impl Into<String>,
-    span: Span,
-    label: impl Into<String>,
-) -> Diagnostic {
-    Diagnostic { code, message: message.into(), primary: span, label: label.into(), notes: Vec::new() }
 }
 
 /// Runs the C parser on the prepared text; a syntax error points into the source.

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use paces_cwhile::{Diagnostic, Span};
 
-use super::error;
+use super::diag::error;
 
 /// Which preprocessor runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

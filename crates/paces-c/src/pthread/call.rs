@@ -1,0 +1,367 @@
+//! Calls of the pthread C lowering: built-ins (assertions, assumptions, locks, atomic
+//! sections), the procedures a call lowers to, and array reads at computed indices.
+
+use std::collections::BTreeMap;
+
+use lang_c::ast::{DerivedDeclarator, Expression as E, UnaryOperator as U};
+use lang_c::span::Node;
+use paces_cwhile::{Diagnostic, Span};
+
+use super::common::{
+    locals, print_node, unsupported, Cx, Frame, Item, Kind, Lower, Target, Ty, Var, GUARD, KEYWORDS, N,
+};
+use super::diag::error;
+
+impl<'a> Lower<'a> {
+    /// A user function called (or started) from `caller`: queued for lowering as a procedure.
+    pub(super) fn use_function(&mut self, name: &str, span: Span, thread: bool) -> Result<String, Diagnostic> {
+        let caller = self.frame.name.clone();
+        let in_loop = self.frame.loops > 0;
+        self.calls.push((caller, name.to_owned(), span, in_loop));
+        if let Some(cw) = self.procs.get(name) {
+            return Ok(cw.clone());
+        }
+        let f = *self.functions.get(name).ok_or_else(|| {
+            error("C0414", format!("a call of `{name}`, which has no definition here"), span, "not read")
+        })?;
+        // The function's C name was reserved for its procedure (a keyword gets a `_`).
+        let cw = if KEYWORDS.contains(&name) { self.fresh(&format!("{name}_")) } else { name.to_owned() };
+        self.procs.insert(name.to_owned(), cw.clone());
+        self.pending.push(name.to_owned());
+        let params = self.parameters(f, thread)?;
+        let returns = {
+            let (base, _, _) = self.base_type(&f.node.specifiers)?;
+            base.is_some()
+                && !f.node.declarator.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
+        };
+        let result = returns.then(|| self.fresh(&format!("{cw}_result")));
+        let mut named: Vec<(String, Ty)> = Vec::new();
+        for (p, ty, by_ref) in params {
+            let mut c = p.clone();
+            let mut k = 1;
+            while self.taken.contains(&c) || named.iter().any(|(n, _)| *n == c) || result.as_ref() == Some(&c) {
+                k += 1;
+                c = format!("{p}_{k}");
+            }
+            if by_ref {
+                self.by_ref.insert((name.to_owned(), c.clone()));
+            }
+            named.push((c, ty));
+            self.c_params.entry(name.to_owned()).or_default().push(p);
+        }
+        self.params.insert(name.to_owned(), (named, result));
+        Ok(cw)
+    }
+
+    /// Lowers a user function into its procedure's text.
+    pub(super) fn procedure(&mut self, name: &str) -> Result<(), Diagnostic> {
+        let f = self.functions[name];
+        let is_thread = self.instances.iter().any(|i| i.function == name);
+        self.frame = Frame { name: name.to_owned(), is_thread, ..Frame::default() };
+        let mut scope = BTreeMap::new();
+        let (params, result) = self.params[name].clone();
+        let c_names = self.c_params.get(name).cloned().unwrap_or_default();
+        for ((cw, ty), c) in params.iter().zip(c_names) {
+            self.frame.locals.push(cw.clone());
+            let key = (name.to_owned(), cw.clone());
+            if let Some(array) = self.aliases.get(&key).and_then(|a| self.globals.get(a)) {
+                scope.insert(c, array.clone());
+                continue;
+            }
+            let kind = if self.by_ref.contains(&key) { Kind::Ref(*ty) } else { Kind::Scalar(*ty) };
+            scope.insert(c, Var { cw: cw.clone(), kind, shared: false });
+        }
+        if let Some(r) = &result {
+            self.frame.locals.push(r.clone());
+        }
+        self.frame.result = result.clone();
+        self.frame.scopes.push(scope);
+        if name.starts_with("__VERIFIER_atomic_") {
+            self.frame.atomic = 1;
+        }
+        let body = self.body(f)?;
+        let frame = std::mem::take(&mut self.frame);
+        let cw = self.procs[name].clone();
+        let mut text = format!("proc {cw} {{\n");
+        locals(&mut text, &frame);
+        for n in &body {
+            print_node(&mut text, n, 1);
+        }
+        text.push_str("}\n");
+        self.proc_texts.insert(name.to_owned(), text);
+        Ok(())
+    }
+
+    pub(super) fn call_item(
+        &mut self,
+        c: &'a Node<lang_c::ast::CallExpression>,
+        span: Span,
+        last: bool,
+    ) -> Result<Item, Diagnostic> {
+        let E::Identifier(id) = &c.node.callee.node else {
+            return Err(unsupported("a call through a pointer", self.span(&c.node.callee)));
+        };
+        let name = id.node.name.as_str();
+        let args = &c.node.arguments;
+        match name {
+            "__VERIFIER_atomic_begin" => return Ok(Item::Begin(span)),
+            "__VERIFIER_atomic_end" => return Ok(Item::End(span)),
+            "reach_error" | "__VERIFIER_error" => return self.simple_item(span, format!("assert({GUARD}0)")),
+            "abort" | "exit" if self.frame.atomic == 0 => return self.simple_item(span, "assume(0)".into()),
+            "abort" | "exit" => {
+                let flag = self.abort_flag(span);
+                return self.simple_item(span, format!("{flag} := 1"));
+            }
+            "printf" | "puts" | "fprintf" => return Ok(Item::Nodes(Vec::new())),
+            "__VERIFIER_assume" | "assume_abort_if_not" => {
+                arity(name, args, 1, span)?;
+                let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
+                let t = self.expr(&args[0], &mut cx)?;
+                let kw = if name == "__VERIFIER_assume" { "await" } else { "assume" };
+                return self.simple_item(span, format!("{kw}({GUARD}({t}))"));
+            }
+            "assert" | "__VERIFIER_assert" => {
+                arity(name, args, 1, span)?;
+                let l = self.label(span);
+                let split = self.frame.atomic == 0 && self.reads(&args[0]) > 1;
+                let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
+                let t = self.expr(&args[0], &mut cx)?;
+                return Ok(Item::Nodes(self.group(l, span, cx.pre, format!("assert({GUARD}({t}))"))));
+            }
+            _ if name.starts_with("__VERIFIER_nondet_") => return Ok(Item::Nodes(Vec::new())),
+            _ if name.starts_with("pthread_") => return self.pthread_item(name, args, span, last),
+            _ => {}
+        }
+        self.call(c, span, None, last).map(Item::Nodes)
+    }
+
+    /// One simple step for the call at `span`, whose C text it keeps.
+    fn simple_item(&mut self, span: Span, text: String) -> Result<Item, Diagnostic> {
+        let lab = self.label(span);
+        self.texts.insert(lab.clone(), self.c_text(span));
+        Ok(Item::Nodes(vec![N::Simple(lab, text)]))
+    }
+
+    /// The flag an `abort()` or `exit()` inside an atomic block sets. Inside an atomic block
+    /// a path cut by `assume(0)` would not be taken at all, and an error before it on that
+    /// path would be lost: the abort sets a flag instead, after which no assertion counts and
+    /// no wait holds the block back.
+    fn abort_flag(&mut self, span: Span) -> String {
+        match &self.aborted {
+            Some(f) => f.clone(),
+            None => {
+                let f = self.fresh("aborted");
+                self.global_order.push((f.clone(), 0, span));
+                self.aborted = Some(f.clone());
+                f
+            }
+        }
+    }
+
+    /// A call of a `pthread_` function named `name`.
+    fn pthread_item(
+        &mut self,
+        name: &str,
+        args: &'a [Node<lang_c::ast::Expression>],
+        span: Span,
+        last: bool,
+    ) -> Result<Item, Diagnostic> {
+        match name {
+            "pthread_create" => {
+                arity(name, args, 4, span)?;
+                self.create(args, span).map(Item::Nodes)
+            }
+            "pthread_join" => {
+                arity(name, args, 2, span)?;
+                let k = self.handle(&args[0], false)?;
+                self.joined.insert(k);
+                let done = self.instances[k].done.clone();
+                self.simple_item(span, format!("await({GUARD}{done} == 1)"))
+            }
+            "pthread_exit" => {
+                if !last || !self.frame.is_thread {
+                    return Err(unsupported("`pthread_exit` before the end of a thread's function", span));
+                }
+                Ok(Item::Nodes(Vec::new()))
+            }
+            "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_init" | "pthread_mutex_destroy" => {
+                let m = self.mutex(args.first(), span)?;
+                match name {
+                    "pthread_mutex_lock" => self.simple_item(span, format!("lock({m})")),
+                    "pthread_mutex_unlock" => self.simple_item(span, format!("unlock({m})")),
+                    "pthread_mutex_init" => self.simple_item(span, format!("{m} := 0")),
+                    _ => self.simple_item(span, "skip".into()),
+                }
+            }
+            "pthread_cond_wait" => {
+                // POSIX lets a waiting thread wake spuriously, at any time: a wait releases the
+                // mutex and takes it again, and signals change nothing the model tracks.
+                arity(name, args, 2, span)?;
+                let m = self.mutex(args.get(1), span)?;
+                let l = self.label(span);
+                let (a, b) = (self.label(span), self.label(span));
+                self.texts.insert(l.clone(), self.c_text(span));
+                let nodes = vec![N::Simple(a, format!("unlock({m})")), N::Simple(b, format!("lock({m})"))];
+                Ok(Item::Nodes(vec![N::NoReorder(l, nodes)]))
+            }
+            "pthread_cond_signal" | "pthread_cond_broadcast" | "pthread_cond_init" | "pthread_cond_destroy" => {
+                Ok(Item::Nodes(Vec::new()))
+            }
+            _ => Err(unsupported(&format!("`{name}`"), span)),
+        }
+    }
+
+    /// A call of a user function: its parameters set, the call (in `atomic` for a
+    /// `__VERIFIER_atomic_` function), its result read, in one `noreorder` item.
+    pub(super) fn call(
+        &mut self,
+        c: &'a Node<lang_c::ast::CallExpression>,
+        span: Span,
+        result: Option<Target<'a>>,
+        _last: bool,
+    ) -> Result<Vec<N>, Diagnostic> {
+        let E::Identifier(id) = &c.node.callee.node else {
+            return Err(unsupported("a call through a pointer", self.span(&c.node.callee)));
+        };
+        let name = id.node.name.clone();
+        let cw = self.use_function(&name, span, false)?;
+        let (params, ret) = self.params[&name].clone();
+        if params.len() != c.node.arguments.len() {
+            return Err(error("C0418", format!("`{name}` takes {} argument(s)", params.len()), span, "here"));
+        }
+        let label = self.label(span);
+        let mut steps = Vec::new();
+        let mut copy_out = Vec::new();
+        for ((p, ty), a) in params.iter().zip(&c.node.arguments) {
+            if self.by_ref.contains(&(name.clone(), p.clone())) {
+                // A global array passed to an `int *` parameter: the parameter is that array
+                // in the function (the same array at every call).
+                if let E::Identifier(id) = &a.node {
+                    if let Some(Var { kind: Kind::Array(..), shared: true, .. }) = self.globals.get(&id.node.name) {
+                        let key = (name.clone(), p.clone());
+                        let array = id.node.name.clone();
+                        match self.aliases.get(&key) {
+                            Some(other) if *other != array => {
+                                return Err(unsupported(
+                                    "different arrays passed to one pointer parameter",
+                                    self.span(a),
+                                ))
+                            }
+                            _ if self.local_refs.contains(&key)
+                                || (self.proc_texts.contains_key(&name) && !self.aliases.contains_key(&key)) =>
+                            {
+                                return Err(unsupported(
+                                    "an array passed to a parameter read as a local's address",
+                                    self.span(a),
+                                ))
+                            }
+                            _ => {
+                                self.aliases.insert(key, array);
+                            }
+                        }
+                        continue;
+                    }
+                }
+                self.local_refs.insert((name.clone(), p.clone()));
+                if self.aliases.contains_key(&(name.clone(), p.clone())) {
+                    return Err(unsupported("a local's address passed to a parameter that is an array", self.span(a)));
+                }
+                let local = self.reference(a)?;
+                if copy_out.iter().any(|(x, _)| *x == local) {
+                    return Err(unsupported("the same variable passed by reference twice in one call", self.span(a)));
+                }
+                let l = self.label(span);
+                steps.push(N::Simple(l, format!("{cw}.{p} := {local}")));
+                copy_out.push((local, p.clone()));
+                continue;
+            }
+            let split = self.frame.atomic == 0 && self.reads(a) > 1;
+            let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
+            let v = self.expr(a, &mut cx)?;
+            let v = if cx.arith || ty.bits < 32 { ty.wrap(&v) } else { v };
+            steps.extend(cx.pre);
+            let l = self.label(span);
+            steps.push(N::Simple(l, format!("{cw}.{p} := {v}")));
+        }
+        let l = self.label(span);
+        let call = N::Simple(l, format!("{cw}()"));
+        if name.starts_with("__VERIFIER_atomic_") && self.frame.atomic == 0 {
+            let a = self.label(span);
+            steps.push(N::Atomic(a, vec![call]));
+        } else {
+            steps.push(call);
+        }
+        for (local, p) in copy_out {
+            let l = self.label(span);
+            steps.push(N::Simple(l, format!("{local} := {cw}.{p}")));
+        }
+        if let Some(t) = result {
+            let r =
+                ret.ok_or_else(|| error("C0419", format!("`{name}` returns no value"), span, "its value is used"))?;
+            let l = self.label(span);
+            let v = if t.ty.bits < 32 { t.ty.wrap(&format!("{cw}.{r}")) } else { format!("{cw}.{r}") };
+            steps.push(N::Simple(l, format!("{} := {v}", t.cw)));
+        }
+        self.texts.insert(label.clone(), self.c_text(span));
+        Ok(vec![N::NoReorder(label, steps)])
+    }
+
+    /// An array of integers indexed by a value that is not a constant: the elements' type and
+    /// variables, and whether they are shared.
+    pub(super) fn computed_array(
+        &self,
+        b: &Node<lang_c::ast::BinaryOperatorExpression>,
+    ) -> Option<(Ty, Vec<String>, bool)> {
+        if self.const_eval(&b.node.rhs).is_some() {
+            return None;
+        }
+        let E::Identifier(id) = &b.node.lhs.node else { return None };
+        match self.lookup(&id.node.name) {
+            Some(Var { kind: Kind::Array(ty, elems), shared, .. }) => Some((*ty, elems.clone(), *shared)),
+            _ => None,
+        }
+    }
+
+    /// The step `steps[k]` for the index value `k`: `if (idx == 0) { ... } else { if (idx == 1)
+    /// ...`; an index out of the array's bounds cuts the path (a bound the reading reports).
+    pub(super) fn pick(&mut self, idx: &str, steps: Vec<String>, span: Span) -> Vec<N> {
+        self.index_cut = true;
+        // The index is read once, into a temporary, before the choice.
+        let it = self.temp();
+        let l = self.label(span);
+        let first = N::Simple(l, format!("{it} := {idx}"));
+        let idx = it;
+        let l = self.label(span);
+        let mut tail = vec![N::Simple(l, "assume(0)".to_owned())];
+        for (k, step) in steps.into_iter().enumerate().rev() {
+            let (l, i) = (self.label(span), self.label(span));
+            tail = vec![N::If(i, format!("{idx} == {k}"), vec![N::Simple(l, step)], Some(tail))];
+        }
+        tail.insert(0, first);
+        tail
+    }
+
+    /// The argument of a by-reference parameter: `&x` for a local `x` of the caller (private to
+    /// its thread, so copying it in and out is exact).
+    pub(super) fn reference(&self, a: &Node<lang_c::ast::Expression>) -> Result<String, Diagnostic> {
+        let bad = || unsupported("an `int *` argument that is not `&x` for a local `x` of the caller", self.span(a));
+        let E::UnaryOperator(u) = &a.node else { return Err(bad()) };
+        let E::Identifier(id) = &u.node.operand.node else { return Err(bad()) };
+        if u.node.operator.node != U::Address || self.frame.consts.contains_key(&id.node.name) {
+            return Err(bad());
+        }
+        match self.lookup(&id.node.name) {
+            Some(Var { cw, kind: Kind::Scalar(_), shared: false }) => Ok(cw.clone()),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// An error unless the call of `name` has `n` arguments.
+fn arity<T>(name: &str, args: &[T], n: usize, span: Span) -> Result<(), Diagnostic> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(error("C0418", format!("`{name}` takes {n} argument(s)"), span, "here"))
+    }
+}

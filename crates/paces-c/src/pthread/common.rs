@@ -1,0 +1,354 @@
+//! The shared types of the pthread C lowering (`lower.rs` and the files beside it): the
+//! lowering's state, the Cwhile nodes it builds, and small helpers on C syntax and literals.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use lang_c::ast::{BlockItem, Expression as E, FunctionDefinition, Statement};
+use lang_c::span::Node;
+use paces_cwhile::{Diagnostic, Span};
+
+use super::diag::error;
+use super::options::Options;
+use super::pre::Prepared;
+
+/// Names Cwhile reserves; a C name among them gets a `_` appended.
+pub(super) const KEYWORDS: &[&str] = &[
+    "var",
+    "thread",
+    "proc",
+    "local",
+    "if",
+    "else",
+    "while",
+    "atomic",
+    "noreorder",
+    "assume",
+    "await",
+    "assert",
+    "assertd",
+    "skip",
+    "lock",
+    "unlock",
+    "down",
+    "up",
+    "true",
+    "false",
+];
+
+/// Where every assertion and wait takes the guard `aborted == 1 || ` when an `abort()` or
+/// `exit()` stands in an atomic block (see `Lower::aborted`), else nothing.
+pub(super) const GUARD: &str = "\u{1}";
+
+/// The most iterations a `for` loop is unrolled to (one thread per iteration).
+pub(super) const MAX_UNROLL: i64 = 64;
+
+/// An integer type: its width in bits and whether it is signed (`_Bool`: width 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Ty {
+    pub(super) bits: u32,
+    pub(super) signed: bool,
+}
+
+pub(super) const INT: Ty = Ty { bits: 32, signed: true };
+pub(super) const BOOL: Ty = Ty { bits: 1, signed: false };
+
+impl Ty {
+    /// `v` brought into the type's range (C's conversion: modulo 2^bits, two's complement).
+    pub(super) fn wrap(self, v: &str) -> String {
+        if self.bits == 1 {
+            return format!("({v} != 0)");
+        }
+        if self.bits >= 64 {
+            return v.to_owned();
+        }
+        let m = 1i64 << self.bits;
+        if self.signed {
+            let h = m / 2;
+            format!("(((({v}) + {h}) % {m} + {m}) % {m} - {h})")
+        } else {
+            format!("((({v}) % {m} + {m}) % {m})")
+        }
+    }
+}
+
+/// What a C name stands for.
+#[derive(Clone, Debug)]
+pub(super) enum Kind {
+    /// An integer variable.
+    Scalar(Ty),
+    /// A constant-size array: one Cwhile variable per element.
+    Array(Ty, Vec<String>),
+    /// A mutex (a Cwhile lock variable).
+    Mutex,
+    /// An array of mutexes.
+    Mutexes(Vec<String>),
+    /// A `pthread_t` (no Cwhile variable: the thread it names is known statically).
+    Handle,
+    /// An array of `pthread_t`.
+    Handles(usize),
+    /// A `pthread_cond_t` (no Cwhile variable: a wait may wake at any time).
+    Cond,
+    /// An `int *` parameter: the local holding the value it points to.
+    Ref(Ty),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Var {
+    /// The Cwhile name (for an array, unused).
+    pub(super) cw: String,
+    pub(super) kind: Kind,
+    pub(super) shared: bool,
+}
+
+/// A Cwhile statement with its label (whose C span `Lower::spans` holds).
+#[derive(Clone, Debug)]
+pub(super) enum N {
+    Simple(String, String),
+    If(String, String, Vec<N>, Option<Vec<N>>),
+    While(String, String, Vec<N>),
+    Atomic(String, Vec<N>),
+    NoReorder(String, Vec<N>),
+}
+
+/// One thread that a `pthread_create` starts.
+pub(super) struct Instance {
+    /// The Cwhile thread's name.
+    pub(super) name: String,
+    pub(super) function: String,
+    /// The constant argument, when the function takes one.
+    pub(super) arg: Option<i64>,
+    pub(super) start: String,
+    pub(super) done: String,
+    pub(super) span: Span,
+}
+
+/// A lowered function body item: nodes, or an atomic-section marker.
+pub(super) enum Item {
+    Nodes(Vec<N>),
+    Begin(Span),
+    End(Span),
+}
+
+/// What an expression is lowered in.
+pub(super) struct Cx {
+    /// Shared reads go through temporaries, each its own step (else they stay in the
+    /// expression, which is then one step).
+    pub(super) split: bool,
+    /// The steps before the statement's own: the temporaries' reads and choices.
+    pub(super) pre: Vec<N>,
+    pub(super) span: Span,
+    /// Whether the value needs wrapping into its type (arithmetic happened).
+    pub(super) arith: bool,
+}
+
+/// The function being lowered.
+#[derive(Default)]
+pub(super) struct Frame {
+    pub(super) name: String,
+    pub(super) scopes: Vec<BTreeMap<String, Var>>,
+    /// Loop variables of unrolled loops: their constant value in this iteration.
+    pub(super) consts: BTreeMap<String, i64>,
+    /// The Cwhile locals declared.
+    pub(super) locals: Vec<String>,
+    /// Temporaries handed out for the current statement, and the most ever.
+    pub(super) temps: usize,
+    pub(super) temp_names: Vec<String>,
+    pub(super) is_main: bool,
+    pub(super) is_thread: bool,
+    pub(super) atomic: usize,
+    pub(super) loops: usize,
+    /// How many `&&` and `||` operands the expression being lowered lies in.
+    pub(super) logic: usize,
+    /// The flag a `return` before the function's end sets.
+    pub(super) returned: Option<String>,
+    /// For each loop around the statement, the flag its `break` and `continue` set.
+    pub(super) jumps: Vec<Option<String>>,
+    /// Whether the function returns a value (its Cwhile local `result__`-like name).
+    pub(super) result: Option<String>,
+}
+
+pub(super) struct Lower<'a> {
+    pub(super) source: &'a str,
+    pub(super) prep: &'a Prepared,
+    pub(super) options: &'a Options,
+    pub(super) globals: BTreeMap<String, Var>,
+    /// Globals in declaration order: Cwhile name and initial value.
+    pub(super) global_order: Vec<(String, i64, Span)>,
+    pub(super) typedefs: BTreeMap<String, Ty>,
+    pub(super) functions: BTreeMap<String, &'a Node<FunctionDefinition>>,
+    pub(super) taken: BTreeSet<String>,
+    pub(super) lines: BTreeMap<usize, u32>,
+    pub(super) line_starts: Vec<usize>,
+    pub(super) spans: BTreeMap<String, Span>,
+    pub(super) texts: BTreeMap<String, String>,
+    pub(super) instances: Vec<Instance>,
+    pub(super) handles: BTreeMap<(String, String, Option<i64>), usize>,
+    /// The functions other than `main` that create threads.
+    pub(super) creators: BTreeSet<String>,
+    pub(super) joined: BTreeSet<usize>,
+    /// Procedures to lower, and lowered: name to (Cwhile name, text).
+    pub(super) procs: BTreeMap<String, String>,
+    /// Each lowered procedure's Cwhile text.
+    pub(super) proc_texts: BTreeMap<String, String>,
+    pub(super) pending: Vec<String>,
+    /// Calls between functions, for recursion: (caller, callee, span).
+    pub(super) calls: Vec<(String, String, Span, bool)>,
+    pub(super) frame: Frame,
+    pub(super) nondet_used: bool,
+    /// Each procedure's Cwhile parameter and result names.
+    pub(super) params: BTreeMap<String, Signature>,
+    /// The `int *` parameters that stand for a global array: (function, parameter) to its name.
+    pub(super) aliases: BTreeMap<(String, String), String>,
+    /// The `int *` parameters some call passed a local's address.
+    pub(super) local_refs: BTreeSet<(String, String)>,
+    /// Whether an array index out of bounds cuts a path somewhere (a bound).
+    pub(super) index_cut: bool,
+    /// The flag an `abort()` or `exit()` inside an atomic block sets.
+    pub(super) aborted: Option<String>,
+    /// The by-reference parameters: (function, Cwhile parameter).
+    pub(super) by_ref: BTreeSet<(String, String)>,
+    /// Each procedure's parameters' C names.
+    pub(super) c_params: BTreeMap<String, Vec<String>>,
+}
+
+pub(super) fn unsupported(what: &str, span: Span) -> Diagnostic {
+    error("C0410", format!("{what} is not read (pthread C)"), span, "not supported")
+}
+
+/// Functions whose calls the frontend reads itself (a definition of one in the file is not
+/// read: SV-COMP's files define some of them with the meaning the frontend gives them).
+pub(super) const BUILTINS: &[&str] = &[
+    "reach_error",
+    "__VERIFIER_error",
+    "__VERIFIER_assert",
+    "assert",
+    "__VERIFIER_assume",
+    "assume_abort_if_not",
+    "abort",
+    "exit",
+    "printf",
+    "__VERIFIER_atomic_begin",
+    "__VERIFIER_atomic_end",
+];
+
+/// A parameter as declared: its C name, its type, whether it is an `int *` (by reference).
+pub(super) type Param = (String, Ty, bool);
+
+/// A procedure's parameters (Cwhile name and type) and the local holding its result.
+pub(super) type Signature = (Vec<(String, Ty)>, Option<String>);
+
+/// Where an assignment writes.
+pub(super) struct Target<'a> {
+    pub(super) cw: String,
+    pub(super) ty: Ty,
+    pub(super) shared: bool,
+    /// For an element at a computed index: the index and every element's variable.
+    pub(super) computed: Option<(&'a Node<lang_c::ast::Expression>, Vec<String>)>,
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Base {
+    Int(Ty),
+    Mutex,
+    Handle,
+    Cond,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Shape {
+    Scalar,
+    Array(usize),
+    Function,
+}
+
+/// Whether a statement may `return` (outside loops, where a `return` is refused).
+pub(super) fn has_return(s: &Node<Statement>) -> bool {
+    match &s.node {
+        Statement::Return(_) => true,
+        Statement::Labeled(l) => has_return(&l.node.statement),
+        Statement::Compound(items) => items.iter().any(|i| matches!(&i.node, BlockItem::Statement(s) if has_return(s))),
+        Statement::If(i) => {
+            has_return(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_return)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a statement may `break` or `continue` the loop around it (not one inside it).
+pub(super) fn has_jump(s: &Node<Statement>) -> bool {
+    match &s.node {
+        Statement::Break | Statement::Continue => true,
+        Statement::Labeled(l) => has_jump(&l.node.statement),
+        Statement::Compound(items) => items.iter().any(|i| matches!(&i.node, BlockItem::Statement(s) if has_jump(s))),
+        Statement::If(i) => has_jump(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_jump),
+        _ => false,
+    }
+}
+
+pub(super) fn strip_casts(e: &Node<lang_c::ast::Expression>) -> &Node<lang_c::ast::Expression> {
+    match &e.node {
+        E::Cast(c) => strip_casts(&c.node.expression),
+        _ => e,
+    }
+}
+
+pub(super) fn is_literal(v: &str) -> bool {
+    v.parse::<i64>().is_ok_and(|n| n >= 0)
+}
+
+pub(super) fn lit(v: i64) -> String {
+    if v < 0 {
+        format!("(-{})", v.unsigned_abs())
+    } else {
+        v.to_string()
+    }
+}
+
+pub(super) fn locals(text: &mut String, frame: &Frame) {
+    if !frame.locals.is_empty() {
+        let _ = writeln!(text, "  local {};", frame.locals.join(", "));
+    }
+}
+
+pub(super) fn print_node(text: &mut String, n: &N, depth: usize) {
+    let pad = "  ".repeat(depth);
+    match n {
+        N::Simple(l, s) => {
+            let _ = writeln!(text, "{pad}{l}: {s};");
+        }
+        N::If(l, c, t, e) => {
+            let _ = writeln!(text, "{pad}{l}: if ({c}) {{");
+            for x in t {
+                print_node(text, x, depth + 1);
+            }
+            match e {
+                Some(e) => {
+                    let _ = writeln!(text, "{pad}}} else {{");
+                    for x in e {
+                        print_node(text, x, depth + 1);
+                    }
+                    let _ = writeln!(text, "{pad}}}");
+                }
+                None => {
+                    let _ = writeln!(text, "{pad}}}");
+                }
+            }
+        }
+        N::While(l, c, b) => {
+            let _ = writeln!(text, "{pad}{l}: while ({c}) {{");
+            for x in b {
+                print_node(text, x, depth + 1);
+            }
+            let _ = writeln!(text, "{pad}}}");
+        }
+        N::Atomic(l, b) | N::NoReorder(l, b) => {
+            let kw = if matches!(n, N::Atomic(..)) { "atomic" } else { "noreorder" };
+            let _ = writeln!(text, "{pad}{l}: {kw} {{");
+            for x in b {
+                print_node(text, x, depth + 1);
+            }
+            let _ = writeln!(text, "{pad}}}");
+        }
+    }
+}

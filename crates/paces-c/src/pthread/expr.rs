@@ -1,0 +1,223 @@
+//! Expressions of the pthread C lowering: C expressions to Cwhile expressions, with the steps
+//! their shared reads and nondeterministic values take.
+
+use lang_c::ast::{BinaryOperator as B, Expression as E, UnaryOperator as U};
+use lang_c::span::Node;
+use paces_cwhile::{Diagnostic, Span};
+
+use super::common::{lit, unsupported, Cx, Kind, Lower, Target, Ty, Var, BUILTINS, N};
+use super::diag::error;
+
+impl<'a> Lower<'a> {
+    pub(super) fn is_nondet_call(&self, e: &Node<lang_c::ast::Expression>) -> bool {
+        matches!(&e.node, E::Call(c) if matches!(&c.node.callee.node, E::Identifier(id) if id.node.name.starts_with("__VERIFIER_nondet_")))
+    }
+
+    /// How many shared reads an expression makes.
+    pub(super) fn reads(&self, e: &Node<lang_c::ast::Expression>) -> usize {
+        match &e.node {
+            E::Identifier(id) => usize::from(
+                !self.frame.consts.contains_key(&id.node.name) && self.lookup(&id.node.name).is_some_and(|v| v.shared),
+            ),
+            E::UnaryOperator(u) => self.reads(&u.node.operand),
+            E::Cast(c) => self.reads(&c.node.expression),
+            E::BinaryOperator(b) if b.node.operator.node == B::Index => {
+                let array = match &b.node.lhs.node {
+                    E::Identifier(id) => usize::from(self.lookup(&id.node.name).is_some_and(|v| v.shared)),
+                    _ => 0,
+                };
+                array + self.reads(&b.node.rhs)
+            }
+            E::BinaryOperator(b) => self.reads(&b.node.lhs) + self.reads(&b.node.rhs),
+            E::Call(c) => c.node.arguments.iter().map(|a| self.reads(a)).sum(),
+            _ => 0,
+        }
+    }
+
+    pub(super) fn expr(&mut self, e: &'a Node<lang_c::ast::Expression>, cx: &mut Cx) -> Result<String, Diagnostic> {
+        let span = self.span(e);
+        match &e.node {
+            E::Identifier(id) => self.identifier(&id.node.name, span, cx),
+            E::Constant(c) => self.constant(c).map(lit),
+            E::UnaryOperator(u) => self.unary(u, span, cx),
+            E::Cast(c) => {
+                let ty = self.cast_type(&c.node.type_name)?;
+                let v = self.expr(&c.node.expression, cx)?;
+                Ok(match ty {
+                    Some(ty) if ty.bits < 32 || !ty.signed => ty.wrap(&v),
+                    _ => v,
+                })
+            }
+            E::BinaryOperator(b) => self.binary(b, span, cx),
+            E::Call(c) if self.is_nondet_call(e) => Ok(self.nondet(c, cx)),
+            E::Call(c)
+                if self.frame.logic == 0
+                    && matches!(&c.node.callee.node, E::Identifier(id)
+                        if self.functions.contains_key(&id.node.name) && !BUILTINS.contains(&id.node.name.as_str())) =>
+            {
+                // A user function's call inside an expression runs before the statement, its
+                // result in a temporary (never under `&&` or `||`, which may skip it).
+                let t = self.temp();
+                let target = Target { cw: t.clone(), ty: Ty { bits: 64, signed: true }, shared: false, computed: None };
+                let nodes = self.call(c, cx.span, Some(target), false)?;
+                cx.pre.extend(nodes);
+                Ok(t)
+            }
+            E::Call(c) => Err(call_error(c, span)),
+            E::StringLiteral(_) => Err(unsupported("a string", span)),
+            E::Member(_) => Err(unsupported("a struct member", span)),
+            E::Conditional(_) => Err(unsupported("`?:`", span)),
+            E::Comma(_) => Err(unsupported("the comma operator", span)),
+            E::SizeOfTy(_) | E::SizeOfVal(_) | E::AlignOf(_) => Err(unsupported("`sizeof`", span)),
+            _ => Err(unsupported("this expression", span)),
+        }
+    }
+
+    /// The value of the name `n`.
+    fn identifier(&mut self, n: &str, span: Span, cx: &mut Cx) -> Result<String, Diagnostic> {
+        if let Some(v) = self.frame.consts.get(n) {
+            return Ok(lit(*v));
+        }
+        match n {
+            "true" => return Ok("1".into()),
+            "false" | "NULL" => return Ok("0".into()),
+            _ => {}
+        }
+        match self.lookup(n).cloned() {
+            Some(Var { cw, kind: Kind::Scalar(_), shared }) => Ok(self.read_var(&cw, shared, cx)),
+            Some(_) => Err(unsupported("this variable in an expression", span)),
+            None => Err(error("C0416", format!("`{n}` is not declared"), span, "unknown name")),
+        }
+    }
+
+    /// A unary operator's expression.
+    fn unary(
+        &mut self,
+        u: &'a Node<lang_c::ast::UnaryOperatorExpression>,
+        span: Span,
+        cx: &mut Cx,
+    ) -> Result<String, Diagnostic> {
+        let op = u.node.operator.node.clone();
+        match op {
+            U::Minus => {
+                cx.arith = true;
+                Ok(format!("(-{})", self.expr(&u.node.operand, cx)?))
+            }
+            U::Plus => self.expr(&u.node.operand, cx),
+            U::Negate => Ok(format!("(!{})", self.expr(&u.node.operand, cx)?)),
+            U::Complement => {
+                cx.arith = true;
+                Ok(format!("((-{}) - 1)", self.expr(&u.node.operand, cx)?))
+            }
+            U::Indirection => match &u.node.operand.node {
+                E::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Var { cw, kind: Kind::Ref(_), .. }) => Ok(cw.clone()),
+                    _ => Err(unsupported("a pointer operation", span)),
+                },
+                _ => Err(unsupported("a pointer operation", span)),
+            },
+            U::Address => Err(unsupported("a pointer operation", span)),
+            _ => Err(unsupported("`++`/`--` inside an expression", span)),
+        }
+    }
+
+    /// A binary operator's expression (an array element's read among them).
+    fn binary(
+        &mut self,
+        b: &'a Node<lang_c::ast::BinaryOperatorExpression>,
+        span: Span,
+        cx: &mut Cx,
+    ) -> Result<String, Diagnostic> {
+        let op = match b.node.operator.node {
+            B::Index => {
+                if let Some((_, elems, _)) = self.computed_array(b) {
+                    let idx = self.expr(&b.node.rhs, cx)?;
+                    let t = self.temp();
+                    let writes: Vec<String> = elems.iter().map(|e| format!("{t} := {e}")).collect();
+                    let chain = self.pick(&idx, writes, cx.span);
+                    cx.pre.extend(chain);
+                    return Ok(t);
+                }
+                let (cw, kind, shared) = self.element(b, span)?;
+                return match kind {
+                    Kind::Scalar(_) => Ok(self.read_var(&cw, shared, cx)),
+                    _ => Err(unsupported("this element in an expression", span)),
+                };
+            }
+            B::Multiply => "*",
+            B::Divide => "/",
+            B::Modulo => "%",
+            B::Plus => "+",
+            B::Minus => "-",
+            B::Less => "<",
+            B::Greater => ">",
+            B::LessOrEqual => "<=",
+            B::GreaterOrEqual => ">=",
+            B::Equals => "==",
+            B::NotEquals => "!=",
+            B::LogicalAnd => "&&",
+            B::LogicalOr => "||",
+            _ => {
+                return Err(unsupported(
+                    "this operator (bitwise operators, shifts and assignments inside expressions)",
+                    span,
+                ))
+            }
+        };
+        if matches!(op, "*" | "/" | "%" | "+" | "-") {
+            cx.arith = true;
+        }
+        let logic = usize::from(matches!(op, "&&" | "||"));
+        self.frame.logic += logic;
+        let l = self.expr(&b.node.lhs, cx);
+        let r = self.expr(&b.node.rhs, cx);
+        self.frame.logic -= logic;
+        Ok(format!("({} {op} {})", l?, r?))
+    }
+
+    /// A `__VERIFIER_nondet_*()` call: a temporary its choice sets.
+    fn nondet(&mut self, c: &Node<lang_c::ast::CallExpression>, cx: &mut Cx) -> String {
+        let E::Identifier(id) = &c.node.callee.node else { unreachable!("a nondet call has a name") };
+        let name = id.node.name.clone();
+        let (mut lo, mut hi) = self.options.nondet;
+        if name == "__VERIFIER_nondet_bool" {
+            (lo, hi) = (0, 1);
+        } else {
+            self.nondet_used = true;
+            if name.contains("uint") || name.contains("uchar") || name.contains("ulong") || name.contains("ushort") {
+                lo = lo.max(0);
+                hi = hi.max(lo);
+            }
+        }
+        let t = self.temp();
+        let choice = self.choice(&t, lo, hi, cx.span);
+        cx.pre.extend(choice);
+        t
+    }
+
+    /// `t` set to a value from `lo` to `hi`, each a choice: nested `if (*)`.
+    pub(super) fn choice(&mut self, t: &str, lo: i64, hi: i64, span: Span) -> Vec<N> {
+        let l = self.label(span);
+        let set = N::Simple(l, format!("{t} := {}", lit(lo)));
+        if lo >= hi {
+            return vec![set];
+        }
+        let rest = self.choice(t, lo + 1, hi, span);
+        let l = self.label(span);
+        vec![N::If(l, "*".into(), vec![set], Some(rest))]
+    }
+}
+
+/// The error for a call inside an expression that the frontend does not run there.
+fn call_error(c: &Node<lang_c::ast::CallExpression>, span: Span) -> Diagnostic {
+    let callee = match &c.node.callee.node {
+        E::Identifier(id) => format!("`{}`", id.node.name),
+        _ => "a function pointer".to_owned(),
+    };
+    error(
+        "C0421",
+        format!("a call of {callee} inside an expression"),
+        span,
+        "only the program's own functions are called inside expressions (outside `&&` and `||`)",
+    )
+}

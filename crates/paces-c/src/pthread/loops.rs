@@ -1,0 +1,275 @@
+//! Loops of the pthread C lowering: `while`, `do` and `for`, and the unrolling of `for` loops
+//! that create threads or index arrays.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use lang_c::ast::{BinaryOperator as B, Expression as E, ForInitializer, Initializer, Statement, UnaryOperator as U};
+use lang_c::span::Node;
+use paces_cwhile::{Diagnostic, Span};
+
+use super::common::{has_jump, has_return, unsupported, Cx, Kind, Lower, GUARD, MAX_UNROLL, N};
+
+impl<'a> Lower<'a> {
+    pub(super) fn while_node(
+        &mut self,
+        c: Option<&'a Node<lang_c::ast::Expression>>,
+        body: &'a Node<Statement>,
+        step: Option<&'a Node<lang_c::ast::Expression>>,
+        span: Span,
+    ) -> Result<Vec<N>, Diagnostic> {
+        let empty = match &body.node {
+            Statement::Expression(None) => true,
+            Statement::Compound(items) => items.is_empty(),
+            _ => false,
+        };
+        let label = self.label(span);
+        if let Some(c) = c {
+            if empty && step.is_none() && !self.is_nondet_call(c) && self.reads(c) <= 1 {
+                // A busy wait on at most one shared read: waits until the condition is false.
+                let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
+                let t = self.expr(c, &mut cx)?;
+                return Ok(vec![N::Simple(label, format!("await({GUARD}!({t}))"))]);
+            }
+        }
+        // `break` and `continue` set the loop's jump flag (1 and 2): the rest of the iteration
+        // is skipped, and a break leaves the loop by its condition.
+        let jump = if has_jump(body) { Some(self.fresh_local("jump")) } else { None };
+        let (cond, pre) = match c {
+            Some(c) => self.condition(c, span)?,
+            None => ("1".to_owned(), Vec::new()),
+        };
+        let cond = match &jump {
+            Some(j) if cond == "*" => {
+                return Err(unsupported("`break` or `continue` in a loop on a nondet value", span))
+            }
+            Some(j) => format!("({j} != 1 && {cond})"),
+            None => cond,
+        };
+        self.frame.loops += 1;
+        self.frame.jumps.push(jump.clone());
+        let inner = self.block(body);
+        self.frame.jumps.pop();
+        self.frame.loops -= 1;
+        let mut inner = inner?;
+        if let Some(j) = &jump {
+            let l = self.label(span);
+            inner.insert(0, N::Simple(l, format!("{j} := 0")));
+        }
+        if let Some(st) = step {
+            let nodes = self.expr_stmt_nodes(st, span)?;
+            match &jump {
+                Some(j) => {
+                    let l = self.label(span);
+                    inner.push(N::If(l, format!("{j} != 1"), nodes, None));
+                }
+                None => inner.extend(nodes),
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(j) = &jump {
+            let l = self.label(span);
+            out.push(N::Simple(l, format!("{j} := 0")));
+        }
+        if pre.is_empty() {
+            out.push(N::While(label, cond, inner));
+            return Ok(out);
+        }
+        self.frame.temps = 0;
+        if let Some(c) = c {
+            let (_, again) = self.condition(c, span)?;
+            inner.extend(again);
+        }
+        let w = self.label(span);
+        let mut group = pre;
+        group.push(N::While(w, cond, inner));
+        out.push(N::NoReorder(label, group));
+        Ok(out)
+    }
+
+    /// A new local of the current function.
+    pub(super) fn fresh_local(&mut self, base: &str) -> String {
+        let name = self.fresh_here(base);
+        self.frame.locals.push(name.clone());
+        name
+    }
+
+    pub(super) fn for_node(
+        &mut self,
+        f: &'a Node<lang_c::ast::ForStatement>,
+        span: Span,
+    ) -> Result<Vec<N>, Diagnostic> {
+        self.frame.scopes.push(BTreeMap::new());
+        let result = (|| {
+            let mut out = Vec::new();
+            match &f.node.initializer.node {
+                ForInitializer::Empty => {}
+                ForInitializer::Expression(e) => out.extend(self.expr_stmt_nodes(e, span)?),
+                ForInitializer::Declaration(d) => out.extend(self.local_decl(d)?),
+                ForInitializer::StaticAssert(s) => return Err(unsupported("`_Static_assert`", self.span(s))),
+            }
+            if let Some(unrolled) = self.unroll(f, span)? {
+                // The initialiser's step stays (it sets the loop variable), then the copies.
+                out.extend(unrolled);
+                return Ok(out);
+            }
+            let cond = f.node.condition.as_deref();
+            out.extend(self.while_node(cond, &f.node.statement, f.node.step.as_deref(), span)?);
+            Ok(out)
+        })();
+        self.frame.scopes.pop();
+        result
+    }
+
+    /// A `for (i = a; i < b; i++)` loop over a local `i` with constant bounds whose body
+    /// creates or joins threads or indexes an array: one copy of the body per iteration, `i`
+    /// a constant in each (exact: no bound); then `i := b`.
+    pub(super) fn unroll(
+        &mut self,
+        f: &'a Node<lang_c::ast::ForStatement>,
+        span: Span,
+    ) -> Result<Option<Vec<N>>, Diagnostic> {
+        if has_jump(&f.node.statement) || has_return(&f.node.statement) {
+            return Ok(None);
+        }
+        let mut scan = Scan::default();
+        lang_c::visit::Visit::visit_statement(&mut scan, &f.node.statement.node, &f.node.statement.span);
+        if !(scan.threads || scan.index) {
+            return Ok(None);
+        }
+        let Some((var, from)) = self.loop_start(&f.node.initializer.node) else { return Ok(None) };
+        let Some(v) = self.lookup(&var).cloned() else { return Ok(None) };
+        if v.shared || !matches!(v.kind, Kind::Scalar(_)) || self.frame.consts.contains_key(&var) {
+            return Ok(None);
+        }
+        let Some(c) = f.node.condition.as_deref() else { return Ok(None) };
+        let E::BinaryOperator(b) = &c.node else { return Ok(None) };
+        let E::Identifier(id) = &b.node.lhs.node else { return Ok(None) };
+        if id.node.name != var {
+            return Ok(None);
+        }
+        let Some(to) = self.const_eval(&b.node.rhs) else { return Ok(None) };
+        let to = match b.node.operator.node {
+            B::Less | B::NotEquals => to,
+            B::LessOrEqual => to + 1,
+            _ => return Ok(None),
+        };
+        let step_ok = match f.node.step.as_deref().map(|s| &s.node) {
+            Some(E::UnaryOperator(u)) => {
+                matches!(u.node.operator.node, U::PostIncrement | U::PreIncrement)
+                    && matches!(&u.node.operand.node, E::Identifier(x) if x.node.name == var)
+            }
+            _ => false,
+        };
+        let assigned = scan.assigned.contains(&var);
+        if !step_ok || assigned || to < from || to - from > MAX_UNROLL {
+            if scan.threads {
+                return Err(unsupported(
+                    &format!("a loop creating threads that is not `for ({var} = A; {var} < B; {var}++)` with constants A, B (at most {MAX_UNROLL} iterations) and `{var}` unchanged in its body"),
+                    span,
+                ));
+            }
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for k in from..to {
+            self.frame.consts.insert(var.clone(), k);
+            let copy = self.block(&f.node.statement);
+            self.frame.consts.remove(&var);
+            out.extend(copy?);
+        }
+        let label = self.label(span);
+        out.push(N::Simple(label, format!("{} := {to}", v.cw)));
+        Ok(Some(out))
+    }
+
+    pub(super) fn loop_start(&self, init: &ForInitializer) -> Option<(String, i64)> {
+        match init {
+            ForInitializer::Expression(e) => match &e.node {
+                E::BinaryOperator(b) if b.node.operator.node == B::Assign => match &b.node.lhs.node {
+                    E::Identifier(id) => Some((id.node.name.clone(), self.const_eval(&b.node.rhs)?)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            ForInitializer::Declaration(d) => {
+                let [one] = d.node.declarators.as_slice() else { return None };
+                let (name, _) = self.declarator_name(&one.node.declarator).ok()?;
+                match &one.node.initializer.as_ref()?.node {
+                    Initializer::Expression(e) => Some((name, self.const_eval(e)?)),
+                    Initializer::List(_) => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What a loop body does that asks for unrolling, and the variables it assigns.
+#[derive(Default)]
+struct Scan {
+    /// It creates or joins threads.
+    threads: bool,
+    /// It indexes an array.
+    index: bool,
+    /// The names it assigns (`=`, `op=`, `++`, `--`).
+    assigned: BTreeSet<String>,
+}
+
+impl<'ast> lang_c::visit::Visit<'ast> for Scan {
+    fn visit_call_expression(&mut self, c: &'ast lang_c::ast::CallExpression, span: &'ast lang_c::span::Span) {
+        if let E::Identifier(id) = &c.callee.node {
+            self.threads |= matches!(id.node.name.as_str(), "pthread_create" | "pthread_join");
+        }
+        lang_c::visit::visit_call_expression(self, c, span);
+    }
+
+    fn visit_binary_operator_expression(
+        &mut self,
+        b: &'ast lang_c::ast::BinaryOperatorExpression,
+        span: &'ast lang_c::span::Span,
+    ) {
+        let op = &b.operator.node;
+        self.index |= *op == B::Index;
+        let assigns = !matches!(
+            op,
+            B::Index
+                | B::Multiply
+                | B::Divide
+                | B::Modulo
+                | B::Plus
+                | B::Minus
+                | B::ShiftLeft
+                | B::ShiftRight
+                | B::Less
+                | B::Greater
+                | B::LessOrEqual
+                | B::GreaterOrEqual
+                | B::Equals
+                | B::NotEquals
+                | B::BitwiseAnd
+                | B::BitwiseXor
+                | B::BitwiseOr
+                | B::LogicalAnd
+                | B::LogicalOr
+        );
+        if let (true, E::Identifier(id)) = (assigns, &b.lhs.node) {
+            self.assigned.insert(id.node.name.clone());
+        }
+        lang_c::visit::visit_binary_operator_expression(self, b, span);
+    }
+
+    fn visit_unary_operator_expression(
+        &mut self,
+        u: &'ast lang_c::ast::UnaryOperatorExpression,
+        span: &'ast lang_c::span::Span,
+    ) {
+        let steps = matches!(
+            u.operator.node,
+            U::PostIncrement | U::PreIncrement | U::PostDecrement | U::PreDecrement | U::Address
+        );
+        if let (true, E::Identifier(id)) = (steps, &u.operand.node) {
+            self.assigned.insert(id.node.name.clone());
+        }
+        lang_c::visit::visit_unary_operator_expression(self, u, span);
+    }
+}

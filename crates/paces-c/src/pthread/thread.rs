@@ -1,0 +1,145 @@
+//! Threads of the pthread C lowering: `pthread_create`, the handles it fills, and mutexes.
+
+use lang_c::ast::{BinaryOperator as B, Expression as E, UnaryOperator as U};
+use lang_c::span::Node;
+use paces_cwhile::{Diagnostic, Span};
+
+use super::common::{strip_casts, unsupported, Instance, Kind, Lower, Var, N};
+use super::diag::error;
+
+impl<'a> Lower<'a> {
+    /// `pthread_create(&t, attr, f, arg)`: a new static thread; the step sets its start flag.
+    pub(super) fn create(
+        &mut self,
+        args: &'a [Node<lang_c::ast::Expression>],
+        span: Span,
+    ) -> Result<Vec<N>, Diagnostic> {
+        if self.frame.is_thread && !self.frame.is_main {
+            return Err(unsupported("`pthread_create` in a thread other than `main`", span));
+        }
+        if !self.frame.is_main {
+            // Checked when every call is known: the function runs once, called by `main`.
+            self.creators.insert(self.frame.name.clone());
+        }
+        if self.frame.loops > 0 {
+            return Err(unsupported("`pthread_create` in a loop that is not unrolled (no constant bound)", span));
+        }
+        let mut f = &args[2];
+        if let E::UnaryOperator(u) = &f.node {
+            if u.node.operator.node == U::Address {
+                f = &u.node.operand;
+            }
+        }
+        let E::Identifier(fid) = &f.node else {
+            return Err(unsupported("a thread function that is not a name", self.span(f)));
+        };
+        let function = fid.node.name.clone();
+        if !self.functions.contains_key(&function) {
+            return Err(error("C0414", format!("`{function}` has no definition here"), self.span(f), "not read"));
+        }
+        if self.const_eval(&args[1]) != Some(0) {
+            return Err(unsupported("thread attributes other than 0 or NULL", self.span(&args[1])));
+        }
+        let fdef = self.functions[&function];
+        let takes_arg = !self.parameters(fdef, true)?.is_empty();
+        let arg = if takes_arg {
+            Some(self.const_eval(strip_casts(&args[3])).ok_or_else(|| {
+                unsupported(
+                    "a thread argument that is not a constant (or the variable of an unrolled `for` loop)",
+                    self.span(&args[3]),
+                )
+            })?)
+        } else {
+            None
+        };
+        let k = self.instances.len();
+        // A thread is named by its function and handle (`worker_t`, `worker_t_2` for `t[2]`),
+        // so that a repair that moves a `pthread_create` renames nothing.
+        let key = self.handle_key(&args[0], true)?;
+        let handle = match key.1 {
+            Some(i) => format!("{}_{i}", key.0),
+            None => key.0.clone(),
+        };
+        let name = self.fresh(&format!("{function}_{handle}"));
+        let start = self.fresh(&format!("started_{name}"));
+        let done = self.fresh(&format!("done_{name}"));
+        self.instances.push(Instance { name, function: function.clone(), arg, start: start.clone(), done, span });
+        let key = self.scoped(key);
+        self.handles.insert(key, k);
+        self.use_function(&function, span, true)?;
+        let label = self.label(span);
+        self.texts.insert(label.clone(), self.c_text(span));
+        Ok(vec![N::Simple(label, format!("{start} := 1"))])
+    }
+
+    /// The handle `t` (or `&t`, `t[i]`) as a key.
+    pub(super) fn handle_key(
+        &self,
+        e: &Node<lang_c::ast::Expression>,
+        address: bool,
+    ) -> Result<(String, Option<i64>), Diagnostic> {
+        let span = self.span(e);
+        let mut e = strip_casts(e);
+        if address {
+            match &e.node {
+                E::UnaryOperator(u) if u.node.operator.node == U::Address => e = &u.node.operand,
+                _ => return Err(unsupported("a thread handle that is not `&t` or `&t[i]`", span)),
+            }
+        }
+        let bad = || {
+            unsupported("a thread handle that is not a `pthread_t` variable (or an element, by a constant index)", span)
+        };
+        let (name, index) = match &e.node {
+            E::Identifier(id) => (id.node.name.clone(), None),
+            E::BinaryOperator(b) if b.node.operator.node == B::Index => match &b.node.lhs.node {
+                E::Identifier(id) => (id.node.name.clone(), Some(self.const_eval(&b.node.rhs).ok_or_else(bad)?)),
+                _ => return Err(bad()),
+            },
+            _ => return Err(bad()),
+        };
+        match (self.lookup(&name).map(|v| &v.kind), index) {
+            (Some(Kind::Handle), None) => Ok((name, None)),
+            (Some(Kind::Handles(n)), Some(i)) if (0..*n as i64).contains(&i) => Ok((name, Some(i))),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The key of a handle in [`Lower::handles`]: a local's names its function too.
+    pub(super) fn scoped(&self, key: (String, Option<i64>)) -> (String, String, Option<i64>) {
+        let local = self.frame.scopes.iter().any(|s| s.contains_key(&key.0));
+        (if local { self.frame.name.clone() } else { String::new() }, key.0, key.1)
+    }
+
+    pub(super) fn handle(&self, e: &Node<lang_c::ast::Expression>, address: bool) -> Result<usize, Diagnostic> {
+        let key = self.scoped(self.handle_key(e, address)?);
+        self.handles.get(&key).copied().ok_or_else(|| {
+            error(
+                "C0420",
+                "a join of a handle no `pthread_create` before it set",
+                self.span(e),
+                "which thread is this?",
+            )
+        })
+    }
+
+    pub(super) fn mutex(&self, arg: Option<&Node<lang_c::ast::Expression>>, span: Span) -> Result<String, Diagnostic> {
+        let bad =
+            || unsupported("a mutex argument that is not `&m` for a global mutex `m` (or `&m[i]`, constant `i`)", span);
+        let Some(a) = arg else { return Err(bad()) };
+        let E::UnaryOperator(u) = &a.node else { return Err(bad()) };
+        if u.node.operator.node != U::Address {
+            return Err(bad());
+        }
+        match &u.node.operand.node {
+            E::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Var { cw, kind: Kind::Mutex, .. }) => Ok(cw.clone()),
+                _ => Err(bad()),
+            },
+            E::BinaryOperator(b) if b.node.operator.node == B::Index => match self.element(b, span)? {
+                (cw, Kind::Mutex, _) => Ok(cw),
+                _ => Err(bad()),
+            },
+            _ => Err(bad()),
+        }
+    }
+}
