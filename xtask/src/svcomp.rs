@@ -193,7 +193,7 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
     let summary = String::from_utf8_lossy(&output.stderr).into_owned();
     let moves: Vec<&str> = summary
         .lines()
-        .skip_while(|l| !l.trim_start().starts_with("transformations:"))
+        .skip_while(|l| !l.trim_start().starts_with("changes:"))
         .skip(1)
         .take_while(|l| l.starts_with("    "))
         .map(str::trim)
