@@ -432,59 +432,68 @@ impl<'a> Lowerer<'a> {
                 self.lower_block(&b.stmts, body, ctx, depth + 1);
                 StmtKind::NoReorder(body)
             }
-            A::Call(name) => match self.owners.get(&name.text) {
-                Some(&(Owner::Proc(p), _)) => {
-                    if let Owner::Proc(caller) = ctx.owner {
-                        self.proc_calls.push((caller, p, s.span));
-                    }
-                    StmtKind::Call(p)
-                }
-                other => {
-                    let mut d = Diagnostic::new(
-                        "E0109",
-                        format!("call to unknown procedure `{}`", name.text),
-                        name.span,
-                        "no procedure of this name",
-                    );
-                    if let Some((Owner::Thread(_), _)) = other {
-                        d = d.note(format!("`{}` is a thread; only procedures can be called", name.text));
-                    }
-                    self.diags.push(d);
-                    StmtKind::Skip
-                }
-            },
-            A::Lock(m) | A::Down(m) => {
-                let var = self.resolve_sync(m, &s.kind, ctx);
-                let v = Expr::Var(var);
-                let is_lock = matches!(s.kind, A::Lock(_));
-                let (wait_expr, set_expr) = if is_lock {
-                    (Expr::binary(BinOp::Eq, v, Expr::Int(0)), Expr::Int(1))
-                } else {
-                    (Expr::binary(BinOp::Gt, v.clone(), Expr::Int(0)), Expr::binary(BinOp::Sub, v, Expr::Int(1)))
-                };
-                let wait_label = format!("{label}.wait");
-                let wait = Step {
-                    loc: self.new_loc(wait_label.clone(), label_span, LabelKind::Derived),
-                    label: wait_label,
-                    expr: wait_expr,
-                };
-                let set_label = format!("{label}.set");
-                let set = Step {
-                    loc: self.new_loc(set_label.clone(), label_span, LabelKind::Derived),
-                    label: set_label,
-                    expr: set_expr,
-                };
-                if is_lock {
-                    StmtKind::Lock { var, wait, set }
-                } else {
-                    StmtKind::Down { var, wait, set }
-                }
-            }
+            A::Call(name) => self.lower_call(name, s.span, ctx),
+            A::Lock(m) | A::Down(m) => self.lower_acquire(m, &s.kind, &label, label_span, ctx),
             A::Unlock(m) => StmtKind::Unlock(self.resolve_sync(m, &s.kind, ctx)),
             A::Up(m) => StmtKind::Up(self.resolve_sync(m, &s.kind, ctx)),
         };
         self.stmts[id.index()].kind = kind;
         id
+    }
+
+    /// Lowers a call of `name`: a procedure's, or an error for an unknown name or a thread.
+    fn lower_call(&mut self, name: &ast::Name, span: Span, ctx: &Ctx) -> StmtKind {
+        match self.owners.get(&name.text) {
+            Some(&(Owner::Proc(p), _)) => {
+                if let Owner::Proc(caller) = ctx.owner {
+                    self.proc_calls.push((caller, p, span));
+                }
+                StmtKind::Call(p)
+            }
+            other => {
+                let mut d = Diagnostic::new(
+                    "E0109",
+                    format!("call to unknown procedure `{}`", name.text),
+                    name.span,
+                    "no procedure of this name",
+                );
+                if let Some((Owner::Thread(_), _)) = other {
+                    d = d.note(format!("`{}` is a thread; only procedures can be called", name.text));
+                }
+                self.diags.push(d);
+                StmtKind::Skip
+            }
+        }
+    }
+
+    /// Lowers `lock(m)` or `down(m)` (by `kind`): a wait step and a set step, labelled after
+    /// the statement's `label`.
+    fn lower_acquire(&mut self, m: &ast::Name, kind: &A, label: &str, label_span: Span, ctx: &Ctx) -> StmtKind {
+        let var = self.resolve_sync(m, kind, ctx);
+        let v = Expr::Var(var);
+        let is_lock = matches!(kind, A::Lock(_));
+        let (wait_expr, set_expr) = if is_lock {
+            (Expr::binary(BinOp::Eq, v, Expr::Int(0)), Expr::Int(1))
+        } else {
+            (Expr::binary(BinOp::Gt, v.clone(), Expr::Int(0)), Expr::binary(BinOp::Sub, v, Expr::Int(1)))
+        };
+        let wait_label = format!("{label}.wait");
+        let wait = Step {
+            loc: self.new_loc(wait_label.clone(), label_span, LabelKind::Derived),
+            label: wait_label,
+            expr: wait_expr,
+        };
+        let set_label = format!("{label}.set");
+        let set = Step {
+            loc: self.new_loc(set_label.clone(), label_span, LabelKind::Derived),
+            label: set_label,
+            expr: set_expr,
+        };
+        if is_lock {
+            StmtKind::Lock { var, wait, set }
+        } else {
+            StmtKind::Down { var, wait, set }
+        }
     }
 
     fn cond(&mut self, c: Option<&ast::Expr>, label: &str, names: [&str; 2], span: Span, ctx: &Ctx) -> Cond {

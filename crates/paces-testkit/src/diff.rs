@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 
 use paces_explore::{check, replay, CheckResult, Config, FailureKinds, ThreadStand, Verdict};
 
+use paces_cwhile::Program;
+
 use crate::gen::Prog;
 use crate::interp::{interpret, Code, Deadlock, Outcome};
 
@@ -190,50 +192,11 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
             }
         };
         if outcome.complete {
-            if r.bound.is_some() {
-                say(
-                    Kind::Bound,
-                    format!("{name}: {} after {} states (the interpreter: {})", r.verdict, r.states, outcome.states),
-                );
-            } else {
-                let got = observed(&r);
-                if got.failures != want.failures {
-                    say(Kind::Failures, format!("{name}: {:?}, interpreter {:?}", got.failures, want.failures));
-                }
-                if got.deadlocks != want.deadlocks {
-                    say(
-                        Kind::Deadlocks,
-                        format!(
-                            "{name}: {}, interpreter {}",
-                            deadlocks_text(&got.deadlocks),
-                            deadlocks_text(&want.deadlocks)
-                        ),
-                    );
-                }
-                if got.livelock != want.livelock {
-                    say(Kind::Livelock, format!("{name}: {}, interpreter {}", got.livelock, want.livelock));
-                }
-                if got.failures == want.failures && got.passed != want.passed {
-                    say(Kind::Passed, format!("{name}: {:?}, interpreter {:?}", got.passed, want.passed));
-                }
-            }
+            against_interpreter(name, &r, &outcome, &want, &mut say);
         }
         results.push((*name, r));
     }
-    // The parallel and the sequential searches agree among themselves on everything they
-    // report (also when a bound stops them).
-    let same = |a: &CheckResult, b: &CheckResult| observed(a) == observed(b) && a.verdict.name() == b.verdict.name();
-    for (name, r) in &results[2..] {
-        if !same(&results[0].1, r) {
-            say(
-                Kind::Parallel,
-                format!(
-                    "{name}: {} ({} states), por: {} ({} states)",
-                    r.verdict, r.states, results[0].1.verdict, results[0].1.states
-                ),
-            );
-        }
-    }
+    parallel_agreement(&results, &mut say);
     // Stopping at the first failure, with and without the reduction: a failure exactly when
     // the interpreter has one; within the interpreter's limit, a failure it found is found.
     let bad = !outcome.failures.is_empty() || !outcome.deadlocks.is_empty() || outcome.livelock;
@@ -266,8 +229,68 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
         }
         results.push((name, r));
     }
-    // Every witness replays to its trace, ending at its failure.
-    for (name, r) in &results {
+    replay_witnesses(&program, &results, &mut say);
+    // SPIN on the export, against the interpreter and the checker.
+    if options.spin && outcome.complete {
+        report.spin = against_spin(&program, &text, &outcome, bound, &mut say);
+    }
+    report
+}
+
+/// `r`, the exhaustive search of configuration `name`, against the interpreter's complete
+/// `outcome` (as `want` names it).
+fn against_interpreter(
+    name: &str,
+    r: &CheckResult,
+    outcome: &Outcome,
+    want: &Observed,
+    say: &mut impl FnMut(Kind, String),
+) {
+    if r.bound.is_some() {
+        say(
+            Kind::Bound,
+            format!("{name}: {} after {} states (the interpreter: {})", r.verdict, r.states, outcome.states),
+        );
+    } else {
+        let got = observed(r);
+        if got.failures != want.failures {
+            say(Kind::Failures, format!("{name}: {:?}, interpreter {:?}", got.failures, want.failures));
+        }
+        if got.deadlocks != want.deadlocks {
+            say(
+                Kind::Deadlocks,
+                format!("{name}: {}, interpreter {}", deadlocks_text(&got.deadlocks), deadlocks_text(&want.deadlocks)),
+            );
+        }
+        if got.livelock != want.livelock {
+            say(Kind::Livelock, format!("{name}: {}, interpreter {}", got.livelock, want.livelock));
+        }
+        if got.failures == want.failures && got.passed != want.passed {
+            say(Kind::Passed, format!("{name}: {:?}, interpreter {:?}", got.passed, want.passed));
+        }
+    }
+}
+
+/// The parallel and the sequential searches agree among themselves on everything they
+/// report (also when a bound stops them).
+fn parallel_agreement(results: &[(&str, CheckResult)], say: &mut impl FnMut(Kind, String)) {
+    let same = |a: &CheckResult, b: &CheckResult| observed(a) == observed(b) && a.verdict.name() == b.verdict.name();
+    for (name, r) in &results[2..] {
+        if !same(&results[0].1, r) {
+            say(
+                Kind::Parallel,
+                format!(
+                    "{name}: {} ({} states), por: {} ({} states)",
+                    r.verdict, r.states, results[0].1.verdict, results[0].1.states
+                ),
+            );
+        }
+    }
+}
+
+/// Every witness replays to its trace, ending at its failure.
+fn replay_witnesses(program: &Program, results: &[(&str, CheckResult)], say: &mut impl FnMut(Kind, String)) {
+    for (name, r) in results {
         let all = r
             .verdict
             .counterexample()
@@ -276,7 +299,7 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
             .chain(r.deadlocks.values())
             .chain(r.livelocks.values());
         for c in all {
-            match replay(&program, &c.schedule) {
+            match replay(program, &c.schedule) {
                 Ok(t) if t.events() == c.trace.events() => {
                     if let Some(i) = c.failing_step {
                         if !t.events().get(i).is_some_and(|e| e.failed) {
@@ -289,30 +312,39 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
             }
         }
     }
-    // SPIN on the export: its assertion verdict against the interpreter, its invalid end
-    // states against the checker in SPIN's end-state mode (SPIN lets a process stop at the
-    // end of its loops, and takes leaving a loop as a step).
-    if options.spin && outcome.complete {
-        let Ok(model) = paces_cwhile::to_promela(&program, &text) else {
-            report.spin = SpinUse::Refused;
-            return report;
-        };
-        let spin_mode = Config::new().max_states(bound).spin_end_states(true).find(FailureKinds::DEADLOCKS);
-        match (run(&spin_mode), crate::spin::verdicts(&model)) {
-            (Ok(r), Ok((assertion, end_state))) => {
-                report.spin = SpinUse::Compared;
-                if assertion.is_some_and(|a| a == outcome.failures.is_empty()) {
-                    say(Kind::SpinAssertion, format!("SPIN: {assertion:?}, interpreter: {:?}", outcome.failures));
-                }
-                let ours = matches!(r.verdict, Verdict::Deadlock(..));
-                if r.bound.is_none() && end_state.is_some_and(|d| d != ours) {
-                    say(Kind::SpinEndState, format!("SPIN: {end_state:?}, checker in SPIN's mode: {}", r.verdict));
-                }
+}
+
+/// SPIN on the export of `program` (its `text`): its assertion verdict against the
+/// interpreter's complete `outcome`, its invalid end states against the checker in SPIN's
+/// end-state mode (SPIN lets a process stop at the end of its loops, and takes leaving a loop
+/// as a step). Whether SPIN's verdicts were compared.
+fn against_spin(
+    program: &Program,
+    text: &str,
+    outcome: &Outcome,
+    bound: usize,
+    say: &mut impl FnMut(Kind, String),
+) -> SpinUse {
+    let Ok(model) = paces_cwhile::to_promela(program, text) else {
+        return SpinUse::Refused;
+    };
+    let spin_mode = Config::new().max_states(bound).spin_end_states(true).find(FailureKinds::DEADLOCKS);
+    match (check(program, &spin_mode).map_err(|e| format!("{e}")), crate::spin::verdicts(&model)) {
+        (Ok(r), Ok((assertion, end_state))) => {
+            if assertion.is_some_and(|a| a == outcome.failures.is_empty()) {
+                say(Kind::SpinAssertion, format!("SPIN: {assertion:?}, interpreter: {:?}", outcome.failures));
             }
-            (Err(e), _) | (_, Err(e)) => say(Kind::Error, format!("SPIN: {e}")),
+            let ours = matches!(r.verdict, Verdict::Deadlock(..));
+            if r.bound.is_none() && end_state.is_some_and(|d| d != ours) {
+                say(Kind::SpinEndState, format!("SPIN: {end_state:?}, checker in SPIN's mode: {}", r.verdict));
+            }
+            SpinUse::Compared
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            say(Kind::Error, format!("SPIN: {e}"));
+            SpinUse::NotRun
         }
     }
-    report
 }
 
 fn first_found(o: &Outcome) -> String {

@@ -148,27 +148,7 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     if let Err(message) = check_destinations(args) {
         return fail_in(args.format, &input.name, &message);
     }
-    let repair = Repair::new()
-        .mode(match args.mode {
-            ModeArg::Mixed => Mode::Mixed,
-            ModeArg::BadOnly => Mode::BadOnly,
-        })
-        .checker(checker)
-        .time_limit(time_limit)
-        .max_iterations(args.max_iterations)
-        .max_constraint_edges(args.max_constraint_edges)
-        .deepen_to(args.deepen_to)
-        .variant(match args.learn {
-            LearnArg::Full => paces::trace::Variant::Full,
-            LearnArg::Simplified => paces::trace::Variant::Simplified,
-        })
-        .fallback(!args.no_fallback)
-        .relax_on_conflict(!args.no_relax)
-        .optimise(!args.no_optimise)
-        .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
-        .dot(args.dot.is_some())
-        .exhaustive_limit(args.exhaustive_limit)
-        .hunt_states(args.hunt_states);
+    let repair = configure(args, checker, time_limit);
     let status = StatusLine::on_terminal(!args.quiet);
     if let Some(line) = &status {
         line.draw(&format!("paces: repairing {} ...", input.name));
@@ -205,6 +185,60 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         }
         _ => {}
     }
+    let written = emit(args, &input, &program, &report, Layout { lost: layout_lost, as_cwhile }, success, &bounds);
+    match written {
+        Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
+        Outcome::Success if success => Outcome::Success,
+        Outcome::Success => Outcome::No,
+        other => other,
+    }
+}
+
+/// The repair loop `args` ask for, with the model checker's `checker` and the `time_limit` left.
+fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Duration>) -> Repair {
+    Repair::new()
+        .mode(match args.mode {
+            ModeArg::Mixed => Mode::Mixed,
+            ModeArg::BadOnly => Mode::BadOnly,
+        })
+        .checker(checker)
+        .time_limit(time_limit)
+        .max_iterations(args.max_iterations)
+        .max_constraint_edges(args.max_constraint_edges)
+        .deepen_to(args.deepen_to)
+        .variant(match args.learn {
+            LearnArg::Full => paces::trace::Variant::Full,
+            LearnArg::Simplified => paces::trace::Variant::Simplified,
+        })
+        .fallback(!args.no_fallback)
+        .relax_on_conflict(!args.no_relax)
+        .optimise(!args.no_optimise)
+        .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
+        .dot(args.dot.is_some())
+        .exhaustive_limit(args.exhaustive_limit)
+        .hunt_states(args.hunt_states)
+}
+
+/// How the repaired program's text relates to the source's layout.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// The source's layout could not be kept: the program is printed canonically.
+    lost: bool,
+    /// A C model printed as Cwhile.
+    as_cwhile: bool,
+}
+
+/// Writes the repaired program (to `--output` or stdout) and the summary or JSON report; the
+/// outcome of the writing (`success` and the model's `bounds` shape the summary's notes).
+fn emit(
+    args: &Args,
+    input: &super::Input,
+    program: &paces::cwhile::Program,
+    report: &Report,
+    layout: Layout,
+    success: bool,
+    bounds: &[String],
+) -> Outcome {
     let written = match (&report.repaired_text, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
             Ok(()) => Outcome::Success,
@@ -212,22 +246,22 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         },
         _ => Outcome::Success,
     };
-    let written = match (written, args.format) {
+    match (written, args.format) {
         (Outcome::Success, Format::Json) => {
-            let mut doc = report_json(&input.name, &program, &report);
-            doc["layout_kept"] = serde_json::Value::Bool(!layout_lost);
+            let mut doc = report_json(&input.name, program, report);
+            doc["layout_kept"] = serde_json::Value::Bool(!layout.lost);
             write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()))
         }
         (Outcome::Success, Format::Text) => {
             if !args.quiet {
-                let mut text = summary(&input.name, &report, args.verbose);
-                if as_cwhile {
+                let mut text = summary(&input.name, report, args.verbose);
+                if layout.as_cwhile {
                     text.push_str(C_AS_CWHILE);
-                } else if layout_lost {
+                } else if layout.lost {
                     text.push_str(CANONICAL);
                 }
                 if success {
-                    for b in &bounds {
+                    for b in bounds {
                         text.push_str(&format!("  note: this holds only within a bound of the model: {b} (exit 3)\n"));
                     }
                 }
@@ -239,12 +273,6 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
             }
         }
         (other, _) => other,
-    };
-    match written {
-        Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
-        Outcome::Success if success => Outcome::Success,
-        Outcome::Success => Outcome::No,
-        other => other,
     }
 }
 
