@@ -1,61 +1,17 @@
 //! Facts derived from a program's IR: read and write sets, weights and section roles of every
 //! statement (through calls), and lookup tables. Computed once, on first use, without
-//! recursion (programs built by hand may nest arbitrarily deep).
-
-use std::fmt;
-use std::sync::OnceLock;
+//! recursion (programs built by hand may nest arbitrarily deep). Their types, and the cache a
+//! [`Program`] holds them in, are in `ir.rs` with the program.
 
 use paces_constraint::{BlockId, Loc, Waits};
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, StmtId, StmtKind, VarIdx};
-
-/// A cache of facts derived from a [`Program`]'s parts, filled on first use; the parts never
-/// change while they form that program.
-///
-/// It takes no part in comparisons (two programs with equal parts are equal whatever their
-/// caches hold) and a clone keeps what was computed.
-#[derive(Clone, Default)]
-pub(crate) struct Derived {
-    cell: OnceLock<Facts>,
-}
-
-impl PartialEq for Derived {
-    fn eq(&self, _: &Derived) -> bool {
-        true
-    }
-}
-
-impl Eq for Derived {}
-
-impl fmt::Debug for Derived {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.cell.get().is_some() { "Derived(computed)" } else { "Derived(empty)" })
-    }
-}
-
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Summary {
-    pub(crate) reads: Vec<VarIdx>,
-    pub(crate) writes: Vec<VarIdx>,
-    pub(crate) weight: u32,
-    pub(crate) waits: Option<Waits>,
-    /// Whether the statement runs as one step by itself (a simple statement, `lock`, `down`,
-    /// an `atomic` block, a block of at most one such step).
-    pub(crate) atomic: bool,
-}
+use crate::ir::{Cond, Expr, Facts, Owner, ProcIdx, Program, StmtId, StmtKind, Summary, VarIdx};
 
 impl Summary {
     fn waits(&self) -> Waits {
         self.waits.unwrap_or(Waits::Never)
     }
-}
-
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Facts {
-    pub(crate) loc_by_name: FxHashMap<String, Loc>,
-    pub(crate) stmt_at: Vec<Option<StmtId>>,
-    pub(crate) stmts: Vec<Summary>,
 }
 
 impl Program {

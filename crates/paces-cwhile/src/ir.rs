@@ -8,10 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::ops::Deref;
+use std::sync::OnceLock;
 
-use paces_constraint::{BlockId, Loc};
-
-use crate::facts::Derived;
+use paces_constraint::{BlockId, Loc, Waits};
+use rustc_hash::FxHashMap;
 
 /// A byte range in the source text (`start..end`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -467,4 +467,49 @@ impl fmt::Debug for Program {
             .field("derived", &self.derived)
             .finish()
     }
+}
+
+/// A cache of facts derived from a [`Program`]'s parts, filled on first use; the parts never
+/// change while they form that program.
+///
+/// It takes no part in comparisons (two programs with equal parts are equal whatever their
+/// caches hold) and a clone keeps what was computed.
+#[derive(Clone, Default)]
+pub(crate) struct Derived {
+    pub(crate) cell: OnceLock<Facts>,
+}
+
+impl PartialEq for Derived {
+    fn eq(&self, _: &Derived) -> bool {
+        true
+    }
+}
+
+impl Eq for Derived {}
+
+impl fmt::Debug for Derived {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.cell.get().is_some() { "Derived(computed)" } else { "Derived(empty)" })
+    }
+}
+
+/// What a statement does, through calls (see `facts.rs`, which computes it).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Summary {
+    pub(crate) reads: Vec<VarIdx>,
+    pub(crate) writes: Vec<VarIdx>,
+    pub(crate) weight: u32,
+    pub(crate) waits: Option<Waits>,
+    /// Whether the statement runs as one step by itself (a simple statement, `lock`, `down`,
+    /// an `atomic` block, a block of at most one such step).
+    pub(crate) atomic: bool,
+}
+
+/// The facts a [`Derived`] cache holds: locations by name, the statement at each location,
+/// and every statement's [`Summary`] (computed in `facts.rs`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Facts {
+    pub(crate) loc_by_name: FxHashMap<String, Loc>,
+    pub(crate) stmt_at: Vec<Option<StmtId>>,
+    pub(crate) stmts: Vec<Summary>,
 }

@@ -8,7 +8,8 @@
 //! no state has an atomic owner and other threads can never interleave with it.
 //!
 //! The engine's rooms: this file (layout, stepping, the expansion's types), `expand`
-//! (expanding a state), `atomic` (running an atomic block to its ends), `merge` (steps
+//! (expanding a state), `stops` (how a thread's options that enter atomic regions stop),
+//! `atomic` (running an atomic block to its ends), `merge` (steps
 //! carried along with a transition) and `reduce` (persistent sets, gated futures and SPIN's
 //! end states).
 
@@ -16,6 +17,7 @@ mod atomic;
 mod expand;
 mod merge;
 mod reduce;
+mod stops;
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -23,8 +25,8 @@ use std::time::Instant;
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
 
 pub(crate) use atomic::MacroOut;
-use expand::RegionStops;
 use reduce::gates::Gates;
+use stops::RegionStops;
 
 /// Marks, in an internal path of a macro transition, that the holding thread leaves its
 /// region without a step.

@@ -15,17 +15,6 @@ pub(super) struct Opt {
     pub(super) weight: u64,
 }
 
-/// The weight factors R (of reorders) and A (of atomic sections) for a graph of `n` nodes and
-/// cycles of at most `k` constraint edges.
-///
-/// R exceeds the weight of any path of no-constraint edges of K + 1 segments (each at most
-/// 2n), and A exceeds R * n^2, so an atomic section is chosen only where no reordering works.
-pub(super) fn weight_factors(n: u64, k: u64) -> (u64, u64) {
-    let r = n.saturating_mul(2).saturating_mul(k.saturating_add(1)).saturating_add(1);
-    let a = r.saturating_mul(n.saturating_mul(n)).saturating_add(1);
-    (r, a)
-}
-
 impl Graph<'_> {
     /// Whether an atomic section may hold items `a` and `b` (`a == b`: the item alone): the
     /// block takes sections, and an item alone is one that takes a section alone. A section

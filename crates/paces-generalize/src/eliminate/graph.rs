@@ -6,7 +6,6 @@ use paces_constraint::{Atom, Loc, Space};
 use paces_trace::{lift, Event, EventId, Trace};
 use smallvec::SmallVec;
 
-use super::edges::weight_factors;
 use crate::partial_order::node_event;
 use crate::{Error, ErrorKind, PartialOrder};
 
@@ -298,4 +297,15 @@ impl<'a> Graph<'a> {
     pub(super) fn heads(&self) -> Vec<Vec<u32>> {
         self.thread_nodes.iter().map(|ns| ns.iter().copied().filter(|&v| self.is_head[v as usize]).collect()).collect()
     }
+}
+
+/// The weight factors R (of reorders) and A (of atomic sections) for a graph of `n` nodes and
+/// cycles of at most `k` constraint edges.
+///
+/// R exceeds the weight of any path of no-constraint edges of K + 1 segments (each at most
+/// 2n), and A exceeds R * n^2, so an atomic section is chosen only where no reordering works.
+fn weight_factors(n: u64, k: u64) -> (u64, u64) {
+    let r = n.saturating_mul(2).saturating_mul(k.saturating_add(1)).saturating_add(1);
+    let a = r.saturating_mul(n.saturating_mul(n)).saturating_add(1);
+    (r, a)
 }

@@ -1,0 +1,219 @@
+//! Running the checker's searches: the search without merging, the bug hunt and the merged
+//! search, and stitching their answers together.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use paces_cwhile::ir::Program;
+
+use crate::compile::{compile, Compiled};
+use crate::error::Error;
+
+use super::bfs::search;
+use super::config::{Config, FailureKinds};
+use super::hunt::{hunt, Hunt};
+use super::result::{Answer, Bound, CheckResult, Counterexample, Effort, Findings, Verdict};
+use super::stored::passed_labels;
+
+/// Explores every reachable state of the program and reports whether an assertion can fail,
+/// a deadlock or an atomic livelock is reachable.
+///
+/// Exploration is breadth first, so the first bad trace found is among the shortest (in
+/// transitions of the reduced state graph; an atomic block counts as one transition). With
+/// partial-order reduction a transition may also carry the steps its thread would take alone,
+/// after a first search without merging ([`Config::unmerged_states`]; docs/explore.md,
+/// "Merging the steps a thread would take alone"). The verdict and counterexample do not
+/// depend on [`Config::threads`].
+///
+/// # Errors
+/// When the program cannot be compiled (see [`ErrorKind`](crate::ErrorKind)).
+///
+/// # Example
+/// ```
+/// use paces_explore::{check, Config, Verdict};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse(
+///     "var x = 0; thread a { A: x := 1; B: x := 0; } thread b { C: assert(x == 0); }",
+/// )?;
+/// let result = check(&program, &Config::new())?;
+/// let Verdict::Bad(cex) = &result.verdict else { panic!("expected a bad trace") };
+/// assert_eq!(cex.schedule.len(), 2); // A, then C fails
+/// # Ok(()) }
+/// ```
+pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
+    let c = compile(program)?;
+    check_compiled(&c, config)
+}
+
+/// The search behind [`check`]. With the reduction on, the search merges the steps a thread
+/// would take alone (docs/explore.md), which stores far fewer states but makes a
+/// counterexample shortest in merged transitions, not in steps. The repair loop generalises a
+/// trace shortest in steps best, so a search without merging, bounded by
+/// [`Config::unmerged_states`], comes first: when it covers the whole space or finds the
+/// failure a check stops at, it is the answer. Then, with [`Config::hunt_states`], the bug
+/// hunt looks for a failing assertion depth first; what it finds is the answer. Otherwise the
+/// merged search follows, and for what both breadth-first searches found, the witnesses of
+/// the unmerged one are kept. The states and transitions of every search are counted.
+pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
+    let start = Instant::now();
+    Ok(answer(c, config, start)?.into_result(config.unwind, start))
+}
+
+/// The answer of the searches [`check_compiled`] runs, stitched together.
+fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error> {
+    let merging = config.por && !config.spin_end_states;
+    if !merging {
+        return search(c, config, false, start, (0, 0));
+    }
+    let first = if config.unmerged_states == 0 {
+        None
+    } else {
+        let bounded = config.clone().max_states(config.unmerged_states.min(config.max_states));
+        let first = search(c, &bounded, false, start, (0, 0))?;
+        if first.effort.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
+            return Ok(first);
+        }
+        Some(first)
+    };
+    let mut earlier = first.as_ref().map_or((0, 0), |f| (f.effort.states, f.effort.transitions));
+    let hunting = config.hunt_states > 0
+        && config.stop_at_first_failure
+        && config.find.contains(FailureKinds::BAD)
+        && !config.deadlocks_after_failure;
+    let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
+    if let Some(h) = &hunted {
+        if let Some(failure) = &h.found {
+            return Ok(hunted_answer(c, first, h, failure));
+        }
+        earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
+    }
+    let mut r = search(c, config, true, start, earlier)?;
+    if let Some(h) = hunted {
+        r.effort.states += h.states;
+        r.effort.transitions += h.transitions;
+        r.effort.unwind_reached |= h.unwound;
+        r.found.passed_assertions.extend(passed_labels(c, &h.asserts));
+    }
+    Ok(match first {
+        Some(first) => with_unmerged_witnesses(r, first),
+        None => r,
+    })
+}
+
+/// The answer when the hunt `h`, after the search without merging `first` (if any), found a
+/// failing assertion (its label and counterexample): that failure, with what both did.
+fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt, (label, cex): &(String, Counterexample)) -> Answer {
+    let mut effort = first.as_ref().map_or_else(Effort::default, |f| f.effort);
+    effort.states += h.states;
+    effort.transitions += h.transitions;
+    effort.unwind_reached |= h.unwound;
+    effort.bound = None;
+    let mut found = Findings::default();
+    if let Some(f) = first {
+        found.passed_assertions = f.found.passed_assertions;
+    }
+    found.passed_assertions.extend(passed_labels(c, &h.asserts));
+    found.failures.insert(label.clone(), cex.clone());
+    Answer { verdict: Verdict::Bad(Box::new(cex.clone())), found, effort }
+}
+
+/// The answer of the merged search `r` with, for what the search without merging `first`
+/// also found, its witnesses (shortest in steps), and the work of both.
+fn with_unmerged_witnesses(mut r: Answer, first: Answer) -> Answer {
+    fn replace<K: Ord, V>(into: &mut BTreeMap<K, V>, from: BTreeMap<K, V>) {
+        for (k, v) in from {
+            if let Some(slot) = into.get_mut(&k) {
+                *slot = v;
+            }
+        }
+    }
+    if first.verdict.counterexample().is_some() {
+        r.verdict = first.verdict;
+    }
+    replace(&mut r.found.failures, first.found.failures);
+    replace(&mut r.found.deadlocks, first.found.deadlocks);
+    replace(&mut r.found.livelocks, first.found.livelocks);
+    replace(&mut r.found.deadlocks_after_failure, first.found.deadlocks_after_failure);
+    r.effort.states += first.effort.states;
+    r.effort.transitions += first.effort.transitions;
+    r.found.passed_assertions.extend(first.found.passed_assertions);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(src: &str) -> Compiled {
+        compile(&paces_cwhile::parse(src).unwrap()).unwrap()
+    }
+
+    /// Every failing label, deadlock and livelock of an exhaustive search.
+    fn findings(r: &CheckResult) -> Vec<String> {
+        let mut out: Vec<String> = r.failures.keys().cloned().collect();
+        out.extend(r.deadlocks.keys().map(|d| format!("deadlock {d}")));
+        out.extend(r.livelocks.keys().map(|l| format!("livelock {l}")));
+        out
+    }
+
+    fn exhaustive(c: &Compiled, merge: bool) -> CheckResult {
+        let config = Config::new().stop_at_first_failure(false);
+        search(c, &config, merge, Instant::now(), (0, 0)).unwrap().into_result(None, Instant::now())
+    }
+
+    /// Threads that work under one lock: the steps inside the lock are merged into the
+    /// transition that takes it, so far fewer states are stored, with the same findings.
+    #[test]
+    fn steps_under_a_held_lock_are_merged() {
+        let c = compiled(
+            "var l = 0, x = 0, y = 0;
+             thread a { while (*) { lock(l); x := 1; y := x; assert(y == 1); unlock(l); } }
+             thread b { while (*) { lock(l); x := 2; y := x; assert(y == 2); x := 0; unlock(l); } }
+             thread c { while (*) { lock(l); assert(x == 0); unlock(l); } }",
+        );
+        let (merged, unmerged) = (exhaustive(&c, true), exhaustive(&c, false));
+        assert_eq!(findings(&merged), findings(&unmerged));
+        assert_eq!(findings(&merged).len(), 1, "{:?}", findings(&merged));
+        assert!(merged.states * 2 <= unmerged.states, "{} against {}", merged.states, unmerged.states);
+    }
+
+    /// A merged step can open another thread's gate (`x := y` lets `b` pass its `await`):
+    /// the next step is judged again, so the state where `b` may pass is stored and the
+    /// deadlock after it (a waits for `y == 0`, b and c done) is found.
+    #[test]
+    fn a_merged_step_that_opens_a_gate_ends_the_merge() {
+        let c = compiled(
+            "var x = 0, y = 0;
+             thread a { atomic { await(y == 0); x := 0; } }
+             thread b { y := 1; x := y; x := 2; }
+             thread c { await(x != 0 && x != 2); x := 2; }",
+        );
+        let (merged, unmerged) = (exhaustive(&c, true), exhaustive(&c, false));
+        assert!(
+            findings(&unmerged).contains(&"deadlock a at a.0, b done, c done".to_string()),
+            "{:?}",
+            findings(&unmerged)
+        );
+        assert_eq!(findings(&merged), findings(&unmerged));
+    }
+
+    /// A check that stops at its first failure gives, when the failure lies within its first
+    /// states, the counterexample of the search without merging.
+    #[test]
+    fn a_first_failure_within_the_bound_has_the_unmerged_counterexample() {
+        // c never gets past its `await`, so `a`'s writes of z are merged after `x := 1`.
+        let c = compiled(
+            "var l = 1, x = 0, z = 0, w = 0;
+             thread a { x := 1; z := 1; z := 2; }
+             thread b { assert(x == 0); }
+             thread c { await(l == 0); w := z; }",
+        );
+        let config = Config::new();
+        let checked = check_compiled(&c, &config).unwrap();
+        let unmerged = search(&c, &config, false, Instant::now(), (0, 0)).unwrap().into_result(None, Instant::now());
+        let merged = search(&c, &config, true, Instant::now(), (0, 0)).unwrap().into_result(None, Instant::now());
+        let steps = |r: &CheckResult| r.verdict.counterexample().unwrap().trace.events().len();
+        assert_eq!(checked.verdict, unmerged.verdict);
+        assert!(steps(&merged) > steps(&unmerged), "{} against {}", steps(&merged), steps(&unmerged));
+    }
+}
