@@ -13,23 +13,12 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use paces_constraint::{Arena, ItemInfo, Loc, Space, SpaceBuilder};
 use paces_generalize::{eliminate, EliminateConfig};
+use paces_testkit::Rng;
 use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId};
 
 const THREADS: usize = 4;
 const SHARED: u32 = 8;
 const LOCALS: u32 = 4;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
 
 struct Stmt {
     reads: Option<u32>,
@@ -49,26 +38,32 @@ fn synthetic(events: usize, seed: u64) -> (Space, Trace) {
             let stmt = if t == 0 && i == per - 1 {
                 Stmt { reads: Some(0), writes: None, kind: EventKind::Assert }
             } else {
-                match rng.below(60) {
-                    0..=4 => {
-                        Stmt { reads: Some(rng.below(u64::from(SHARED)) as u32), writes: None, kind: EventKind::Await }
-                    }
-                    5..=9 => {
-                        Stmt { reads: None, writes: Some(rng.below(u64::from(SHARED)) as u32), kind: EventKind::Plain }
-                    }
+                match rng.below_u64(60) {
+                    0..=4 => Stmt {
+                        reads: Some(rng.below_u64(u64::from(SHARED)) as u32),
+                        writes: None,
+                        kind: EventKind::Await,
+                    },
+                    5..=9 => Stmt {
+                        reads: None,
+                        writes: Some(rng.below_u64(u64::from(SHARED)) as u32),
+                        kind: EventKind::Plain,
+                    },
                     10..=14 => Stmt {
-                        reads: Some(rng.below(u64::from(SHARED)) as u32),
-                        writes: Some(local(rng.below(u64::from(LOCALS)))),
+                        reads: Some(rng.below_u64(u64::from(SHARED)) as u32),
+                        writes: Some(local(rng.below_u64(u64::from(LOCALS)))),
                         kind: EventKind::Plain,
                     },
                     15..=29 => Stmt {
-                        reads: Some(local(rng.below(u64::from(LOCALS)))),
-                        writes: Some(local(rng.below(u64::from(LOCALS)))),
+                        reads: Some(local(rng.below_u64(u64::from(LOCALS)))),
+                        writes: Some(local(rng.below_u64(u64::from(LOCALS)))),
                         kind: EventKind::Plain,
                     },
-                    _ => {
-                        Stmt { reads: None, writes: Some(local(rng.below(u64::from(LOCALS)))), kind: EventKind::Plain }
-                    }
+                    _ => Stmt {
+                        reads: None,
+                        writes: Some(local(rng.below_u64(u64::from(LOCALS)))),
+                        kind: EventKind::Plain,
+                    },
                 }
             };
             stmts.push(stmt);
@@ -118,9 +113,9 @@ fn synthetic(events: usize, seed: u64) -> (Space, Trace) {
     let mut tb = TraceBuilder::new();
     let mut pc = [0usize; THREADS];
     while pc.iter().zip(&threads).any(|(&p, s)| p < s.len()) {
-        let pick = rng.below(THREADS as u64 + 1) as usize;
+        let pick = rng.below_u64(THREADS as u64 + 1) as usize;
         let t = if pick >= THREADS { 0 } else { pick };
-        let chunk = 1 + rng.below(8) as usize;
+        let chunk = 1 + rng.below_u64(8) as usize;
         for _ in 0..chunk {
             let p = pc[t];
             let Some(s) = threads[t].get(p) else { break };

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use paces_constraint::{Arena, BlockId, Loc};
+use paces_testkit::Rng;
 use paces_trace::{
     learn_good, BlockInstance, EventKind, LearnConfig, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId, Variant,
 };
@@ -27,18 +28,6 @@ const SHARED: u32 = 8;
 const LOCKS: u32 = 2;
 const LOCALS: u32 = 4;
 const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
 
 /// A statement of a loop body.
 #[derive(Clone, Copy)]
@@ -70,12 +59,12 @@ fn local_var(t: u32, k: u32) -> u32 {
 /// into locals, writes of constants and of locals, assertions on guarded data), then a few
 /// local computations, then the counter's increment.
 fn body(t: u32, rng: &mut Rng) -> Vec<Stmt> {
-    let k = rng.below(u64::from(LOCKS)) as u32;
-    let guarded = |rng: &mut Rng| k + LOCKS * rng.below(u64::from(SHARED / LOCKS)) as u32;
-    let local = |rng: &mut Rng| local_var(t, rng.below(u64::from(LOCALS)) as u32);
+    let k = rng.below_u64(u64::from(LOCKS)) as u32;
+    let guarded = |rng: &mut Rng| k + LOCKS * rng.below_u64(u64::from(SHARED / LOCKS)) as u32;
+    let local = |rng: &mut Rng| local_var(t, rng.below_u64(u64::from(LOCALS)) as u32);
     let mut out = vec![Stmt::Acquire(k)];
-    for _ in 0..2 + rng.below(4) {
-        out.push(match rng.below(20) {
+    for _ in 0..2 + rng.below_u64(4) {
+        out.push(match rng.below_u64(20) {
             0..=7 => Stmt::Compute { src: guarded(rng), dst: local(rng) },
             8..=11 => Stmt::Set(guarded(rng)),
             12..=14 => Stmt::Compute { src: local(rng), dst: guarded(rng) },
@@ -83,8 +72,8 @@ fn body(t: u32, rng: &mut Rng) -> Vec<Stmt> {
         });
     }
     out.push(Stmt::Release(k));
-    for _ in 0..1 + rng.below(3) {
-        out.push(match rng.below(2) {
+    for _ in 0..1 + rng.below_u64(3) {
+        out.push(match rng.below_u64(2) {
             0 => Stmt::Compute { src: local(rng), dst: local(rng) },
             _ => Stmt::Set(local(rng)),
         });
@@ -103,8 +92,8 @@ fn synthetic(bodies: &[Vec<Stmt>], events: usize, seed: u64) -> Trace {
     let mut at = vec![(0u32, 0usize); THREADS as usize];
     let mut b = TraceBuilder::new();
     while b.len() < events {
-        let t = rng.below(u64::from(THREADS)) as u32;
-        for _ in 0..1 + rng.below(8) {
+        let t = rng.below_u64(u64::from(THREADS)) as u32;
+        for _ in 0..1 + rng.below_u64(8) {
             let (iteration, pos) = at[t as usize];
             let body = &bodies[t as usize];
             let stmt = if pos == 0 { Stmt::Test(local_var(t, LOCALS)) } else { body[pos - 1] };
@@ -122,7 +111,7 @@ fn synthetic(bodies: &[Vec<Stmt>], events: usize, seed: u64) -> Trace {
             let loc = scope.last().map_or(loop_item, |s| s.item);
             let step = b.step(ThreadId::from_u32(t), loc, scope);
             let var = VarId::from_u32;
-            let value = rng.below(4) as i64;
+            let value = rng.below_u64(4) as i64;
             let step = match stmt {
                 Stmt::Acquire(k) => {
                     holder[k as usize] = Some(t);
