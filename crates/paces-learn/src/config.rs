@@ -3,7 +3,7 @@
 use paces_solver::BackendKind;
 use paces_trace::{LearnConfig, Variant};
 
-/// How a [`Learner`] learns; consuming setters, each documenting its default.
+/// How a [`Learner`](crate::Learner) learns; consuming setters, each documenting its default.
 #[derive(Clone, Debug)]
 pub struct LearnerConfig {
     pub(crate) learn: LearnConfig,
@@ -26,10 +26,10 @@ impl Default for LearnerConfig {
 }
 
 impl LearnerConfig {
-    /// The default of [`LearnerConfig::max_constraint_edges`].
+    /// The default of [`LearnerConfig::max_constraint_edges`](crate::LearnerConfig::max_constraint_edges).
     pub const DEFAULT_MAX_CONSTRAINT_EDGES: usize = 3;
 
-    /// The default of [`LearnerConfig::deepen_to`].
+    /// The default of [`LearnerConfig::deepen_to`](crate::LearnerConfig::deepen_to).
     pub const DEFAULT_DEEPEN_TO: usize = 4;
 
     /// The default configuration.
@@ -61,7 +61,7 @@ impl LearnerConfig {
     }
 
     /// How far K grows for a bad trace whose fixes take part in a conflict (see
-    /// [`LearnerConfig::relax_on_conflict`]); never below the starting K. Default:
+    /// [`LearnerConfig::relax_on_conflict`](crate::LearnerConfig::relax_on_conflict)); never below the starting K. Default:
     /// [`LearnerConfig::DEFAULT_DEEPEN_TO`] (4).
     pub fn deepen_to(mut self, k: usize) -> Self {
         self.deepen_to = k;
@@ -81,8 +81,8 @@ impl LearnerConfig {
     /// endangered by a move): it is relaxed to the trace's covered edges (what the original
     /// tool learned from every trace). A bad trace's fixes are the cycles with at most K
     /// constraint edges, and a longer cycle is a fix too: they are searched again with K + 1,
-    /// up to [`LearnerConfig::deepen_to`]; past that, a bad trace learned with an alternative
-    /// ([`Learner::learn_bad_or`]) is dropped. A regression the stronger constraint would
+    /// up to [`LearnerConfig::deepen_to`](crate::LearnerConfig::deepen_to); past that, a bad trace learned with an alternative
+    /// ([`Learner::learn_bad_or`](crate::Learner::learn_bad_or)) is dropped. A regression the stronger constraint would
     /// have prevented is left to the checker, which finds it as a bad trace of the candidate.
     /// Default: true.
     pub fn relax_on_conflict(mut self, on: bool) -> Self {
@@ -91,7 +91,7 @@ impl LearnerConfig {
     }
 
     /// Whether constraints stronger than what is known are relaxed (see
-    /// [`LearnerConfig::relax_on_conflict`]).
+    /// [`LearnerConfig::relax_on_conflict`](crate::LearnerConfig::relax_on_conflict)).
     pub fn relaxes_on_conflict(&self) -> bool {
         self.relax_on_conflict
     }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use paces_constraint::NodeId;
 
-/// A lesson's id: what [`Learner::retract`] takes back. Every trace learned and every
+/// A lesson's id: what [`Learner::retract`](crate::Learner::retract) takes back. Every trace learned and every
 /// constraint required has one, numbered from 0 in the order learned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
@@ -28,9 +28,9 @@ impl fmt::Display for LessonId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Lesson {
-    /// Its id, for [`Learner::retract`].
+    /// Its id, for [`Learner::retract`](crate::Learner::retract).
     pub id: LessonId,
-    /// The constraint learned (a node of [`Learner::arena`]).
+    /// The constraint learned (a node of [`Learner::arena`](crate::Learner::arena)).
     pub constraint: NodeId,
     /// For a good trace: whether LearnGoodUnder fell back to freezing all orders.
     pub fallback_used: bool,
@@ -70,16 +70,16 @@ impl Role {
 
 /// One constraint the learner holds: what it was learned from and what kind of constraint it
 /// is, under the name its explanations use (`good trace #1 (fallback)`,
-/// `bad trace #2 (fixes, K = 4)`). [`Learner::conjuncts`] lists them; an unsatisfiable
-/// [`Proposal`] names those in conflict.
+/// `bad trace #2 (fixes, K = 4)`). [`Learner::conjuncts`](crate::Learner::conjuncts) lists them; an unsatisfiable
+/// [`Proposal`](crate::Proposal) names those in conflict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Conjunct {
-    /// The name, as explanations and [`Learner::display_constraints`] give it.
+    /// The name, as explanations and [`Learner::display_constraints`](crate::Learner::display_constraints) give it.
     pub name: String,
     /// The trace it was learned from: good or bad, and its number among those (from 1);
-    /// `None` for a constraint of the caller's own ([`Learner::require`]).
+    /// `None` for a constraint of the caller's own ([`Learner::require`](crate::Learner::require)).
     pub trace: Option<(Role, usize)>,
     /// The lesson it belongs to (a relaxed constraint and its replacement share one).
     pub lesson: LessonId,
@@ -87,7 +87,7 @@ pub struct Conjunct {
     pub kind: ConjunctKind,
     /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
     pub relaxed: bool,
-    /// Whether [`Learner::retract`] took its lesson back (it is `true` now).
+    /// Whether [`Learner::retract`](crate::Learner::retract) took its lesson back (it is `true` now).
     pub retracted: bool,
 }
 
@@ -102,7 +102,7 @@ pub enum ConjunctKind {
         after_fallback: bool,
     },
     /// A good trace's fallback: an edge had no cover, so every order of the trace is frozen
-    /// (more than the trace needs: [`LearnerConfig::relax_on_conflict`]).
+    /// (more than the trace needs: [`LearnerConfig::relax_on_conflict`](crate::LearnerConfig::relax_on_conflict)).
     Fallback,
     /// A bad trace's fixes: the elimination cycles with at most `k` constraint edges.
     Fixes {
@@ -110,9 +110,9 @@ pub enum ConjunctKind {
         k: usize,
     },
     /// A bad trace with no fix, for which the caller's alternative stands
-    /// ([`Learner::learn_bad_or`]).
+    /// ([`Learner::learn_bad_or`](crate::Learner::learn_bad_or)).
     Alternative,
-    /// A constraint of the caller's own ([`Learner::require`]).
+    /// A constraint of the caller's own ([`Learner::require`](crate::Learner::require)).
     Required,
 }
 

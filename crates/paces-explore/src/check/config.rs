@@ -198,7 +198,7 @@ impl Config {
     /// Calls `callback` with the [`Progress`] of [`check`](crate::check()) while it explores: on the calling
     /// thread, between batches of states, at most once per [`Config::progress_every`] (the
     /// first time one interval after the start), so a check shorter than the interval never
-    /// calls it. Clones of the configuration share the callback; [`Debug`](fmt::Debug) shows
+    /// calls it. Clones of the configuration share the callback; [`Debug`](std::fmt::Debug) shows
     /// only whether one is set. Default: none.
     pub fn on_progress(mut self, callback: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
         self.on_progress = Some(ProgressCallback(Arc::new(callback)));
