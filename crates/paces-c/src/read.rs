@@ -31,7 +31,7 @@ pub(crate) struct Model {
 }
 
 /// The names Cwhile reserves: a C name among them cannot be a Cwhile name.
-const CWHILE_KEYWORDS: &[&str] = &[
+pub(crate) const CWHILE_KEYWORDS: &[&str] = &[
     "var",
     "thread",
     "proc",

@@ -13,28 +13,7 @@ use super::options::Options;
 use super::pre::Prepared;
 
 /// Names Cwhile reserves; a C name among them gets a `_` appended.
-pub(super) const KEYWORDS: &[&str] = &[
-    "var",
-    "thread",
-    "proc",
-    "local",
-    "if",
-    "else",
-    "while",
-    "atomic",
-    "noreorder",
-    "assume",
-    "await",
-    "assert",
-    "assertd",
-    "skip",
-    "lock",
-    "unlock",
-    "down",
-    "up",
-    "true",
-    "false",
-];
+pub(super) use crate::read::CWHILE_KEYWORDS as KEYWORDS;
 
 /// Where every assertion and wait takes the guard `aborted == 1 || ` when an `abort()` or
 /// `exit()` stands in an atomic block (see `Lower::aborted`), else nothing.

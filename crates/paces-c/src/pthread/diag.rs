@@ -1,13 +1,3 @@
-//! The diagnostics of the pthread C frontend.
+//! The diagnostics of the pthread C frontend: the dialect's error constructor, shared.
 
-use paces_cwhile::{Diagnostic, Span};
-
-/// An error with its code, message, span and label.
-pub(crate) fn error(
-    code: &'static str,
-    message: impl Into<String>,
-    span: Span,
-    label: impl Into<String>,
-) -> Diagnostic {
-    Diagnostic { code, message: message.into(), primary: span, label: label.into(), notes: Vec::new() }
-}
+pub(crate) use crate::read::error;
