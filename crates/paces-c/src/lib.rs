@@ -102,14 +102,22 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Program, Diagnostics> {
 
 /// Runs the C parser on the prepared text; a syntax error points into the source.
 fn parse_c(prepared: &prepass::Prepared) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
+    parse_prepared(prepared.text.clone(), |offset| prepared.original(offset))
+}
+
+/// Runs the C parser on preprocessed `text`; a syntax error is placed in the source at
+/// `original(offset in text)`. Both C frontends parse through it.
+pub(crate) fn parse_prepared(
+    text: String,
+    original: impl Fn(usize) -> u32,
+) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
     let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };
-    let text = prepared.text.clone();
     // The parser is third-party code: a panic inside it is reported as an error, never passed on.
     let result = std::panic::catch_unwind(move || lang_c::driver::parse_preprocessed(&config, text));
     match result {
         Ok(Ok(parse)) => Ok(parse.unit),
         Ok(Err(e)) => {
-            let at = prepared.original(e.offset);
+            let at = original(e.offset);
             let mut expected: Vec<&str> = e.expected.iter().copied().collect();
             expected.sort_unstable();
             let mut d =
@@ -117,7 +125,7 @@ fn parse_c(prepared: &prepass::Prepared) -> Result<lang_c::ast::TranslationUnit,
             if !expected.is_empty() {
                 d.notes.push(format!("expected one of: {}", expected.join(" ")));
             }
-            Ok::<_, Diagnostic>(()).and(Err(d))
+            Err(d)
         }
         Err(_) => Err(read::error("C0008", "the C parser failed on this input", Span::default(), "")),
     }

@@ -110,23 +110,5 @@ pub fn looks_like_pthread(source: &str) -> bool {
 
 /// Runs the C parser on the prepared text; a syntax error points into the source.
 fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
-    let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };
-    let text = prepared.text.clone();
-    // The parser is third-party code: a panic inside it is reported as an error, never passed on.
-    let result = std::panic::catch_unwind(move || lang_c::driver::parse_preprocessed(&config, text));
-    match result {
-        Ok(Ok(parse)) => Ok(parse.unit),
-        Ok(Err(e)) => {
-            let at = prepared.original(e.offset, source);
-            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
-            expected.sort_unstable();
-            let mut d =
-                error("C0005", "syntax error", Span { start: at, end: at.saturating_add(1) }, "unexpected here");
-            if !expected.is_empty() {
-                d.notes.push(format!("expected one of: {}", expected.join(" ")));
-            }
-            Err(d)
-        }
-        Err(_) => Err(error("C0008", "the C parser failed on this input", Span::default(), "")),
-    }
+    crate::parse_prepared(prepared.text.clone(), |offset| prepared.original(offset, source))
 }
