@@ -6,6 +6,9 @@
 //! * `cargo xtask table [--runs N] [--out FILE]` measures the paper's Table 1 here.
 //! * `cargo xtask scale [--time-limit SECS] [--big]` runs `paces repair` on long generated
 //!   programs and checks each run's wall time and peak memory against bounds (Linux).
+//! * `cargo xtask scale --threads [--min N] [--max N] [--family F] [--time-limit SECS] [--out
+//!   FILE]` measures how the repair loop grows with the threads on generated program families
+//!   (Linux): a table, a JSON file and an SVG plot.
 //! * `cargo xtask variants [--out FILE]` runs the loop on the injected-bug variants of the
 //!   driver models (`examples/variants/`).
 //! * `cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]` checks (and
@@ -16,6 +19,7 @@
 
 mod differential;
 mod scale;
+mod scale_threads;
 mod svcomp;
 mod table;
 mod variants;
@@ -33,7 +37,7 @@ fn main() -> ExitCode {
         Some("differential") => differential_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask scale --threads [--min N] [--max N] [--family F] [--time-limit SECS] [--out FILE] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T]"
             );
             return ExitCode::from(2);
         }
@@ -98,6 +102,9 @@ fn differential_command(args: &[String]) -> Result<(), String> {
 
 /// Parses the options of `cargo xtask scale` and runs it.
 fn scale_command(args: &[String]) -> Result<(), String> {
+    if args.first().is_some_and(|a| a == "--threads") {
+        return scale_threads_command(&args[1..]);
+    }
     let mut options = scale::Options { time_limit: 20.0, big: false };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -114,6 +121,43 @@ fn scale_command(args: &[String]) -> Result<(), String> {
         }
     }
     scale::scale(&options)
+}
+
+/// Parses the options of `cargo xtask scale --threads` (those after `--threads`) and runs it.
+fn scale_threads_command(args: &[String]) -> Result<(), String> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut options = scale_threads::Options {
+        min: 2,
+        max: 8,
+        family: None,
+        time_limit: 20.0,
+        out: root.join("docs/growth-threads.json"),
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let value = it.next().ok_or_else(|| format!("`{arg}` takes a value"))?;
+        match arg.as_str() {
+            "--min" => options.min = value.parse().map_err(|_| "--min takes a number of threads")?,
+            "--max" => options.max = value.parse().map_err(|_| "--max takes a number of threads")?,
+            "--family" => {
+                let names: Vec<&str> = paces_testkit::families::Family::ALL.iter().map(|f| f.name()).collect();
+                options.family = Some(
+                    paces_testkit::families::Family::from_name(value)
+                        .ok_or_else(|| format!("unknown family `{value}` (known: {})", names.join(", ")))?,
+                );
+            }
+            "--time-limit" => {
+                options.time_limit = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or("--time-limit takes a positive number of seconds")?;
+            }
+            "--out" => options.out = value.into(),
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    scale_threads::scale_threads(&options)
 }
 
 /// Parses the options of `cargo xtask table` and runs it.

@@ -212,7 +212,7 @@ fn run_measured(binary: &Path, file: &Path, time_limit: f64) -> Result<Measured,
 }
 
 /// Reads `pipe` to its end on a thread of its own.
-fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+pub(crate) fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = pipe.read_to_end(&mut bytes);
@@ -222,7 +222,7 @@ fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
 
 /// Waits for `child` and returns its status and peak resident set in KiB; kills it first
 /// when it is still running after `limit`.
-fn wait_killing_after(child: &mut Child, limit: Duration) -> Result<(i32, i64), String> {
+pub(crate) fn wait_killing_after(child: &mut Child, limit: Duration) -> Result<(i32, i64), String> {
     let pid = i32::try_from(child.id()).map_err(|_| "the child's process id does not fit a pid_t")?;
     let start = Instant::now();
     loop {

@@ -8,10 +8,13 @@
 //! * [`spin`]: SPIN's verdicts on a Promela model;
 //! * [`diff`]: one program through the checker's configurations, the interpreter and SPIN,
 //!   with the disagreements;
+//! * [`families`]: buggy programs with a given number of threads running the same code, for
+//!   measuring how the repair loop grows with the threads;
 //! * [`programs`]: a seeded stream of generated programs, each of which shrinks;
 //! * [`Rng`]: a seeded xorshift generator for tests and benchmarks.
 
 pub mod diff;
+pub mod families;
 pub mod gen;
 pub mod interp;
 pub mod programs;

@@ -1,0 +1,246 @@
+//! Families of buggy Cwhile programs with a given number of threads that run the same code, for
+//! measuring how the repair loop grows with the threads (`cargo xtask scale --threads`).
+//!
+//! Every member is buggy under preemption and repairable by the loop's two transformations:
+//!
+//! * [`Family::Counters`]: `n` workers each add one to `total` by a read and a write
+//!   (`t := total; total := t + 1;`) and take the one slot with a check-then-act (`if (slots >
+//!   0) { slots := slots - 1; }`), among private work; a `check` thread waits for every worker
+//!   and asserts `total == n` and `slots >= 0`. Two workers interleaving either pair lose an
+//!   update or both take the slot; an atomic section around each pair, in every worker,
+//!   repairs it.
+//! * [`Family::ReadersWriters`]: `n` threads, writers and readers alternating (a writer first);
+//!   writer `k` writes `a := k; b := k;`, a reader reads `x := a; y := b;` and asserts `x ==
+//!   y`. A reader between a writer's two writes, or two writers interleaved, see a torn pair;
+//!   an atomic section around every writer's writes and every reader's reads repairs it.
+//! * [`Family::TokenRing`]: `n` threads pass a token: thread `i` waits for `token == i`,
+//!   passes the token to `i + 1` and only then adds one to `count` by a read and a write; a
+//!   `check` thread waits for every thread and asserts `count == n`. The next thread runs its
+//!   update while the last one's is under way; moving each pass below its thread's update (a
+//!   reordering, no atomic section) repairs it.
+//!
+//! The text depends only on the family and `n`: the same arguments give the same program.
+
+use std::fmt::Write as _;
+
+/// A family of generated programs (module docs: what each is and why it is buggy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Workers on shared counters, with a check thread.
+    Counters,
+    /// Writers and readers of a pair of variables that must stay equal.
+    ReadersWriters,
+    /// Threads passing a token, each passing it before its update is done.
+    TokenRing,
+}
+
+impl Family {
+    /// Every family, in the order of the growth table.
+    pub const ALL: [Family; 3] = [Family::Counters, Family::ReadersWriters, Family::TokenRing];
+
+    /// The fewest threads a member has (`n` of [`Family::program`]).
+    pub const MIN_THREADS: usize = 2;
+
+    /// The family's name on the command line and in the table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Counters => "counters",
+            Family::ReadersWriters => "readers-writers",
+            Family::TokenRing => "token-ring",
+        }
+    }
+
+    /// The family named `name` (as [`Family::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The member with `n` racing threads (at least [`Family::MIN_THREADS`]; a smaller `n` is
+    /// taken as that). [`Family::Counters`] and [`Family::TokenRing`] add a `check` thread.
+    pub fn program(self, n: usize) -> String {
+        let n = n.max(Family::MIN_THREADS);
+        match self {
+            Family::Counters => counters(n),
+            Family::ReadersWriters => readers_writers(n),
+            Family::TokenRing => token_ring(n),
+        }
+    }
+}
+
+/// [`Family::Counters`] with `n` workers `w1` .. `wn`.
+fn counters(n: usize) -> String {
+    let mut s = format!(
+        "// counters, {n} workers: each adds one to `total` and takes the one slot if it is free.\n\
+         var total = 0, slots = 1, done = 0;\n"
+    );
+    for i in 1..=n {
+        let _ = write!(
+            s,
+            "\nthread w{i} {{\n  local t, p;\n  w{i}p1: p := {i};\n  w{i}r: t := total;\n  w{i}w: total := t + 1;\n  \
+             w{i}p2: p := p * 3;\n  w{i}s: if (slots > 0) {{\n    w{i}d: slots := slots - 1;\n  }}\n  \
+             w{i}p3: p := p + 1;\n  w{i}e: done := done + 1;\n}}\n"
+        );
+    }
+    let _ = write!(
+        s,
+        "\nthread check {{\n  c1: await(done == {n});\n  c2: assert(total == {n});\n  c3: assert(slots >= 0);\n}}\n"
+    );
+    s
+}
+
+/// [`Family::ReadersWriters`] with `n` threads: writers `w1`, `w2`, ... at even positions,
+/// readers `r1`, `r2`, ... at odd ones.
+fn readers_writers(n: usize) -> String {
+    let mut s =
+        format!("// readers and writers, {n} threads: `a` and `b` must be read as a pair.\nvar a = 0, b = 0;\n");
+    for position in 0..n {
+        let k = position / 2 + 1;
+        if position % 2 == 0 {
+            let _ = write!(
+                s,
+                "\nthread w{k} {{\n  local p;\n  w{k}p: p := {k};\n  w{k}a: a := {k};\n  w{k}b: b := {k};\n  \
+                 w{k}q: p := p * 3;\n}}\n"
+            );
+        } else {
+            let _ = write!(
+                s,
+                "\nthread r{k} {{\n  local x, y;\n  r{k}x: x := a;\n  r{k}y: y := b;\n  r{k}c: assert(x == y);\n}}\n"
+            );
+        }
+    }
+    s
+}
+
+/// [`Family::TokenRing`] with `n` threads `p0` .. `p{n-1}`.
+fn token_ring(n: usize) -> String {
+    let mut s = format!(
+        "// token ring, {n} threads: each passes the token before its update of `count` is done.\n\
+         var token = 0, count = 0, done = 0;\n"
+    );
+    for i in 0..n {
+        let next = i + 1;
+        let _ = write!(
+            s,
+            "\nthread p{i} {{\n  local v, w;\n  p{i}g: await(token == {i});\n  p{i}n: token := {next};\n  \
+             p{i}r: v := count;\n  p{i}w: count := v + 1;\n  p{i}p: w := v * 2;\n  p{i}e: done := done + 1;\n}}\n"
+        );
+    }
+    let _ = write!(s, "\nthread check {{\n  c1: await(done == {n});\n  c2: assert(count == {n});\n}}\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paces_explore::{check, Config, Verdict};
+
+    #[test]
+    fn names_read_back_and_unknown_names_are_none() {
+        for family in Family::ALL {
+            assert_eq!(Family::from_name(family.name()), Some(family));
+        }
+        assert_eq!(Family::from_name("ring"), None);
+    }
+
+    #[test]
+    fn the_same_arguments_give_the_same_text_and_n_changes_it() {
+        for family in Family::ALL {
+            assert_eq!(family.program(5), family.program(5), "{}", family.name());
+            assert_ne!(family.program(4), family.program(5), "{}", family.name());
+            assert_eq!(family.program(0), family.program(2), "{}", family.name());
+        }
+    }
+
+    #[test]
+    fn each_member_has_n_racing_threads_besides_the_check() {
+        for n in 2..=8 {
+            let threads = |family: Family| family.program(n).matches("\nthread ").count();
+            assert_eq!(threads(Family::Counters), n + 1);
+            assert_eq!(threads(Family::ReadersWriters), n);
+            assert_eq!(threads(Family::TokenRing), n + 1);
+            let rw = Family::ReadersWriters.program(n);
+            assert_eq!(rw.matches("assert(x == y)").count(), n / 2);
+            assert_eq!(rw.matches(" := a;").count(), n / 2);
+            assert_eq!(rw.matches("\nthread w").count(), n.div_ceil(2));
+        }
+    }
+
+    /// Every member parses, and the checker finds a bad trace in the small ones (the large
+    /// ones are the measurement's; the checker on them takes seconds).
+    #[test]
+    fn every_member_parses_and_the_small_ones_are_buggy() {
+        for family in Family::ALL {
+            for n in 2..=8 {
+                let text = family.program(n);
+                let program = paces_cwhile::parse(&text)
+                    .unwrap_or_else(|d| panic!("{} n={n} does not parse: {d}\n{text}", family.name()));
+                assert_eq!(paces_cwhile::parse(&text).ok(), Some(program.clone()));
+                if n <= 3 {
+                    let result = check(&program, &Config::new())
+                        .unwrap_or_else(|e| panic!("{} n={n}: the checker failed: {e}", family.name()));
+                    assert!(
+                        matches!(result.verdict, Verdict::Bad(_)),
+                        "{} n={n}: not buggy: {:?}",
+                        family.name(),
+                        result.verdict
+                    );
+                }
+            }
+        }
+    }
+
+    /// The bug is the race the module docs name: with the racing pair made atomic by hand
+    /// (or, for the ring, the pass moved below the update), the small members are correct.
+    #[test]
+    fn the_hand_repair_of_each_small_member_is_correct() {
+        for family in Family::ALL {
+            for n in 2..=3 {
+                let fixed = hand_repair(family, &family.program(n));
+                let program = paces_cwhile::parse(&fixed).unwrap_or_else(|d| panic!("{d}\n{fixed}"));
+                let result = check(&program, &Config::new()).unwrap_or_else(|e| panic!("{e}"));
+                assert!(
+                    matches!(result.verdict, Verdict::Correct),
+                    "{} n={n}: {:?}\n{fixed}",
+                    family.name(),
+                    result.verdict
+                );
+            }
+        }
+    }
+
+    /// The repair the module docs describe, written into the text line by line.
+    fn hand_repair(family: Family, text: &str) -> String {
+        let mut out = String::new();
+        let mut pass = None;
+        for line in text.lines() {
+            let body = line.trim_start();
+            let first_of_pair = match family {
+                Family::Counters => body.contains("r: t := total;") || body.contains("s: if (slots > 0)"),
+                Family::ReadersWriters => body.contains("a: a := ") || body.contains("x: x := a;"),
+                Family::TokenRing => false,
+            };
+            let last_of_pair = match family {
+                Family::Counters => body.contains("w: total := t + 1;") || body == "}" && out.ends_with("- 1;\n"),
+                Family::ReadersWriters => body.contains("b: b := ") || body.contains("y: y := b;"),
+                Family::TokenRing => false,
+            };
+            if family == Family::TokenRing && body.contains("n: token := ") {
+                pass = Some(line.to_owned());
+                continue;
+            }
+            if first_of_pair {
+                out.push_str("  atomic {\n");
+            }
+            out.push_str(line);
+            out.push('\n');
+            if last_of_pair {
+                out.push_str("  }\n");
+            }
+            if body.contains("w: count := v + 1;") {
+                out.push_str(&pass.take().expect("the pass comes before the update"));
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
