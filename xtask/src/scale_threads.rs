@@ -409,113 +409,99 @@ fn member_json(m: &Member) -> Value {
 /// Colours of the families in the plot, in the order of [`Family::ALL`].
 const COLOURS: [&str; 3] = ["#1f77b4", "#d62728", "#2ca02c"];
 
-/// Panel geometry of the plot: left edge, top edge, width and height of each plotting area.
+/// Panel geometry of the plot: width and height of each plotting area, its top edge, and the
+/// left edges of the two panels.
 const PANEL_W: f64 = 360.0;
 const PANEL_H: f64 = 240.0;
-const TOP: f64 = 60.0;
+const TOP: f64 = 70.0;
 const LEFTS: [f64; 2] = [70.0, 530.0];
 
-/// The growth plot as an SVG document: iterations against N (left) and repair time against N
-/// on a log scale (right), one line per family; a filled point is a repair, an open one a run
-/// that stopped otherwise (at the value it reached), and the dashed lines on the right are
-/// [`CHECK_FACTOR`] times the check of each repaired member.
-///
-/// Written by hand (a few dozen lines of SVG elements) so that xtask stays light on
-/// dependencies; the text depends only on the members.
-pub(crate) fn growth_svg(members: &[Member], time_limit: f64) -> String {
-    let ns: Vec<usize> = members.iter().map(|m| m.n).collect();
-    let n_min = ns.iter().copied().min().unwrap_or(Family::MIN_THREADS);
-    let n_max = ns.iter().copied().max().unwrap_or(n_min).max(n_min + 1);
-    let max_iterations = members.iter().filter_map(|m| m.repair()).map(|r| r.iterations).max().unwrap_or(0);
-    let (step, top_iterations) = iteration_axis(max_iterations);
-    let (lo_decade, hi_decade) = time_axis(members, time_limit);
-    let x = |panel: usize, n: usize| LEFTS[panel] + PANEL_W * (n - n_min) as f64 / (n_max - n_min) as f64;
-    let y_iterations = |i: f64| TOP + PANEL_H * (1.0 - i / top_iterations as f64);
-    let y_time = |s: f64| {
-        let l = s.max(10f64.powi(lo_decade)).log10();
-        TOP + PANEL_H * (1.0 - (l - f64::from(lo_decade)) / f64::from(hi_decade - lo_decade))
-    };
-    let mut s = String::from(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"360\" viewBox=\"0 0 960 360\" \
-         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"960\" height=\"360\" fill=\"white\"/>\n",
-    );
-    for (panel, title) in [(0, "iterations"), (1, "repair time (s, log scale)")] {
-        let (l, b) = (LEFTS[panel], TOP + PANEL_H);
-        let _ = writeln!(
-            s,
-            "<rect x=\"{l}\" y=\"{TOP}\" width=\"{PANEL_W}\" height=\"{PANEL_H}\" fill=\"none\" stroke=\"#444\"/>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"14\">{title}</text>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">threads N</text>",
-            l + PANEL_W / 2.0,
-            TOP - 12.0,
-            l + PANEL_W / 2.0,
-            b + 34.0
-        );
-        for n in n_min..=n_max {
-            let _ =
-                writeln!(s, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{n}</text>", x(panel, n), b + 16.0);
+/// The scales of the plot: threads on x in both panels, iterations (linear) on the left and
+/// seconds (log) on the right.
+struct Plot {
+    n_min: usize,
+    n_max: usize,
+    /// Step and top of the iteration axis.
+    step: u64,
+    top: u64,
+    /// The decades of the time axis.
+    decades: (i32, i32),
+}
+
+impl Plot {
+    fn x(&self, panel: usize, n: usize) -> f64 {
+        LEFTS[panel] + PANEL_W * (n - self.n_min) as f64 / (self.n_max - self.n_min) as f64
+    }
+
+    fn y_iterations(&self, i: u64) -> f64 {
+        TOP + PANEL_H * (1.0 - i as f64 / self.top as f64)
+    }
+
+    fn y_time(&self, seconds: f64) -> f64 {
+        let (lo, hi) = self.decades;
+        let l = seconds.max(10f64.powi(lo)).log10();
+        TOP + PANEL_H * (1.0 - (l - f64::from(lo)) / f64::from(hi - lo))
+    }
+
+    /// The two panels' frames, titles and ticks.
+    fn axes(&self, s: &mut String) {
+        for (panel, title) in [(0, "iterations"), (1, "repair time (s, log scale)")] {
+            let (l, b, mid) = (LEFTS[panel], TOP + PANEL_H, LEFTS[panel] + PANEL_W / 2.0);
+            let _ = writeln!(
+                s,
+                "<rect x=\"{l}\" y=\"{TOP}\" width=\"{PANEL_W}\" height=\"{PANEL_H}\" fill=\"none\" stroke=\"#444\"/>\n\
+                 <text x=\"{mid:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"14\">{title}</text>\n\
+                 <text x=\"{mid:.1}\" y=\"{:.1}\" text-anchor=\"middle\">threads N</text>",
+                TOP - 12.0,
+                b + 34.0
+            );
+            for n in self.n_min..=self.n_max {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{n}</text>",
+                    self.x(panel, n),
+                    b + 16.0
+                );
+            }
+        }
+        let mut i = 0;
+        while i <= self.top {
+            grid_line(s, 0, self.y_iterations(i), &i.to_string());
+            i += self.step;
+        }
+        for decade in self.decades.0..=self.decades.1 {
+            grid_line(s, 1, self.y_time(10f64.powi(decade)), &format!("{}", 10f64.powi(decade)));
         }
     }
-    let mut i = 0;
-    while i <= top_iterations {
-        let y = y_iterations(i as f64);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{r:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{i}</text>",
-            LEFTS[0] - 6.0,
-            y + 4.0,
-            l = LEFTS[0],
-            r = LEFTS[0] + PANEL_W
-        );
-        i += step;
-    }
-    for decade in lo_decade..=hi_decade {
-        let y = y_time(10f64.powi(decade));
-        let label =
-            if decade < 0 { format!("{}", 10f64.powi(decade)) } else { format!("{}", 10u64.pow(decade as u32)) };
-        let _ = writeln!(
-            s,
-            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{r:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>",
-            LEFTS[1] - 6.0,
-            y + 4.0,
-            l = LEFTS[1],
-            r = LEFTS[1] + PANEL_W
-        );
-    }
-    for (index, family) in Family::ALL.into_iter().enumerate() {
+
+    /// One family's lines and points, and its legend entry.
+    fn family(&self, s: &mut String, index: usize, run: &[(usize, &RepairRun, Option<&CheckRun>)]) {
         let colour = COLOURS[index];
-        let run: Vec<(usize, &RepairRun, Option<&CheckRun>)> = members
-            .iter()
-            .filter(|m| m.family == family)
-            .filter_map(|m| m.repair().map(|r| (m.n, r, m.check())))
-            .collect();
-        if run.is_empty() {
-            continue;
-        }
-        let line = |points: Vec<(f64, f64)>, dashed: bool| {
-            let pts: Vec<String> = points.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
+        let line = |s: &mut String, points: Vec<(f64, f64)>, dashed: bool| {
+            let points: Vec<String> = points.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
             let dash = if dashed { " stroke-dasharray=\"5,4\"" } else { "" };
-            format!(
-                "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/>\n",
-                pts.join(" ")
-            )
+            let _ = writeln!(
+                s,
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/>",
+                points.join(" ")
+            );
         };
-        s.push_str(&line(run.iter().map(|(n, r, _)| (x(0, *n), y_iterations(r.iterations as f64))).collect(), false));
-        s.push_str(&line(run.iter().map(|(n, r, _)| (x(1, *n), y_time(r.seconds))).collect(), false));
-        let checked: Vec<(f64, f64)> =
-            run.iter().filter_map(|(n, _, c)| c.map(|c| (x(1, *n), y_time(CHECK_FACTOR * c.seconds)))).collect();
+        line(s, run.iter().map(|(n, r, _)| (self.x(0, *n), self.y_iterations(r.iterations))).collect(), false);
+        line(s, run.iter().map(|(n, r, _)| (self.x(1, *n), self.y_time(r.seconds))).collect(), false);
+        let checked: Vec<(f64, f64)> = run
+            .iter()
+            .filter_map(|(n, _, c)| c.map(|c| (self.x(1, *n), self.y_time(CHECK_FACTOR * c.seconds))))
+            .collect();
         if !checked.is_empty() {
-            s.push_str(&line(checked, true));
+            line(s, checked, true);
         }
-        for (n, r, _) in &run {
+        for (n, r, _) in run {
             let fill = if r.stop == "repaired" { colour } else { "white" };
-            for (panel, y) in [(0, y_iterations(r.iterations as f64)), (1, y_time(r.seconds))] {
+            for (panel, y) in [(0, self.y_iterations(r.iterations)), (1, self.y_time(r.seconds))] {
                 let _ = writeln!(
                     s,
                     "<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-                    x(panel, *n)
+                    self.x(panel, *n)
                 );
             }
         }
@@ -526,12 +512,54 @@ pub(crate) fn growth_svg(members: &[Member], time_limit: f64) -> String {
              <text x=\"{:.1}\" y=\"22\">{}</text>",
             lx + 24.0,
             lx + 30.0,
-            family.name()
+            Family::ALL[index].name()
         );
+    }
+}
+
+/// A horizontal grid line across `panel` at `y`, labelled on the left.
+fn grid_line(s: &mut String, panel: usize, y: f64, label: &str) {
+    let (l, r) = (LEFTS[panel], LEFTS[panel] + PANEL_W);
+    let _ = writeln!(
+        s,
+        "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{r:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\n\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>",
+        l - 6.0,
+        y + 4.0
+    );
+}
+
+/// The growth plot as an SVG document: iterations against N (left) and repair time against N
+/// on a log scale (right), one line per family; a filled point is a repair, an open one a run
+/// that stopped otherwise (at the value it reached), and the dashed lines on the right are
+/// [`CHECK_FACTOR`] times the check of each repaired member.
+///
+/// Written by hand (a few kinds of SVG element) so that xtask stays light on dependencies; the
+/// text depends only on the members.
+pub(crate) fn growth_svg(members: &[Member], time_limit: f64) -> String {
+    let n_min = members.iter().map(|m| m.n).min().unwrap_or(Family::MIN_THREADS);
+    let n_max = members.iter().map(|m| m.n).max().unwrap_or(n_min).max(n_min + 1);
+    let max_iterations = members.iter().filter_map(|m| m.repair()).map(|r| r.iterations).max().unwrap_or(0);
+    let (step, top) = iteration_axis(max_iterations);
+    let plot = Plot { n_min, n_max, step, top, decades: time_axis(members, time_limit) };
+    let mut s = String::from(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"360\" viewBox=\"0 0 960 360\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"960\" height=\"360\" fill=\"white\"/>\n",
+    );
+    plot.axes(&mut s);
+    for (index, family) in Family::ALL.into_iter().enumerate() {
+        let run: Vec<(usize, &RepairRun, Option<&CheckRun>)> = members
+            .iter()
+            .filter(|m| m.family == family)
+            .filter_map(|m| m.repair().map(|r| (m.n, r, m.check())))
+            .collect();
+        if !run.is_empty() {
+            plot.family(&mut s, index, &run);
+        }
     }
     let _ = writeln!(
         s,
-        "<text x=\"690\" y=\"22\">filled: repaired; open: a limit; dashed: {CHECK_FACTOR} x check</text>\n</svg>"
+        "<text x=\"70\" y=\"42\" fill=\"#444\">filled: repaired; open: a limit; dashed: {CHECK_FACTOR} x check</text>\n</svg>"
     );
     s
 }
