@@ -66,37 +66,13 @@ pub(crate) struct CheckRun {
     pub(crate) seconds: f64,
 }
 
-/// One member of a family, measured (or skipped, with the reason).
+/// One member of a family, measured: the repair, and the check of its result when it repaired.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Member {
     pub(crate) family: Family,
     pub(crate) n: usize,
-    pub(crate) outcome: Outcome,
-}
-
-/// What became of one member.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Outcome {
-    /// Not run: a smaller member of the family reached the time limit.
-    Skipped,
-    /// Run: the repair, and the check of its result when it repaired.
-    Run { repair: RepairRun, check: Option<CheckRun> },
-}
-
-impl Member {
-    fn repair(&self) -> Option<&RepairRun> {
-        match &self.outcome {
-            Outcome::Run { repair, .. } => Some(repair),
-            Outcome::Skipped => None,
-        }
-    }
-
-    fn check(&self) -> Option<&CheckRun> {
-        match &self.outcome {
-            Outcome::Run { check, .. } => check.as_ref(),
-            Outcome::Skipped => None,
-        }
-    }
+    pub(crate) repair: RepairRun,
+    pub(crate) check: Option<CheckRun>,
 }
 
 /// Builds the release binary, measures every member, prints the table and writes the JSON and
@@ -113,29 +89,13 @@ pub(crate) fn scale_threads(options: &Options) -> Result<(), String> {
         None => Family::ALL.to_vec(),
     };
     let start = Instant::now();
-    let mut members = Vec::new();
-    let mut result = Ok(());
-    'families: for family in families {
-        let mut skipping = false;
-        for n in options.min..=options.max {
-            if skipping {
-                members.push(Member { family, n, outcome: Outcome::Skipped });
-                continue;
-            }
-            match measure(&binary, &dir, family, n, options.time_limit) {
-                Ok(outcome) => {
-                    skipping = matches!(&outcome, Outcome::Run { repair, .. } if repair.stop == "time-limit");
-                    members.push(Member { family, n, outcome });
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break 'families;
-                }
-            }
-        }
-    }
+    let members: Result<Vec<Member>, String> = families
+        .into_iter()
+        .flat_map(|family| (options.min..=options.max).map(move |n| (family, n)))
+        .map(|(family, n)| measure(&binary, &dir, family, n, options.time_limit))
+        .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    result?;
+    let members = members?;
     let total = start.elapsed().as_secs_f64();
     let mut md = table(&members, options.time_limit);
     let _ = writeln!(md, "\nWhole run: {total:.0} s.\n\n{}", summary(&members));
@@ -154,7 +114,7 @@ pub(crate) fn scale_threads(options: &Options) -> Result<(), String> {
 }
 
 /// Repairs the member of `family` with `n` threads and, when repaired, checks the result once.
-fn measure(binary: &Path, dir: &Path, family: Family, n: usize, time_limit: f64) -> Result<Outcome, String> {
+fn measure(binary: &Path, dir: &Path, family: Family, n: usize, time_limit: f64) -> Result<Member, String> {
     let file = dir.join(format!("{}-{n}.cw", family.name()));
     std::fs::write(&file, family.program(n)).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let limit = time_limit.to_string();
@@ -171,7 +131,7 @@ fn measure(binary: &Path, dir: &Path, family: Family, n: usize, time_limit: f64)
         }
         _ => None,
     };
-    Ok(Outcome::Run { repair, check })
+    Ok(Member { family, n, repair, check })
 }
 
 /// A finished child: its stdout, wall time, peak memory and status.
@@ -295,18 +255,9 @@ pub(crate) fn table(members: &[Member], time_limit: f64) -> String {
     );
     md.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for m in members {
-        let Some(r) = m.repair() else {
-            let _ = writeln!(
-                md,
-                "| {} | {} | not run: N = {} reached the time limit | - | - | - | - | - | - | - | - | - |",
-                m.family.name(),
-                m.n,
-                m.n - 1
-            );
-            continue;
-        };
+        let r = &m.repair;
         let cost = r.cost.map_or("-".to_owned(), |(a, i)| format!("({a}, {i})"));
-        let (check, ratio) = match m.check() {
+        let (check, ratio) = match &m.check {
             Some(c) => {
                 let verdict = if c.verdict == "correct" { String::new() } else { format!(", **{}**", c.verdict) };
                 (format!("{} states, {:.3} s{verdict}", c.states, c.seconds), format!("{:.1}x", r.seconds / c.seconds))
@@ -344,13 +295,12 @@ pub(crate) fn summary(members: &[Member]) -> String {
     families.dedup();
     for family in families {
         let of: Vec<&Member> = members.iter().filter(|m| m.family == family).collect();
-        let largest = of
-            .iter()
-            .rev()
-            .find(|m| m.check().is_some_and(|c| c.verdict == "correct" && c.seconds < CHECK_BUDGET_SECONDS));
+        let largest = of.iter().rev().find_map(|m| {
+            m.check.as_ref().filter(|c| c.verdict == "correct" && c.seconds < CHECK_BUDGET_SECONDS).map(|c| (m, c))
+        });
         let verdict = match largest {
-            Some(m) => {
-                let (r, c) = (m.repair().expect("a checked member was run"), m.check().expect("checked"));
+            Some((m, c)) => {
+                let r = &m.repair;
                 let within = r.seconds <= CHECK_FACTOR * c.seconds;
                 format!(
                     "largest member checked in under {CHECK_BUDGET_SECONDS} s: N = {}, repaired in {} iterations and \
@@ -364,10 +314,8 @@ pub(crate) fn summary(members: &[Member]) -> String {
             }
             None => format!("no member repaired and checked in under {CHECK_BUDGET_SECONDS} s"),
         };
-        let repaired: Vec<(usize, u64)> = of
-            .iter()
-            .filter_map(|m| m.repair().filter(|r| r.stop == "repaired").map(|r| (m.n, r.iterations)))
-            .collect();
+        let repaired: Vec<(usize, u64)> =
+            of.iter().filter(|m| m.repair.stop == "repaired").map(|m| (m.n, m.repair.iterations)).collect();
         let growth = match (repaired.first(), repaired.last()) {
             (Some(&(n0, i0)), Some(&(n1, i1))) if n1 > n0 => {
                 format!("; iterations {i0} at N = {n0}, {i1} at N = {n1}")
@@ -381,29 +329,24 @@ pub(crate) fn summary(members: &[Member]) -> String {
 
 /// One member as JSON (the repaired program left out: `paces repair` prints it again).
 fn member_json(m: &Member) -> Value {
-    let mut v = serde_json::json!({ "family": m.family.name(), "n": m.n });
-    match &m.outcome {
-        Outcome::Skipped => v["skipped"] = "a smaller member reached the time limit".into(),
-        Outcome::Run { repair: r, check } => {
-            v["repair"] = serde_json::json!({
-                "stop_reason": r.stop,
-                "iterations": r.iterations,
-                "bad_traces": r.bad_traces,
-                "good_traces": r.good_traces,
-                "states_explored": r.states,
-                "constraint_nodes": r.constraint_nodes,
-                "cost": r.cost.map(|(a, i)| serde_json::json!({"atomic_weight": a, "inversions": i})),
-                "changes": r.changes,
-                "seconds": r.seconds,
-                "peak_mib": r.peak_mib,
-            });
-            v["check"] = match check {
-                Some(c) => serde_json::json!({"verdict": c.verdict, "states": c.states, "seconds": c.seconds}),
-                None => Value::Null,
-            };
-        }
-    }
-    v
+    let r = &m.repair;
+    serde_json::json!({
+        "family": m.family.name(),
+        "n": m.n,
+        "repair": {
+            "stop_reason": r.stop,
+            "iterations": r.iterations,
+            "bad_traces": r.bad_traces,
+            "good_traces": r.good_traces,
+            "states_explored": r.states,
+            "constraint_nodes": r.constraint_nodes,
+            "cost": r.cost.map(|(a, i)| serde_json::json!({"atomic_weight": a, "inversions": i})),
+            "changes": r.changes,
+            "seconds": r.seconds,
+            "peak_mib": r.peak_mib,
+        },
+        "check": m.check.as_ref().map(|c| serde_json::json!({"verdict": c.verdict, "states": c.states, "seconds": c.seconds})),
+    })
 }
 
 /// Colours of the families in the plot, in the order of [`Family::ALL`].
@@ -539,7 +482,7 @@ fn grid_line(s: &mut String, panel: usize, y: f64, label: &str) {
 pub(crate) fn growth_svg(members: &[Member], time_limit: f64) -> String {
     let n_min = members.iter().map(|m| m.n).min().unwrap_or(Family::MIN_THREADS);
     let n_max = members.iter().map(|m| m.n).max().unwrap_or(n_min).max(n_min + 1);
-    let max_iterations = members.iter().filter_map(|m| m.repair()).map(|r| r.iterations).max().unwrap_or(0);
+    let max_iterations = members.iter().map(|m| m.repair.iterations).max().unwrap_or(0);
     let (step, top) = iteration_axis(max_iterations);
     let plot = Plot { n_min, n_max, step, top, decades: time_axis(members, time_limit) };
     let mut s = String::from(
@@ -548,11 +491,8 @@ pub(crate) fn growth_svg(members: &[Member], time_limit: f64) -> String {
     );
     plot.axes(&mut s);
     for (index, family) in Family::ALL.into_iter().enumerate() {
-        let run: Vec<(usize, &RepairRun, Option<&CheckRun>)> = members
-            .iter()
-            .filter(|m| m.family == family)
-            .filter_map(|m| m.repair().map(|r| (m.n, r, m.check())))
-            .collect();
+        let run: Vec<(usize, &RepairRun, Option<&CheckRun>)> =
+            members.iter().filter(|m| m.family == family).map(|m| (m.n, &m.repair, m.check.as_ref())).collect();
         if !run.is_empty() {
             plot.family(&mut s, index, &run);
         }
@@ -583,8 +523,8 @@ pub(crate) fn iteration_axis(max: u64) -> (u64, u64) {
 fn time_axis(members: &[Member], time_limit: f64) -> (i32, i32) {
     let times: Vec<f64> = members
         .iter()
-        .filter_map(|m| m.repair().map(|r| r.seconds))
-        .chain(members.iter().filter_map(|m| m.check()).map(|c| CHECK_FACTOR * c.seconds))
+        .map(|m| m.repair.seconds)
+        .chain(members.iter().filter_map(|m| m.check.as_ref()).map(|c| CHECK_FACTOR * c.seconds))
         .filter(|t| *t > 0.0)
         .collect();
     let lo = times.iter().copied().fold(0.01, f64::min).log10().floor() as i32;
@@ -618,7 +558,7 @@ mod tests {
 
     fn member(family: Family, n: usize, repair: RepairRun, check_seconds: Option<f64>) -> Member {
         let check = check_seconds.map(|seconds| CheckRun { verdict: "correct".into(), states: 50, seconds });
-        Member { family, n, outcome: Outcome::Run { repair, check } }
+        Member { family, n, repair, check }
     }
 
     #[test]
@@ -653,20 +593,22 @@ mod tests {
     }
 
     #[test]
-    fn limits_and_skipped_members_show_in_the_table() {
+    fn limits_show_in_the_table() {
         let mut limited = repaired(100, 3.0);
         limited.stop = "iteration-limit".into();
         limited.cost = None;
-        let members = [
-            member(Family::Counters, 2, repaired(4, 0.5), Some(0.2)),
-            member(Family::Counters, 3, limited, None),
-            Member { family: Family::Counters, n: 4, outcome: Outcome::Skipped },
-        ];
+        let members =
+            [member(Family::Counters, 2, repaired(4, 0.5), Some(0.2)), member(Family::Counters, 3, limited, None)];
         let md = table(&members, 20.0);
         assert!(md.contains("| counters | 2 | repaired | 4 | 4 / 1 | 100 | 10 | (2, 0) | 0.500 s | 10 MiB | 50 states, 0.200 s | 2.5x |"), "{md}");
         assert!(md.contains("| counters | 3 | **iteration limit** | 100 |"), "{md}");
-        assert!(md.contains("| counters | 4 | not run: N = 3 reached the time limit |"), "{md}");
-        assert_eq!(md.lines().filter(|l| l.starts_with("| counters")).count(), 3);
+        assert!(
+            md.contains(
+                "| counters | 3 | **iteration limit** | 100 | 100 / 1 | 100 | 10 | - | 3.000 s | 10 MiB | - | - |"
+            ),
+            "{md}"
+        );
+        assert_eq!(md.lines().filter(|l| l.starts_with("| counters")).count(), 2);
     }
 
     #[test]
