@@ -152,7 +152,8 @@ fn token_ring(n: usize, repaired: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paces_explore::{check, Config, Verdict};
+    use paces_cwhile::ir::ThreadIdx;
+    use paces_explore::{check, replay, Config, Schedule, ScheduleStep, Verdict};
 
     #[test]
     fn names_read_back_and_unknown_names_are_none() {
@@ -185,8 +186,71 @@ mod tests {
         }
     }
 
-    /// Every member parses, and the checker finds a bad trace in the small ones (the large
-    /// ones are the measurement's; the checker on them takes seconds).
+    /// A bad schedule of every member, N = 2..8: the race of the first two threads, then every
+    /// thread to its end, one after the other, and the assertion that fails.
+    fn bad_schedule(family: Family, n: usize) -> Vec<(usize, String)> {
+        let mut steps: Vec<(usize, String)> = Vec::new();
+        let mut run = |thread: usize, labels: &[String]| steps.extend(labels.iter().map(|l| (thread, l.clone())));
+        let labels = |prefix: String, names: &[&str]| names.iter().map(|n| format!("{prefix}{n}")).collect::<Vec<_>>();
+        match family {
+            Family::Counters => {
+                // w1 and w2 both read `total` before either writes it; w1 takes the slot.
+                run(0, &labels("w1".into(), &["p1", "r"]));
+                run(1, &labels("w2".into(), &["p1", "r", "w"]));
+                run(0, &labels("w1".into(), &["w", "p2", "s.then", "d", "p3", "e"]));
+                run(1, &labels("w2".into(), &["p2", "s.else", "p3", "e"]));
+                for i in 3..=n {
+                    run(i - 1, &labels(format!("w{i}"), &["p1", "r", "w", "p2", "s.else", "p3", "e"]));
+                }
+                run(n, &labels("c".into(), &["1", "2"]));
+            }
+            Family::ReadersWriters => {
+                // r1 reads `a` after w1's first write and `b` before its second.
+                run(0, &labels("w1".into(), &["p", "a"]));
+                run(1, &labels("r1".into(), &["x", "y", "c"]));
+            }
+            Family::TokenRing => {
+                // p1 reads `count` before p0 writes it.
+                run(0, &labels("p0".into(), &["g", "n"]));
+                run(1, &labels("p1".into(), &["g", "n", "r"]));
+                run(0, &labels("p0".into(), &["r", "w", "p", "e"]));
+                run(1, &labels("p1".into(), &["w", "p", "e"]));
+                for i in 2..n {
+                    run(i, &labels(format!("p{i}"), &["g", "n", "r", "w", "p", "e"]));
+                }
+                run(n, &labels("c".into(), &["1", "2"]));
+            }
+        }
+        steps
+    }
+
+    /// [`bad_schedule`] as the checker's schedule.
+    fn schedule(family: Family, n: usize) -> Schedule {
+        let steps = bad_schedule(family, n)
+            .into_iter()
+            .map(|(t, l)| ScheduleStep::new(ThreadIdx::from_u32(u32::try_from(t).expect("few threads")), l))
+            .collect();
+        Schedule { steps }
+    }
+
+    #[test]
+    fn every_member_has_a_bad_trace_through_the_race() {
+        for family in Family::ALL {
+            for n in 2..=8 {
+                let program = paces_cwhile::parse(&family.program(n)).expect("parses");
+                let trace = replay(&program, &schedule(family, n))
+                    .unwrap_or_else(|e| panic!("{} n={n}: not a trace: {e}", family.name()));
+                assert!(trace.is_bad(), "{} n={n}: the race fails no assertion", family.name());
+                let fixed = paces_cwhile::parse(&family.repaired_program(n)).expect("parses");
+                let raced = replay(&fixed, &schedule(family, n));
+                assert!(raced.is_err(), "{} n={n}: the hand repair allows the race", family.name());
+            }
+        }
+    }
+
+    /// Every member parses, and the checker finds a bad trace in the small ones (on the large
+    /// ones its search takes seconds to minutes; `every_member_has_a_bad_trace_through_the_race`
+    /// replays one instead).
     #[test]
     fn every_member_parses_and_the_small_ones_are_buggy() {
         for family in Family::ALL {
