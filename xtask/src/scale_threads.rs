@@ -165,18 +165,11 @@ fn run_child(binary: &Path, args: &[&str], file: &Path, time_limit: f64) -> Resu
     Ok(ChildRun { stdout, seconds, peak_mib: peak_kib as f64 / 1024.0, status })
 }
 
-/// The JSON document a child printed; a run that printed none (killed) is an error only when it
-/// was not killed by the watchdog.
-fn document(run: &ChildRun) -> Result<Option<Value>, String> {
-    match serde_json::from_slice::<Value>(&run.stdout) {
-        Ok(v) => Ok(Some(v)),
-        Err(_) if libc::WIFSIGNALED(run.status) => Ok(None),
-        Err(e) => Err(format!(
-            "paces printed no JSON ({e}; {}): {}",
-            crate::scale::describe_status(run.status),
-            String::from_utf8_lossy(&run.stdout)
-        )),
-    }
+/// The JSON document a child printed, or why there is none (killed by the watchdog, crashed):
+/// a row of the table says so rather than the run ending.
+fn document(run: &ChildRun) -> Result<Value, String> {
+    serde_json::from_slice::<Value>(&run.stdout)
+        .map_err(|_| format!("no JSON: {}", crate::scale::describe_status(run.status)))
 }
 
 fn number(v: &Value) -> u64 {
@@ -185,20 +178,23 @@ fn number(v: &Value) -> u64 {
 
 /// The measured repair from the child's `paces-repair/1` document.
 pub(crate) fn repair_run(run: &ChildRun) -> Result<RepairRun, String> {
-    let Some(json) = document(run)? else {
-        return Ok(RepairRun {
-            stop: format!("killed ({})", crate::scale::describe_status(run.status)),
-            iterations: 0,
-            bad_traces: 0,
-            good_traces: 0,
-            states: 0,
-            constraint_nodes: 0,
-            cost: None,
-            changes: Vec::new(),
-            seconds: run.seconds,
-            peak_mib: run.peak_mib,
-            repaired: None,
-        });
+    let json = match document(run) {
+        Ok(json) => json,
+        Err(stop) => {
+            return Ok(RepairRun {
+                stop,
+                iterations: 0,
+                bad_traces: 0,
+                good_traces: 0,
+                states: 0,
+                constraint_nodes: 0,
+                cost: None,
+                changes: Vec::new(),
+                seconds: run.seconds,
+                peak_mib: run.peak_mib,
+                repaired: None,
+            })
+        }
     };
     if json["schema"] != "paces-repair/1" {
         return Err(format!("not a repair document: {json}"));
@@ -225,9 +221,9 @@ pub(crate) fn repair_run(run: &ChildRun) -> Result<RepairRun, String> {
 
 /// The measured check from the child's `paces-check/2` document.
 pub(crate) fn check_run(run: &ChildRun, hand: bool) -> Result<CheckRun, String> {
-    let Some(json) = document(run)? else {
-        let verdict = format!("killed ({})", crate::scale::describe_status(run.status));
-        return Ok(CheckRun { hand, verdict, states: 0, seconds: run.seconds });
+    let json = match document(run) {
+        Ok(json) => json,
+        Err(verdict) => return Ok(CheckRun { hand, verdict, states: 0, seconds: run.seconds }),
     };
     if json["schema"] != "paces-check/2" {
         return Err(format!("not a check document: {json}"));
@@ -580,14 +576,15 @@ mod tests {
         let r = repair_run(&child(limit, 9.0)).unwrap();
         assert_eq!((r.stop.as_str(), r.iterations, r.cost), ("iteration-limit", 100, None));
         assert!(repair_run(&child(r#"{"schema": "paces-check/2"}"#, 1.0)).unwrap_err().contains("not a repair"));
-        assert!(repair_run(&child("paces: oops", 1.0)).unwrap_err().contains("no JSON"));
+        let crashed = ChildRun { status: 101 << 8, ..child("thread 'main' panicked", 1.0) };
+        assert_eq!(repair_run(&crashed).unwrap().stop, "no JSON: exit 101");
     }
 
     #[test]
-    fn a_killed_run_is_reported_as_killed() {
+    fn a_killed_run_is_reported_as_such() {
         let killed = ChildRun { stdout: Vec::new(), seconds: 75.0, peak_mib: 1.0, status: 9 };
-        assert_eq!(repair_run(&killed).unwrap().stop, "killed (killed by signal 9)");
-        assert_eq!(check_run(&killed, true).unwrap().verdict, "killed (killed by signal 9)");
+        assert_eq!(repair_run(&killed).unwrap().stop, "no JSON: killed by signal 9");
+        assert_eq!(check_run(&killed, true).unwrap().verdict, "no JSON: killed by signal 9");
     }
 
     #[test]
