@@ -33,24 +33,26 @@ pub(crate) fn svg(chart: &TraceChart, id: &str) -> String {
          height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n",
         chart.threads.len()
     );
-    out.push_str(
-        "<defs><marker id=\"arrow-blue\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" \
+    let _ = writeln!(
+        out,
+        "<defs><marker id=\"{id}-arrow-blue\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" \
          markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#1f5fbf\"/></marker>\
-         <marker id=\"arrow-red\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" \
-         markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c8102e\"/></marker></defs>\n",
+         <marker id=\"{id}-arrow-red\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" \
+         markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c8102e\"/></marker></defs>"
     );
+    let (blue, red) = (format!("{id}-arrow-blue"), format!("{id}-arrow-red"));
     for (t, name) in chart.threads.iter().enumerate() {
         thread_column(&mut out, chart, t, name);
     }
     for &(a, b) in &chart.orderings {
-        let _ = writeln!(out, "{}", arrow(chart, a, b, "order", "arrow-blue"));
+        let _ = writeln!(out, "{}", arrow(chart, a, b, "order", &blue));
     }
     for (k, fix) in chart.fixes.iter().enumerate() {
         let shown = if k == 0 { "" } else { " display=\"none\"" };
         let _ = writeln!(out, "<g class=\"fix\" id=\"{id}-fix-{}\"{shown}>", k + 1);
         for e in &fix.edges {
             let class = if e.atom.is_some() { "cycle constraint" } else { "cycle" };
-            let _ = writeln!(out, "{}", arrow(chart, e.from, e.to, class, "arrow-red"));
+            let _ = writeln!(out, "{}", arrow(chart, e.from, e.to, class, &red));
             if let Some(atom) = &e.atom {
                 let (x, y) = midpoint(chart, e.from, e.to);
                 let _ = writeln!(out, "<text class=\"atom\" x=\"{x}\" y=\"{y}\">{}</text>", escape(atom));

@@ -11,8 +11,7 @@ use layout::topo::layout::VisualGraph;
 
 use paces::TraceChart;
 
-/// One font size for every text: the SVG writer keeps its font classes in a hash map, so a
-/// single size keeps its style sheet (and the report) the same on every run.
+/// The font size of the nodes' text.
 const FONT: usize = 13;
 
 /// How a node or an edge is drawn.
@@ -48,15 +47,15 @@ struct Graph {
 /// steps and the ends of the orderings between threads, each thread's kept steps chained in
 /// program order): the failing steps in red, program order in black, the orderings between
 /// threads in blue. Empty when it has more than [`MAX_NODES`] such steps.
-pub(crate) fn partial_order(chart: &TraceChart) -> String {
-    render(chart, &reduced(chart, &[]))
+pub(crate) fn partial_order(chart: &TraceChart, id: &str) -> String {
+    render(chart, &reduced(chart, &[]), id)
 }
 
 /// The SVG of the elimination graph of `chart` with fix `fix`'s cycle in red, reduced as
 /// [`partial_order`] is: the cycle's orderings in red, its constraint edges dashed and named by
 /// their atoms. When that graph has more than [`MAX_NODES`] steps, the cycle alone, and `false`
 /// with it. Empty when there is no fix `fix`.
-pub(crate) fn elimination(chart: &TraceChart, fix: usize) -> (String, bool) {
+pub(crate) fn elimination(chart: &TraceChart, fix: usize, id: &str) -> (String, bool) {
     let Some(f) = chart.fixes.get(fix) else { return (String::new(), true) };
     let on_cycle: Vec<usize> = f.edges.iter().map(|e| e.from).collect();
     let mut graph = reduced(chart, &on_cycle);
@@ -69,7 +68,7 @@ pub(crate) fn elimination(chart: &TraceChart, fix: usize) -> (String, bool) {
     for e in &f.edges {
         graph.edges.push((e.from, e.to, Tone::Red, e.atom.is_some(), e.atom.clone().unwrap_or_default()));
     }
-    (render(chart, &graph), whole)
+    (render(chart, &graph, id), whole)
 }
 
 /// The most nodes a drawn graph has: larger ones are left to `--dot`.
@@ -103,8 +102,9 @@ fn reduced(chart: &TraceChart, red: &[usize]) -> Graph {
     Graph { nodes, edges }
 }
 
-/// Lays `graph` out top to bottom and writes it as SVG.
-fn render(chart: &TraceChart, graph: &Graph) -> String {
+/// Lays `graph` out top to bottom and writes it as SVG, its element ids prefixed with `id-`
+/// (the page holds many graphs: an edge's label names its path by id).
+fn render(chart: &TraceChart, graph: &Graph, id: &str) -> String {
     if graph.nodes.is_empty() || graph.nodes.len() > MAX_NODES {
         return String::new();
     }
@@ -131,5 +131,25 @@ fn render(chart: &TraceChart, graph: &Graph) -> String {
     }
     let mut writer = SVGWriter::new();
     vg.do_it(false, false, false, &mut writer);
-    writer.finalize()
+    let svg = sorted_styles(&writer.finalize());
+    svg.replace("id=\"", &format!("id=\"{id}-"))
+        .replace("href=\"#", &format!("href=\"#{id}-"))
+        .replace("url(#", &format!("url(#{id}-"))
+}
+
+/// `svg` with the lines of its style sheet sorted: the writer emits its font classes in the
+/// order of a hash map (edge labels take a font size of their own).
+fn sorted_styles(svg: &str) -> String {
+    let Some(start) = svg.find("<style>\n").map(|i| i + "<style>\n".len()) else { return svg.to_owned() };
+    let Some(end) = svg[start..].find("</style>").map(|i| start + i) else { return svg.to_owned() };
+    let mut lines: Vec<&str> = svg[start..end].lines().collect();
+    lines.sort_unstable();
+    let mut out = String::with_capacity(svg.len());
+    out.push_str(&svg[..start]);
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&svg[end..]);
+    out
 }

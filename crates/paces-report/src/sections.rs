@@ -151,9 +151,9 @@ pub(crate) fn trace_figures(out: &mut String, c: &TraceChart, id: &str) {
         );
     }
     let _ = writeln!(out, "<div class=\"figures\">\n<div class=\"figure\">{}</div>", chart::svg(c, id));
-    let mut graphs = vec![("Partial order".to_owned(), graph::partial_order(c))];
+    let mut graphs = vec![("Partial order".to_owned(), graph::partial_order(c, &format!("{id}-order")))];
     for k in 0..c.fixes.len().min(FIXES_DRAWN) {
-        let (svg, whole) = graph::elimination(c, k);
+        let (svg, whole) = graph::elimination(c, k, &format!("{id}-fix-graph-{}", k + 1));
         let part = if whole { "" } else { " (the fix's cycle; the whole graph is too large to draw)" };
         graphs.push((format!("Elimination graph, fix {}{part}", k + 1), svg));
     }
