@@ -180,7 +180,8 @@ pub(crate) fn good_traces(out: &mut String, report: &Report) {
     }
     out.push_str(
         "<h2>Good traces</h2>\n<p>Traces of the original program on which the assertions hold: \
-                  the constraint they teach keeps every repair from breaking them.</p>\n",
+                  the constraint they teach keeps every repair from breaking them. Blue arrows: \
+                  the data flow between threads into their assertions and conditions.</p>\n",
     );
     for (g, c) in report.good_charts.iter().take(GOOD_DRAWN).enumerate() {
         let asserts: Vec<String> = c

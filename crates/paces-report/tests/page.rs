@@ -43,6 +43,17 @@ fn ex1_shows_the_change_the_iteration_and_the_acceptance() {
     assert!(page.contains("<td>optimality</td><td>optimal in the space"));
     // The good traces, each drawn, each with the assertion it protects.
     assert_eq!(report.good_charts.len(), report.good_traces);
+    // A good trace of ex1 that reaches `62` passes it because `20` (thread1) wrote `updated`
+    // first: that data flow is drawn.
+    let flows = |c: &TraceChart| {
+        c.orderings.iter().map(|&(a, b)| (c.steps[a].label.clone(), c.steps[b].label.clone())).collect::<Vec<_>>()
+    };
+    let reaching_62: Vec<&TraceChart> =
+        report.good_charts.iter().filter(|c| c.steps.iter().any(|s| s.label == "62")).collect();
+    assert!(!reaching_62.is_empty());
+    for c in reaching_62 {
+        assert!(flows(c).contains(&("20".to_owned(), "62".to_owned())), "{:?}", flows(c));
+    }
     assert_eq!(page.matches("<div class=\"good\">").count(), report.good_traces);
     assert!(page.contains("Protects <code>62  assert(updated == 1)</code>"), "{page}");
     // The iteration's chart, then one per good trace: one column per thread each.

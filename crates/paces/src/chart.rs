@@ -4,7 +4,7 @@
 use paces_constraint::Space;
 use paces_cwhile::ir::Program;
 use paces_generalize::{Elimination, Failure, PartialOrder};
-use paces_trace::{EventId, Trace};
+use paces_trace::{EdgeKind, EventId, Trace, TraceGraph};
 
 /// One step of a [`TraceChart`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,8 +55,9 @@ pub struct TraceChart {
     pub steps: Vec<ChartStep>,
     /// The steps that fail: the failing assertion, or every blocked step of a deadlock.
     pub failing: Vec<usize>,
-    /// The partial order's orderings between threads (reads-from and the orders the failure
-    /// needs), sorted.
+    /// The orderings between threads that matter, sorted: of a bad trace, its partial order's
+    /// (reads-from and the orders the failure needs); of a good trace, the data flow into its
+    /// assertions and conditions.
     pub orderings: Vec<(usize, usize)>,
     /// The fixes of the trace's elimination graph, cheapest first (empty for a good trace, or
     /// when the trace was not generalised).
@@ -78,6 +79,26 @@ impl TraceChart {
         steps.extend(trace.blocked().iter().map(|e| step(e, true)));
         let failing = trace.events().iter().enumerate().filter(|(_, e)| e.failed).map(|(i, _)| i).collect();
         TraceChart { threads, steps, failing, ..TraceChart::default() }
+    }
+
+    /// The chart of a good trace with the data flow that matters: its orderings are the
+    /// trace-analysis graph's data-flow edges between threads into assertions and into
+    /// conditions (what LearnGoodUnder keeps the repair from breaking).
+    pub fn of_good_trace(program: &Program, trace: &Trace) -> TraceChart {
+        let mut chart = TraceChart::new(program, trace);
+        let graph = TraceGraph::new(trace);
+        let len = chart.steps.len();
+        let flows = graph.edges(EdgeKind::DFAsserts).chain(graph.edges(EdgeKind::DFConds));
+        for (a, b) in flows {
+            let (Some(a), Some(b)) = (a.event(), b.event()) else { continue };
+            let (a, b) = (a.index(), b.index());
+            if a < len && b < len && chart.steps[a].thread != chart.steps[b].thread {
+                chart.orderings.push((a, b));
+            }
+        }
+        chart.orderings.sort_unstable();
+        chart.orderings.dedup();
+        chart
     }
 
     /// The chart of a bad trace with its partial order: the failure and the orderings it

@@ -67,7 +67,7 @@ impl Learning {
             })?;
             if judge.cfg.dot {
                 judge.report.dots.push((format!("good-{}.dot", i + 1), crate::dot::trace_graph(program, t)));
-                judge.report.good_charts.push(crate::chart::TraceChart::new(program, t));
+                judge.report.good_charts.push(crate::chart::TraceChart::of_good_trace(program, t));
             }
         }
         Ok(())
