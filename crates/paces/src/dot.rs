@@ -3,9 +3,16 @@
 use paces_cwhile::ir::Program;
 use paces_trace::{EventId, Trace, TraceGraph};
 
-/// A node label for an event: its label and the text of its step.
+/// A node label for an event: its label and the text of its step. Ids from the trace's
+/// length on name its blocked steps, then its pending steps (as a partial order numbers them).
 pub(crate) fn event_label(program: &Program, trace: &Trace, id: EventId) -> String {
-    let loc = trace.event(id).loc;
+    let i = id.index();
+    let blocked = i.checked_sub(trace.len());
+    let event = trace.events().get(i).or_else(|| trace.blocked().get(blocked?)).or_else(|| {
+        let pending = blocked?.checked_sub(trace.blocked().len())?;
+        trace.pending().get(pending)
+    });
+    let Some(loc) = event.map(|e| e.loc) else { return format!("e{i}") };
     let name = program.loc_names.get(loc.index()).cloned().unwrap_or_else(|| loc.to_string());
     match program.step_text(loc) {
         Some(text) => format!("{name}  {text}"),

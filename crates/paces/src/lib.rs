@@ -30,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod chart;
 mod diff;
 mod dot;
 mod error;
@@ -43,6 +44,7 @@ pub use paces_learn as learn;
 pub use paces_solver as solver;
 pub use paces_trace as trace;
 
+pub use chart::{ChartEdge, ChartFix, ChartStep, TraceChart};
 pub use diff::line_diff;
 pub use error::{Error, ErrorKind};
 pub use paces_explore::translate_trace;

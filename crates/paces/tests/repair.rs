@@ -122,6 +122,25 @@ fn dot_output_is_collected_on_request() {
     assert!(report.dots.iter().any(|(_, d)| d.contains("A  x := 1")), "{:?}", report.dots);
 }
 
+/// A deadlock's partial order numbers its blocked steps after the executed events: the DOT
+/// graphs name them by their statements, and the iteration's chart draws them, failing
+/// (usb-serial's candidates deadlock).
+#[test]
+fn dot_output_and_charts_show_the_blocked_steps_of_a_deadlock() {
+    let report = Repair::new().dot(true).run(&program("usb-serial")).unwrap();
+    let deadlocks: Vec<_> = report.history.iter().filter(|it| it.kind == paces::IterationKind::Deadlock).collect();
+    assert!(!deadlocks.is_empty(), "{:?}", report.history);
+    for it in deadlocks {
+        let chart = it.chart.as_ref().expect("a generalised trace keeps its chart");
+        assert!(!chart.failing.is_empty());
+        assert!(chart.failing.iter().all(|&i| chart.steps[i].blocked), "{chart:?}");
+    }
+    // Every node of a partial order or a fix is named by its statement: none by a bare id.
+    for (name, dot) in report.dots.iter().filter(|(name, _)| name.starts_with("bad-")) {
+        assert!(!dot.contains("label=\"e"), "{name}: {dot}");
+    }
+}
+
 /// iwl3945's bad trace stops at the failure (every thread then blocks): the fix needs the
 /// pending write `H`, and a good trace's fallback forbids it until relaxed. Kept (no
 /// relaxing), the fallbacks leave only sections that hold waits past their first step.

@@ -1,5 +1,6 @@
 //! `paces check FILE`: the model checker's verdict and a readable trace.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use paces::cwhile::Program;
@@ -20,6 +21,10 @@ pub struct Args {
     /// each with a shortest witness trace.
     #[arg(long)]
     pub all: bool,
+    /// Write the verdict as one self-contained HTML page to this file, each counterexample
+    /// drawn one column per thread with its partial order.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Draw no progress line (it is drawn on stderr only when that is a terminal).
     #[arg(short, long)]
     pub quiet: bool,
@@ -147,11 +152,19 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
+    if let Some(Err(message)) = args.report.as_deref().map(super::html::check_writable) {
+        return fail_in(args.format, &input.name, &message);
+    }
     let config = config.stop_at_first_failure(!args.all);
     let result = match check_with_status(&program, config, &input.name, !args.quiet) {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
+    if let Some(path) = &args.report {
+        if let Err(message) = super::html::write_check(path, &input, &program, &result) {
+            return fail_in(args.format, &input.name, &message);
+        }
+    }
     let outcome = match &result.verdict {
         Verdict::Correct if result.unwind_reached || !bounds.is_empty() => Outcome::Inconclusive,
         Verdict::Correct => Outcome::Success,

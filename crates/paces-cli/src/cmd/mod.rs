@@ -11,6 +11,7 @@ pub mod check;
 pub mod check_all;
 pub mod export;
 pub mod fmt;
+pub mod html;
 pub mod progress;
 pub mod repair;
 pub mod traces;

@@ -48,6 +48,10 @@ pub struct Args {
     /// Write every trace graph, partial order and fix cycle as DOT files into this folder.
     #[arg(long)]
     pub dot: Option<PathBuf>,
+    /// Write the repair as one self-contained HTML page to this file: the diff, each iteration
+    /// with its traces drawn one column per thread, the graphs of each bad trace, the acceptance.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Print no summary.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -170,6 +174,7 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     }
     let success = report.stop.is_success();
     let kept = preserved(&input, &program, &report);
+    let in_source_text = kept.is_some();
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.
     let layout_lost = kept.is_none()
@@ -184,6 +189,11 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
                 Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()));
         }
         _ => {}
+    }
+    if let Some(path) = &args.report {
+        if let Err(message) = super::html::write_repair(path, &input, &report, in_source_text) {
+            return fail_in(args.format, &input.name, &message);
+        }
     }
     let written = emit(args, &input, &program, &report, Layout { lost: layout_lost, as_cwhile }, success, &bounds);
     match written {
@@ -214,7 +224,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .relax_on_conflict(!args.no_relax)
         .optimise(!args.no_optimise)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
-        .dot(args.dot.is_some())
+        .dot(args.dot.is_some() || args.report.is_some())
         .exhaustive_limit(args.exhaustive_limit)
         .hunt_states(args.hunt_states)
 }
@@ -318,17 +328,8 @@ pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
 /// file is opened without truncating it; a new one is created and removed again) and creates
 /// the `--dot` folder.
 fn check_destinations(args: &Args) -> Result<(), String> {
-    if let Some(path) = &args.output {
-        let cannot = |e: std::io::Error| format!("cannot write `{}`: {e}", path.display());
-        if path.is_dir() {
-            return Err(format!("cannot write `{}`: it is a directory", path.display()));
-        }
-        if path.exists() {
-            std::fs::OpenOptions::new().append(true).open(path).map_err(cannot)?;
-        } else {
-            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(cannot)?;
-            std::fs::remove_file(path).map_err(cannot)?;
-        }
+    for path in args.output.iter().chain(&args.report) {
+        super::html::check_writable(path)?;
     }
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot write DOT files to `{}`: {e}", dir.display()))?;

@@ -67,6 +67,7 @@ impl Learning {
             })?;
             if judge.cfg.dot {
                 judge.report.dots.push((format!("good-{}.dot", i + 1), crate::dot::trace_graph(program, t)));
+                judge.report.good_charts.push(crate::chart::TraceChart::of_good_trace(program, t));
             }
         }
         Ok(())
@@ -202,6 +203,8 @@ impl Learning {
         };
         if judge.cfg.dot {
             push_bad_dots(judge, &trace, &elimination);
+            record.chart =
+                Some(crate::chart::TraceChart::of_elimination(judge.program, &trace, &elimination, &judge.space));
         }
         record.fixes = lesson.fixes;
         if lesson.fixes == 0 && rejected.candidate.is_none() {

@@ -9,6 +9,7 @@ use paces_cwhile::ir::Program;
 use paces_explore::{Bound, GoodBound};
 
 use super::config::Mode;
+use crate::chart::TraceChart;
 use crate::diff::line_diff;
 use paces_learn::Learner;
 
@@ -220,11 +221,14 @@ pub struct Iteration {
     pub fixes: usize,
     /// The transformations of the candidate proposed afterwards (empty when none).
     pub proposal: Vec<String>,
+    /// The trace learned from as a chart, with its partial order and fixes, when
+    /// [`Repair::dot`](super::Repair::dot) is on and the trace was generalised.
+    pub chart: Option<TraceChart>,
 }
 
 impl Iteration {
     pub(super) fn new(kind: IterationKind, problem: String) -> Iteration {
-        Iteration { kind, problem, schedule: Vec::new(), fixes: 0, proposal: Vec::new() }
+        Iteration { kind, problem, schedule: Vec::new(), fixes: 0, proposal: Vec::new(), chart: None }
     }
 }
 
@@ -347,6 +351,9 @@ pub struct Report {
     /// Graphs in DOT, named (`good-1.dot`, `bad-1-order.dot`, `bad-1-fix-1.dot`), when
     /// [`Repair::dot`](super::Repair::dot) is on.
     pub dots: Vec<(String, String)>,
+    /// The good traces learned from as charts, in the order learned, when
+    /// [`Repair::dot`](super::Repair::dot) is on.
+    pub good_charts: Vec<TraceChart>,
 }
 
 /// The accepted program, as the builder keeps it until the report is made.
@@ -372,6 +379,7 @@ pub(super) struct ReportBuilder {
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
     pub(super) dots: Vec<(String, String)>,
+    pub(super) good_charts: Vec<TraceChart>,
     pub(super) exhaustive: Option<Exhaustive>,
     pub(super) optimality: Option<Optimality>,
     accepted: Option<Accepted>,
@@ -401,6 +409,7 @@ impl ReportBuilder {
             good_search_bounds: Vec::new(),
             history: Vec::new(),
             dots: Vec::new(),
+            good_charts: Vec::new(),
             exhaustive: None,
             optimality: None,
             accepted: None,
@@ -487,6 +496,7 @@ impl ReportBuilder {
             exhaustive: self.exhaustive,
             optimality: self.optimality,
             dots: self.dots,
+            good_charts: self.good_charts,
         }
     }
 }

@@ -1,0 +1,75 @@
+//! `--report FILE.html` of `paces repair` and `paces check`: the page of `paces-report`,
+//! written to a file.
+
+use std::path::Path;
+
+use paces::cwhile::Program;
+use paces::explore::CheckResult;
+use paces::{Report, TraceChart};
+use paces_report::{Counterexample, Source};
+
+use super::{count, Input, Lang};
+
+/// The input's language in words.
+fn language(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Cwhile => "Cwhile",
+        Lang::C => "C",
+        Lang::Pthread => "pthread C",
+    }
+}
+
+/// Whether `path` can be written (a file that exists is opened for appending, a new one
+/// created and removed), checked before a long run; why not, in words.
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write `{}`: {e}", path.display());
+    if path.is_dir() {
+        return Err(format!("cannot write `{}`: it is a directory", path.display()));
+    }
+    if path.exists() {
+        std::fs::OpenOptions::new().append(true).open(path).map_err(cannot)?;
+    } else {
+        std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(cannot)?;
+        std::fs::remove_file(path).map_err(cannot)?;
+    }
+    Ok(())
+}
+
+/// Writes `text` to `path`; the error in words.
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write the report to `{}`: {e}", path.display()))
+}
+
+/// Writes the page of a repair. `kept` says whether `report.repaired_text` is the input's own
+/// text with the repair written in; otherwise the diff is of the canonical texts.
+pub fn write_repair(path: &Path, input: &Input, report: &Report, kept: bool) -> Result<(), String> {
+    let source_text = String::from_utf8_lossy(&input.bytes);
+    let text = if kept { &*source_text } else { report.original_text.as_str() };
+    let source = Source { name: &input.name, language: language(input.lang), text };
+    write(path, &paces_report::repair_page(&source, report.repaired_text.as_deref(), report))
+}
+
+/// Writes the page of a check: its verdict, figures and counterexamples.
+pub fn write_check(path: &Path, input: &Input, program: &Program, result: &CheckResult) -> Result<(), String> {
+    let source_text = String::from_utf8_lossy(&input.bytes);
+    let source = Source { name: &input.name, language: language(input.lang), text: &source_text };
+    let facts = [
+        ("states".to_owned(), count(result.states as u64, "state")),
+        ("transitions".to_owned(), count(result.transitions, "transition")),
+        ("time".to_owned(), format!("{:.3} s", result.time.as_secs_f64())),
+    ];
+    let mut found: Vec<(String, &paces::explore::Counterexample)> = Vec::new();
+    found.extend(result.failures.iter().map(|(label, c)| (format!("assertion {label} fails"), c)));
+    found.extend(result.deadlocks.iter().map(|(id, c)| (format!("deadlock {id}"), c)));
+    found.extend(result.livelocks.iter().map(|(id, c)| (format!("atomic livelock {id}"), c)));
+    if found.is_empty() {
+        if let Some(c) = result.verdict.counterexample() {
+            found.push((result.verdict.name().to_owned(), c));
+        }
+    }
+    let counterexamples: Vec<Counterexample> = found
+        .into_iter()
+        .map(|(title, c)| Counterexample { title, chart: TraceChart::of_bad_trace(program, &c.trace) })
+        .collect();
+    write(path, &paces_report::check_page(&source, &result.verdict_text(), &facts, &counterexamples))
+}

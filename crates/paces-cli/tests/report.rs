@@ -1,0 +1,160 @@
+//! `--report FILE.html` through the binary, and the pages opened in a real browser: headless
+//! Chromium loads the reports of held-in repairs and a check, its dumped DOM shows that the
+//! page's script ran to its end without an error and that every chart has one column per
+//! thread; a screenshot of one page is kept under the target directory.
+//!
+//! Where no Chromium is installed the browser test says so and passes, unless the environment
+//! variable `CI` is set: CI installs Chromium (`.ci/run`), so there a missing browser fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The held-in repairs whose reports the browser opens (small and quick ones).
+const REPAIRED: &[&str] = &["ex1", "ex5", "usb-serial"];
+
+/// How long one browser run may take.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn paces(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_paces")).args(args).stdin(Stdio::null()).output().expect("the binary runs")
+}
+
+/// A folder of this test's files under the target directory.
+fn out_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report");
+    std::fs::create_dir_all(&dir).expect("the target directory is writable");
+    dir
+}
+
+/// Writes the report of `paces COMMAND example --report` and returns its path.
+fn report(command: &str, name: &str) -> PathBuf {
+    let path = out_dir().join(format!("{command}-{name}.html"));
+    let example = paces_heldin::path(name).display().to_string();
+    let out = paces(&[command, &example, "--report", &path.display().to_string(), "-q"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{command} {name}: {}", String::from_utf8_lossy(&out.stderr));
+    path
+}
+
+/// For every chart of `html` (in order): the threads its `data-threads` says and the thread
+/// columns it holds.
+fn columns(html: &str) -> Vec<(usize, usize)> {
+    html.split("<svg class=\"chart\"")
+        .skip(1)
+        .map(|chart| {
+            let chart = &chart[..chart.find("</svg>").expect("the chart ends")];
+            let declared = chart.split("data-threads=\"").nth(1).and_then(|s| s.split('"').next());
+            (declared.and_then(|d| d.parse().ok()).expect("data-threads"), chart.matches("<g class=\"thread\"").count())
+        })
+        .collect()
+}
+
+#[test]
+fn repair_report_is_written_and_names_its_change() {
+    let path = report("repair", "ex1");
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<span class=\"tag\">move 1 below 2</span>"), "{html}");
+    // In the input's own text: ex1's source has its comments, which the diff shows as it is.
+    assert!(columns(&html).iter().all(|&(d, f)| d == 3 && f == 3));
+}
+
+#[test]
+fn check_report_draws_the_counterexample() {
+    let path = report("check", "ex1");
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(html.contains("<h2>Counterexample 1: assertion 85 fails</h2>"), "{html}");
+    assert_eq!(columns(&html), [(3, 3)]);
+}
+
+#[test]
+fn an_unwritable_report_is_refused_before_the_run() {
+    let dir = out_dir();
+    let example = paces_heldin::path("ex1").display().to_string();
+    for command in ["repair", "check"] {
+        let out = paces(&[command, &example, "--report", &dir.display().to_string()]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("it is a directory"), "{command}: {stderr}");
+        assert!(out.stdout.is_empty(), "{command}: nothing ran");
+    }
+}
+
+/// The Chromium binary: `PACES_CHROMIUM`, else the first of Debian's and other usual names on
+/// the `PATH`.
+fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PACES_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+/// Runs headless Chromium on `page` with `args`; its standard output (kept in a file: a
+/// dumped page is larger than a pipe holds).
+fn browse(browser: &Path, page: &Path, args: &[&str]) -> String {
+    let stem = page.file_stem().unwrap().to_string_lossy().into_owned();
+    let profile = out_dir().join(format!("profile-{stem}"));
+    let dump = out_dir().join(format!("{stem}.dom"));
+    let stdout = std::fs::File::create(&dump).expect("the dump file can be written");
+    let mut child = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the browser starts");
+    let started = Instant::now();
+    while child.try_wait().expect("the browser can be waited for").is_none() {
+        if started.elapsed() > BROWSER_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the browser did not finish {} within {BROWSER_TIMEOUT:?}", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    String::from_utf8_lossy(&std::fs::read(&dump).expect("the dump file")).into_owned()
+}
+
+/// The value of attribute `name` on the dumped page's root element.
+fn root_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let root = &dom[dom.find("<html")?..];
+    let root = &root[..root.find('>')?];
+    root.split(&format!(" {name}=\"")).nth(1)?.split('"').next()
+}
+
+#[test]
+fn reports_render_in_chromium() {
+    let Some(browser) = chromium() else {
+        assert!(std::env::var_os("CI").is_none(), "CI is set but no Chromium is installed (see .ci/run)");
+        eprintln!("skipped: no Chromium on the PATH (install it: apt-get install chromium)");
+        return;
+    };
+    let mut pages: Vec<(String, PathBuf)> = REPAIRED.iter().map(|n| (n.to_string(), report("repair", n))).collect();
+    pages.push(("ex1".to_owned(), report("check", "ex1")));
+    for (name, page) in &pages {
+        let threads = paces::cwhile::parse(paces_heldin::source(name)).expect("parses").threads.len();
+        let dom = browse(&browser, page, &["--dump-dom"]);
+        let what = page.display();
+        assert_eq!(root_attribute(&dom, "data-render"), Some("ok"), "{what}: the script did not end well");
+        let charts = columns(&dom);
+        assert!(!charts.is_empty(), "{what}: no chart");
+        assert_eq!(root_attribute(&dom, "data-charts"), Some(charts.len().to_string().as_str()), "{what}");
+        for (declared, found) in charts {
+            assert_eq!((declared, found), (threads, threads), "{what}: a chart without one column per thread");
+        }
+    }
+    let shot = out_dir().join("report-ex1.png");
+    let _ = std::fs::remove_file(&shot);
+    let screenshot = format!("--screenshot={}", shot.display());
+    browse(&browser, &pages[0].1, &[&screenshot, "--window-size=1200,1600"]);
+    let png = std::fs::read(&shot).expect("the browser wrote the screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{}: no picture", shot.display());
+    eprintln!("screenshot: {}", shot.display());
+}

@@ -1,0 +1,238 @@
+//! The sections of a repair's page: the summary, the changes with the diff, the iteration
+//! timeline, the good traces and the acceptance; and the figures of one trace.
+
+use std::fmt::Write;
+
+use paces::{Report, StopReason, TraceChart};
+
+use crate::page::escape;
+use crate::{chart, graph, Source};
+
+/// The most good traces drawn; the others are counted.
+const GOOD_DRAWN: usize = 12;
+
+/// The most fixes whose elimination graph is drawn per bad trace (every fix is listed and can
+/// be chosen on the chart).
+const FIXES_DRAWN: usize = 3;
+
+/// Why the run stopped, and its figures.
+pub(crate) fn summary(out: &mut String, source: &Source<'_>, report: &Report) {
+    let class = if report.stop.is_success() { "ok" } else { "bad" };
+    let _ =
+        writeln!(out, "<p class=\"verdict {class}\">{} ({} mode)</p>", escape(&report.stop.to_string()), report.mode);
+    out.push_str("<table class=\"facts\">\n");
+    let rows = [
+        ("language", source.language.to_owned()),
+        ("iterations", report.iterations.to_string()),
+        ("good traces learned from", report.good_traces.to_string()),
+        ("bad traces learned from", report.bad_traces.to_string()),
+        ("constraint", format!("{} nodes ({} atoms)", report.constraint.nodes, report.constraint.atoms)),
+        ("states explored", report.states_explored.to_string()),
+    ];
+    for (name, value) in rows {
+        let _ = writeln!(out, "<tr><td>{name}</td><td>{}</td></tr>", escape(&value));
+    }
+    out.push_str("</table>\n");
+}
+
+/// The changes in words and the diff of the repair in the input's own text, each changed line
+/// tagged with the changes that name its label.
+pub(crate) fn changes(out: &mut String, source: &Source<'_>, repaired: Option<&str>, report: &Report) {
+    out.push_str("<h2>The repair</h2>\n");
+    let Some(repaired) = repaired.filter(|_| report.stop == StopReason::Repaired) else {
+        out.push_str("<p>No repair: the program is unchanged.</p>\n");
+        return;
+    };
+    out.push_str("<ol class=\"changes\">\n");
+    for change in &report.change_text {
+        let _ = writeln!(out, "<li><code>{}</code></li>", escape(change));
+    }
+    out.push_str("</ol>\n<div class=\"diff\">");
+    for line in paces::line_diff(source.text, repaired).lines() {
+        let class = match line.chars().next() {
+            Some('-') => "del",
+            Some('+') => "add",
+            _ => "same",
+        };
+        let tags: Vec<&str> = match (class, line_label(line)) {
+            ("same", _) | (_, None) => Vec::new(),
+            (_, Some(label)) => report.change_text.iter().filter(|c| names(c, label)).map(String::as_str).collect(),
+        };
+        let tag = if tags.is_empty() {
+            String::new()
+        } else {
+            format!("<span class=\"tag\">{}</span>", escape(&tags.join("; ")))
+        };
+        let _ = writeln!(out, "<div class=\"{class}\">{}{tag}</div>", escape(line));
+    }
+    out.push_str("</div>\n");
+}
+
+/// The label a diff line starts with (`  1: stuff1();` has `1`), if any.
+fn line_label(line: &str) -> Option<&str> {
+    let rest = line.get(1..)?.trim_start();
+    let (label, _) = rest.split_once(':')?;
+    (!label.is_empty() && !label.contains(char::is_whitespace) && !rest.starts_with("::")).then_some(label)
+}
+
+/// Whether the change `change` (`move 1 below 2`, `atomic [A; B]`) names `label`.
+fn names(change: &str, label: &str) -> bool {
+    change.split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ';' | ',')).any(|w| w == label)
+}
+
+/// Per iteration: what was rejected and why, the counterexample, its fixes, the constraint
+/// learned and the candidate proposed, with why it was rejected (the next iteration) or
+/// accepted.
+pub(crate) fn timeline(out: &mut String, report: &Report) {
+    out.push_str("<h2>Iterations</h2>\n");
+    if report.history.is_empty() {
+        out.push_str("<p>No iteration: the original program was judged and the run stopped.</p>\n");
+        return;
+    }
+    for (n, it) in report.history.iter().enumerate() {
+        let last = n + 1 == report.history.len();
+        let accepted = last && report.stop == StopReason::Repaired;
+        let class = if accepted { "iteration accepted" } else { "iteration" };
+        let judged = if n == 0 { "the original program".to_owned() } else { format!("the candidate of iteration {n}") };
+        let _ = writeln!(out, "<div class=\"{class}\">\n<h3>Iteration {}: {}</h3>", n + 1, it.kind);
+        let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem));
+        match &it.chart {
+            Some(c) => {
+                let _ = writeln!(out, "<p>Counterexample: {} steps.</p>", c.steps.len());
+                trace_figures(out, c, &format!("bad-{}", n + 1));
+                constraint(out, c);
+            }
+            None if it.schedule.is_empty() => out.push_str("<p>No trace was learned from.</p>\n"),
+            None => {
+                let _ = writeln!(out, "<p>Schedule: <code>{}</code></p>", escape(&it.schedule.join(" ")));
+            }
+        }
+        let proposal = if it.proposal.is_empty() {
+            "none (the original order)".to_owned()
+        } else {
+            it.proposal.iter().map(|p| format!("<code>{}</code>", escape(p))).collect::<Vec<_>>().join(", ")
+        };
+        let _ = writeln!(out, "<p>Candidate proposed: {proposal}.</p>");
+        let verdict = match report.history.get(n + 1) {
+            Some(next) => format!("Rejected in iteration {}: {}.", n + 2, escape(&next.problem)),
+            None if accepted => "Accepted: it passed every check of the acceptance below.".to_owned(),
+            None => format!("The run stopped: {}.", escape(&report.stop.to_string())),
+        };
+        let _ = writeln!(out, "<p><b>{verdict}</b></p>\n</div>");
+    }
+}
+
+/// The constraint a bad trace taught: one of its fixes must hold.
+fn constraint(out: &mut String, c: &TraceChart) {
+    if c.fixes.is_empty() {
+        out.push_str("<p>Constraint learned: none (its elimination graph has no cycle).</p>\n");
+        return;
+    }
+    let fixes: Vec<String> = c.fixes.iter().map(|f| format!("({})", f.atoms.join(" ∧ "))).collect();
+    let _ = writeln!(out, "<p>Constraint learned (one fix must hold): <code>{}</code></p>", escape(&fixes.join(" ∨ ")));
+}
+
+/// A trace's chart with its fix buttons, then its partial order and the elimination graph of
+/// its first fixes.
+pub(crate) fn trace_figures(out: &mut String, c: &TraceChart, id: &str) {
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">One column per thread, steps top to bottom in the order they ran; the \
+         failing step in red; blue arrows: the orderings its failure needs; red: the cycle of the \
+         chosen fix (dashed: its constraint edges).</p>"
+    );
+    for (k, fix) in c.fixes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<button class=\"fix-pick\" data-chart=\"{id}\" data-fix=\"{}\">fix {}: {}</button>",
+            k + 1,
+            k + 1,
+            escape(&fix.atoms.join(" ∧ "))
+        );
+    }
+    let _ = writeln!(out, "<div class=\"figures\">\n<div class=\"figure\">{}</div>", chart::svg(c, id));
+    let mut graphs = vec![("Partial order".to_owned(), graph::partial_order(c, &format!("{id}-order")))];
+    for k in 0..c.fixes.len().min(FIXES_DRAWN) {
+        let (svg, whole) = graph::elimination(c, k, &format!("{id}-fix-graph-{}", k + 1));
+        let part = if whole { "" } else { " (the fix's cycle; the whole graph is too large to draw)" };
+        graphs.push((format!("Elimination graph, fix {}{part}", k + 1), svg));
+    }
+    for (title, svg) in graphs {
+        let svg = if svg.is_empty() {
+            format!("<p>Not drawn: more than {} steps (`--dot` writes it in DOT).</p>", graph::MAX_NODES)
+        } else {
+            strip_prolog(&svg).to_owned()
+        };
+        let _ = writeln!(out, "<div class=\"figure\"><h3>{title}</h3>{svg}</div>");
+    }
+    out.push_str("</div>\n");
+}
+
+/// An SVG document from its `<svg` element on (no XML declaration inside the page).
+fn strip_prolog(svg: &str) -> &str {
+    svg.find("<svg").map_or(svg, |i| &svg[i..])
+}
+
+/// The good traces learned from, each with the assertions it protects.
+pub(crate) fn good_traces(out: &mut String, report: &Report) {
+    if report.good_charts.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>Good traces</h2>\n<p>Traces of the original program on which the assertions hold: \
+                  the constraint they teach keeps every repair from breaking them. Blue arrows: \
+                  the data flow between threads into their assertions and conditions.</p>\n",
+    );
+    for (g, c) in report.good_charts.iter().take(GOOD_DRAWN).enumerate() {
+        let asserts: Vec<String> = c
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.text.starts_with("assert"))
+            .map(|(i, s)| format!("<code>{}</code> (step {})", escape(&format!("{}  {}", s.label, s.text)), i + 1))
+            .collect();
+        let protects = if asserts.is_empty() { "no assertion".to_owned() } else { asserts.join(", ") };
+        let _ = writeln!(out, "<div class=\"good\">\n<h3>Good trace {}</h3>\n<p>Protects {protects}.</p>", g + 1);
+        let _ = writeln!(out, "<div class=\"figure\">{}</div>\n</div>", chart::svg(c, &format!("good-{}", g + 1)));
+    }
+    if report.good_charts.len() > GOOD_DRAWN {
+        let _ = writeln!(out, "<p>{} more good traces are not drawn.</p>", report.good_charts.len() - GOOD_DRAWN);
+    }
+}
+
+/// What was checked on the final program, the states, the cost and its optimality.
+pub(crate) fn acceptance(out: &mut String, report: &Report) {
+    out.push_str("<h2>Acceptance</h2>\n");
+    let Some(a) = &report.acceptance else {
+        out.push_str("<p>No program was accepted.</p>\n");
+        return;
+    };
+    out.push_str("<table class=\"facts\">\n");
+    let checks = [
+        ("no assertion failure", a.no_assertion_failure),
+        ("no new deadlock", a.no_new_deadlock),
+        ("no new atomic livelock", a.no_new_livelock),
+        ("same final states of the sequential runs", a.same_sequential_states),
+        ("every passing assertion still reached", a.assertions_reached),
+    ];
+    for (name, passed) in checks {
+        let (class, word) = if passed { ("ok", "passed") } else { ("bad", "failed") };
+        let _ = writeln!(out, "<tr><td>{name}</td><td class=\"{class}\">{word}</td></tr>");
+    }
+    let _ = writeln!(out, "<tr><td>sequential final states</td><td>{}</td></tr>", a.sequential_final_states);
+    for d in &a.deadlocks {
+        let _ = writeln!(out, "<tr><td>deadlock kept</td><td>{} ({})</td></tr>", escape(&d.deadlock), d.rule.name());
+    }
+    let _ = writeln!(out, "<tr><td>states explored (all checks)</td><td>{}</td></tr>", report.states_explored);
+    if let Some(c) = &report.candidate {
+        let _ = writeln!(out, "<tr><td>cost</td><td>{}</td></tr>", escape(&c.cost(&report.space).to_string()));
+    }
+    if let Some(o) = &report.optimality {
+        let word = if o.is_proved() { "optimal in the space" } else { "cheapest found" };
+        let _ = writeln!(out, "<tr><td>optimality</td><td>{word}: {}</td></tr>", escape(o.why()));
+    }
+    if a.unwind_reached {
+        out.push_str("<tr><td>bound</td><td>the checks hold only within the loop bound (--unwind)</td></tr>\n");
+    }
+    out.push_str("</table>\n");
+}
