@@ -452,7 +452,7 @@ fn verbose_draws_each_trace_as_a_chart_with_repetitions_counted() {
                  \x20   #  t                        u\n\
                  \x20   0  (L1.body L2) x3 L1.exit\n\
                  \x20   7                           L4\n\
-                 \x20   8  L3\n\
+                 \x20   8  L3 <- fails\n\
                  \x20   9                           L5\n";
     assert!(err.contains(chart), "{err}");
 }

@@ -9,17 +9,27 @@ const CELL_WIDTH: usize = 48;
 const MAX_PERIOD: usize = 32;
 
 /// The chart of a schedule: `threads` names the columns, `steps` holds each step's thread
-/// (an index into `threads`) and label. The first column numbers each row's first step (from
-/// 0); every line ends in a line break, and a line starts with `indent`.
-pub fn chart(threads: &[String], steps: &[(usize, &str)], indent: &str) -> String {
+/// (an index into `threads`) and label, `failing` the failing step, which ends its row with
+/// `<- fails`. The first column numbers each row's first step (from 0); every line ends in a
+/// line break, and a line starts with `indent`.
+pub fn chart(threads: &[String], steps: &[(usize, &str)], failing: Option<usize>, indent: &str) -> String {
     // Rows: (first step, thread, text).
     let mut rows: Vec<(usize, usize, String)> = Vec::new();
     let mut at = 0;
     while at < steps.len() {
         let thread = steps[at].0;
-        let run = steps[at..].iter().take_while(|(t, _)| *t == thread).count();
+        let mut run = steps[at..].iter().take_while(|(t, _)| *t == thread).count();
+        // The failing step ends its run, marked.
+        let fails = failing.filter(|&f| f >= at && f < at + run);
+        if let Some(f) = fails {
+            run = f + 1 - at;
+        }
         let labels: Vec<&str> = steps[at..at + run].iter().map(|(_, l)| *l).collect();
-        for (offset, text) in wrap(&shorten(&labels)) {
+        let mut cells = wrap(&shorten(&labels));
+        if let (Some(_), Some((_, last))) = (fails, cells.last_mut()) {
+            last.push_str(" <- fails");
+        }
+        for (offset, text) in cells {
             rows.push((at + offset, thread, text));
         }
         at += run;
@@ -110,6 +120,12 @@ mod tests {
     fn each_thread_has_its_column_and_rows_follow_the_steps() {
         let threads = ["t1".to_owned(), "t2".to_owned()];
         let steps = [(0, "A"), (0, "B"), (1, "y"), (1, "y"), (0, "C")];
-        assert_eq!(chart(&threads, &steps, ""), "#  t1   t2\n0  A B\n2       y x2\n4  C\n");
+        assert_eq!(chart(&threads, &steps, None, ""), "#  t1   t2\n0  A B\n2       y x2\n4  C\n");
+        // The failing step ends its row, marked; the run goes on in the next row.
+        let steps = [(0, "A"), (0, "B"), (0, "C"), (1, "y")];
+        assert_eq!(
+            chart(&threads, &steps, Some(1), "  "),
+            "  #  t1            t2\n  0  A B <- fails\n  2  C\n  3                y\n"
+        );
     }
 }

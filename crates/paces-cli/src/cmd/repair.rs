@@ -337,7 +337,7 @@ fn observer(
                 let steps: Vec<(usize, &str)> =
                     record.threads.iter().copied().zip(record.schedule.iter().map(String::as_str)).collect();
                 text.push('\n');
-                text.push_str(super::chart::chart(&threads, &steps, "    ").trim_end());
+                text.push_str(super::chart::chart(&threads, &steps, record.failing, "    ").trim_end());
             }
             print_line(status.as_deref(), &text);
         }

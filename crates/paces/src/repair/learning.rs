@@ -184,6 +184,7 @@ impl Learning {
         let trace = translate_trace(&cex.trace, &rejected.program, judge.program)?;
         record.schedule = cex.schedule.steps.iter().map(|s| s.label.clone()).collect();
         record.threads = cex.schedule.steps.iter().map(|s| s.thread.index()).collect();
+        record.failing = cex.failing_step;
         // A new deadlock of a candidate may be freed by a write its trace never reaches: when
         // the trace offers no fix, the guess is that one of the moves that led to it must be
         // undone.

@@ -258,6 +258,8 @@ pub struct Iteration {
     /// The thread of each step of [`Iteration::schedule`] (an index into the program's
     /// threads).
     pub threads: Vec<usize>,
+    /// The failing step of a bad trace (an index into [`Iteration::schedule`]).
+    pub failing: Option<usize>,
     /// Fixes its elimination graph offered.
     pub fixes: usize,
     /// The transformations of the candidate proposed afterwards (empty when none).
@@ -266,7 +268,15 @@ pub struct Iteration {
 
 impl Iteration {
     pub(super) fn new(kind: IterationKind, problem: String) -> Iteration {
-        Iteration { kind, problem, schedule: Vec::new(), threads: Vec::new(), fixes: 0, proposal: Vec::new() }
+        Iteration {
+            kind,
+            problem,
+            schedule: Vec::new(),
+            threads: Vec::new(),
+            failing: None,
+            fixes: 0,
+            proposal: Vec::new(),
+        }
     }
 }
 
