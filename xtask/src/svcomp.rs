@@ -164,7 +164,7 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
         .arg(file)
         .arg("-o")
         .arg(&out)
-        .arg("--max-time")
+        .arg("--time-limit")
         .arg(limit.to_string())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

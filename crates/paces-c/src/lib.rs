@@ -105,6 +105,15 @@ fn parse_c(prepared: &prepass::Prepared) -> Result<lang_c::ast::TranslationUnit,
     parse_prepared(prepared.text.clone(), |offset| prepared.original(offset))
 }
 
+/// Where a statement that misses its `;` ends, for a syntax error at byte `offset` of the
+/// prepared `text`: the end of the text before `offset` without the blank space in between,
+/// when that space holds a line break (a `;` missing at a line's end); `None` otherwise.
+fn statement_end(text: &str, offset: usize) -> Option<usize> {
+    let before = text.get(..offset)?;
+    let end = before.trim_end().len();
+    (end > 0 && before[end..].contains('\n')).then_some(end)
+}
+
 /// Runs the C parser on preprocessed `text`; a syntax error is placed in the source at
 /// `original(offset in text)`. Both C frontends parse through it.
 pub(crate) fn parse_prepared(
@@ -113,13 +122,24 @@ pub(crate) fn parse_prepared(
 ) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
     let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };
     // The parser is third-party code: a panic inside it is reported as an error, never passed on.
-    let result = std::panic::catch_unwind(move || lang_c::driver::parse_preprocessed(&config, text));
+    let result = std::panic::catch_unwind(move || {
+        let parsed = lang_c::driver::parse_preprocessed(&config, text.clone());
+        (parsed, text)
+    });
     match result {
-        Ok(Ok(parse)) => Ok(parse.unit),
-        Ok(Err(e)) => {
-            let at = original(e.offset);
+        Ok((Ok(parse), _)) => Ok(parse.unit),
+        Ok((Err(e), text)) => {
             let mut expected: Vec<&str> = e.expected.iter().copied().collect();
             expected.sort_unstable();
+            if let Some(end) = expected.contains(&";").then(|| statement_end(&text, e.offset)).flatten() {
+                let at = original(end);
+                let mut d = read::error("C0005", "expected `;`", Span { start: at, end: at }, "`;` expected here");
+                if expected.len() > 1 {
+                    d.notes.push(format!("expected one of: {}", expected.join(" ")));
+                }
+                return Err(d);
+            }
+            let at = original(e.offset);
             let mut d =
                 read::error("C0005", "syntax error", Span { start: at, end: at.saturating_add(1) }, "unexpected here");
             if !expected.is_empty() {

@@ -26,16 +26,17 @@ mod cmd;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// The input language (default: C for a file ending in `.c`, else Cwhile).
+    /// The input language (default: C or pthread C for a name ending in `.c`, Cwhile for `.cw`,
+    /// else, standard input too, by the text's first word: `var`, `thread`, `proc` Cwhile).
     #[arg(long, global = true, value_enum)]
     lang: Option<cmd::Lang>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Print a Cwhile program in canonical form (every label explicit).
+    /// Print a program as canonical Cwhile (every label explicit).
     Fmt(cmd::fmt::Args),
-    /// Translate a Cwhile program to another language.
+    /// Translate a program to Promela or C.
     Export(cmd::export::Args),
     /// Model-check a program: the verdict and a readable trace.
     Check(cmd::check::Args),

@@ -48,8 +48,11 @@ fn lang_c_reads_standard_input_as_c() {
     let out = paces(&["check", "--lang", "c", "-"], Some(&source));
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains(PUBLISH_LINE_16_FAILS), "{}", text(&out.stdout));
-    // The same bytes read as Cwhile are a syntax error.
+    // Without --lang the text is recognised as C; read as Cwhile it is a syntax error.
     let out = paces(&["check", "-"], Some(&source));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains(PUBLISH_LINE_16_FAILS), "{}", text(&out.stdout));
+    let out = paces(&["check", "--lang", "cwhile", "-"], Some(&source));
     assert_eq!(out.status.code(), Some(2));
 }
 

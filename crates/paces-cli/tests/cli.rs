@@ -333,3 +333,156 @@ thread reader {
     assert_eq!(moved, kept, "{fixed}");
     assert_ne!(after[3..9], before[3..9], "nothing moved:\n{fixed}");
 }
+
+#[test]
+fn time_limit_and_quiet_mean_the_same_in_check_and_repair() {
+    for command in ["check", "repair"] {
+        let help = text(&paces(&[command, "--help"], None).stdout);
+        assert!(help.contains("--time-limit <TIME_LIMIT>"), "{help}");
+        assert!(!help.contains("--max-time"), "the old spelling is a hidden alias: {help}");
+        assert!(help.contains("Write nothing on stderr but errors"), "{help}");
+        for flag in ["--time-limit", "--max-time"] {
+            let out = paces(&[command, &example("paper1"), flag, "0"], None);
+            assert_eq!(out.status.code(), Some(2), "{command} {flag}");
+            let err = text(&out.stderr);
+            assert!(err.contains("--time-limit takes a positive number of seconds"), "{command} {flag}: {err}");
+        }
+        let out = paces(&[command, &example("paper1"), "--time-limit", "60", "-q"], None);
+        assert_eq!(out.status.code(), Some(if command == "check" { 1 } else { 0 }), "{command}");
+        assert!(out.stderr.is_empty(), "{command} -q writes nothing on stderr: {}", text(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{command} -q still answers on stdout");
+    }
+}
+
+#[test]
+fn standard_input_is_read_in_the_language_its_text_starts_like() {
+    let c = std::fs::read(paces_heldin::path("paper1").with_extension("c")).unwrap();
+    let out = paces(&["check", "-"], Some(&c));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("<stdin>: bad: 17 fails"), "{}", text(&out.stdout));
+    let cwhile = std::fs::read(paces_heldin::path("paper1")).unwrap();
+    let out = paces(&["check", "-"], Some(&cwhile));
+    assert!(text(&out.stdout).starts_with("<stdin>: bad: 3 fails"), "{}", text(&out.stderr));
+    let pthread = b"// a comment first\n#include <pthread.h>\nint x;\nvoid *t(void *a) { x = 1; return 0; }\n\
+                    int main() { pthread_t a; pthread_create(&a, 0, t, 0); pthread_join(a, 0); \
+                    __VERIFIER_assert(x == 1); return 0; }\n";
+    let out = paces(&["check", "-"], Some(pthread));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A guess that fails to parse says what it guessed and how to choose.
+    let out = paces(&["check", "-"], Some(b"int x = 0;\nvoid t() { x = 1 + ; }\nvoid main() { t(); }\n"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("note: the input was read as C (the paper's dialect), guessed from its text"), "{err}");
+    assert!(err.contains("add --lang cwhile or --lang pthread"), "{err}");
+    // A text that starts with a Cwhile keyword is Cwhile for sure: no note.
+    let out = paces(&["check", "-"], Some(b"// x\nvar x;\nthread t { x := ; }\n"));
+    let err = text(&out.stderr);
+    assert!(err.contains("error[E0004]") && !err.contains("guessed"), "{err}");
+    // A named `.cw` file is Cwhile whatever it starts like: no guess, no note.
+    let path = scratch("named.cw", b"int x;\n");
+    let err = text(&paces(&["check", &path], None).stderr);
+    assert!(err.contains("error[E0004]") && !err.contains("guessed"), "{err}");
+}
+
+#[test]
+fn help_names_every_input_language() {
+    for command in ["repair", "check", "traces", "fmt", "export"] {
+        let help = text(&paces(&["help", command], None).stdout);
+        assert!(help.contains("The program: Cwhile, C or pthread C (see --lang)"), "{command}: {help}");
+        assert!(!help.contains("The Cwhile file"), "{command}: {help}");
+    }
+}
+
+#[test]
+fn a_failure_that_needs_no_other_thread_has_no_scheduling_repair() {
+    let src = b"var x = 0;\nthread t { a: x := 1; b: assert(x == 2); }\nthread u { c: x := 3; }\n";
+    let out = paces(&["repair", "-"], Some(src));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "no repair in this space: the failure (`b` fails) needs no other thread: thread `t` fails running \
+             alone, so no scheduling repair (reordering or atomic section) exists"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("has no cycle"), "{err}");
+}
+
+#[test]
+fn a_missing_semicolon_is_reported_at_the_end_of_its_statement() {
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("missing.cw", b"var x = 0;\nthread t {\n  a: x := 1\n  b: x := 2;\n}\n", "missing.cw:3:12"),
+        ("missing.c", b"int x = 0;\nvoid t() {\n  x = 1 // one\n  x = 2;\n}\nvoid main() { t(); }\n", "missing.c:3:8"),
+        (
+            "missing-pthread.c",
+            b"#include <pthread.h>\nint x = 0;\nvoid *t(void *a) {\n  x = 1\n  return 0;\n}\n\
+              int main() { pthread_t a; pthread_create(&a, 0, t, 0); return 0; }\n",
+            "missing-pthread.c:4:8",
+        ),
+    ];
+    for (name, src, at) in cases {
+        let path = scratch(name, src);
+        let out = paces(&["check", &path], None);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = text(&out.stderr);
+        assert!(err.contains("expected `;`"), "{name}: {err}");
+        assert!(err.contains(at), "{name}: {err}");
+        assert!(err.contains("^ `;` expected here"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn the_good_trace_step_bound_names_its_flag() {
+    let out = paces(&["repair", &example("paper1"), "--good-steps", "5"], None);
+    let err = text(&out.stderr);
+    assert!(err.contains("warning: the good-trace search stopped at its step bound (--good-steps raises it)"), "{err}");
+    let out = paces(&["repair", &example("paper1")], None);
+    assert!(!text(&out.stderr).contains("step bound"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn verbose_draws_each_trace_as_a_chart_with_repetitions_counted() {
+    let src = b"var x = 0, y = 0;\nthread t { L1: while (x < 3) { L2: x := x + 1; } L3: assert(y == 0); }\n\
+                thread u { L4: y := 1; L5: y := 0; }\n";
+    let out = paces(&["repair", "-", "--verbose"], Some(src));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let chart = "paces: <stdin>: iteration 1: bad trace: `L3` fails (10 steps); 1 fixes; next: atomic [L4; L5]\n\
+                 \x20   #  t                        u\n\
+                 \x20   0  (L1.body L2) x3 L1.exit\n\
+                 \x20   7                           L4\n\
+                 \x20   8  L3 <- fails\n\
+                 \x20   9                           L5\n";
+    assert!(err.contains(chart), "{err}");
+}
+
+#[test]
+fn the_time_parts_sum_to_the_total() {
+    // ex2's loop walks and lists its small space in cost order: listing is one of the parts.
+    let out = paces(&["repair", &example("ex2"), "--format", "json"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let time = doc["time_ms"].as_object().unwrap();
+    let parts = ["read", "explore", "good", "complete", "learn", "solve", "apply", "list", "print", "other"];
+    let keys: Vec<&str> = time.keys().map(String::as_str).filter(|k| *k != "total").collect();
+    let mut sorted = parts.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted, "every part is named");
+    let sum: f64 = parts.iter().map(|p| time[*p].as_f64().unwrap()).sum();
+    let total = time["total"].as_f64().unwrap();
+    assert!((sum - total).abs() < 0.01, "the parts ({sum} ms) sum to the total ({total} ms)");
+    assert!(time["list"].as_f64().unwrap() > 0.0, "{time:?}");
+    // The summary names the parts that show; each left out is under half a millisecond.
+    let err = text(&paces(&["repair", &example("ex2")], None).stderr);
+    let line = err.lines().find(|l| l.starts_with("  states explored: ")).unwrap();
+    let (head, parts) = line.split_once(" s (").unwrap();
+    let total: f64 = head.rsplit(' ').next().unwrap().parse().unwrap();
+    let shown: Vec<f64> = parts
+        .trim_end_matches(')')
+        .split(", ")
+        .map(|p| p.trim_end_matches(" s").rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let sum: f64 = shown.iter().sum();
+    assert!((sum - total).abs() <= 0.0005 * 11.0, "{line}");
+}

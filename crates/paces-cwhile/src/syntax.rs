@@ -38,9 +38,30 @@ fn expected_note(expected: &[String]) -> Option<String> {
     }
 }
 
-fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str) -> Diagnostic {
+/// Where the last token before byte `at` ends, given every token's end in order.
+fn end_before(ends: &[usize], at: usize) -> Option<usize> {
+    ends.get(ends.partition_point(|&e| e <= at).checked_sub(1)?).copied()
+}
+
+/// A syntax error as a diagnostic; `ends` holds where each token ends, in order: a missing `;`
+/// whose statement the next line follows is reported at the end of the statement's last
+/// token, not at the next line's first.
+fn parse_error(e: ParseError<usize, Tok<'_>, UserError>, source: &str, ends: &[usize]) -> Diagnostic {
     match e {
         ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
+            let semicolon = expected.iter().any(|e| e == "\";\"");
+            if let Some(end) = end_before(ends, l).filter(|&end| semicolon && source[end..l].contains('\n')) {
+                let d = Diagnostic::new(
+                    "E0004",
+                    format!("expected `;`, found {}", tok.describe()),
+                    span(end, end),
+                    "`;` expected here",
+                );
+                return match expected_note(&expected) {
+                    Some(n) if expected.len() > 1 => d.note(n),
+                    _ => d,
+                };
+            }
             let d = Diagnostic::new("E0004", format!("unexpected {}", tok.describe()), span(l, r), "unexpected here");
             match expected_note(&expected) {
                 Some(n) => d.note(n),
@@ -144,10 +165,11 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
             (end + (rest.len() - rest.trim_start().len())) as u32
         })
         .collect();
+    let ends: Vec<usize> = tokens.iter().filter_map(|t| t.as_ref().ok().map(|(_, _, r)| *r)).collect();
     let mut recovered = Vec::new();
     let result = grammar::ProgramParser::new().parse(&mut recovered, tokens);
     for r in recovered {
-        let d = parse_error(r.error, source);
+        let d = parse_error(r.error, source, &ends);
         if !(unterminated && d.code == "E0005") {
             diags.push(d);
         }
@@ -156,7 +178,7 @@ pub(crate) fn parse(source: &str) -> Result<Vec<Decl>, Vec<Diagnostic>> {
         Ok(decls) if diags.is_empty() => return Ok(decls),
         Ok(_) => {}
         Err(e) => {
-            let d = parse_error(e, source);
+            let d = parse_error(e, source, &ends);
             // An unterminated comment swallows the rest of the file: the parser's complaint
             // about the missing end adds nothing.
             if !(unterminated && d.code == "E0005") {

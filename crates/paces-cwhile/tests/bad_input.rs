@@ -208,7 +208,7 @@ fn syntax_errors_are_recovered() {
     let src = "var x;\nthread t {\n  x := ;\n  skip;\n  assert(x ==);\n  x := 1\n}\n";
     let d = parse(src).unwrap_err();
     let at: Vec<_> = d.iter().map(|d| (d.code, d.line_col(src))).collect();
-    assert_eq!(at, [("E0004", (3, 8)), ("E0004", (5, 14)), ("E0004", (7, 1))], "{d}");
+    assert_eq!(at, [("E0004", (3, 8)), ("E0004", (5, 14)), ("E0004", (6, 9))], "{d}");
 }
 
 #[test]

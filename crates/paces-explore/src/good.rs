@@ -37,7 +37,7 @@ impl Default for GoodConfig {
         GoodConfig {
             max_traces: 200,
             per_assertion: Self::DEFAULT_PER_ASSERTION,
-            max_steps: 200_000,
+            max_steps: Self::DEFAULT_MAX_STEPS,
             max_len: 500,
             unwind: 2,
             preemption_free: true,
@@ -53,6 +53,9 @@ impl Default for GoodConfig {
 impl GoodConfig {
     /// The default of [`GoodConfig::per_assertion`].
     pub const DEFAULT_PER_ASSERTION: usize = 10;
+
+    /// The default of [`GoodConfig::max_steps`].
+    pub const DEFAULT_MAX_STEPS: usize = 200_000;
 
     /// The default configuration.
     pub fn new() -> Self {
@@ -73,7 +76,7 @@ impl GoodConfig {
     }
 
     /// The most steps taken by each of the three searches (each is a bounded depth-first
-    /// enumeration of paths). Default: 200,000.
+    /// enumeration of paths). Default: [`GoodConfig::DEFAULT_MAX_STEPS`] (200,000).
     pub fn max_steps(mut self, n: usize) -> Self {
         self.max_steps = n;
         self

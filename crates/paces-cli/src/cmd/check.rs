@@ -1,7 +1,7 @@
 //! `paces check FILE`: the model checker's verdict and a readable trace.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use paces::cwhile::Program;
 use paces::explore::{check, render_columns, CheckResult, Config, Verdict};
@@ -12,7 +12,7 @@ use super::{count, fail_in, threads_json, verdict_json, write_stdout, FileArg, F
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The Cwhile file (`-` reads standard input).
+    /// The program: Cwhile, C or pthread C (see --lang); `-` reads standard input.
     pub file: FileArg,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -25,7 +25,8 @@ pub struct Args {
     /// drawn one column per thread with its partial order.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
-    /// Draw no progress line (it is drawn on stderr only when that is a terminal).
+    /// Write nothing on stderr but errors (`check` writes only its progress line there, and
+    /// only when stderr is a terminal).
     #[arg(short, long)]
     pub quiet: bool,
     /// Bounds and switches of the checker.
@@ -42,9 +43,10 @@ pub struct CheckerArgs {
     /// Stop after storing this many states (a clear "bound reached", never a hang).
     #[arg(long, default_value_t = Config::DEFAULT_MAX_STATES, allow_negative_numbers = true)]
     pub max_states: usize,
-    /// Stop the checker after this many seconds.
-    #[arg(long, allow_negative_numbers = true)]
-    pub max_time: Option<f64>,
+    /// Stop after this many seconds, counted from the command's start (reading the program
+    /// included) and covering all its work (reported as "time limit" or a time bound).
+    #[arg(long, alias = "max-time", allow_negative_numbers = true)]
+    pub time_limit: Option<f64>,
     /// Stop the checker when its stored states take this many MiB (a clear "memory bound").
     #[arg(long, default_value_t = MIB_DEFAULT_MAX_MEMORY, allow_negative_numbers = true)]
     pub max_memory: u64,
@@ -95,6 +97,7 @@ impl CheckerArgs {
         lang: Option<Lang>,
         format: Format,
     ) -> Result<(Input, Program, Config, Vec<String>), Outcome> {
+        let started = Instant::now();
         let input =
             super::read_input(file, lang).map_err(|message| fail_in(format, &file.display().to_string(), &message))?;
         let mut options = paces_c::pthread::Options::default();
@@ -102,12 +105,13 @@ impl CheckerArgs {
             options.nondet = range;
         }
         let (program, bounds) = super::parse_bounded(&input, format, &options)?;
-        let config = self.config().map_err(|message| fail_in(format, &input.name, message))?;
+        let config = self.config(started).map_err(|message| fail_in(format, &input.name, message))?;
         Ok((input, program, config, bounds))
     }
 
-    /// The checker configuration these flags describe, or what is wrong with them.
-    pub fn config(&self) -> Result<Config, &'static str> {
+    /// The checker configuration these flags describe for a command that started at
+    /// `started`, or what is wrong with them.
+    pub fn config(&self, started: Instant) -> Result<Config, &'static str> {
         if self.max_memory == 0 {
             return Err("--max-memory takes a positive number of MiB");
         }
@@ -118,13 +122,22 @@ impl CheckerArgs {
             .por(!self.no_por)
             .unwind(self.unwind)
             .threads(self.threads);
-        if let Some(s) = self.max_time {
-            if !(s.is_finite() && s > 0.0) {
-                return Err("--max-time takes a positive number of seconds");
-            }
-            c = c.max_time(Some(Duration::from_secs_f64(s)));
+        if let Some(left) = self.time_left(started)? {
+            c = c.max_time(Some(left));
         }
         Ok(c)
+    }
+
+    /// The time `--time-limit` leaves after what has passed since `started` (at least a
+    /// millisecond); `None` without a limit; an error for a limit that is no positive number.
+    pub fn time_left(&self, started: Instant) -> Result<Option<Duration>, &'static str> {
+        match self.time_limit {
+            None => Ok(None),
+            Some(s) if s.is_finite() && s > 0.0 => {
+                Ok(Some(Duration::from_secs_f64(s).saturating_sub(started.elapsed()).max(Duration::from_millis(1))))
+            }
+            Some(_) => Err("--time-limit takes a positive number of seconds"),
+        }
     }
 }
 

@@ -12,7 +12,7 @@ pub struct Args {
     /// Write the program in the C dialect of the paper's tool (see docs/c-frontend.md).
     #[arg(long)]
     pub c: bool,
-    /// The Cwhile file (`-` reads standard input).
+    /// The program: Cwhile, C or pthread C (see --lang); `-` reads standard input.
     pub file: FileArg,
 }
 

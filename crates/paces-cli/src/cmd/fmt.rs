@@ -5,7 +5,7 @@ use super::{load, write_stdout, FileArg, Format, Lang, Outcome};
 /// Arguments of `paces fmt`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The Cwhile file (`-` reads standard input).
+    /// The program: Cwhile, C or pthread C (see --lang); `-` reads standard input.
     pub file: FileArg,
     /// Print no program: exit with 0 when the file is in canonical form, with 1 (and a note on
     /// stderr) when it is not.

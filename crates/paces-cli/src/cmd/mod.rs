@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use paces_cwhile::Program;
 
+pub mod chart;
 pub mod check;
 pub mod check_all;
 pub mod export;
@@ -49,12 +50,18 @@ pub struct Input {
     pub name: String,
     /// The raw bytes.
     pub bytes: Vec<u8>,
-    /// Its language: the one `--lang` chose, else C for a name ending in `.c`, else Cwhile.
+    /// Its language: the one `--lang` chose, else guessed from the name and the text
+    /// ([`read_input`]).
     pub lang: Lang,
+    /// Whether `--lang` was absent and the text was taken for C or pthread C by its first word
+    /// (the name has no `.c` or `.cw` ending; a Cwhile guess rests on a Cwhile keyword): a
+    /// parse error then says how to choose the language.
+    pub guessed: bool,
 }
 
 /// Reads a file, or standard input for `-`, in the language `lang` (`None`: by the file's
-/// name, see [`Input::lang`]); why it cannot be read otherwise.
+/// name ending, `.c` C or pthread C, `.cw` Cwhile, else by the text); why it cannot be read
+/// otherwise.
 pub fn read_input(path: &Path, lang: Option<Lang>) -> Result<Input, String> {
     let (name, bytes) = if path == Path::new("-") {
         let mut bytes = Vec::new();
@@ -68,8 +75,10 @@ pub fn read_input(path: &Path, lang: Option<Lang>) -> Result<Input, String> {
             Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
         }
     };
+    let by_text = lang.is_none() && !name.ends_with(".c") && !name.ends_with(".cw");
     let lang = lang.unwrap_or_else(|| guess_lang(&name, &bytes));
-    Ok(Input { name, bytes, lang })
+    let guessed = by_text && lang != Lang::Cwhile;
+    Ok(Input { name, bytes, lang, guessed })
 }
 
 /// Reads and parses a file (`-`: standard input) in the language `lang` (`None`: by the
@@ -94,14 +103,41 @@ pub enum Lang {
 
 /// The language of an input that `--lang` does not name: for a name ending in `.c`, pthread C
 /// when the text looks like it ([`paces_c::pthread::looks_like_pthread`]) and the paper's
-/// dialect otherwise; else Cwhile.
+/// dialect otherwise; Cwhile for a name ending in `.cw`; for any other name (standard input
+/// among them) the language the text starts like ([`text_lang`]).
 fn guess_lang(name: &str, bytes: &[u8]) -> Lang {
-    if !name.ends_with(".c") {
+    let text = String::from_utf8_lossy(bytes);
+    let c_family = || if paces_c::pthread::looks_like_pthread(&text) { Lang::Pthread } else { Lang::C };
+    if name.ends_with(".cw") || (!name.ends_with(".c") && text_lang(&text) == Lang::Cwhile) {
         Lang::Cwhile
-    } else if paces_c::pthread::looks_like_pthread(&String::from_utf8_lossy(bytes)) {
-        Lang::Pthread
     } else {
-        Lang::C
+        c_family()
+    }
+}
+
+/// The language a text starts like, by its first word after comments and blank space:
+/// Cwhile when it is `var`, `thread` or `proc` (the words a Cwhile program's declarations
+/// start with), or when there is no word at all; [`Lang::C`] for a `#` directive or any
+/// other word (`int`, `void`, `static` ...: a C declaration).
+fn text_lang(text: &str) -> Lang {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.split_once('\n').map_or("", |(_, r)| r);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, r)| r);
+        } else {
+            break;
+        }
+    }
+    if rest.starts_with('#') {
+        return Lang::C;
+    }
+    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    match word.as_str() {
+        "" | "var" | "thread" | "proc" => Lang::Cwhile,
+        _ => Lang::C,
     }
 }
 
@@ -141,8 +177,22 @@ pub fn parse_bounded(
         let _ = err.write_all(text.as_bytes());
         let n = diags.len();
         let _ = writeln!(err, "paces: {}: {n} error{}", input.name, if n == 1 { "" } else { "s" });
+        if input.guessed {
+            let _ = writeln!(err, "paces: note: {}", guessed_note(input.lang));
+        }
         Outcome::Failure
     })
+}
+
+/// What a parse error of an input whose language was guessed adds: the language it was read
+/// as and the flag that chooses another.
+fn guessed_note(lang: Lang) -> String {
+    let (read_as, others) = match lang {
+        Lang::Cwhile => ("Cwhile", "add --lang c or --lang pthread if it is C"),
+        Lang::C => ("C (the paper's dialect)", "add --lang cwhile or --lang pthread if it is not"),
+        Lang::Pthread => ("pthread C", "add --lang c or --lang cwhile if it is not"),
+    };
+    format!("the input was read as {read_as}, guessed from its text (its name has no .c or .cw ending): {others}")
 }
 
 /// Whether to colour stderr: only on a terminal, and never when `NO_COLOR` is set to a

@@ -32,7 +32,7 @@ pub enum LearnArg {
 /// Arguments of `paces repair`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The Cwhile file (`-` reads standard input).
+    /// The program: Cwhile, C or pthread C (see --lang); `-` reads standard input.
     pub file: FileArg,
     /// Write the repaired program to this file (in every format; with text the program then
     /// leaves stdout). Checked for writing before the repair starts.
@@ -52,15 +52,12 @@ pub struct Args {
     /// with its traces drawn one column per thread, the graphs of each bad trace, the acceptance.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
-    /// Print no summary.
+    /// Write nothing on stderr but errors: no summary, no progress line.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Print each iteration on stderr as it ends (before the summary), and the diff.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Stop after this many seconds (reported as "time limit").
-    #[arg(long, allow_negative_numbers = true)]
-    pub time_limit: Option<f64>,
     /// The most bad-trace rounds.
     #[arg(long, allow_negative_numbers = true, default_value_t = Repair::DEFAULT_MAX_ITERATIONS)]
     pub max_iterations: usize,
@@ -89,6 +86,10 @@ pub struct Args {
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
+    /// The most steps each of the good-trace search's three enumerations takes (raise it when
+    /// the summary says the search stopped at its step bound).
+    #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_MAX_STEPS)]
+    pub good_steps: usize,
     /// Find a cheapest repair by brute force instead of the loop: every candidate of the space
     /// in cost order, each judged by the checker as the loop judges its candidates. Refuses a
     /// space with more candidates than --exhaustive-limit.
@@ -142,12 +143,10 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    let time_limit = match args.time_limit {
-        None => None,
-        Some(s) if s.is_finite() && s > 0.0 => {
-            Some(Duration::from_secs_f64(s).saturating_sub(started.elapsed()).max(Duration::from_millis(1)))
-        }
-        Some(_) => return fail_in(args.format, &input.name, "--time-limit takes a positive number of seconds"),
+    let read = started.elapsed();
+    let time_limit = match args.bounds.time_left(started) {
+        Ok(left) => left,
+        Err(message) => return fail_in(args.format, &input.name, message),
     };
     if let Err(message) = check_destinations(args) {
         return fail_in(args.format, &input.name, &message);
@@ -158,7 +157,8 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         line.draw(&format!("paces: repairing {} ...", input.name));
     }
     let verbose = args.verbose && args.format == Format::Text;
-    let repair = repair.on_event(observer(&input.name, status.clone(), verbose));
+    let threads: Vec<String> = program.threads.iter().map(|t| t.name.clone()).collect();
+    let repair = repair.on_event(observer(&input.name, threads, status.clone(), verbose));
     let outcome = if args.exhaustive { repair.optimum(&program) } else { repair.run(&program) };
     if let Some(line) = &status {
         line.clear();
@@ -195,7 +195,9 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
             return fail_in(args.format, &input.name, &message);
         }
     }
-    let written = emit(args, &input, &program, &report, Layout { lost: layout_lost, as_cwhile }, success, &bounds);
+    let times = Times::of(&report, read, started.elapsed());
+    let layout = Layout { lost: layout_lost, as_cwhile };
+    let written = emit(args, &input, &program, (&report, &times), layout, success, &bounds);
     match written {
         Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
         Outcome::Success if success => Outcome::Success,
@@ -223,7 +225,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .fallback(!args.no_fallback)
         .relax_on_conflict(!args.no_relax)
         .optimise(!args.no_optimise)
-        .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion))
+        .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps))
         .dot(args.dot.is_some() || args.report.is_some())
         .exhaustive_limit(args.exhaustive_limit)
         .hunt_states(args.hunt_states)
@@ -238,13 +240,46 @@ struct Layout {
     as_cwhile: bool,
 }
 
-/// Writes the repaired program (to `--output` or stdout) and the summary or JSON report; the
-/// outcome of the writing (`success` and the model's `bounds` shape the summary's notes).
+/// Where a repair command's time went, part by part: reading the program, the parts of the
+/// run ([`paces::TimeSplit`]), then printing (building the report's texts and the repaired
+/// program); the parts sum to the total.
+pub struct Times {
+    /// From the command's start to the printing of its answer.
+    pub total: Duration,
+    /// Each part: its key in JSON, its name in the summary, its time.
+    pub parts: Vec<(&'static str, &'static str, Duration)>,
+}
+
+impl Times {
+    /// The parts of a command that read its program in `read` and reached its answer after
+    /// `elapsed`, whose run `report` tells.
+    pub fn of(report: &Report, read: Duration, elapsed: Duration) -> Times {
+        let t = &report.time;
+        let total = elapsed.max(read + t.total);
+        let parts = vec![
+            ("read", "reading", read),
+            ("explore", "checking", t.explore),
+            ("good", "good-trace search", t.good),
+            ("complete", "completing bad traces", t.complete),
+            ("learn", "learning", t.learn),
+            ("solve", "solving", t.solve),
+            ("apply", "building candidates", t.apply),
+            ("list", "listing candidates", t.list),
+            ("print", "printing", total.saturating_sub(read + t.total)),
+            ("other", "other", t.other()),
+        ];
+        Times { total, parts }
+    }
+}
+
+/// Writes the repaired program (to `--output` or stdout) and the summary or JSON report of the
+/// run and its `times`; the outcome of the writing (`success` and the model's `bounds` shape
+/// the summary's notes).
 fn emit(
     args: &Args,
     input: &super::Input,
     program: &paces::cwhile::Program,
-    report: &Report,
+    (report, times): (&Report, &Times),
     layout: Layout,
     success: bool,
     bounds: &[String],
@@ -258,13 +293,13 @@ fn emit(
     };
     match (written, args.format) {
         (Outcome::Success, Format::Json) => {
-            let mut doc = report_json(&input.name, program, report);
+            let mut doc = report_json(&input.name, program, report, times);
             doc["layout_kept"] = serde_json::Value::Bool(!layout.lost);
             write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()))
         }
         (Outcome::Success, Format::Text) => {
             if !args.quiet {
-                let mut text = summary(&input.name, report, args.verbose);
+                let mut text = summary(&input.name, report, times, args.verbose);
                 if layout.as_cwhile {
                     text.push_str(C_AS_CWHILE);
                 } else if layout.lost {
@@ -287,9 +322,11 @@ fn emit(
 }
 
 /// What the repair tells as it runs: each check's progress on the status line (when there is
-/// one), and with `verbose` each iteration's line on stderr when the iteration ends.
+/// one), and with `verbose` each iteration on stderr when the iteration ends (its line, then its
+/// trace as a chart whose columns are the program's `threads`).
 fn observer(
     name: &str,
+    threads: Vec<String>,
     status: Option<Arc<StatusLine>>,
     verbose: bool,
 ) -> impl Fn(&RepairEvent) + Send + Sync + 'static {
@@ -305,20 +342,27 @@ fn observer(
             }
         }
         RepairEvent::IterationEnded { iteration, record, .. } if verbose => {
-            print_line(status.as_deref(), &format!("paces: {name}: {}", iteration_text(*iteration, record)));
+            let mut text = format!("paces: {name}: {}", iteration_text(*iteration, record));
+            if !record.schedule.is_empty() {
+                let steps: Vec<(usize, &str)> =
+                    record.threads.iter().copied().zip(record.schedule.iter().map(String::as_str)).collect();
+                text.push('\n');
+                text.push_str(super::chart::chart(&threads, &steps, record.failing, "    ").trim_end());
+            }
+            print_line(status.as_deref(), &text);
         }
         _ => {}
     }
 }
 
-/// One iteration in words: `iteration 1: bad trace: `3` fails [A 1 B 2 3]; 2 fixes; next:
-/// swap A <-> B`.
+/// One iteration in words: `iteration 1: bad trace: `3` fails (5 steps); 2 fixes; next:
+/// swap A <-> B` (the steps themselves are drawn as a chart, see [`super::chart::chart`]).
 pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
     format!(
-        "iteration {number}: {} trace: {} [{}]; {} fixes; next: {}",
+        "iteration {number}: {} trace: {} ({}); {} fixes; next: {}",
         it.kind,
         it.problem,
-        it.schedule.join(" "),
+        super::count(it.schedule.len() as u64, "step"),
         it.fixes,
         if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
     )
@@ -342,7 +386,14 @@ pub fn good_bounds_note(bounds: &[paces::explore::GoodBound]) -> Option<String> 
     if bounds.is_empty() {
         return None;
     }
-    let names: Vec<String> = bounds.iter().map(ToString::to_string).collect();
+    let names: Vec<String> = bounds
+        .iter()
+        .map(|b| match b {
+            paces::explore::GoodBound::Steps => format!("{b} (--good-steps raises it)"),
+            paces::explore::GoodBound::Time => format!("{b} (--time-limit)"),
+            _ => b.to_string(),
+        })
+        .collect();
     Some(format!("the good-trace search stopped at its {}: the good traces are a sample", names.join(", ")))
 }
 
@@ -355,8 +406,8 @@ fn write_dots(dir: &std::path::Path, report: &Report) -> std::io::Result<()> {
 }
 
 /// The text summary written to stderr (with `verbose`, also the diff; the iterations are
-/// written as they end, not here).
-pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
+/// written as they end, not here); its last line tells the `times`.
+pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> String {
     let how = match report.exhaustive {
         Some(_) => "exhaustive search".to_owned(),
         None => format!("{} mode", report.mode),
@@ -428,14 +479,18 @@ pub fn summary(name: &str, report: &Report, verbose: bool) -> String {
         let verdict = if o.is_proved() { "optimal in the space" } else { "cheapest found" };
         s.push_str(&format!("  cost {}: {verdict} ({})\n", c.cost(&report.space), o.why()));
     }
-    let t = &report.time;
+    // The parts that show as 0.001 s or more (each left out is under half a millisecond).
+    let parts: Vec<String> = times
+        .parts
+        .iter()
+        .filter(|(_, _, d)| *d >= Duration::from_micros(500))
+        .map(|(_, what, d)| format!("{what} {:.3} s", d.as_secs_f64()))
+        .collect();
     s.push_str(&format!(
-        "  states explored: {}; time {:.3} s (explore {:.3} s, learn {:.3} s, solve {:.3} s)\n",
+        "  states explored: {}; time {:.3} s ({})\n",
         report.states_explored,
-        t.total.as_secs_f64(),
-        t.explore.as_secs_f64(),
-        t.learn.as_secs_f64(),
-        t.solve.as_secs_f64()
+        times.total.as_secs_f64(),
+        if parts.is_empty() { "each part under a millisecond".to_owned() } else { parts.join(", ") }
     ));
     if verbose && !report.diff.is_empty() {
         s.push_str("  diff:\n");
@@ -468,8 +523,9 @@ fn deadlock_rule_text(rule: paces::DeadlockRule) -> &'static str {
     }
 }
 
-/// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md).
-pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report) -> serde_json::Value {
+/// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md)
+/// of a run that took `times`.
+pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report, times: &Times) -> serde_json::Value {
     let space = &report.space;
     let candidate = report.candidate.as_ref().map(|c| {
         let blocks: Vec<Vec<&str>> = space
@@ -544,10 +600,10 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         "states_explored": report.states_explored,
         "original_states": report.original_states,
         "unwind_reached": report.unwind_reached,
-        "time_ms": {
-            "total": ms(report.time.total), "explore": ms(report.time.explore),
-            "learn": ms(report.time.learn), "solve": ms(report.time.solve),
-        },
+        "time_ms": std::iter::once(("total", times.total))
+            .chain(times.parts.iter().map(|(key, _, d)| (*key, *d)))
+            .map(|(key, d)| (key.to_owned(), serde_json::json!(ms(d))))
+            .collect::<serde_json::Map<_, _>>(),
         "history": history,
         "cost": report.candidate.as_ref().map(|c| {
             let cost = c.cost(space);

@@ -8,7 +8,7 @@ use super::{fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, 
 /// Arguments of `paces traces`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The Cwhile file (`-` reads standard input).
+    /// The program: Cwhile, C or pthread C (see --lang); `-` reads standard input.
     pub file: FileArg,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -16,6 +16,10 @@ pub struct Args {
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
+    /// The most steps each of the good-trace search's three enumerations takes (raise it when
+    /// the summary says the search stopped at its step bound).
+    #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_MAX_STEPS)]
+    pub good_steps: usize,
     /// Bounds and switches of the checker (for the bad trace).
     #[command(flatten)]
     pub bounds: CheckerArgs,
@@ -24,15 +28,23 @@ pub struct Args {
 /// Runs `paces traces`: exit 0 when the traces are listed (whatever the verdict), 2 on bad
 /// input or usage.
 pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
+    let started = std::time::Instant::now();
     let (input, program, config) = match args.bounds.load(&args.file, lang, args.format) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    let found = match search_good_traces(&program, &GoodConfig::new().per_assertion(args.per_assertion)) {
+    // Validated by the load: a limit is a positive number here.
+    let left = args.bounds.time_left(started).unwrap_or_default();
+    let found = match search_good_traces(
+        &program,
+        &GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps).max_time(left),
+    ) {
         Ok(g) => g,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
     let good = &found.traces;
+    // The check has what the good-trace search left of the time limit.
+    let config = config.max_time(args.bounds.time_left(started).unwrap_or_default());
     let result = match check(&program, &config) {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),

@@ -11,7 +11,7 @@ use paces_cwhile::ir::Program;
 
 use super::config::Repair;
 use super::judge::{Judge, Judgement};
-use super::report::{Exhaustive, Report, StopReason};
+use super::report::{apply_time, Exhaustive, Report, StopReason};
 use crate::{Error, ErrorKind};
 
 impl Repair {
@@ -103,7 +103,8 @@ pub(super) fn judge_in_order(judge: &mut Judge<'_>, candidates: Vec<Candidate>) 
         if judge.out_of_time() {
             return Ok((StopReason::TimeLimit, checked));
         }
-        let repaired = judge.program.apply(&candidate)?;
+        let original = judge.program;
+        let repaired = judge.report.timed(apply_time, || original.apply(&candidate))?;
         checked += 1;
         match judge.judge(&repaired)? {
             Judgement::Accepted(acceptance, _) => {

@@ -14,7 +14,7 @@ use paces_learn::{Learner, Proposal};
 use paces_trace::Trace;
 
 use super::judge::{Judge, Rejection};
-use super::report::{explore_time, learn_time, solve_time, Iteration, IterationKind, StopReason};
+use super::report::{complete_time, good_time, learn_time, solve_time, Iteration, IterationKind, StopReason};
 use crate::{Error, ErrorKind};
 
 /// Configurations the free-transformation search of one good trace may visit.
@@ -54,7 +54,7 @@ impl Learning {
         let remaining = judge.cfg.time_limit.map(|limit| limit.saturating_sub(judge.report.start().elapsed()));
         let config = judge.cfg.good.clone().max_time(remaining);
         let program = judge.program;
-        let found = judge.report.timed(explore_time, || search_good_traces(program, &config))?;
+        let found = judge.report.timed(good_time, || search_good_traces(program, &config))?;
         judge.report.good_search_bounds = found.bounds;
         let traces = found.traces;
         for (i, t) in traces.iter().enumerate() {
@@ -177,12 +177,15 @@ impl Learning {
         cex: &Counterexample,
         record: &mut Iteration,
     ) -> Result<ControlFlow<StopReason>, Error> {
+        let solo = failing_thread_alone(cex);
         // Execution goes on after a failure: complete the trace so that its generalisation
         // sees the writes after the failing read.
         let cex =
-            judge.report.timed(explore_time, || complete_counterexample(&rejected.program, cex, COMPLETION_BUDGET))?;
+            judge.report.timed(complete_time, || complete_counterexample(&rejected.program, cex, COMPLETION_BUDGET))?;
         let trace = translate_trace(&cex.trace, &rejected.program, judge.program)?;
         record.schedule = cex.schedule.steps.iter().map(|s| s.label.clone()).collect();
+        record.threads = cex.schedule.steps.iter().map(|s| s.thread.index()).collect();
+        record.failing = cex.failing_step;
         // A new deadlock of a candidate may be freed by a write its trace never reaches: when
         // the trace offers no fix, the guess is that one of the moves that led to it must be
         // undone.
@@ -208,11 +211,19 @@ impl Learning {
         }
         record.fixes = lesson.fixes;
         if lesson.fixes == 0 && rejected.candidate.is_none() {
-            let explanation = format!(
-                "the elimination graph of the original program's bad trace ({}) has no cycle: \
+            let explanation = match solo {
+                Some(thread) => format!(
+                    "the failure ({}) needs no other thread: thread `{}` fails running alone, so no \
+                     scheduling repair (reordering or atomic section) exists",
+                    record.problem,
+                    judge.program.threads.get(thread).map_or("?", |t| t.name.as_str())
+                ),
+                None => format!(
+                    "the elimination graph of the original program's bad trace ({}) has no cycle: \
                  no reordering or atomic section of this space removes it",
-                record.problem
-            );
+                    record.problem
+                ),
+            };
             return Ok(ControlFlow::Break(StopReason::NoRepair { explanation }));
         }
         Ok(ControlFlow::Continue(()))
@@ -264,4 +275,12 @@ fn push_bad_dots(judge: &mut Judge<'_>, trace: &Trace, e: &Elimination) {
             judge.report.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
         }
     }
+}
+
+/// The thread of a bad trace whose failing step and every step before it are that thread's:
+/// the failure then needs no other thread. `None` for any other trace.
+fn failing_thread_alone(cex: &Counterexample) -> Option<usize> {
+    let steps = cex.schedule.steps.get(..=cex.failing_step?)?;
+    let thread = steps.last()?.thread;
+    steps.iter().all(|s| s.thread == thread).then(|| thread.index())
 }

@@ -8,7 +8,7 @@ use paces_learn::Proposal;
 use super::exhaustive::in_cost_order;
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Rejected};
-use super::report::{solve_time, IterationKind, Optimality};
+use super::report::{apply_time, list_time, solve_time, IterationKind, Optimality};
 use crate::{Error, ErrorKind};
 
 /// The most cheaper candidates the optimisation phase judges in a space too large to list.
@@ -51,15 +51,21 @@ pub(super) fn optimise(judge: &mut Judge<'_>, learning: &mut Learning, listable:
 /// Judges every candidate cheaper than `cost` of a space of `size` candidates, cheapest
 /// first; the first accepted replaces the repair.
 fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimality, Error> {
-    let mut cheaper = in_cost_order(&judge.space, size)?;
-    cheaper.retain(|c| c.cost(&judge.space) < cost);
+    let space = &judge.space;
+    let cheaper = judge.report.timed(list_time, || {
+        in_cost_order(space, size).map(|mut all| {
+            all.retain(|c| c.cost(space) < cost);
+            all
+        })
+    })?;
     let total = cheaper.len();
     for (checked, candidate) in cheaper.into_iter().enumerate() {
         if judge.out_of_time() {
             let why = format!("the time limit came after {checked} of the {total} cheaper candidates");
             return Ok(Optimality::CheapestFound(why));
         }
-        let program = judge.program.apply(&candidate)?;
+        let original = judge.program;
+        let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
         match judge.judge(&program)? {
             Judgement::Accepted(acceptance, None) => {
                 let transformations = candidate.transformations(&judge.space);
@@ -108,7 +114,8 @@ fn by_learning(judge: &mut Judge<'_>, learning: &mut Learning, mut cost: Cost) -
             }
         };
         checked += 1;
-        let program = judge.program.apply(&candidate)?;
+        let original = judge.program;
+        let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
         let why = match judge.judge(&program)? {
             Judgement::Accepted(acceptance, None) => {
                 cost = candidate.cost(&judge.space);

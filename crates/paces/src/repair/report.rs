@@ -143,23 +143,52 @@ impl Acceptance {
     }
 }
 
-/// Where the time went.
+/// Where the time went: each part apart, so that the parts and [`TimeSplit::other`] sum to
+/// [`TimeSplit::total`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TimeSplit {
-    /// Model checking (candidates, good traces, sequential states).
+    /// Model checking of programs: the original, the candidates, their sequential final states.
     pub explore: Duration,
+    /// The good-trace search of mixed mode.
+    pub good: Duration,
+    /// Running bad traces on past their failure to their end (before learning from them).
+    pub complete: Duration,
     /// LearnGoodUnder and bad-trace elimination.
     pub learn: Duration,
-    /// Choosing candidates.
+    /// Choosing candidates (the SAT search).
     pub solve: Duration,
+    /// Building candidate programs from the original (before each is checked).
+    pub apply: Duration,
+    /// Counting and listing the candidates of a small space in cost order (the optimisation
+    /// phase's and the walking loop's lists).
+    pub list: Duration,
     /// The whole run.
     pub total: Duration,
+}
+
+impl TimeSplit {
+    /// The time of the run outside the named parts (building the space and the learner, the
+    /// bookkeeping between the parts).
+    pub fn other(&self) -> Duration {
+        let parts = [self.explore, self.good, self.complete, self.learn, self.solve, self.apply, self.list];
+        self.total.saturating_sub(parts.iter().sum())
+    }
 }
 
 /// The slot of [`TimeSplit`] for model checking, for [`ReportBuilder::timed`].
 pub(super) fn explore_time(t: &mut TimeSplit) -> &mut Duration {
     &mut t.explore
+}
+
+/// The slot of [`TimeSplit`] for the good-trace search, for [`ReportBuilder::timed`].
+pub(super) fn good_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.good
+}
+
+/// The slot of [`TimeSplit`] for completing bad traces, for [`ReportBuilder::timed`].
+pub(super) fn complete_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.complete
 }
 
 /// The slot of [`TimeSplit`] for learning, for [`ReportBuilder::timed`].
@@ -170,6 +199,16 @@ pub(super) fn learn_time(t: &mut TimeSplit) -> &mut Duration {
 /// The slot of [`TimeSplit`] for choosing candidates, for [`ReportBuilder::timed`].
 pub(super) fn solve_time(t: &mut TimeSplit) -> &mut Duration {
     &mut t.solve
+}
+
+/// The slot of [`TimeSplit`] for building candidate programs, for [`ReportBuilder::timed`].
+pub(super) fn apply_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.apply
+}
+
+/// The slot of [`TimeSplit`] for listing candidates, for [`ReportBuilder::timed`].
+pub(super) fn list_time(t: &mut TimeSplit) -> &mut Duration {
+    &mut t.list
 }
 
 /// What a rejected program was rejected for, and so what an iteration learned from.
@@ -217,6 +256,11 @@ pub struct Iteration {
     pub problem: String,
     /// The schedule of the trace learned from (labels), empty when none.
     pub schedule: Vec<String>,
+    /// The thread of each step of [`Iteration::schedule`] (an index into the program's
+    /// threads).
+    pub threads: Vec<usize>,
+    /// The failing step of a bad trace (an index into [`Iteration::schedule`]).
+    pub failing: Option<usize>,
     /// Fixes its elimination graph offered.
     pub fixes: usize,
     /// The transformations of the candidate proposed afterwards (empty when none).
@@ -228,7 +272,16 @@ pub struct Iteration {
 
 impl Iteration {
     pub(super) fn new(kind: IterationKind, problem: String) -> Iteration {
-        Iteration { kind, problem, schedule: Vec::new(), fixes: 0, proposal: Vec::new(), chart: None }
+        Iteration {
+            kind,
+            problem,
+            schedule: Vec::new(),
+            threads: Vec::new(),
+            failing: None,
+            fixes: 0,
+            proposal: Vec::new(),
+            chart: None,
+        }
     }
 }
 

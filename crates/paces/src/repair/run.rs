@@ -14,7 +14,9 @@ use super::exhaustive::{candidate_count, in_cost_order, judge_in_order};
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Proposed, Rejected};
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
-use super::report::{Accepted, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason};
+use super::report::{
+    apply_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
+};
 use crate::{Error, ErrorKind};
 
 /// Iterations in a row whose rejection has nothing to generalise (no fix, or a candidate that
@@ -154,7 +156,8 @@ impl Run<'_> {
     /// learned from as a deadlock.
     fn judge_proposed(&mut self, proposed: Proposed) -> Result<ControlFlow<StopReason, Rejected>, Error> {
         let (candidate, transformations) = proposed;
-        let program = self.judge.program.apply(&candidate)?;
+        let original = self.judge.program;
+        let program = self.judge.report.timed(apply_time, || original.apply(&candidate))?;
         let why = match self.judge.judge(&program)? {
             Judgement::Accepted(acceptance, None) => {
                 self.judge.accept(program, candidate, transformations, acceptance);
@@ -200,7 +203,8 @@ impl Run<'_> {
     /// accepted being the repair (proved the cheapest); `None` when the space is too large.
     fn list_the_space(&mut self) -> Result<Option<StopReason>, Error> {
         let Some(size) = self.listable() else { return Ok(None) };
-        let candidates = in_cost_order(&self.judge.space, size)?;
+        let space = &self.judge.space;
+        let candidates = self.judge.report.timed(list_time, || in_cost_order(space, size))?;
         let (stop, checked) = judge_in_order(&mut self.judge, candidates)?;
         let proved_optimal = stop == StopReason::Repaired;
         self.judge.report.exhaustive = Some(Exhaustive { space_size: size, checked: checked + 1, proved_optimal });
@@ -225,10 +229,13 @@ impl Run<'_> {
     /// [`OPTIMISE_LIST_LIMIT`], or the exhaustive search's limit if larger); counted once.
     fn listable(&mut self) -> Option<usize> {
         let limit = self.judge.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
-        let space = &self.judge.space;
-        *self
-            .listable
-            .get_or_insert_with(|| candidate_count(space).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit))
+        let (space, report) = (&self.judge.space, &mut self.judge.report);
+        *self.listable.get_or_insert_with(|| {
+            report
+                .timed(list_time, || candidate_count(space))
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n <= limit)
+        })
     }
 
     /// Records an iteration in the history and tells the observer.
