@@ -189,17 +189,23 @@ fn a_correct_cwhile_file_is_printed_as_it_is() {
     assert_eq!(text(&out.stdout), source);
 }
 
-/// The summary says that the original deadlocks, with and without `--verbose`.
+/// The summary says that the original deadlocks, with and without `--verbose`: a bug (exit 1,
+/// no change removes it), or with `--keep-deadlocks` kept (already correct).
 #[test]
 fn repair_says_the_original_deadlocks() {
     let path = scratch("dead.cw", b"var x = 0;\nthread a { A: await(x == 1); }\nthread b { B: x := 0; }\n");
-    for extra in [&[][..], &["--verbose"]] {
+    for (extra, code, verdict) in [
+        (&[][..], 1, "no repair"),
+        (&["--verbose"][..], 1, "no repair"),
+        (&["--keep-deadlocks"][..], 0, "already correct"),
+        (&["--keep-deadlocks", "--verbose"][..], 0, "already correct"),
+    ] {
         let mut args = vec!["repair", path.as_str()];
         args.extend_from_slice(extra);
         let out = paces(&args, None);
-        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(out.status.code(), Some(code), "{extra:?}");
         let err = text(&out.stderr);
-        assert!(err.contains("already correct"), "{err}");
+        assert!(err.contains(verdict), "{extra:?}: {err}");
         assert!(err.contains("the original program deadlocks"), "{err}");
         assert!(err.contains("a at A"), "{err}");
     }

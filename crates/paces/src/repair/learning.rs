@@ -204,7 +204,12 @@ impl Learning {
             push_bad_dots(judge, &trace, &elimination);
         }
         record.fixes = lesson.fixes;
-        if lesson.fixes == 0 && rejected.candidate.is_none() {
+        if lesson.fixes == 0 && rejected.candidate.is_none() && kind == IterationKind::Deadlock {
+            // The original's deadlock may be freed by a write its trace never reaches: no fix
+            // proves nothing, so only the original itself is ruled out and the loop looks on.
+            let original = Candidate::original(&judge.space);
+            self.exclude(judge, &original, "the original program deadlocks")?;
+        } else if lesson.fixes == 0 && rejected.candidate.is_none() {
             let explanation = format!(
                 "the elimination graph of the original program's bad trace ({}) has no cycle: \
                  no reordering or atomic section of this space removes it",
