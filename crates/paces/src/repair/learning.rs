@@ -193,6 +193,12 @@ impl Learning {
             _ => None,
         };
         let (lesson, elimination) = match judge.report.timed(learn_time, || learner.learn_bad_or(&trace, undo)) {
+            // A candidate's deadlock whose trace, read back in the original's terms, shows no
+            // blocked step (an added section that holds the wait's predecessors): nothing to
+            // generalise; the candidate's no-good and the shared-cause guess remain.
+            Err(e) if *e.kind() == paces_learn::ErrorKind::NotBad && rejected.candidate.is_some() => {
+                return Ok(ControlFlow::Continue(()));
+            }
             Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
                 let what = format!("memory bound in learning from a bad trace: {detail}");
