@@ -339,3 +339,24 @@ thread reader {
     assert_eq!(moved, kept, "{fixed}");
     assert_ne!(after[3..9], before[3..9], "nothing moved:\n{fixed}");
 }
+
+/// A section added in a thread leaves the statements after it unlabelled, and they keep the
+/// generated names the original gave them: `paces fmt` (every label printed) names them alike.
+#[test]
+fn a_repaired_file_keeps_the_original_s_generated_names() {
+    let source = "var x = 0, y = 0, t = 0;\nthread t1 {\n  y := 1;\n  x := 1;\n  t := x;\n  assert(t == 1);\n  y := 5;\n}\nthread t2 {\n  y := 2;\n  x := 2;\n  y := 3;\n}\n";
+    let path = scratch("names.cw", source.as_bytes());
+    let repaired = scratch("names-repaired.cw", b"");
+    let out = paces(&["repair", "-q", &path, "-o", &repaired], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&repaired).unwrap();
+    assert!(written.contains("atomic {"), "{written}");
+    assert!(written.contains("\n  assert(t == 1);\n  y := 5;\n"), "unchanged statements unlabelled: {written}");
+    let named = |file: &str| {
+        let fmt = text(&paces(&["fmt", file], None).stdout);
+        let line = |s: &str| fmt.lines().find(|l| l.ends_with(s)).map(|l| l.trim().to_owned());
+        (line("assert(t == 1);"), line("y := 5;"), line("y := 3;"))
+    };
+    assert_eq!(named(&repaired), named(&path));
+    assert_eq!(named(&path).0.as_deref(), Some("t1.3: assert(t == 1);"));
+}
