@@ -2,25 +2,14 @@
 //! wait or the write it was written after, and a program whose only cheap "repairs" did so
 //! ends in "no repair" with its reason.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
 use serde_json::Value;
 
-fn paces(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paces")).args(args).env("NO_COLOR", "1").output().expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{paces, repaired_json, text};
 
 fn scratch(name: &str, contents: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("asserts");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path.display().to_string()
+    common::scratch("asserts", name, contents)
 }
 
 /// Two withdrawals race; the audit waits for both, then checks the balance.
@@ -45,12 +34,7 @@ fn block_of(doc: &Value, label: &str) -> Vec<String> {
 fn the_audit_checks_after_both_withdrawals_in_every_repair() {
     let file = scratch("bank.cw", BANK);
     for extra in [&[][..], &["--exhaustive"][..]] {
-        let mut args = vec!["repair", "--format", "json", &file];
-        args.extend_from_slice(extra);
-        let out = paces(&args);
-        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", text(&out.stderr));
-        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(doc["stop_reason"], "repaired", "{extra:?}");
+        let doc = repaired_json(&file, extra);
         let audit = block_of(&doc, "a2");
         assert_eq!(audit.last().map(String::as_str), Some("a2"), "{extra:?}: the check stays last: {audit:?}");
         // The repaired program checks correct.

@@ -189,17 +189,23 @@ fn a_correct_cwhile_file_is_printed_as_it_is() {
     assert_eq!(text(&out.stdout), source);
 }
 
-/// The summary says that the original deadlocks, with and without `--verbose`.
+/// The summary says that the original deadlocks, with and without `--verbose`: a bug (exit 1,
+/// no change removes it), or with `--keep-deadlocks` kept (already correct).
 #[test]
 fn repair_says_the_original_deadlocks() {
     let path = scratch("dead.cw", b"var x = 0;\nthread a { A: await(x == 1); }\nthread b { B: x := 0; }\n");
-    for extra in [&[][..], &["--verbose"]] {
+    for (extra, code, verdict) in [
+        (&[][..], 1, "no repair"),
+        (&["--verbose"][..], 1, "no repair"),
+        (&["--keep-deadlocks"][..], 0, "already correct"),
+        (&["--keep-deadlocks", "--verbose"][..], 0, "already correct"),
+    ] {
         let mut args = vec!["repair", path.as_str()];
         args.extend_from_slice(extra);
         let out = paces(&args, None);
-        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(out.status.code(), Some(code), "{extra:?}");
         let err = text(&out.stderr);
-        assert!(err.contains("already correct"), "{err}");
+        assert!(err.contains(verdict), "{extra:?}: {err}");
         assert!(err.contains("the original program deadlocks"), "{err}");
         assert!(err.contains("a at A"), "{err}");
     }
@@ -485,4 +491,25 @@ fn the_time_parts_sum_to_the_total() {
         .collect();
     let sum: f64 = shown.iter().sum();
     assert!((sum - total).abs() <= 0.0005 * 11.0, "{line}");
+}
+
+/// A section added in a thread leaves the statements after it unlabelled, and they keep the
+/// generated names the original gave them: `paces fmt` (every label printed) names them alike.
+#[test]
+fn a_repaired_file_keeps_the_original_s_generated_names() {
+    let source = "var x = 0, y = 0, t = 0;\nthread t1 {\n  y := 1;\n  x := 1;\n  t := x;\n  assert(t == 1);\n  y := 5;\n}\nthread t2 {\n  y := 2;\n  x := 2;\n  y := 3;\n}\n";
+    let path = scratch("names.cw", source.as_bytes());
+    let repaired = scratch("names-repaired.cw", b"");
+    let out = paces(&["repair", "-q", &path, "-o", &repaired], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&repaired).unwrap();
+    assert!(written.contains("atomic {"), "{written}");
+    assert!(written.contains("\n  assert(t == 1);\n  y := 5;\n"), "unchanged statements unlabelled: {written}");
+    let named = |file: &str| {
+        let fmt = text(&paces(&["fmt", file], None).stdout);
+        let line = |s: &str| fmt.lines().find(|l| l.ends_with(s)).map(|l| l.trim().to_owned());
+        (line("assert(t == 1);"), line("y := 5;"), line("y := 3;"))
+    };
+    assert_eq!(named(&repaired), named(&path));
+    assert_eq!(named(&path).0.as_deref(), Some("t1.3: assert(t == 1);"));
 }

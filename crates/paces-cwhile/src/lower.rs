@@ -54,6 +54,26 @@ enum LabelKind {
     Derived,
 }
 
+/// The number of the next generated label of `owner` after a statement labelled `label` was
+/// numbered `counter`: `counter + 1`, but at least `N + 1` after a written label `OWNER.N` of
+/// the owner's own form (no less than `counter` either: such a label is a statement of the
+/// owner that a repair moved or that an added section shifted, and the statements after it
+/// keep the names the original gave them). The printer's `shown_labels` counts the same way.
+pub(crate) fn next_counter(owner: &str, counter: u64, label: &str) -> u64 {
+    match generated_number(owner, label) {
+        Some(n) if n != counter => counter.max(n.saturating_add(1)),
+        _ => counter + 1,
+    }
+}
+
+/// `N` when `label` has the form `OWNER.N` of the owner's generated labels (N decimal, as the
+/// parser writes it).
+fn generated_number(owner: &str, label: &str) -> Option<u64> {
+    let digits = label.strip_prefix(owner)?.strip_prefix('.')?;
+    let n: u64 = digits.parse().ok()?;
+    (n.to_string() == digits).then_some(n)
+}
+
 /// What the statements of one thread or procedure see.
 struct Ctx {
     owner: Owner,
@@ -376,7 +396,7 @@ impl<'a> Lowerer<'a> {
             Some(l) => (l.text.clone(), l.explicit, LabelKind::Written),
             None => (format!("{}.{}", ctx.owner_name, ctx.counter), false, LabelKind::Generated),
         };
-        ctx.counter += 1;
+        ctx.counter = next_counter(&ctx.owner_name, ctx.counter, &label);
         let label_span = s.label.as_ref().map_or(s.span, |l| l.span);
         let loc = self.new_loc(label.clone(), label_span, kind);
         // Reserve the id so that statements are numbered in pre-order.

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use paces_constraint::{BlockId, Loc};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, Step, Stmt, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx, VarScope};
 
@@ -30,10 +30,12 @@ pub fn print_with_comments(p: &Program, source: &str) -> String {
 /// Prints like [`print()`], but labels a statement only where a reader or the parser needs it:
 /// where the label was written in the source, where it is one of `named` (the labels a report
 /// refers to, such as the ends of a swap or of an added atomic section), and where parsing the
-/// text back would otherwise give another statement the same label (an unlabelled statement
-/// gets the generated label `OWNER.N` of its position, and reordering or an added `atomic`
-/// shifts positions). Parsing the text back gives a program with the same behaviour in which
-/// every printed label names the same statement as before.
+/// text back would otherwise give the statement another name (an unlabelled statement gets the
+/// generated label `OWNER.N` of its place in its owner's count, which a printed label `OWNER.N`
+/// sets forward: the statements after a moved one or an added section keep their names without
+/// labels; a statement inside a moved compound one, or after a moved one named by a label of
+/// another form, may need its own). Parsing the text back gives a program with the same
+/// behaviour in which every statement has the name it has in `p`.
 pub fn print_named(p: &Program, named: &[&str]) -> String {
     print_shown(p, &shown_labels(p, named), &mut Comments::none())
 }
@@ -148,29 +150,33 @@ impl<'s> Comments<'s> {
     }
 }
 
-/// Which statements [`print_named`] labels, indexed by statement id.
+/// Which statements [`print_named`] labels, indexed by statement id: the written and the
+/// `named` labels, an unlabelled statement whose generated label, as the parser would number
+/// it in the printed text, is not its own (a reorder or an added section moved it in its
+/// owner's pre-order), and an added section's `atomic` whose generated label would be another
+/// statement's. A printed label `OWNER.N` of the owner's form sets the parser's count forward
+/// ([`crate::lower::next_counter`]), so the statements after a moved one or an added section
+/// keep their names without labels of their own.
 pub(crate) fn shown_labels(p: &Program, named: &[&str]) -> Vec<bool> {
     let named: FxHashSet<&str> = named.iter().copied().collect();
     let mut shown: Vec<bool> = p.stmts.iter().map(|s| s.explicit_label || named.contains(s.label.as_str())).collect();
-    // The label each statement would get back from the parser if printed without one.
-    let mut regenerated: FxHashMap<String, usize> = FxHashMap::default();
+    let labels: FxHashSet<&str> = p.stmts.iter().map(|s| s.label.as_str()).collect();
     for owner in decl_order(p) {
         let (name, body) = match owner {
             Owner::Thread(t) => (&p.threads[t.index()].name, p.threads[t.index()].body),
             Owner::Proc(q) => (&p.procs[q.index()].name, p.procs[q.index()].body),
         };
-        for (n, id) in pre_order(p, body).into_iter().enumerate() {
-            regenerated.insert(format!("{name}.{n}"), id.index());
-        }
-    }
-    // A printed label that another statement would get back makes that statement print its
-    // own label too, which may in turn collide; each statement is added at most once.
-    let mut pending: Vec<usize> = (0..p.stmts.len()).filter(|&i| shown[i]).collect();
-    while let Some(i) = pending.pop() {
-        let Some(&other) = regenerated.get(&p.stmts[i].label) else { continue };
-        if !shown[other] {
-            shown[other] = true;
-            pending.push(other);
+        let mut counter = 0;
+        for id in pre_order(p, body) {
+            let label = &p.stmts[id.index()].label;
+            let generated = format!("{name}.{counter}");
+            if !shown[id.index()] && *label != generated {
+                // A name of the original (generated: of the owner's form) is kept; an added
+                // section's `atomic` is new, and needs its label only to keep another's name.
+                let original = label.strip_prefix(name.as_str()).is_some_and(|rest| rest.starts_with('.'));
+                shown[id.index()] = original || labels.contains(generated.as_str());
+            }
+            counter = if shown[id.index()] { crate::lower::next_counter(name, counter, label) } else { counter + 1 };
         }
     }
     shown

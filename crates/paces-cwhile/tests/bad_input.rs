@@ -29,8 +29,17 @@ fn duplicate_label() {
 
 #[test]
 fn explicit_label_colliding_with_a_generated_one() {
-    // The second statement's generated label is `t.1`.
-    check("var x;\nthread t {\n  t.1: x := 1;\n  x := 2;\n}\n", "E0103", 4, 3);
+    // The first statement's generated label is `t.0`.
+    check("var x;\nthread t {\n  x := 1;\n  t.0: x := 2;\n}\n", "E0103", 4, 3);
+}
+
+/// A written label `t.K` out of its place sets the count of generated labels on (the form a
+/// repaired program is printed in: the statements after it keep their names).
+#[test]
+fn a_generated_form_label_sets_the_count_on() {
+    let p = parse("var x;\nthread t {\n  t.1: x := 1;\n  x := 2;\n  t.0: x := 3;\n  x := 4;\n}\n").unwrap();
+    let labels: Vec<&str> = p.stmts.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["t.1", "t.2", "t.0", "t.3"]);
 }
 
 #[test]

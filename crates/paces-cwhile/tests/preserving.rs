@@ -188,6 +188,8 @@ thread t {
   }
 }
 ";
+    // `b := 1` keeps its name `t.2` with a label: the added `atomic` takes a place in the
+    // count of generated labels before it.
     check(
         source,
         &[("A", "B", true)],
@@ -200,7 +202,7 @@ thread t {
                 A: a := 1;
                 B: if (a == 1) {
                   // set it
-                  b := 1;
+                  t.2: b := 1;
                 }
               }
             }

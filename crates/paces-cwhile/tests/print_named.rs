@@ -1,5 +1,6 @@
 //! `print_named`: a transformed program labelled only where the source had labels, where a
-//! report names a statement, or where parsing back would otherwise repeat a label.
+//! report names a statement, or where parsing back would otherwise give a statement another
+//! name; parsing back keeps every statement's name, generated ones included.
 
 use expect_test::{expect, Expect};
 use paces_constraint::Candidate;
@@ -10,19 +11,30 @@ const ABC: &str = "var a, b, c;\nthread t { a := 1; b := 1; c := 1; }\n";
 
 /// Applies `order` (the one block of thread `t`) and `sections`, given by label, to `source`;
 /// prints the result naming `named` and compares with `expect`; checks that the text parses
-/// back to a program that prints the same, with every named label on the same statement.
+/// back to a program that prints the same, with every label (generated ones too) on the same
+/// statement.
 #[track_caller]
 fn check(source: &str, order: &[&str], sections: &[(&str, &str)], named: &[&str], expect: Expect) {
+    check_blocks(source, &[order], sections, named, expect);
+}
+
+/// [`check`] for a program of several blocks: `orders` has one order per block, in the
+/// space's block order.
+#[track_caller]
+fn check_blocks(source: &str, orders: &[&[&str]], sections: &[(&str, &str)], named: &[&str], expect: Expect) {
     let p = parse(source).unwrap();
     let space = p.space();
     let l = |n: &str| p.loc(n).unwrap();
     let sections: Vec<_> = sections.iter().map(|&(a, b)| (l(a), l(b))).collect();
-    let c = Candidate::new(&space, vec![order.iter().map(|n| l(n)).collect()], &sections).unwrap();
+    let orders = orders.iter().map(|order| order.iter().map(|n| l(n)).collect()).collect();
+    let c = Candidate::new(&space, orders, &sections).unwrap();
     let q = p.apply(&c).unwrap();
     let text = print_named(&q, named);
     expect.assert_eq(&text);
     let again = parse(&text).unwrap_or_else(|d| panic!("{text}\n{d}"));
     assert_eq!(print_named(&again, &[]), text);
+    // Every statement keeps its name: the canonical texts, every label printed, agree.
+    assert_eq!(print(&again), print(&q), "a statement has another name after parsing back");
     for name in named {
         let line = |p: &Program| {
             print(p).lines().find(|l| l.trim_start().starts_with(&format!("{name}: "))).map(str::to_owned)
@@ -92,4 +104,62 @@ fn collisions_chain_until_every_label_is_unique() {
     "#]];
     let source = "var a, b, c, d;\nthread t { a := 1; b := 1; c := 1; d := 1; }\n";
     check(source, &["t.2", "t.0", "t.1", "t.3"], &[], &["t.2"], expect);
+}
+
+/// Five unlabelled writes: `t.0` to `t.4`.
+const FIVE: &str = "var a, b, c, d, e;\nthread t { a := 1; b := 1; c := 1; d := 1; e := 1; }\n";
+
+#[test]
+fn statements_after_an_added_section_keep_their_names_unlabelled() {
+    // The section's `atomic` takes a place in the count; the printed `t.1` and `t.2` set the
+    // count back, so `d` and `e` are `t.3` and `t.4` again without labels.
+    let expect = expect![[r#"
+        var a = 0, b = 0, c = 0, d = 0, e = 0;
+
+        thread t {
+          a := 1;
+          atomic_t.1: atomic {
+            t.1: b := 1;
+            t.2: c := 1;
+          }
+          d := 1;
+          e := 1;
+        }
+    "#]];
+    check(FIVE, &["t.0", "t.1", "t.2", "t.3", "t.4"], &[("t.1", "t.2")], &["t.1", "t.2"], expect);
+}
+
+#[test]
+fn statements_after_a_swap_keep_their_names_unlabelled() {
+    let expect = expect![[r#"
+        var a = 0, b = 0, c = 0, d = 0, e = 0;
+
+        thread t {
+          a := 1;
+          t.2: c := 1;
+          t.1: b := 1;
+          d := 1;
+          e := 1;
+        }
+    "#]];
+    check(FIVE, &["t.0", "t.2", "t.1", "t.3", "t.4"], &[], &["t.1", "t.2"], expect);
+}
+
+#[test]
+fn a_statement_inside_a_moved_branch_prints_its_name() {
+    // The `if` moves below `c`: its inner statement, `t.2`, would be counted `t.4`.
+    let source = "var a, b, c, d;\nthread t { a := 1; if (a == 1) { b := 1; } c := 1; d := 1; }\n";
+    let expect = expect![[r#"
+        var a = 0, b = 0, c = 0, d = 0;
+
+        thread t {
+          a := 1;
+          t.3: c := 1;
+          t.1: if (a == 1) {
+            t.2: b := 1;
+          }
+          d := 1;
+        }
+    "#]];
+    check_blocks(source, &[&["t.0", "t.3", "t.1", "t.4"], &["t.2"]], &[], &["t.1", "t.3"], expect);
 }

@@ -2,7 +2,10 @@
 //! modes. A repair is re-checked here, independently of the loop's own acceptance: the
 //! repaired text parses back to itself, and a fresh exploration of the parsed text finds no
 //! failing assertion, no deadlock or atomic livelock the original cannot reach, and the
-//! original's sequential final states. What each run ends with (stop reason, iterations and, for
+//! original's sequential final states. The runs keep the original's deadlocks, as the paper's
+//! tool did (`Repair::keep_deadlocks`): Table 1's rows; the held-in programs whose originals
+//! deadlock are also run with their deadlocks as bugs to repair (the default) at the end. What
+//! each run ends with (stop reason, iterations and, for
 //! a repair, its transformations) is snapshotted inline, so a change in what the loop finds
 //! shows up in review (`UPDATE_EXPECT=1 cargo test -p paces --test heldin` updates them).
 //!
@@ -17,8 +20,14 @@ use paces::{Mode, Repair, StopReason};
 
 /// Runs the loop, re-checks a repair, and compares the outcome with the snapshot.
 fn run(name: &str, mode: Mode, expected: Expect) {
+    run_with(name, Repair::new().mode(mode).keep_deadlocks(true), expected);
+}
+
+/// Runs `repair` on the held-in program `name`, re-checks a repair, and compares the outcome with the snapshot.
+fn run_with(name: &str, repair: Repair, expected: Expect) {
     let original = program(name);
-    let report = Repair::new().mode(mode).run(&original).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let report = repair.run(&original).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mode = report.mode;
     let outcome = match &report.stop {
         StopReason::Repaired => {
             check_accepted(&report);
@@ -76,4 +85,26 @@ heldin! {
     // on to one whose deadlocks all stand where the original's do (docs/evaluation.md).
     usb_serial_mixed: "usb-serial", Mixed, expect!["repaired, iterations: 14: swap 188 <-> 190; swap 187 <-> 190; swap 187 <-> 188; swap 187 <-> 191; swap 195 <-> 199; swap 194 <-> 199; swap 187 <-> 199; atomic [570; 572]"];
     usb_serial_bad_only: "usb-serial", BadOnly, expect!["repaired, iterations: 14: swap 188 <-> 190; swap 187 <-> 190; swap 187 <-> 188; swap 187 <-> 191; swap 195 <-> 199; swap 194 <-> 199; swap 187 <-> 199; atomic [570; 572]"];
+}
+
+/// ex1's original deadlocks by design (NAPI stays disabled: the poll thread waits at 73 for
+/// good): no order or section of its space removes that, so with deadlocks as bugs there is no
+/// repair, which the loop proves by judging the whole space.
+#[test]
+fn ex1_with_its_deadlock_as_a_bug_has_no_repair() {
+    let report = Repair::new().run(&program("ex1")).unwrap();
+    assert!(matches!(report.stop, StopReason::NoRepair { .. }), "{}", report.stop);
+    let exhaustive = report.exhaustive.expect("the space judged in cost order");
+    assert_eq!(exhaustive.checked, exhaustive.space_size);
+    assert_eq!(report.original_deadlocks, Some(vec!["thread1 done, thread2 done, thread3 at 73".to_owned()]));
+}
+
+/// dv1394's repair removes its ABBA deadlock: the same repair with deadlocks as bugs.
+#[test]
+fn dv1394_with_its_deadlock_as_a_bug() {
+    run_with(
+        "dv1394",
+        Repair::new(),
+        expect!["repaired, iterations: 8: swap D <-> PF; swap C <-> PF; swap B <-> PF; atomic [5; 6]; atomic [A; PF]"],
+    );
 }

@@ -1,7 +1,7 @@
 //! The repair loop on random small programs (free-form ones with assignments, assertions,
 //! waits, locks, `if` and `while` one level deep, and two driver-like families): it never fails
-//! or panics, a repair it reports is checked again from its printed text, an "already correct"
-//! program has no failing assertion, and two runs give the same answer. 64 programs from a
+//! or panics, a repair it reports is checked again from its printed text (no failing assertion,
+//! no deadlock), an "already correct" program has no failing assertion and no deadlock, and two runs give the same answer. 64 programs from a
 //! fixed seed; the test also asserts that repairs, "already correct" and "no repair" all occur
 //! among them (16, 9 and 38 when written), so the properties are exercised. A stress run of this kind found the loop walking 100 iterations on
 //! programs without a repair and an idle loop run on for 100,000 steps.
@@ -32,10 +32,16 @@ fn answer_soundly(src: &str) -> Result<&'static str, TestCaseError> {
                 result.failures.keys()
             );
             prop_assert!(result.bound.is_none(), "{src}: the recheck hit a bound");
+            prop_assert!(
+                result.deadlocks.is_empty(),
+                "{src}\nrepaired:\n{text}\ndeadlocks: {:?}",
+                result.deadlocks.keys()
+            );
         }
         StopReason::AlreadyCorrect => {
-            let result = check(&p, &Config::new().max_states(200_000)).unwrap();
+            let result = check(&p, &Config::new().max_states(200_000).stop_at_first_failure(false)).unwrap();
             prop_assert!(result.failures.is_empty() && result.bound.is_none(), "{src}");
+            prop_assert!(result.deadlocks.is_empty(), "{src}: deadlocks {:?}", result.deadlocks.keys());
         }
         _ => {}
     }

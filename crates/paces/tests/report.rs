@@ -68,7 +68,8 @@ fn repaired() {
 #[test]
 fn already_correct_records_the_original_and_its_deadlocks() {
     let original = parse("var x = 0; thread a { A: await(x == 1); } thread b { B: x := 0; }");
-    let report = Repair::new().run(&original).unwrap();
+    let report = Repair::new().keep_deadlocks(true).run(&original).unwrap();
+    assert!(report.keep_deadlocks);
     common_figures(&report, &original);
     assert_eq!(report.stop, StopReason::AlreadyCorrect);
     assert_eq!(report.iterations, 0);
@@ -149,4 +150,17 @@ fn a_division_by_zero_is_named_in_the_history() {
     let original = parse("var x = 0, y = 1; thread a { A: x := 1; } thread b { B: y := 10 / x; }");
     let report = Repair::new().run(&original).unwrap();
     assert_eq!(report.history[0].problem, "division by zero at `B`");
+}
+
+/// By default a deadlock of the original is a bug: the loop learns from its trace, and a
+/// deadlock no change removes is no repair, never "already correct".
+#[test]
+fn a_deadlock_of_the_original_is_a_bug_by_default() {
+    let original = parse("var x = 0; thread a { A: await(x == 1); } thread b { B: x := 0; }");
+    let report = Repair::new().run(&original).unwrap();
+    assert!(matches!(report.stop, StopReason::NoRepair { .. }), "{}", report.stop);
+    assert!(!report.keep_deadlocks);
+    assert!(report.repaired.is_none());
+    assert_eq!(report.history[0].kind, paces::IterationKind::Deadlock);
+    assert_eq!(report.history[0].problem, "deadlock: a at A, b done");
 }

@@ -83,6 +83,11 @@ pub struct Args {
     /// summary's "cost" line then says nothing of optimality).
     #[arg(long)]
     pub no_optimise: bool,
+    /// Keep the original program's deadlocks (the paper's behaviour): a repair may keep them and
+    /// is refused only for a new one. Without it a deadlock of the original is a bug to repair,
+    /// and a program that can deadlock is never accepted nor called correct.
+    #[arg(long)]
+    pub keep_deadlocks: bool,
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
@@ -225,6 +230,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .fallback(!args.no_fallback)
         .relax_on_conflict(!args.no_relax)
         .optimise(!args.no_optimise)
+        .keep_deadlocks(args.keep_deadlocks)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps))
         .dot(args.dot.is_some() || args.report.is_some())
         .exhaustive_limit(args.exhaustive_limit)
@@ -452,17 +458,25 @@ pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> Str
     if let Some(note) = good_bounds_note(&report.good_search_bounds) {
         s.push_str(&format!("  warning: {note}\n"));
     }
+    if report.keep_deadlocks {
+        s.push_str("  --keep-deadlocks: the original's deadlocks are kept, only new ones refused\n");
+    }
     if let Some(deadlocks) = report.original_deadlocks.as_ref().filter(|d| !d.is_empty()) {
-        s.push_str("  the original program deadlocks (a repair may keep these, never add one):\n");
+        s.push_str(if report.keep_deadlocks {
+            "  the original program deadlocks (a repair may keep these, never add one):\n"
+        } else {
+            "  the original program deadlocks (bugs to repair; --keep-deadlocks keeps them):\n"
+        });
         for d in deadlocks {
             s.push_str(&format!("    {d}\n"));
         }
     }
     if let Some(a) = &report.acceptance {
         s.push_str(&format!(
-            "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final states: {}, \
+            "  accepted: no assertion failure: {}, {}: {}, no new livelock: {}, same sequential final states: {}, \
              passing assertions still reached: {}\n",
             a.no_assertion_failure,
+            if report.keep_deadlocks { "no new deadlock" } else { "no deadlock" },
             a.no_new_deadlock,
             a.no_new_livelock,
             a.same_sequential_states,
@@ -596,6 +610,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
             "livelocks": a.livelocks,
         })),
         "original_deadlocks": report.original_deadlocks.as_deref().unwrap_or_default(),
+        "keep_deadlocks": report.keep_deadlocks,
         "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
         "states_explored": report.states_explored,
         "original_states": report.original_states,

@@ -53,6 +53,7 @@ pub struct Repair {
     pub(super) exhaustive_limit: usize,
     pub(super) hunt_states: usize,
     pub(super) optimise: bool,
+    pub(super) keep_deadlocks: bool,
     pub(super) observer: Option<Observer>,
 }
 
@@ -69,6 +70,7 @@ impl Default for Repair {
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
             hunt_states: Self::DEFAULT_HUNT_STATES,
             optimise: true,
+            keep_deadlocks: false,
             observer: None,
         }
     }
@@ -202,6 +204,18 @@ impl Repair {
     /// learner proposes are judged. Default: on.
     pub fn optimise(mut self, on: bool) -> Self {
         self.optimise = on;
+        self
+    }
+
+    /// Whether the original program's deadlocks are kept (the paper's behaviour) rather than
+    /// repaired. Off: a deadlock of the original is a bug like a failing assertion, its trace
+    /// is learned from, and a program is accepted (or called already correct) only when it
+    /// has no reachable deadlock at all. On: a deadlock of the original is allowed to remain,
+    /// and a candidate is refused only for a deadlock the original does not reach (at the same
+    /// place, or with the same threads blocked after an assertion failed; see
+    /// [`DeadlockRule`](super::DeadlockRule)). Default: off.
+    pub fn keep_deadlocks(mut self, on: bool) -> Self {
+        self.keep_deadlocks = on;
         self
     }
 

@@ -1,6 +1,7 @@
 //! The judge: checks the original program and candidates with the loop's acceptance (no
-//! assertion failure, no new deadlock or livelock, every assertion the original checks still
-//! reached, the original's sequential final states), computing the facts of the original that
+//! assertion failure, no deadlock (with [`Repair::keep_deadlocks`]: no new deadlock), no new
+//! livelock, every assertion the original checks still reached, the original's sequential
+//! final states), computing the facts of the original that
 //! a judgement needs once, when first needed. The loop, its optimisation phase and the
 //! exhaustive search all judge through it.
 
@@ -21,7 +22,8 @@ use crate::Error;
 
 /// What a candidate (or the original) was rejected for.
 pub(super) enum Rejection {
-    /// An assertion fails or a new deadlock is reachable: a trace to learn from.
+    /// An assertion fails or a deadlock is reachable (the original's too, unless they are
+    /// kept): a trace to learn from.
     Trace { kind: IterationKind, problem: String, cex: Counterexample },
     /// A new atomic livelock in the atomic block labelled `block_label`.
     Livelock { problem: String, block_label: String },
@@ -98,7 +100,8 @@ pub(super) struct Judge<'a> {
 impl<'a> Judge<'a> {
     pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
-        let report = ReportBuilder::new(cfg.mode, program, space.clone());
+        let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
+        report.keep_deadlocks = cfg.keep_deadlocks;
         Judge { cfg, program, space, report, original: Original::default() }
     }
 
@@ -119,8 +122,9 @@ impl<'a> Judge<'a> {
         self.report.accept(Accepted { program, candidate, transformations, acceptance });
     }
 
-    /// Checks the original program: the rejection of its first bad trace, or why the run
-    /// stops at once.
+    /// Checks the original program: the rejection of its first bad trace (a failing assertion,
+    /// else, unless the original's deadlocks are kept, a deadlock), or why the run stops at
+    /// once.
     pub(super) fn judge_original(&mut self) -> Result<ControlFlow<StopReason, Rejection>, Error> {
         let original = self.check(self.program)?;
         self.report.original_states = original.states;
@@ -135,6 +139,14 @@ impl<'a> Judge<'a> {
             let problem = failure_text(&cex);
             return Ok(ControlFlow::Continue(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
         }
+        if !self.cfg.keep_deadlocks {
+            // A deadlock of the original is a bug to repair: its trace is learned from as a
+            // failure's is (no candidate made it, so no guess of a move to undo).
+            if let Some((id, cex)) = first_deadlock(&original) {
+                let (problem, cex) = (format!("deadlock: {id}"), cex.clone());
+                return Ok(ControlFlow::Continue(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
+            }
+        }
         if let Some(bound) = original.bound {
             // Explored in part (after a deadlock, the whole space is searched): an assertion
             // may fail beyond the bound.
@@ -147,8 +159,8 @@ impl<'a> Judge<'a> {
         Ok(ControlFlow::Break(StopReason::AlreadyCorrect))
     }
 
-    /// Checks a candidate program: accepted with no assertion failure, no new deadlock or
-    /// livelock, every assertion the original checks still reached and the original's
+    /// Checks a candidate program: accepted with no assertion failure, no deadlock (with
+    /// [`Repair::keep_deadlocks`]: none the original does not reach), no new livelock, every assertion the original checks still reached and the original's
     /// sequential final states; otherwise rejected for the first of those it fails, or a stop
     /// when a bound cut the check short.
     pub(super) fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
@@ -165,7 +177,8 @@ impl<'a> Judge<'a> {
         let mut after_failure = None;
         if failure.is_none() {
             for (id, cex) in &result.deadlocks {
-                match self.admit(id)? {
+                let rule = if self.cfg.keep_deadlocks { self.admit(id)? } else { None };
+                match rule {
                     Some(rule) => {
                         if rule == DeadlockRule::SameThreadsAfterFailure && after_failure.is_none() {
                             after_failure = Some((id.clone(), cex.clone()));
@@ -198,7 +211,10 @@ impl<'a> Judge<'a> {
             return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
         }
         if let Some((id, cex)) = new_deadlock {
-            let (problem, cex) = (format!("new deadlock: {id}"), cex.clone());
+            let the_original_s = self.original.sets.as_ref().is_some_and(|s| s.0.contains(id));
+            let problem =
+                if the_original_s { format!("deadlock of the original: {id}") } else { format!("new deadlock: {id}") };
+            let cex = cex.clone();
             return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
         }
         if let Some((id, _)) = new_livelock {
@@ -431,6 +447,12 @@ fn failure_text(cex: &Counterexample) -> String {
         Some(step) => format!("`{}` fails", step.label),
         None => "a failure".into(),
     }
+}
+
+/// The deadlock of a check with the shortest witness (the first in order among those as
+/// short); `None` when there is none.
+fn first_deadlock(result: &CheckResult) -> Option<(&DeadlockId, &Counterexample)> {
+    result.deadlocks.iter().min_by_key(|(_, c)| c.schedule.steps.len())
 }
 
 /// The names of the threads a deadlock blocks (those not done).

@@ -197,6 +197,12 @@ impl Learning {
             _ => None,
         };
         let (lesson, elimination) = match judge.report.timed(learn_time, || learner.learn_bad_or(&trace, undo)) {
+            // A candidate's deadlock whose trace, read back in the original's terms, shows no
+            // blocked step (an added section that holds the wait's predecessors): nothing to
+            // generalise; the candidate's no-good and the shared-cause guess remain.
+            Err(e) if *e.kind() == paces_learn::ErrorKind::NotBad && rejected.candidate.is_some() => {
+                return Ok(ControlFlow::Continue(()));
+            }
             Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
                 let what = format!("memory bound in learning from a bad trace: {detail}");
@@ -210,7 +216,12 @@ impl Learning {
                 Some(crate::chart::TraceChart::of_elimination(judge.program, &trace, &elimination, &judge.space));
         }
         record.fixes = lesson.fixes;
-        if lesson.fixes == 0 && rejected.candidate.is_none() {
+        if lesson.fixes == 0 && rejected.candidate.is_none() && kind == IterationKind::Deadlock {
+            // The original's deadlock may be freed by a write its trace never reaches: no fix
+            // proves nothing, so only the original itself is ruled out and the loop looks on.
+            let original = Candidate::original(&judge.space);
+            self.exclude(judge, &original, "the original program deadlocks")?;
+        } else if lesson.fixes == 0 && rejected.candidate.is_none() {
             let explanation = match solo {
                 Some(thread) => format!(
                     "the failure ({}) needs no other thread: thread `{}` fails running alone, so no \
@@ -220,7 +231,7 @@ impl Learning {
                 ),
                 None => format!(
                     "the elimination graph of the original program's bad trace ({}) has no cycle: \
-                 no reordering or atomic section of this space removes it",
+                     no reordering or atomic section of this space removes it",
                     record.problem
                 ),
             };

@@ -19,7 +19,9 @@ use paces_learn::Learner;
 pub enum StopReason {
     /// A repair was found and accepted by the checker.
     Repaired,
-    /// The program has no reachable assertion failure: nothing to repair.
+    /// The program has no reachable assertion failure and no reachable deadlock (with
+    /// [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks): no assertion failure):
+    /// nothing to repair.
     AlreadyCorrect,
     /// No program of the space satisfies the learned constraints.
     NoRepair {
@@ -80,7 +82,8 @@ impl fmt::Display for StopReason {
 pub struct Acceptance {
     /// No assertion can fail.
     pub no_assertion_failure: bool,
-    /// Every reachable deadlock was reachable in the original.
+    /// No deadlock is reachable; with [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks),
+    /// every reachable deadlock is one the original reaches (see [`Acceptance::deadlocks`]).
     pub no_new_deadlock: bool,
     /// Every reachable atomic livelock was reachable in the original.
     pub no_new_livelock: bool,
@@ -90,7 +93,8 @@ pub struct Acceptance {
     /// the program: no check was made vacuous (say by a wait that never passes moved above
     /// it). One that only ever fails in the original may become unreachable.
     pub assertions_reached: bool,
-    /// The accepted program's deadlocks, each with the rule that admits it.
+    /// The accepted program's deadlocks, each with the rule that admits it (empty unless the
+    /// original's deadlocks are kept).
     pub deadlocks: Vec<AdmittedDeadlock>,
     /// The accepted program's atomic livelocks (each one the original has too), in words.
     pub livelocks: Vec<String>,
@@ -388,10 +392,14 @@ pub struct Report {
     pub acceptance: Option<Acceptance>,
     /// The iterations in order.
     pub history: Vec<Iteration>,
-    /// Deadlocks of the original program (they are allowed to remain), in words; `None` when
-    /// the run never explored the original fully (it stopped at its first bad trace and no
-    /// candidate had a deadlock or livelock to compare).
+    /// Deadlocks of the original program, in words (bugs the repair removes, or with
+    /// [`Report::keep_deadlocks`] allowed to remain); `None` when the run never explored the
+    /// original fully (it stopped at its first bad trace and no candidate had a deadlock or
+    /// livelock to compare).
     pub original_deadlocks: Option<Vec<String>>,
+    /// Whether the run kept the original's deadlocks
+    /// ([`Repair::keep_deadlocks`](super::Repair::keep_deadlocks)) rather than repairing them.
+    pub keep_deadlocks: bool,
     /// The space of the original program (names locations).
     pub space: Space,
     /// What the exhaustive search did: of [`Repair::optimum`](super::Repair::optimum), or of
@@ -429,6 +437,7 @@ pub(super) struct ReportBuilder {
     pub(super) original_states: usize,
     pub(super) original_unwind_reached: bool,
     pub(super) original_deadlocks: Option<Vec<String>>,
+    pub(super) keep_deadlocks: bool,
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
     pub(super) dots: Vec<(String, String)>,
@@ -459,6 +468,7 @@ impl ReportBuilder {
             original_states: 0,
             original_unwind_reached: false,
             original_deadlocks: None,
+            keep_deadlocks: false,
             good_search_bounds: Vec::new(),
             history: Vec::new(),
             dots: Vec::new(),
@@ -545,6 +555,7 @@ impl ReportBuilder {
             acceptance,
             history: self.history,
             original_deadlocks: self.original_deadlocks,
+            keep_deadlocks: self.keep_deadlocks,
             space: self.space,
             exhaustive: self.exhaustive,
             optimality: self.optimality,

@@ -15,8 +15,9 @@ pub fn program(name: &str) -> paces::cwhile::Program {
 /// Checks what the loop promises of an accepted program, independently of the loop, by
 /// exploring it and the original from scratch: the repaired text parses back to itself and
 /// holds every label a transformation names, no
-/// assertion fails, no deadlock or atomic livelock is new (a deadlock is admitted when the
-/// original reaches it, or a deadlock of the same blocked threads after a failure), every
+/// assertion fails, no deadlock is reachable (with the original's deadlocks kept: none is new,
+/// a deadlock being admitted when the original reaches it, or a deadlock of the same blocked
+/// threads after a failure), no atomic livelock is new, every
 /// assertion that passes on some run of the original still passes on some run of the repair,
 /// and the sequential final states are the original's.
 #[track_caller]
@@ -43,6 +44,8 @@ pub fn check_accepted(report: &paces::Report) {
     let after = check(&repaired, &all).expect("the checker runs on the repair");
     assert!(after.bound.is_none(), "the check of the repair reached a bound");
     assert!(after.failures.is_empty(), "assertions still fail: {:?}", after.failures.keys());
+    // Unless the original's deadlocks are kept, a repair has none.
+    assert!(report.keep_deadlocks || after.deadlocks.is_empty(), "the repair deadlocks: {:?}", after.deadlocks.keys());
     // Each deadlock of the repair with the rule that admits it.
     let mut rules = Vec::new();
     if !after.deadlocks.is_empty() || !after.livelocks.is_empty() {

@@ -1,0 +1,114 @@
+//! Deadlocks of the original program are bugs to repair, through the binary: a lock-order
+//! deadlock is repaired (one thread takes the locks in the other's order, or holds both in one
+//! section), a program whose deadlock no change removes ends in "no repair" (exit 1), and
+//! `--keep-deadlocks` keeps the paper's behaviour (the original's deadlocks may remain), said
+//! in the summary and the JSON report.
+
+mod common;
+
+use serde_json::Value;
+
+use common::{paces, repaired_json, text};
+
+fn scratch(name: &str, contents: &str) -> String {
+    common::scratch("deadlocks", name, contents)
+}
+
+/// t1 takes `a` then `b`, t2 `b` then `a`: each can hold one lock and wait for the other.
+const LOCK_ORDER: &str = "var a = 0, b = 0;\n\
+thread t1 { a1: lock(a); b1: lock(b); unlock(b); unlock(a); }\n\
+thread t2 { b2: lock(b); a2: lock(a); unlock(a); unlock(b); }\n";
+
+/// `a` waits for a write nobody makes: no order or section removes the deadlock.
+const HOPELESS: &str = "var x = 0;\nthread a { A: await(x == 1); }\nthread b { B: x := 0; }\n";
+
+/// Whether t2 of a JSON report's candidate takes `a` before `b`, or holds both in one section.
+fn t2_is_repaired(doc: &Value) -> bool {
+    let blocks = doc["candidate"]["blocks"].as_array().expect("a candidate");
+    let t2 = blocks.iter().find(|b| b.as_array().unwrap().iter().any(|l| l == "a2")).expect("t2's block");
+    let t2: Vec<&str> = t2.as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    let at = |l: &str| t2.iter().position(|x| *x == l).unwrap();
+    let sections = doc["candidate"]["sections"].as_array().unwrap();
+    let both_held = sections.iter().any(|s| {
+        let items = s["items"].as_array().unwrap();
+        items.iter().any(|l| l == "a2") && items.iter().any(|l| l == "b2")
+    });
+    at("a2") < at("b2") || both_held
+}
+
+#[test]
+fn a_lock_order_deadlock_is_repaired() {
+    let file = scratch("lock-order.cw", LOCK_ORDER);
+    let check = paces(&["check", &file]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check.stdout));
+    assert!(text(&check.stdout).contains("deadlock"), "{}", text(&check.stdout));
+    for extra in [&[][..], &["--exhaustive"][..]] {
+        let doc = repaired_json(&file, extra);
+        assert_eq!(doc["keep_deadlocks"], false);
+        assert!(t2_is_repaired(&doc), "{extra:?}: {}", doc["candidate"]);
+        // One swap: the cheapest change of the space.
+        assert_eq!(doc["cost"], serde_json::json!({"atomic_weight": 0, "inversions": 1}), "{extra:?}");
+        assert_eq!(doc["original_deadlocks"], serde_json::json!(["t1 at b1, t2 at a2"]), "{extra:?}");
+        assert_eq!(doc["acceptance"]["deadlocks"], serde_json::json!([]), "{extra:?}");
+        // The repaired program checks correct: no deadlock is left.
+        let repaired = scratch("lock-order-repaired.cw", doc["repaired_program"].as_str().unwrap());
+        let check = paces(&["check", "--all", &repaired]);
+        assert_eq!(check.status.code(), Some(0), "{extra:?}: {}", text(&check.stdout));
+    }
+    // The loop learns from the original's deadlock trace.
+    let doc: Value = serde_json::from_slice(&paces(&["repair", "--format", "json", &file]).stdout).unwrap();
+    let first = &doc["history"][0];
+    assert_eq!(first["kind"], "deadlock");
+    assert_eq!(first["problem"], "deadlock: t1 at b1, t2 at a2");
+    assert!(first["fixes"].as_u64().unwrap() > 0, "{first}");
+}
+
+#[test]
+fn the_summary_says_the_deadlock_is_repaired() {
+    let file = scratch("lock-order-text.cw", LOCK_ORDER);
+    let out = paces(&["repair", &file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains(": repaired (mixed mode)"), "{err}");
+    assert!(err.contains("the original program deadlocks (bugs to repair; --keep-deadlocks keeps them):"), "{err}");
+    assert!(err.contains("    t1 at b1, t2 at a2\n"), "{err}");
+    assert!(err.contains("no deadlock: true"), "{err}");
+    assert!(!err.contains("--keep-deadlocks: "), "{err}");
+}
+
+#[test]
+fn keep_deadlocks_keeps_the_original_s_deadlock_and_says_so() {
+    let file = scratch("lock-order-kept.cw", LOCK_ORDER);
+    let out = paces(&["repair", "--keep-deadlocks", &file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("already correct"), "{err}");
+    assert!(err.contains("--keep-deadlocks: the original's deadlocks are kept, only new ones refused"), "{err}");
+    assert!(err.contains("the original program deadlocks (a repair may keep these, never add one):"), "{err}");
+    assert_eq!(text(&out.stdout), LOCK_ORDER, "the program as it is");
+    let json = paces(&["repair", "--keep-deadlocks", "--format", "json", &file]);
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["stop_reason"], "already-correct");
+    assert_eq!(doc["keep_deadlocks"], true);
+    assert_eq!(doc["iterations"], 0);
+}
+
+#[test]
+fn a_deadlock_no_change_removes_is_no_repair() {
+    let file = scratch("hopeless.cw", HOPELESS);
+    for extra in [&[][..], &["--exhaustive"][..]] {
+        let mut args = vec!["repair", &file];
+        args.extend_from_slice(extra);
+        let out = paces(&args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(err.contains("no repair in this space"), "{extra:?}: {err}");
+        assert!(!err.contains("correct"), "{extra:?}: {err}");
+        assert!(err.contains("    a at A, b done\n"), "{extra:?}: {err}");
+        assert!(text(&out.stdout).is_empty(), "{extra:?}: no program printed");
+        args.push("--keep-deadlocks");
+        let kept = paces(&args);
+        assert_eq!(kept.status.code(), Some(0), "{extra:?}: {}", text(&kept.stderr));
+        assert!(text(&kept.stderr).contains("already correct"), "{extra:?}");
+    }
+}
