@@ -85,7 +85,9 @@ pub struct Conjunct {
     pub lesson: LessonId,
     /// What kind of constraint it is.
     pub kind: ConjunctKind,
-    /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
+    /// Whether it stopped binding in favour of a constraint later in the list for the same
+    /// lesson: a conflict relaxed it, or [`Learner::retract`](crate::Learner::retract) undid
+    /// the relaxation that brought it and its lesson's first constraint follows again.
     pub relaxed: bool,
     /// Whether [`Learner::retract`](crate::Learner::retract) took its lesson back (it is `true` now).
     pub retracted: bool,
@@ -114,6 +116,8 @@ pub enum ConjunctKind {
     Alternative,
     /// A constraint of the caller's own ([`Learner::require`](crate::Learner::require)).
     Required,
+    /// A guess of the caller's own ([`Learner::require_guess`](crate::Learner::require_guess)).
+    Guess,
 }
 
 impl Conjunct {
@@ -124,7 +128,7 @@ impl Conjunct {
             ConjunctKind::Fallback => "fallback: every order frozen".to_owned(),
             ConjunctKind::Fixes { k } => format!("fixes, K = {k}"),
             ConjunctKind::Alternative => "no fix: the caller's alternative".to_owned(),
-            ConjunctKind::Required => String::new(),
+            ConjunctKind::Required | ConjunctKind::Guess => String::new(),
         };
         let name = match trace {
             Some((role, number)) => format!("{} trace #{number} ({what})", role.name()),
