@@ -751,7 +751,8 @@ impl Learner {
                         if !guesses.is_empty() {
                             let names: Vec<String> = guesses.iter().map(ToString::to_string).collect();
                             explanation.push_str(&format!(
-                                "\n  (the conflict rests on a guess: {} {}; `Learner::retract` takes it back)",
+                                "\n  (this answer rests on a guess, not on what the traces proved: {} {}; \
+                                 without it the conflict is lifted)",
                                 names.join(", "),
                                 if guesses.len() == 1 { "is a guess" } else { "are guesses" },
                             ));
