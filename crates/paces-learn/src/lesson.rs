@@ -5,7 +5,8 @@ use std::fmt;
 use paces_constraint::NodeId;
 
 /// A lesson's id: what [`Learner::retract`](crate::Learner::retract) takes back. Every trace learned and every
-/// constraint required has one, numbered from 0 in the order learned.
+/// constraint required (or guessed) has one, numbered from 0 in the order learned; an
+/// unsatisfiable [`Proposal`](crate::Proposal) names the lessons in its conflict by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
 pub struct LessonId(pub(crate) u32);
@@ -79,7 +80,8 @@ pub struct Conjunct {
     /// The name, as explanations and [`Learner::display_constraints`](crate::Learner::display_constraints) give it.
     pub name: String,
     /// The trace it was learned from: good or bad, and its number among those (from 1);
-    /// `None` for a constraint of the caller's own ([`Learner::require`](crate::Learner::require)).
+    /// `None` for a constraint of the caller's own ([`Learner::require`](crate::Learner::require),
+    /// [`Learner::require_guess`](crate::Learner::require_guess)).
     pub trace: Option<(Role, usize)>,
     /// The lesson it belongs to (a relaxed constraint and its replacement share one).
     pub lesson: LessonId,

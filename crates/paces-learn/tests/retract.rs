@@ -188,10 +188,14 @@ fn retracting_a_lesson_in_a_conflict_lifts_it() {
     let bad = run(&program, &locs, &space, &[0]);
     let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
     let lesson = learner.learn_bad(&bad).unwrap().id;
-    let Proposal::Unsatisfiable { conflict, .. } = learner.propose().unwrap() else {
+    let Proposal::Unsatisfiable { conflict, explanation, lessons, guesses } = learner.propose().unwrap() else {
         panic!("no fix for an assertion no write can satisfy");
     };
     assert!(conflict.iter().all(|c| c.lesson == lesson) && !conflict.is_empty(), "{conflict:?}");
+    assert_eq!((lessons, guesses), (vec![lesson], vec![]));
+    // The conflict deepened K from the configured 3 before giving up, and says so.
+    assert!(explanation.contains("lesson 0 `bad trace #1 (fixes, K = 4, deepened from 3)`"), "{explanation}");
+    assert!(explanation.contains("(K = 3 as configured, deepened on conflict"), "{explanation}");
     assert!(learner.retract(lesson).unwrap());
     assert!(learner.conjuncts().iter().all(|c| c.retracted));
     let Proposal::Candidate { cost, transformations, .. } = learner.propose().unwrap() else {
