@@ -220,6 +220,7 @@ impl SpaceBuilder {
 
     /// Adds a new empty block; `closed` blocks never receive atomic sections (the body of a
     /// user-written `atomic`). Blocks are numbered from 0 in the order they are added.
+    /// [`SpaceBuilder::open_block`] and [`SpaceBuilder::closed_block`] say which by name.
     ///
     /// # Panics
     /// When the builder already holds 2^32 blocks (memory runs out long before).
@@ -227,6 +228,39 @@ impl SpaceBuilder {
         let id = BlockId::new(self.blocks.len()).expect("fewer than 2^32 blocks");
         self.blocks.push((Vec::new(), Vec::new(), closed, Vec::new()));
         id
+    }
+
+    /// Adds a new empty block that may receive atomic sections (a thread's body, a loop's
+    /// body): [`SpaceBuilder::block`]`(false)`.
+    ///
+    /// # Panics
+    /// As [`SpaceBuilder::block`].
+    pub fn open_block(&mut self) -> BlockId {
+        self.block(false)
+    }
+
+    /// Adds a new empty block that never receives atomic sections (the body of a
+    /// user-written `atomic`): [`SpaceBuilder::block`]`(true)`.
+    ///
+    /// # Panics
+    /// As [`SpaceBuilder::block`].
+    pub fn closed_block(&mut self) -> BlockId {
+        self.block(true)
+    }
+
+    /// Registers a location under `name` and appends it as the next item of `block`, in one
+    /// call ([`SpaceBuilder::loc`] then [`SpaceBuilder::item`]). An unknown block is refused
+    /// before the name is taken.
+    ///
+    /// # Errors
+    /// As [`SpaceBuilder::loc`] and [`SpaceBuilder::item`].
+    pub fn add_item(&mut self, block: BlockId, name: &str, info: ItemInfo) -> Result<Loc, Error> {
+        if block.index() >= self.blocks.len() {
+            return Err(Error::new(ErrorKind::UnknownBlock, format!("unknown block {block}")));
+        }
+        let loc = self.loc(name)?;
+        self.item(block, loc, info)?;
+        Ok(loc)
     }
 
     /// Declares the next thread (numbered from 0 in the order declared) under a name, running

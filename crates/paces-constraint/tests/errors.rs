@@ -205,3 +205,22 @@ fn a_candidate_of_another_space_gives_answers_not_panics() {
     assert!(candidate.in_one_section(c, b));
     assert_eq!(small_candidate.section_items(&candidate.sections()[0]), &[] as &[Loc]);
 }
+
+/// `add_item` is `loc` then `item` in one call, with their errors; an unknown block leaves the
+/// name free. `open_block` and `closed_block` are `block(false)` and `block(true)`.
+#[test]
+fn add_item_registers_and_appends_in_one_call() {
+    let mut b = SpaceBuilder::new();
+    let (open, closed) = (b.open_block(), b.closed_block());
+    expect_kind(b.add_item(BlockId::from_u32(7), "A", ItemInfo::SIMPLE), ErrorKind::UnknownBlock);
+    let a = b.add_item(open, "A", ItemInfo::SIMPLE).unwrap();
+    let c = b.add_item(open, "C", ItemInfo::AWAIT).unwrap();
+    expect_kind(b.add_item(closed, "A", ItemInfo::SIMPLE), ErrorKind::DuplicateLoc);
+    let e = b.add_item(closed, "E", ItemInfo::SIMPLE).unwrap();
+    let space = b.build().unwrap();
+    assert_eq!(space.items(open), [a, c]);
+    assert_eq!(space.items(closed), [e]);
+    assert_eq!((space.is_closed(open), space.is_closed(closed)), (false, true));
+    assert_eq!(space.item_info(c), Some(ItemInfo::AWAIT));
+    assert_eq!(space.loc("A"), Some(a));
+}

@@ -10,17 +10,12 @@ use paces_learn::{Learner, LearnerConfig, Proposal};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The space: two threads, one block each; every pair commutes except none here.
     let mut b = SpaceBuilder::new();
-    let t1 = b.block(false);
-    let t2 = b.block(false);
-    let [a, bb, c] = ["A", "B", "C"].map(|n| b.loc(n));
-    let (a, bb, c) = (a?, bb?, c?);
-    for l in [a, bb, c] {
-        b.item(t1, l, ItemInfo::SIMPLE)?;
-    }
-    let one = b.loc("1")?;
-    let two = b.loc("2")?;
-    b.item(t2, one, ItemInfo::AWAIT)?;
-    b.item(t2, two, ItemInfo::SIMPLE)?;
+    let (t1, t2) = (b.open_block(), b.open_block());
+    let a = b.add_item(t1, "A", ItemInfo::SIMPLE)?;
+    let bb = b.add_item(t1, "B", ItemInfo::SIMPLE)?;
+    let c = b.add_item(t1, "C", ItemInfo::SIMPLE)?;
+    let one = b.add_item(t2, "1", ItemInfo::AWAIT)?;
+    let two = b.add_item(t2, "2", ItemInfo::SIMPLE)?;
     let space = b.build()?;
 
     // The bad trace A; B; 1; 2; C, as our own checker would report it.

@@ -41,6 +41,8 @@ pub enum ErrorKind {
     SharedLocal,
     /// [`Learner::retract`](crate::Learner::retract) was given an id the learner did not give.
     UnknownLesson,
+    /// [`Learner::pop`](crate::Learner::pop) was called with no scope open.
+    NoScope,
     /// The client's checker failed during a [`Runner`](crate::Runner) run; the message holds
     /// its error.
     Check,
@@ -65,6 +67,7 @@ impl ErrorKind {
             | ErrorKind::ProgramOrder
             | ErrorKind::SharedLocal => "the trace does not fit the space",
             ErrorKind::UnknownLesson => "no such lesson",
+            ErrorKind::NoScope => "no scope is open",
             ErrorKind::Check => "the checker failed",
         }
     }

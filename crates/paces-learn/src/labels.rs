@@ -17,10 +17,9 @@ use paces_trace::ThreadId;
 /// // The client's statements: (thread, index) pairs.
 /// let mut b = SpaceBuilder::new();
 /// let mut labels = Labels::<(usize, usize)>::new();
-/// let block = b.block(false);
+/// let block = b.open_block();
 /// for (i, name) in ["A", "B", "C"].iter().enumerate() {
-///     let loc = b.loc(name)?;
-///     b.item(block, loc, ItemInfo::SIMPLE)?;
+///     let loc = b.add_item(block, name, ItemInfo::SIMPLE)?;
 ///     labels.set_loc(loc, (0, i));
 /// }
 /// let space = b.build()?;

@@ -1,6 +1,7 @@
 //! The embedding API: a learner that takes good and bad traces of any checker and proposes
 //! the next candidate program, so that a custom CEGIS loop needs no Cwhile.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use paces_constraint::{Arena, NodeId, Space, Stats};
@@ -34,6 +35,38 @@ struct Relaxable {
     trace: Trace,
     number: usize,
     kind: Guess,
+}
+
+impl Relaxable {
+    /// The constraint `id`, at `index` of `Learner::learned`, standing for `original`.
+    fn new(id: ConstraintId, index: usize, original: &Original) -> Relaxable {
+        Relaxable {
+            id,
+            lesson: original.lesson,
+            index,
+            constraint: original.constraint,
+            trace: original.trace.clone(),
+            number: original.number,
+            kind: original.kind,
+        }
+    }
+}
+
+/// A relaxable lesson as first learned, to bring back when a relaxation is undone (see
+/// [`Learner::retract`]).
+struct Original {
+    lesson: LessonId,
+    constraint: NodeId,
+    conjunct: Conjunct,
+    trace: Trace,
+    number: usize,
+    kind: Guess,
+}
+
+/// A relaxation a conflict caused: the lesson relaxed, and the other lessons of the conflict.
+struct Relaxation {
+    lesson: LessonId,
+    causes: Vec<LessonId>,
 }
 
 /// Why a constraint may be relaxed.
@@ -109,6 +142,12 @@ pub struct Learner {
     good: usize,
     bad: usize,
     relaxable: Vec<Relaxable>,
+    /// The relaxable lessons as first learned.
+    originals: Vec<Original>,
+    /// The relaxations conflicts caused, in order.
+    relaxations: Vec<Relaxation>,
+    /// The lesson count at each open scope's [`Learner::push`].
+    scopes: Vec<u32>,
     relaxed: usize,
     deepened: usize,
     dropped: usize,
@@ -136,6 +175,9 @@ impl Learner {
             good: 0,
             bad: 0,
             relaxable: Vec::new(),
+            originals: Vec::new(),
+            relaxations: Vec::new(),
+            scopes: Vec::new(),
             relaxed: 0,
             deepened: 0,
             dropped: 0,
@@ -261,21 +303,21 @@ impl Learner {
         let (lesson, number) = (self.next_lesson(), self.good + 1);
         let kind =
             if learned.fallback_used { ConjunctKind::Fallback } else { ConjunctKind::Covers { after_fallback: false } };
-        let id = self.add(learned.constraint, Conjunct::new(lesson, Some((Role::Good, number)), kind))?;
+        let conjunct = Conjunct::new(lesson, Some((Role::Good, number)), kind);
+        let id = self.add(learned.constraint, conjunct.clone())?;
         self.lessons += 1;
         self.good = number;
         if learned.fallback_used {
-            let index = self.learned.len() - 1;
-            let kind = Guess::Fallback;
-            self.relaxable.push(Relaxable {
-                id,
+            let original = Original {
                 lesson,
-                index,
                 constraint: learned.constraint,
+                conjunct,
                 trace: trace.clone(),
                 number,
-                kind,
-            });
+                kind: Guess::Fallback,
+            };
+            self.keep_relaxable(id, &original);
+            self.originals.push(original);
         }
         Ok(Lesson {
             id: lesson,
@@ -342,10 +384,12 @@ impl Learner {
             } else {
                 ConjunctKind::Fixes { k }
             };
-            let id = self.add(constraint, Conjunct::new(lesson, Some((Role::Bad, number)), kind))?;
-            let index = self.learned.len() - 1;
+            let conjunct = Conjunct::new(lesson, Some((Role::Bad, number)), kind);
+            let id = self.add(constraint, conjunct.clone())?;
             let kind = Guess::Fixes { k, alternative };
-            self.relaxable.push(Relaxable { id, lesson, index, constraint, trace: trace.clone(), number, kind });
+            let original = Original { lesson, constraint, conjunct, trace: trace.clone(), number, kind };
+            self.keep_relaxable(id, &original);
+            self.originals.push(original);
         }
         self.lessons += 1;
         self.bad = number;
@@ -377,13 +421,31 @@ impl Learner {
         })
     }
 
-    /// Adds a constraint of the caller's own (a node of [`Learner::arena_mut`]).
+    /// Adds a constraint of the caller's own (a node of [`Learner::arena_mut`]): a fact, such
+    /// as a candidate the checker rejected. A constraint the caller only supposes goes to
+    /// [`Learner::require_guess`].
     ///
     /// # Errors
     /// When the solver cannot take the constraint (a resource limit).
     pub fn require(&mut self, constraint: NodeId, name: &str) -> Result<LessonId, Error> {
+        self.require_kind(constraint, name, ConjunctKind::Required)
+    }
+
+    /// Adds a constraint of the caller's own that is a guess (a node of
+    /// [`Learner::arena_mut`]): a likely cause of a failure rather than a proved one. It binds
+    /// like [`Learner::require`]'s, but an unsatisfiable [`Proposal`] lists it among its
+    /// `guesses`, so that a caller claims "no candidate" only when no guess is in the conflict
+    /// (it [retracts](Learner::retract) the guesses and asks again).
+    ///
+    /// # Errors
+    /// When the solver cannot take the constraint (a resource limit).
+    pub fn require_guess(&mut self, constraint: NodeId, name: &str) -> Result<LessonId, Error> {
+        self.require_kind(constraint, name, ConjunctKind::Guess)
+    }
+
+    fn require_kind(&mut self, constraint: NodeId, name: &str, kind: ConjunctKind) -> Result<LessonId, Error> {
         let lesson = self.next_lesson();
-        let mut conjunct = Conjunct::new(lesson, None, ConjunctKind::Required);
+        let mut conjunct = Conjunct::new(lesson, None, kind);
         conjunct.name = name.to_owned();
         self.add(constraint, conjunct)?;
         self.lessons += 1;
@@ -396,35 +458,115 @@ impl Learner {
     }
 
     /// Takes a lesson back: every constraint learned from it (a relaxed one's replacement
-    /// too) stops binding, by the solver's activation literals, with no rebuilding. With
-    /// relaxation off ([`LearnerConfig::relax_on_conflict`]), the learner then proposes what a
-    /// learner that never learned the lesson proposes. A relaxation that a conflict with the
-    /// lesson caused in another lesson stays; the trace counts ([`Learner::counts`]) and the
-    /// other lessons' names stay too. Returns false when the lesson was already taken back.
+    /// too) stops binding, by the solver's activation literals, with no rebuilding. A
+    /// relaxation that a conflict holding the lesson caused in another lesson (see
+    /// [`LearnerConfig::relax_on_conflict`]) is undone: that lesson binds again as first
+    /// learned (a later conflict may relax it again). With relaxation off, the learner then
+    /// proposes what a learner that never learned the lesson proposes; with it on, the
+    /// relaxations that conflicts without the lesson caused stay (they depend on when
+    /// [`Learner::propose`] was asked), and so do [`Learner::relax_fallbacks`]'. The trace
+    /// counts ([`Learner::counts`]), the relaxation counts ([`Learner::relaxed`],
+    /// [`Learner::deepened`], [`Learner::dropped`]) and the other lessons' names stay. Returns
+    /// false when the lesson was already taken back.
     ///
     /// # Errors
     /// [`ErrorKind::UnknownLesson`] for an id this learner did not give; a solver failure.
     pub fn retract(&mut self, lesson: LessonId) -> Result<bool, Error> {
         if lesson.0 >= self.lessons {
-            let message = format!("{lesson} was not learned: this learner gave {} lessons", self.lessons);
+            let given = match self.lessons {
+                1 => "1 lesson".to_owned(),
+                n => format!("{n} lessons"),
+            };
+            let message = format!("{lesson} was not learned: this learner gave {given}");
             return Err(Error::new(ErrorKind::UnknownLesson, message));
         }
-        let mut taken = false;
+        Ok(self.take_back(&BTreeSet::from([lesson]))? > 0)
+    }
+
+    /// Opens a scope: [`Learner::pop`] takes back every lesson learned (or required) after
+    /// this call, as [`Learner::retract`] would each. Scopes nest; returns how many are open.
+    pub fn push(&mut self) -> usize {
+        self.scopes.push(self.lessons);
+        self.scopes.len()
+    }
+
+    /// Closes the innermost open scope (see [`Learner::push`]), taking back the lessons learned
+    /// since it opened; returns how many it took back (those retracted before do not count).
+    /// Lesson ids are never given twice: the lessons of a scope popped keep theirs, retracted.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoScope`] when no scope is open (the learner stays as it was); a solver
+    /// failure.
+    pub fn pop(&mut self) -> Result<usize, Error> {
+        let Some(&mark) = self.scopes.last() else {
+            return Err(Error::new(ErrorKind::NoScope, "`pop` without a `push`: no scope is open"));
+        };
+        let lessons: BTreeSet<LessonId> = (mark..self.lessons).map(LessonId).collect();
+        let taken = self.take_back(&lessons)?;
+        self.scopes.pop();
+        Ok(taken)
+    }
+
+    /// How many scopes are open (see [`Learner::push`]).
+    pub fn scopes(&self) -> usize {
+        self.scopes.len()
+    }
+
+    /// Takes back `lessons` (see [`Learner::retract`]); returns how many were still in force.
+    fn take_back(&mut self, lessons: &BTreeSet<LessonId>) -> Result<usize, Error> {
+        let mut taken = BTreeSet::new();
         for index in 0..self.conjuncts.len() {
             let conjunct = &self.conjuncts[index];
-            if conjunct.lesson != lesson || conjunct.retracted {
+            if !lessons.contains(&conjunct.lesson) || conjunct.retracted {
                 continue;
             }
             if !conjunct.relaxed {
                 self.solver.retract(self.ids[index])?;
                 self.learned[index] = self.arena.tru();
             }
+            taken.insert(self.conjuncts[index].lesson);
             self.conjuncts[index].retracted = true;
-            taken = true;
+        }
+        self.relaxable.retain(|r| !lessons.contains(&r.lesson));
+        // The relaxations that a conflict holding a lesson taken back caused.
+        let undo: BTreeSet<LessonId> = self
+            .relaxations
+            .iter()
+            .filter(|r| !lessons.contains(&r.lesson) && r.causes.iter().any(|c| taken.contains(c)))
+            .map(|r| r.lesson)
+            .collect();
+        self.relaxations.retain(|r| !lessons.contains(&r.lesson) && !undo.contains(&r.lesson));
+        for lesson in undo {
+            self.restore(lesson)?;
+        }
+        self.refresh_root();
+        Ok(taken.len())
+    }
+
+    /// Brings a relaxed lesson back as first learned: what stands for it now stops binding
+    /// (marked relaxed), and its first constraint is added again.
+    fn restore(&mut self, lesson: LessonId) -> Result<(), Error> {
+        let Some(original) = self.originals.iter().position(|o| o.lesson == lesson) else {
+            return Ok(());
+        };
+        for index in 0..self.conjuncts.len() {
+            let conjunct = &self.conjuncts[index];
+            if conjunct.lesson == lesson && !conjunct.relaxed && !conjunct.retracted {
+                self.solver.retract(self.ids[index])?;
+                self.learned[index] = self.arena.tru();
+                self.conjuncts[index].relaxed = true;
+            }
         }
         self.relaxable.retain(|r| r.lesson != lesson);
-        self.refresh_root();
-        Ok(taken)
+        let (constraint, conjunct) = (self.originals[original].constraint, self.originals[original].conjunct.clone());
+        let id = self.add(constraint, conjunct)?;
+        self.relaxable.push(Relaxable::new(id, self.learned.len() - 1, &self.originals[original]));
+        Ok(())
+    }
+
+    /// Records the constraint `id` (the last added) as relaxable, as `original` says.
+    fn keep_relaxable(&mut self, id: ConstraintId, original: &Original) {
+        self.relaxable.push(Relaxable::new(id, self.learned.len() - 1, original));
     }
 
     /// The arena, to build constraints for [`Learner::require`].
@@ -455,7 +597,7 @@ impl Learner {
         let fallbacks: Vec<ConstraintId> =
             self.relaxable.iter().filter(|r| matches!(r.kind, Guess::Fallback)).map(|r| r.id).collect();
         let before = self.relaxed;
-        self.relax_now(&fallbacks)?;
+        self.relax_now(&fallbacks, None)?;
         Ok(self.relaxed - before)
     }
 
@@ -465,20 +607,31 @@ impl Learner {
         if !self.config.relax_on_conflict {
             return Ok(false);
         }
-        self.relax_now(conflict)
+        self.relax_now(conflict, Some(conflict))
     }
 
-    /// Relaxes the relaxable constraints among `ids`; false when none is.
-    fn relax_now(&mut self, conflict: &[ConstraintId]) -> Result<bool, Error> {
+    /// Relaxes the relaxable constraints among `ids`; false when none is. A relaxation that
+    /// the conflict `cause` caused is undone when one of its other lessons is taken back.
+    fn relax_now(&mut self, ids: &[ConstraintId], cause: Option<&[ConstraintId]>) -> Result<bool, Error> {
+        let causes: BTreeSet<LessonId> = cause
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|id| self.conjuncts.get(id.index()))
+            .map(|c| c.lesson)
+            .collect();
         let limit = self.config.deepen_to.max(self.config.max_constraint_edges);
         let relaxable = |r: &Relaxable| match r.kind {
             Guess::Fallback => true,
             Guess::Fixes { k, alternative } => k < limit || alternative.is_some(),
         };
         let (hit, keep): (Vec<Relaxable>, Vec<Relaxable>) =
-            std::mem::take(&mut self.relaxable).into_iter().partition(|r| conflict.contains(&r.id) && relaxable(r));
+            std::mem::take(&mut self.relaxable).into_iter().partition(|r| ids.contains(&r.id) && relaxable(r));
         self.relaxable = keep;
         for r in &hit {
+            let others: Vec<LessonId> = causes.iter().copied().filter(|&c| c != r.lesson).collect();
+            if !others.is_empty() {
+                self.relaxations.push(Relaxation { lesson: r.lesson, causes: others });
+            }
             self.solver.retract(r.id)?;
             self.learned[r.index] = self.arena.tru();
             self.conjuncts[r.index].relaxed = true;
@@ -513,12 +666,33 @@ impl Learner {
         Ok(!hit.is_empty())
     }
 
-    /// The cheapest candidate satisfying every constraint learned so far.
+    /// The solver's conflict in the learner's words: each constraint under its lesson's id
+    /// and its name, with its text.
+    fn explain(&self, unsat: &paces_solver::Unsat) -> String {
+        let mut explanation = match unsat.conflict.len() {
+            0 => String::from("the space has no candidate program"),
+            1 => String::from("no candidate program satisfies this constraint:"),
+            _ => String::from("no candidate program satisfies these constraints together:"),
+        };
+        for c in &unsat.conflict {
+            match self.conjuncts.get(c.id.index()) {
+                Some(conjunct) => explanation.push_str(&format!("\n  {} `{}`: {}", conjunct.lesson, c.name, c.text)),
+                None => explanation.push_str(&format!("\n  `{}`: {}", c.name, c.text)),
+            }
+        }
+        explanation
+    }
+
+    /// The cheapest candidate satisfying every constraint learned so far, or the lessons
+    /// that conflict: each constraint of the solver's core (the constraints it needed to find
+    /// no candidate, under assumptions) named by its lesson's id and name, and which of those
+    /// lessons are guesses ([`Learner::require_guess`]).
+    ///
+    /// A conflict that involves constraints stronger than what is known relaxes them first
+    /// (see [`LearnerConfig::relax_on_conflict`]) and asks again.
     ///
     /// # Errors
     /// When the solver fails.
-    /// A conflict that involves constraints stronger than what is known relaxes them first
-    /// (see [`LearnerConfig::relax_on_conflict`]) and asks again.
     pub fn propose(&mut self) -> Result<Proposal, Error> {
         loop {
             match self.solver.solve()? {
@@ -536,7 +710,7 @@ impl Learner {
                             Guess::Fixes { k, .. } if ids.contains(&r.id) => Some(k),
                             _ => None,
                         });
-                        let mut explanation = u.explanation;
+                        let mut explanation = self.explain(&u);
                         let fals = self.arena.fals();
                         let short = self
                             .relaxable
@@ -545,6 +719,15 @@ impl Learner {
                         let conflict: Vec<Conjunct> =
                             ids.iter().filter_map(|id| self.conjuncts.get(id.index()).cloned()).collect();
                         let fallback = conflict.iter().any(|c| c.kind == ConjunctKind::Fallback);
+                        let lessons: Vec<LessonId> =
+                            conflict.iter().map(|c| c.lesson).collect::<BTreeSet<_>>().into_iter().collect();
+                        let guesses: Vec<LessonId> = conflict
+                            .iter()
+                            .filter(|c| matches!(c.kind, ConjunctKind::Guess | ConjunctKind::Alternative))
+                            .map(|c| c.lesson)
+                            .collect::<BTreeSet<_>>()
+                            .into_iter()
+                            .collect();
                         if short {
                             explanation.push_str(&format!("\n  ({STOPS_AT_FAILURE})"));
                         } else if fallback {
@@ -565,7 +748,16 @@ impl Learner {
                                  a fix that needs a longer cycle is not ruled out)"
                             ));
                         }
-                        return Ok(Proposal::Unsatisfiable { explanation, conflict });
+                        if !guesses.is_empty() {
+                            let names: Vec<String> = guesses.iter().map(ToString::to_string).collect();
+                            explanation.push_str(&format!(
+                                "\n  (this answer rests on a guess, not on what the traces proved: {} {}; \
+                                 without it the conflict is lifted)",
+                                names.join(", "),
+                                if guesses.len() == 1 { "is a guess" } else { "are guesses" },
+                            ));
+                        }
+                        return Ok(Proposal::Unsatisfiable { explanation, conflict, lessons, guesses });
                     }
                 }
                 other => {

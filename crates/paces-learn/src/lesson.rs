@@ -5,7 +5,8 @@ use std::fmt;
 use paces_constraint::NodeId;
 
 /// A lesson's id: what [`Learner::retract`](crate::Learner::retract) takes back. Every trace learned and every
-/// constraint required has one, numbered from 0 in the order learned.
+/// constraint required (or guessed) has one, numbered from 0 in the order learned; an
+/// unsatisfiable [`Proposal`](crate::Proposal) names the lessons in its conflict by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
 pub struct LessonId(pub(crate) u32);
@@ -79,13 +80,16 @@ pub struct Conjunct {
     /// The name, as explanations and [`Learner::display_constraints`](crate::Learner::display_constraints) give it.
     pub name: String,
     /// The trace it was learned from: good or bad, and its number among those (from 1);
-    /// `None` for a constraint of the caller's own ([`Learner::require`](crate::Learner::require)).
+    /// `None` for a constraint of the caller's own ([`Learner::require`](crate::Learner::require),
+    /// [`Learner::require_guess`](crate::Learner::require_guess)).
     pub trace: Option<(Role, usize)>,
     /// The lesson it belongs to (a relaxed constraint and its replacement share one).
     pub lesson: LessonId,
     /// What kind of constraint it is.
     pub kind: ConjunctKind,
-    /// Whether a conflict relaxed it (it is `true` now, and its replacement follows it).
+    /// Whether it stopped binding in favour of a constraint later in the list for the same
+    /// lesson: a conflict relaxed it, or [`Learner::retract`](crate::Learner::retract) undid
+    /// the relaxation that brought it and its lesson's first constraint follows again.
     pub relaxed: bool,
     /// Whether [`Learner::retract`](crate::Learner::retract) took its lesson back (it is `true` now).
     pub retracted: bool,
@@ -114,6 +118,8 @@ pub enum ConjunctKind {
     Alternative,
     /// A constraint of the caller's own ([`Learner::require`](crate::Learner::require)).
     Required,
+    /// A guess of the caller's own ([`Learner::require_guess`](crate::Learner::require_guess)).
+    Guess,
 }
 
 impl Conjunct {
@@ -124,7 +130,7 @@ impl Conjunct {
             ConjunctKind::Fallback => "fallback: every order frozen".to_owned(),
             ConjunctKind::Fixes { k } => format!("fixes, K = {k}"),
             ConjunctKind::Alternative => "no fix: the caller's alternative".to_owned(),
-            ConjunctKind::Required => String::new(),
+            ConjunctKind::Required | ConjunctKind::Guess => String::new(),
         };
         let name = match trace {
             Some((role, number)) => format!("{} trace #{number} ({what})", role.name()),

@@ -4,11 +4,11 @@ use std::fmt;
 
 use paces_constraint::{Candidate, Cost, Space, Transformation};
 
-use crate::lesson::Conjunct;
+use crate::lesson::{Conjunct, LessonId};
 
 /// The learner's next proposal. With the `serde` feature it is written as
 /// `{"answer": "candidate", "candidate": ..., "cost": ..., "transformations": [...]}` or
-/// `{"answer": "unsatisfiable", "explanation": ..., "conflict": [...]}`.
+/// `{"answer": "unsatisfiable", "explanation": ..., "conflict": [...], "lessons": [...], "guesses": [...]}`.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "answer", rename_all = "snake_case"))]
 #[non_exhaustive]
@@ -28,6 +28,14 @@ pub enum Proposal {
         explanation: String,
         /// The constraints in conflict (a small set that no candidate satisfies together).
         conflict: Vec<Conjunct>,
+        /// The lessons of `conflict`, each once, in the order learned: retracting one of them
+        /// (or popping its scope) lifts this conflict.
+        lessons: Vec<LessonId>,
+        /// Those of `lessons` that are guesses ([`Learner::require_guess`](crate::Learner::require_guess), or a
+        /// bad trace with no fix whose caller's alternative stands in,
+        /// [`Learner::learn_bad_or`](crate::Learner::learn_bad_or)): when there is one, "no candidate"
+        /// rests on a guess, not on what the traces proved.
+        guesses: Vec<LessonId>,
     },
 }
 

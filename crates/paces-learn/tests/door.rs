@@ -185,3 +185,28 @@ fn reads_from_a_non_writer_never_make_a_trace() {
     let e = tb.flat_step(&s, B, b1).read_from(X, Some(later)).push().unwrap_err();
     assert!(e.to_string().contains("not an earlier event"), "{e}");
 }
+
+/// A builder made for the space names threads and locations by their labels in its errors,
+/// as the learner's door does.
+#[test]
+fn a_builder_for_the_space_names_the_labels_in_its_errors() {
+    let s = space();
+    let loc = |label: &str| s.loc(label).unwrap();
+    let mut tb = TraceBuilder::for_space(&s);
+    tb.flat(A, loc("A1")).write(X, 1).push().unwrap();
+    tb.flat(A, loc("A2")).read(X).write(R, 1).push().unwrap();
+    let e = tb.flat(A, loc("A1")).push().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "event 2 (thread `A`, at `A1`): thread `A` already ran `A1` at event 0 and went on to another item \
+         of its block: a step after the thread's last event must come after it in the thread's order"
+    );
+    let first = paces_learn::trace::EventId::from_u32(0);
+    let e = tb.flat(B, loc("B1")).read_from(Y, Some(first)).push().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("event 2 (thread `B`, at `B1`) reads {Y} from event 0 (thread `A`, at `A1`), which does not write it")
+    );
+    // The refused steps left the builder as it was.
+    assert_eq!(tb.len(), 2);
+}

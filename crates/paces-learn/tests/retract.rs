@@ -1,6 +1,7 @@
-//! Lessons taken back: a learner that learned a lesson and retracted it proposes exactly what a
-//! learner that never learned it proposes (relaxation off, so that lessons are a plain
-//! conjunction), on random small programs and random runs of them.
+//! Lessons taken back: a learner that learned a lesson and retracted it (or learned lessons in
+//! a scope and popped it) proposes exactly what a learner that never learned them proposes
+//! (relaxation off, so that lessons are a plain conjunction), on random small programs and
+//! random runs of them.
 
 use paces_learn::constraint::{ItemInfo, Loc, Space, SpaceBuilder};
 use paces_learn::trace::{EventKind, ThreadId, Trace, TraceBuilder, VarId};
@@ -116,6 +117,67 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Scopes: lessons learned in a popped scope are gone, those of the scope around it stay.
+    /// `base` traces are learned outside every scope, `outer` in a scope, `inner` in a scope
+    /// inside it; each pop leaves what a learner that never learned the popped traces proposes.
+    #[test]
+    fn a_popped_scope_leaves_what_a_learner_that_never_learned_it_proposes(
+        program in prop::collection::vec(prop::collection::vec(stmt(), 1..4), 2..4),
+        schedules in prop::collection::vec(prop::collection::vec(any::<u8>(), 1..12), 1..6),
+        cut in any::<(prop::sample::Index, prop::sample::Index)>(),
+    ) {
+        let (space, locs) = space(&program);
+        let traces: Vec<Trace> = schedules.iter().map(|s| run(&program, &locs, &space, s)).collect();
+        let (a, b) = (cut.0.index(traces.len() + 1), cut.1.index(traces.len() + 1));
+        let (base, outer, inner) = (&traces[..a.min(b)], &traces[a.min(b)..a.max(b)], &traces[a.max(b)..]);
+        let config = LearnerConfig::new().relax_on_conflict(false);
+        let fresh = |parts: &[&[Trace]]| {
+            let mut learner = Learner::new(&space, config.clone()).unwrap();
+            parts.iter().flat_map(|p| p.iter()).for_each(|t| { learn(&mut learner, t); });
+            answer(&mut learner)
+        };
+        let mut scoped = Learner::new(&space, config.clone()).unwrap();
+        base.iter().for_each(|t| { learn(&mut scoped, t); });
+        prop_assert_eq!(scoped.push(), 1);
+        outer.iter().for_each(|t| { learn(&mut scoped, t); });
+        prop_assert_eq!(scoped.push(), 2);
+        inner.iter().for_each(|t| { learn(&mut scoped, t); });
+        prop_assert_eq!(answer(&mut scoped), fresh(&[base, outer, inner]));
+        prop_assert_eq!(scoped.pop().unwrap(), inner.len());
+        prop_assert_eq!(scoped.scopes(), 1);
+        prop_assert_eq!(answer(&mut scoped), fresh(&[base, outer]));
+        prop_assert_eq!(scoped.pop().unwrap(), outer.len());
+        prop_assert_eq!(answer(&mut scoped), fresh(&[base]));
+        let e = scoped.pop().unwrap_err();
+        prop_assert_eq!(e.kind(), &ErrorKind::NoScope);
+        // Learned again after the pops, the traces bind as before.
+        outer.iter().chain(inner).for_each(|t| { learn(&mut scoped, t); });
+        prop_assert_eq!(answer(&mut scoped), fresh(&[base, outer, inner]));
+    }
+}
+
+/// A lesson retracted inside a scope is not counted again by the pop; `pop` with no scope
+/// open is an error that changes nothing.
+#[test]
+fn pop_counts_only_the_lessons_still_in_force() {
+    let program = vec![vec![Stmt { write: false, var: 0 }], vec![Stmt { write: true, var: 0 }]];
+    let (space, locs) = space(&program);
+    let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
+    let e = learner.pop().unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::NoScope);
+    assert_eq!(e.to_string(), "`pop` without a `push`: no scope is open");
+    learner.push();
+    let first = learn(&mut learner, &run(&program, &locs, &space, &[0]));
+    learn(&mut learner, &run(&program, &locs, &space, &[1]));
+    assert!(learner.retract(first).unwrap());
+    assert_eq!(learner.pop().unwrap(), 1);
+    assert_eq!(learner.scopes(), 0);
+    assert!(learner.conjuncts().iter().all(|c| c.retracted));
+}
+
 /// Retracting the one bad lesson that made the constraints unsatisfiable brings the
 /// original program back; a conflict names the lessons in it; an unknown id is an error.
 #[test]
@@ -126,10 +188,14 @@ fn retracting_a_lesson_in_a_conflict_lifts_it() {
     let bad = run(&program, &locs, &space, &[0]);
     let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
     let lesson = learner.learn_bad(&bad).unwrap().id;
-    let Proposal::Unsatisfiable { conflict, .. } = learner.propose().unwrap() else {
+    let Proposal::Unsatisfiable { conflict, explanation, lessons, guesses } = learner.propose().unwrap() else {
         panic!("no fix for an assertion no write can satisfy");
     };
     assert!(conflict.iter().all(|c| c.lesson == lesson) && !conflict.is_empty(), "{conflict:?}");
+    assert_eq!((lessons, guesses), (vec![lesson], vec![]));
+    // The conflict deepened K from the configured 3 before giving up, and says so.
+    assert!(explanation.contains("lesson 0 `bad trace #1 (fixes, K = 4, deepened from 3)`"), "{explanation}");
+    assert!(explanation.contains("(K = 3 as configured, deepened on conflict"), "{explanation}");
     assert!(learner.retract(lesson).unwrap());
     assert!(learner.conjuncts().iter().all(|c| c.retracted));
     let Proposal::Candidate { cost, transformations, .. } = learner.propose().unwrap() else {
@@ -143,5 +209,5 @@ fn retracting_a_lesson_in_a_conflict_lifts_it() {
     let second = learn(&mut other, &bad);
     let e = learner.retract(second).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::UnknownLesson);
-    assert_eq!(e.to_string(), "lesson 1 was not learned: this learner gave 1 lessons");
+    assert_eq!(e.to_string(), "lesson 1 was not learned: this learner gave 1 lesson");
 }

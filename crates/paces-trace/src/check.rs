@@ -181,7 +181,7 @@ impl Place<'_> {
 
 /// A location as a message shows it: its name in backquotes, or its number when the space
 /// does not have it.
-fn loc_name(space: &Space, loc: Loc) -> String {
+pub(crate) fn loc_name(space: &Space, loc: Loc) -> String {
     if loc.index() < space.loc_count() {
         format!("`{}`", space.name(loc))
     } else {
@@ -190,7 +190,7 @@ fn loc_name(space: &Space, loc: Loc) -> String {
 }
 
 /// A thread as a message shows it: its declared name, or its number.
-fn thread_name(space: &Space, thread: ThreadId) -> String {
+pub(crate) fn thread_name(space: &Space, thread: ThreadId) -> String {
     match space.thread(thread.index()) {
         Some((name, _)) => format!("thread `{name}`"),
         None => format!("thread {}", thread.index()),
@@ -198,7 +198,7 @@ fn thread_name(space: &Space, thread: ThreadId) -> String {
 }
 
 /// A block as a message shows it: its number and its first items.
-fn block_name(space: &Space, block: BlockId) -> String {
+pub(crate) fn block_name(space: &Space, block: BlockId) -> String {
     let items = space.items(block);
     let mut names: Vec<String> = items.iter().take(3).map(|&l| format!("`{}`", space.name(l))).collect();
     if items.len() > 3 {

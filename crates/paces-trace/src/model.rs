@@ -441,8 +441,9 @@ pub struct TraceBuilder {
     latest: FxHashMap<VarId, EventId>,
     scopes: ScopeTracker,
     locals: Vec<VarId>,
-    /// The block of each location that is an item, from [`TraceBuilder::for_space`].
-    flat_blocks: Vec<Option<BlockId>>,
+    /// The space of [`TraceBuilder::for_space`]: the blocks of flat steps, and the names of
+    /// threads and locations in errors.
+    space: Option<Space>,
 }
 
 /// One event under construction; see [`TraceBuilder::step`].
@@ -546,10 +547,37 @@ impl TraceBuilder {
     }
 
     /// An empty trace whose flat steps ([`TraceBuilder::flat`]) take their scopes from `space`
-    /// (it keeps the block of each item, not the space).
+    /// and whose errors ([`StepBuilder::push`], [`TraceBuilder::push`]) name threads and
+    /// locations by the space's labels (it keeps a copy of the space).
     pub fn for_space(space: &Space) -> Self {
-        let flat_blocks = space.locs().map(|loc| space.block_of(loc)).collect();
-        TraceBuilder { flat_blocks, ..Self::default() }
+        TraceBuilder { space: Some(space.clone()), ..Self::default() }
+    }
+
+    /// A thread as this builder's errors name it: by the space's label when it has one.
+    fn thread_name(&self, thread: ThreadId) -> String {
+        match &self.space {
+            Some(space) => crate::check::thread_name(space, thread),
+            None => format!("thread {thread}"),
+        }
+    }
+
+    /// A location as this builder's errors name it.
+    fn loc_name(&self, loc: Loc) -> String {
+        match &self.space {
+            Some(space) => crate::check::loc_name(space, loc),
+            None => loc.to_string(),
+        }
+    }
+
+    /// An event as this builder's errors name it: `event 3`, with its location's label when
+    /// the builder has a space.
+    fn event_name(&self, position: usize, event: &Event) -> String {
+        match &self.space {
+            Some(_) => {
+                format!("event {position} ({}, at {})", self.thread_name(event.thread), self.loc_name(event.loc))
+            }
+            None => format!("event {position}"),
+        }
     }
 
     /// [`TraceBuilder::flat_step`] with the space given to [`TraceBuilder::for_space`]: the
@@ -558,10 +586,9 @@ impl TraceBuilder {
     /// that space or a builder made with [`TraceBuilder::new`]).
     pub fn flat(&mut self, thread: ThreadId, loc: Loc) -> StepBuilder<'_> {
         let scope = self
-            .flat_blocks
-            .get(loc.index())
-            .copied()
-            .flatten()
+            .space
+            .as_ref()
+            .and_then(|space| space.block_of(loc))
             .map(|block| vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item: loc }])
             .unwrap_or_default();
         self.step(thread, loc, scope)
@@ -595,25 +622,30 @@ impl TraceBuilder {
     }
 
     fn validate_reads(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+        let from_name = |from: EventId| match self.events.get(from.index()) {
+            Some(writer) if self.space.is_some() => self.event_name(from.index(), writer),
+            _ => from.to_string(),
+        };
+        let this = self.event_name(position, event);
         for read in &event.reads {
             if let Some(from) = read.from {
                 if from.index() >= position {
                     return Err(TraceError::new(
                         TraceErrorKind::ReadsFromForward,
-                        format!("event {position} reads {} from {from}, which is not an earlier event", read.var),
+                        format!("{this} reads {} from {from}, which is not an earlier event", read.var),
                     ));
                 }
                 if !self.events[from.index()].writes_var(read.var) {
                     return Err(TraceError::new(
                         TraceErrorKind::ReadsFromNonWriter,
-                        format!("event {position} reads {} from {from}, which does not write it", read.var),
+                        format!("{this} reads {} from {}, which does not write it", read.var, from_name(from)),
                     ));
                 }
             }
             if read.from != self.latest.get(&read.var).copied() {
                 return Err(TraceError::new(
                     TraceErrorKind::ReadsFromStale,
-                    format!("event {position} reads {} from a write that is not the latest one", read.var),
+                    format!("{this} reads {} from a write that is not the latest one", read.var),
                 ));
             }
         }
@@ -643,19 +675,26 @@ impl TraceBuilder {
         self.scopes.step(event, position).map_err(|problem| {
             let kind =
                 if problem == ScopeProblem::Empty { TraceErrorKind::EmptyScope } else { TraceErrorKind::ScopeOrder };
-            let thread = event.thread;
+            let this = self.event_name(position, event);
+            let thread = self.thread_name(event.thread);
             let what = match problem {
-                ScopeProblem::Empty => return TraceError::new(kind, format!("event {position} has an empty scope")),
-                ScopeProblem::TopDiffers => "its top block instance differs from the thread's".to_owned(),
-                ScopeProblem::ReturnsTo { item, at } => {
-                    format!("{item} already ran at event {at}, and the thread went on to another item of its block")
-                }
-                ScopeProblem::ReEnters { instance } => format!(
-                    "it re-enters instance {} of block {}, which the thread already left",
-                    instance.instance, instance.block
+                ScopeProblem::Empty => return TraceError::new(kind, format!("{this} has an empty scope")),
+                ScopeProblem::TopDiffers => format!("its top block instance differs from the one {thread} runs"),
+                ScopeProblem::ReturnsTo { item, at } => format!(
+                    "{thread} already ran {} at event {at} and went on to another item of its block: a step \
+                     after the thread's last event must come after it in the thread's order",
+                    self.loc_name(item)
                 ),
+                ScopeProblem::ReEnters { instance } => {
+                    let block = match &self.space {
+                        Some(space) => crate::check::block_name(space, instance.block),
+                        None => format!("block {}", instance.block),
+                    };
+                    format!("it re-enters instance {} of {block}, which {thread} already left", instance.instance)
+                }
             };
-            TraceError::new(kind, format!("event {position} of thread {thread}: {what}"))
+            let this = if self.space.is_some() { this } else { format!("{this} of {thread}") };
+            TraceError::new(kind, format!("{this}: {what}"))
         })
     }
 

@@ -317,7 +317,8 @@ thread b { C: x := 1; }",
 /// of the assertion and a wait that never passes) and add an unrelated swap each time are not
 /// walked one by one: the change they share is learned as the cause, and the loop ends with
 /// "no repair" and the reason (no candidate repairs the program without hiding the
-/// assertion; the fourth thread only makes the space large).
+/// assertion; the fourth thread only makes the space large), saying that the answer rests on
+/// that guess.
 #[test]
 fn a_change_that_keeps_hiding_an_assertion_is_learned_not_walked_around() {
     let p = paces::cwhile::parse(
@@ -332,6 +333,7 @@ thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 :=
     let report = Repair::new().run(&p).unwrap();
     let explanation = no_repair(&report);
     assert!(explanation.contains("hides assertions (changes shared by"), "{explanation}");
+    assert!(explanation.contains("this answer rests on a guess"), "said plainly: {explanation}");
     assert!(report.exhaustive.is_none());
     assert!(report.iterations < 30, "{} iterations", report.iterations);
 }

@@ -141,7 +141,8 @@ impl Learning {
     /// common (since that set last became empty) are taken to be its cause, and once `after`
     /// such candidates share fewer changes than the last one made, the loop requires that not
     /// all of the shared changes are made together. A guess (a change that causes a problem
-    /// beside some changes may not beside others), named in a conflict's explanation; in a
+    /// beside some changes may not beside others), learned as one: a "no repair" whose
+    /// conflict holds it says that it rests on a guess; in a
     /// space small enough to list, walking still ends in judging the space in cost order.
     fn learn_shared_cause(
         &mut self,
@@ -163,7 +164,7 @@ impl Learning {
             let steps: Vec<Transformation> = shared.iter().copied().collect();
             let lesson = self.learner.arena_mut().not_all_of(&steps);
             let name = format!("{problem} (changes shared by {seen} rejected candidates): {}", names.join(", "));
-            self.learner.require(lesson, &name)?;
+            self.learner.require_guess(lesson, &name)?;
         }
         self.causes.insert(problem.to_owned(), (shared, seen));
         Ok(())

@@ -16,10 +16,10 @@ pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + S
 pub fn space(p: &Program) -> Result<Space> {
     let mut b = SpaceBuilder::new();
     for (name, stmts) in &p.threads {
-        let (block, mut locs) = (b.block(false), Vec::new());
+        let (block, mut locs) = (b.open_block(), Vec::new());
         for (i, s) in stmts.iter().enumerate() {
-            let loc = b.loc(&s.label)?;
-            b.item(block, loc, if matches!(s.op, Op::Await(..)) { ItemInfo::AWAIT } else { ItemInfo::SIMPLE })?;
+            let info = if matches!(s.op, Op::Await(..)) { ItemInfo::AWAIT } else { ItemInfo::SIMPLE };
+            let loc = b.add_item(block, &s.label, info)?;
             for j in (0..i).filter(|&j| stmts[j].conflicts(s)) {
                 b.fix(locs[j], loc)?;
             }
@@ -27,8 +27,8 @@ pub fn space(p: &Program) -> Result<Space> {
         }
         b.thread(name, block)?;
     }
-    let (block, end) = (b.block(true), b.loc("finally")?);
-    b.item(block, end, ItemInfo::SIMPLE)?;
+    let block = b.closed_block();
+    b.add_item(block, "finally", ItemInfo::SIMPLE)?;
     b.thread("finally", block)?;
     Ok(b.build()?)
 }
