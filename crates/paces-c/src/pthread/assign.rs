@@ -147,7 +147,7 @@ impl<'a> Lower<'a> {
             + usize::from(target.shared)
             + usize::from(op.is_some() && target.shared)
             + index_reads;
-        let split = self.frame.atomic == 0 && total > 1;
+        let split = total > 1;
         let mut cx = Cx { split, pre: Vec::new(), span, arith: op.is_some() };
         if let Some((index, elems)) = &target.computed {
             if op.is_some() {
