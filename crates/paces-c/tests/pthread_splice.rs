@@ -1,8 +1,9 @@
 //! pthread C repairs written into the C file (`paces_c::pthread::print_preserving`).
 
+mod steps;
+
 use paces::Repair;
 use paces_c::pthread::{parse, Options};
-use paces_constraint::{Candidate, Transformation};
 use paces_cwhile::Program;
 use paces_explore::{check, Config, FailureKinds, Verdict};
 
@@ -15,18 +16,7 @@ fn source(name: &str) -> String {
 #[track_caller]
 fn transformed(source: &str, steps: &[&str]) -> (Program, Program) {
     let p = parse(source, &Options::default()).unwrap().program;
-    let space = p.space();
-    let l = |n: &str| p.loc(n).unwrap_or_else(|| panic!("no label {n}"));
-    let step = |text: &str| {
-        if let Some((a, b)) = text.strip_prefix("swap ").and_then(|t| t.split_once(" <-> ")) {
-            return Transformation::Swap { first: l(a), second: l(b) };
-        }
-        let inside = text.strip_prefix("atomic [").and_then(|t| t.strip_suffix(']'));
-        let (a, b) = inside.and_then(|t| t.split_once("; ")).unwrap_or_else(|| panic!("not a step: {text}"));
-        Transformation::Atomic { first: l(a), last: l(b) }
-    };
-    let steps: Vec<Transformation> = steps.iter().map(|t| step(t)).collect();
-    let q = p.apply(&Candidate::apply(&space, &steps).unwrap()).unwrap();
+    let q = steps::apply(&p, steps);
     (p, q)
 }
 
@@ -122,4 +112,32 @@ fn repairs_of_programs_with_shared_lines_are_written_and_recheck() {
         let again = parse(&text, &Options::default()).unwrap().program;
         assert!(matches!(check(&again, &config).unwrap().verdict, Verdict::Correct), "{name}:\n{text}");
     }
+}
+
+/// A repair that reads a checked value before the thread that changes it starts makes the
+/// check meaningless, and `stale_checks` says so; one that only adds a section around the
+/// threads' work does not.
+#[test]
+fn a_repair_that_reads_a_checked_value_before_its_thread_starts_is_stale() {
+    let s = source("snapshot.c");
+    let original = parse(&s, &Options::default()).unwrap().program;
+    assert!(paces_c::pthread::stale_checks(&original, &original).is_empty());
+    // The read of `lo` above the creation of the thread that grows it.
+    let (p, q) = transformed(&s, &["swap 34 <-> 38", "swap 32 <-> 38"]);
+    let stale = paces_c::pthread::stale_checks(&p, &q);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert!(stale[0].contains("the check at 42") && stale[0].contains("grow_lo"), "{stale:?}");
+    // The creation below the read of `hi`, which that thread does not write: not stale.
+    let (p, q) = transformed(&s, &["swap 32 <-> 34"]);
+    assert!(paces_c::pthread::stale_checks(&p, &q).is_empty());
+    // The creation below both reads: stale.
+    let (p, q) = transformed(&s, &["swap 32 <-> 34", "swap 32 <-> 38"]);
+    assert_eq!(paces_c::pthread::stale_checks(&p, &q).len(), 1);
+    // A section over the creation and the read: the thread cannot run before the read.
+    let (p, q) = transformed(&s, &["atomic [32; 38]"]);
+    assert_eq!(paces_c::pthread::stale_checks(&p, &q).len(), 1);
+    // Moving the reads of `tally.c` into one section reads after the creation: not stale.
+    let s = source("tally.c");
+    let (p, q) = transformed(&s, &["atomic [24; 27]"]);
+    assert!(paces_c::pthread::stale_checks(&p, &q).is_empty());
 }
