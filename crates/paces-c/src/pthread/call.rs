@@ -277,8 +277,9 @@ impl<'a> Lower<'a> {
             }
             let split = self.reads(a) > 1;
             let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
+            let from_unsigned = self.ty_of(a).is_some_and(|t| !super::types::promote(t).signed);
             let v = self.expr(a, &mut cx)?;
-            let v = if cx.arith || ty.bits < 32 { ty.wrap(&v) } else { v };
+            let v = if cx.arith || ty.bits < 32 || !ty.signed || from_unsigned { ty.wrap(&v) } else { v };
             steps.extend(cx.pre);
             let l = self.label(span);
             steps.push(N::Simple(l, format!("{cw}.{p} := {v}")));

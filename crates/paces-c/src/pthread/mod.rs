@@ -27,6 +27,7 @@ mod pre;
 mod stale;
 mod stmt;
 mod thread;
+mod types;
 
 pub use options::Options;
 pub use pre::Preprocessor;
