@@ -6,6 +6,7 @@ use lang_c::ast::{BinaryOperator as B, Constant, Expression as E, IntegerBase, I
 use lang_c::span::Node;
 
 use super::common::{Base, Kind, Lower, Ty, INT};
+use super::decl::radix;
 
 /// `unsigned int`.
 pub(super) const UINT: Ty = Ty { bits: 32, signed: false };
@@ -52,13 +53,7 @@ impl Lower<'_> {
             }
             E::Constant(c) => match &c.node {
                 Constant::Integer(i) => {
-                    let radix = match i.base {
-                        IntegerBase::Decimal => 10,
-                        IntegerBase::Octal => 8,
-                        IntegerBase::Hexadecimal => 16,
-                        IntegerBase::Binary => 2,
-                    };
-                    let v = u64::from_str_radix(&i.number, radix).ok()?;
+                    let v = u64::from_str_radix(&i.number, radix(&i.base)).ok()?;
                     let long_long = matches!(i.suffix.size, IntegerSize::LongLong);
                     let decimal = matches!(i.base, IntegerBase::Decimal);
                     // C11 6.4.4.1: the first type of the list that holds the value.
