@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use paces_c::pthread::{parse, Options};
+use paces_c::pthread::{parse, stale_checks, Options};
 use paces_explore::{check, Config, FailureKinds, Verdict};
 
 /// What `cargo xtask svcomp` was asked.
@@ -209,6 +209,17 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
         Ok(r) => r,
         Err(_) => return format!("{} (the repair is printed as Cwhile, not C)", moves.join("; ")),
     };
+    // A repair that passes the checks by reading their values before the threads that change
+    // them start is no repair (`paces_c::pthread::stale_checks`).
+    let source = std::fs::read_to_string(file).unwrap_or_default();
+    if let Ok(original) = parse(&source, &Options::default()) {
+        if let Some(stale) = stale_checks(&original.program, &again.program).first() {
+            return format!(
+                "no repair: the cheapest repair found ({}) passes because {stale} (lines of the repaired file)",
+                moves.join("; ")
+            );
+        }
+    }
     let config = Config::new().find(FailureKinds::BAD).max_time(Some(Duration::from_secs(limit)));
     let recheck = match check(&again.program, &config) {
         Ok(r) if r.verdict == Verdict::Correct => "re-checked: no error",

@@ -53,15 +53,19 @@ pub fn parse(source: &str) -> Result<Program, Diagnostics> {
 }
 
 /// The bounds the dialect's reading puts on a C model, each a sentence: "nondeterministic
-/// values in 0..1" when it calls `nondet_int()`, which stands for those two values only. A
-/// "correct" verdict of a model with a bound holds only within it. Empty for a model the
-/// parser does not read (whose errors [`parse`] reports).
+/// values in 0..1" when it calls `nondet_int()` or reads `nondet` as a value (not as a choice),
+/// which stand for those two values only. A "correct" verdict of a model with a bound holds
+/// only within it. Empty for a model the parser does not read (whose errors [`parse`]
+/// reports).
 pub fn bounds(source: &str) -> Vec<String> {
     let Ok(prepared) = prepass::prepare(source) else { return Vec::new() };
     let Ok(unit) = parse_c(&prepared) else { return Vec::new() };
     let mut calls = NondetCalls(false);
     lang_c::visit::Visit::visit_translation_unit(&mut calls, &unit);
-    if calls.0 {
+    let drawn = read::Reader::new(source, &prepared)
+        .read(&unit)
+        .is_ok_and(|m| m.functions.iter().any(|f| f.locals.iter().any(|(n, _)| n == read::NONDET)));
+    if calls.0 || drawn {
         vec!["nondeterministic values in 0..1".to_owned()]
     } else {
         Vec::new()

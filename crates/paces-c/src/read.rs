@@ -15,6 +15,8 @@ use crate::prepass::Prepared;
 mod expr;
 mod stmt;
 
+pub(crate) use stmt::NONDET;
+
 /// A global variable: name, initial value, declaration span.
 #[derive(Clone, Debug)]
 pub(crate) struct Global {
@@ -93,6 +95,9 @@ struct Scope {
     locals: FxHashSet<String>,
     /// Parameter name to its Cwhile local.
     params: FxHashMap<String, String>,
+    /// Whether the statement being read drew a value for `nondet` (see `Reader::drawing`), so
+    /// that its one read of `nondet` reads that value.
+    drawn: bool,
 }
 
 /// The reader: the prepared text's offsets, the names declared, the labels handed out.

@@ -25,8 +25,13 @@ use rustc_hash::FxHashMap;
 /// that is, the canonical Cwhile texts ([`paces_cwhile::print`]) of the two programs are equal
 /// once every statement label is replaced by the same placeholder.
 ///
+/// Statements that share a line (two declarators of one declaration, the statements a macro
+/// expands to, `a; b;`) are one unit of lines: they move together and a section takes them
+/// all or none.
+///
 /// `None` when the layout does not allow it (a statement of a rewritten block sharing a line
-/// with other code, a comment that a cut between lines would split) or when the check fails,
+/// with code of no statement of that block, a change that parts the statements of one line,
+/// a comment that a cut between lines would split) or when the check fails,
 /// as it must where the dialect cannot say the change (a section over a `return`; a move of
 /// an `if` whose early `return` makes the statements after it its `else` branch): the caller
 /// then prints `changed` another way.
@@ -70,13 +75,21 @@ pub(crate) fn print_preserving_in(
     (unlabelled(&back) == unlabelled(changed)).then_some(text)
 }
 
-/// The canonical Cwhile text of `p` with every statement label replaced by `_`: everything
-/// of the program but its labels (variables, threads, procedures, and every block with its
-/// statements in order).
+/// The canonical Cwhile text of `p` with every statement label replaced by `_` and each
+/// thread's and procedure's locals listed by name: everything of the program but its labels
+/// and the order its locals are declared in (variables, threads, procedures, and every block
+/// with its statements in order). A frontend declares a C block's locals in the order their
+/// declarations stand, which a moved declaration changes; every local starts with its
+/// declared value whatever the order, so the order means nothing.
 fn unlabelled(p: &Program) -> String {
     let mut parts = p.clone().into_parts();
     for s in &mut parts.stmts {
         "_".clone_into(&mut s.label);
+    }
+    let vars = &parts.vars;
+    let name = |v: &paces_cwhile::ir::VarIdx| vars.get(v.index()).map(|var| var.name.clone());
+    for locals in parts.threads.iter_mut().map(|t| &mut t.locals).chain(parts.procs.iter_mut().map(|q| &mut q.locals)) {
+        locals.sort_by_cached_key(name);
     }
     paces_cwhile::print(&Program::new(parts))
 }
@@ -106,7 +119,7 @@ struct Placed {
     closes: bool,
 }
 
-/// Where a statement of a rewritten block stands in the source.
+/// Where a unit of a rewritten block (its statements that share lines) stands in the source.
 #[derive(Clone, Copy)]
 struct Lines {
     /// The start of the first comment line attached above it, or of its own first line.
@@ -211,10 +224,13 @@ impl<'a> Splice<'a> {
     }
 
     /// Adds the edit that rewrites a block whose items are `old` in the original and `flat`
-    /// now: the lines from its first statement's chunk to its last statement's end, with the
-    /// chunks in the new order, the lines between chunks in their places, and a line before
-    /// and after each added section. The edits of the blocks inside its statements are
-    /// applied to the chunks they fall in; those outside the block are passed on.
+    /// now: the lines from its first unit's chunk to its last unit's end, with the chunks in
+    /// the new order, the lines between chunks in their places, and a line before and after
+    /// each added section. A unit is a run of items that share lines (the declarators of one
+    /// declaration, the statements a macro expands to, `a; b;` on one line): it moves whole,
+    /// so its items must stay together and in their order, with no section starting or ending
+    /// inside it. The edits of the blocks inside its statements are applied to the chunks they
+    /// fall in; those outside the block are passed on.
     fn rewrite(&self, flat: &[Placed], old: &[StmtId], depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
         let mut moved: Vec<StmtId> = flat.iter().map(|p| p.origin).collect();
         let mut kept = old.to_vec();
@@ -223,17 +239,13 @@ impl<'a> Splice<'a> {
         if moved != kept {
             return None;
         }
-        let mut lines: Vec<Lines> = Vec::with_capacity(old.len());
-        for &o in old {
-            let floor = lines.last().map(|l| l.end);
-            lines.push(self.lines(o, floor)?);
-        }
+        let (units, lines) = self.units(old)?;
         let region = (lines.first()?.start, lines.last()?.end);
         let mut inner = Vec::new();
         for p in flat {
             self.nested(p, depth, &mut inner)?;
         }
-        let mut per_chunk: Vec<Vec<Edit>> = old.iter().map(|_| Vec::new()).collect();
+        let mut per_chunk: Vec<Vec<Edit>> = units.iter().map(|_| Vec::new()).collect();
         for e in inner {
             if e.end <= region.0 || e.start >= region.1 {
                 edits.push(e);
@@ -245,16 +257,15 @@ impl<'a> Splice<'a> {
             }
             per_chunk[k].push(e);
         }
-        let position: FxHashMap<StmtId, usize> = old.iter().enumerate().map(|(k, &o)| (o, k)).collect();
+        let order = Self::unit_order(flat, old, &units)?;
         let mut text = String::new();
         let mut pad = "";
-        for (at, p) in flat.iter().enumerate() {
+        for (at, &(k, opens, closes)) in order.iter().enumerate() {
             if at > 0 {
                 text.push_str(self.source.get(lines[at - 1].end..lines[at].start)?);
             }
-            let k = *position.get(&p.origin)?;
             let l = lines[k];
-            if p.opens {
+            if opens {
                 let rest = self.source.get(l.own..)?;
                 pad = &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()];
                 text.push_str(pad);
@@ -262,7 +273,7 @@ impl<'a> Splice<'a> {
                 text.push('\n');
             }
             text.push_str(&self.apply(l.start, l.end, &mut per_chunk[k])?);
-            if p.closes {
+            if closes {
                 text.push('\n');
                 text.push_str(pad);
                 text.push_str(self.dialect.end);
@@ -272,20 +283,79 @@ impl<'a> Splice<'a> {
         Some(())
     }
 
-    /// Where statement `o` of a rewritten block stands, when it has lines of its own: only
-    /// blanks or a declaration's type words before it on its first line, only blanks, a `;`
-    /// and comments after it on its last, its first line after `floor` (the end of the
-    /// statement before it in its block), and no comment cut at either end.
-    fn lines(&self, o: StmtId, floor: Option<usize>) -> Option<Lines> {
+    /// The units of a block whose items are `old` (each the range of its items in `old`: a run
+    /// of items whose text starts on the line another item of the run ends on, or inside it)
+    /// and where each stands in the source.
+    fn units(&self, old: &[StmtId]) -> Option<(Vec<std::ops::Range<usize>>, Vec<Lines>)> {
+        let mut units: Vec<(std::ops::Range<usize>, usize, usize)> = Vec::new();
+        for (k, &o) in old.iter().enumerate() {
+            let (start, end) = self.written(o)?;
+            if let Some((range, _, last)) = units.last_mut() {
+                let stop = self.source.get(*last..)?.find('\n').map_or(self.source.len(), |i| *last + i);
+                if start < stop {
+                    range.end = k + 1;
+                    *last = (*last).max(end);
+                    continue;
+                }
+            }
+            units.push((k..k + 1, start, end));
+        }
+        let mut lines: Vec<Lines> = Vec::with_capacity(units.len());
+        for &(_, start, end) in &units {
+            let floor = lines.last().map(|l| l.end);
+            lines.push(self.lines(start, end, floor)?);
+        }
+        Some((units.into_iter().map(|(range, _, _)| range).collect(), lines))
+    }
+
+    /// The units of `old` (as [`Splice::units`] gives them) in the order `flat` puts their
+    /// items, each with whether an added section starts before it and ends after it; `None`
+    /// when the items of a unit are parted, reordered, or a section starts or ends inside it.
+    fn unit_order(
+        flat: &[Placed],
+        old: &[StmtId],
+        units: &[std::ops::Range<usize>],
+    ) -> Option<Vec<(usize, bool, bool)>> {
+        let unit_of: FxHashMap<StmtId, usize> = units
+            .iter()
+            .enumerate()
+            .flat_map(|(u, r)| old.get(r.clone()).unwrap_or(&[]).iter().map(move |&o| (o, u)))
+            .collect();
+        let mut order = Vec::with_capacity(units.len());
+        let mut at = 0;
+        while let Some(first) = flat.get(at) {
+            let u = *unit_of.get(&first.origin)?;
+            let items = old.get(units.get(u)?.clone())?;
+            let run = flat.get(at..at + items.len())?;
+            let n = items.len();
+            let whole = run
+                .iter()
+                .zip(items)
+                .enumerate()
+                .all(|(i, (p, &o))| p.origin == o && (i == 0 || !p.opens) && (i + 1 == n || !p.closes));
+            if !whole {
+                return None;
+            }
+            order.push((u, run.first()?.opens, run.last()?.closes));
+            at += n;
+        }
+        Some(order)
+    }
+
+    /// The text of statement `o` in the source: from its span's start to the end of its last
+    /// code, without the blanks and comments some spans run on over.
+    fn written(&self, o: StmtId) -> Option<(usize, usize)> {
         let span = self.original.stmts.get(o.index())?.span;
         let start = span.start as usize;
-        // A span may run on over blanks and comments after the statement (the parser's spans
-        // of some statements do): they are not its text.
         let written = self.code.get(start..span.end as usize)?.trim_end();
-        if written.is_empty() {
-            return None;
-        }
-        let end = start + written.len();
+        (!written.is_empty()).then_some((start, start + written.len()))
+    }
+
+    /// Where a unit of a rewritten block whose text is `start..end` stands, when it has lines
+    /// of its own: only blanks or a declaration's type words before it on its first line,
+    /// only blanks, a `;` and comments after it on its last, its first line after `floor`
+    /// (the end of the unit before it in its block), and no comment cut at either end.
+    fn lines(&self, start: usize, end: usize, floor: Option<usize>) -> Option<Lines> {
         let own = self.line_start(start);
         let words = |w: &str| w != "else" && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !self.code.get(own..start)?.split_whitespace().all(words) {

@@ -2,9 +2,11 @@
 //! rewritten; every comment kept, each moved statement with its own, added sections as
 //! `atomicBegin();` and `atomicEnd();` lines.
 
+mod steps;
+
 use paces::Repair;
 use paces_c::{parse, print_preserving};
-use paces_constraint::{BlockId, Candidate, Transformation};
+use paces_constraint::{BlockId, Candidate};
 use paces_cwhile::ir::StmtKind;
 use paces_cwhile::Program;
 
@@ -45,18 +47,7 @@ void main() {
 #[track_caller]
 fn transformed(source: &str, steps: &[&str]) -> (Program, Program) {
     let p = parse(source).unwrap();
-    let space = p.space();
-    let l = |n: &str| p.loc(n).unwrap_or_else(|| panic!("no label {n}"));
-    let step = |text: &str| {
-        if let Some((a, b)) = text.strip_prefix("swap ").and_then(|t| t.split_once(" <-> ")) {
-            return Transformation::Swap { first: l(a), second: l(b) };
-        }
-        let inside = text.strip_prefix("atomic [").and_then(|t| t.strip_suffix(']'));
-        let (a, b) = inside.and_then(|t| t.split_once("; ")).unwrap_or_else(|| panic!("not a step: {text}"));
-        Transformation::Atomic { first: l(a), last: l(b) }
-    };
-    let steps: Vec<Transformation> = steps.iter().map(|t| step(t)).collect();
-    let q = p.apply(&Candidate::apply(&space, &steps).unwrap()).unwrap();
+    let q = steps::apply(&p, steps);
     (p, q)
 }
 

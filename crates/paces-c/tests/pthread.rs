@@ -259,3 +259,49 @@ fn an_if_that_only_reaches_the_error_reads_as_an_assertion() {
         assert_eq!(text.contains("if ("), !assertion, "{check}\n{text}");
     }
 }
+
+/// The verdict of a program of `main` alone (after a thread that sets the globals).
+fn verdict_of(body: &str) -> bool {
+    let source = format!(
+        "#include <pthread.h>\nvoid reach_error() {{}}\nunsigned int u = 0;\nint neg = -1;\n\
+         void *t(void *a) {{ u = u - 1; return 0; }}\n\
+         int main() {{\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n  pthread_join(h, 0);\n  {body}\n  return 0;\n}}\n"
+    );
+    let reading = parse(&source, &Options::default()).unwrap_or_else(|d| panic!("{body}: {d:?}"));
+    assert!(reading.bounds.is_empty(), "{body}");
+    fails(&reading)
+}
+
+/// C's usual arithmetic conversions: `u` is 4294967295 after the thread; `-1` compared with it
+/// is converted to `unsigned` first, and `unsigned` arithmetic wraps modulo 2^32 inside an
+/// expression, not only when stored.
+#[test]
+fn unsigned_comparisons_and_arithmetic_follow_c() {
+    let cases = [
+        ("if (neg < u) reach_error();", false),
+        ("if (neg == u) reach_error();", true),
+        ("if (u > -1) reach_error();", false),
+        ("if (u + 1 != 0) reach_error();", false),
+        ("if ((u + 1) / 2 != 0) reach_error();", false),
+        ("if (u / 2 != 2147483647) reach_error();", false),
+        ("if (0u - 1 == u) reach_error();", true),
+        ("if (-u != 1) reach_error();", false),
+        ("if (~u != 0) reach_error();", false),
+        ("if (neg < 0) reach_error();", true),
+        ("if ((int)u != -1) reach_error();", false),
+        ("int x = u; if (x != -1) reach_error();", false),
+        ("int x = 0; x = u; if (x < 0) reach_error();", true),
+    ];
+    for (body, reaches) in cases {
+        assert_eq!(verdict_of(body), reaches, "{body}");
+    }
+}
+
+/// What the model cannot say of unsigned values is refused by name, never read wrong.
+#[test]
+fn unsigned_64_bit_arithmetic_is_refused() {
+    let source = "#include <pthread.h>\nunsigned long long w;\nint main() {\n  if (w + 1 > 0) w = 0;\n  return 0;\n}\n";
+    let (code, line, col, message) = error_of(source);
+    assert_eq!((code.as_str(), line, col), ("C0410", 4, 7), "{message}");
+    assert!(message.contains("64-bit `unsigned`"), "{message}");
+}

@@ -7,6 +7,7 @@ use paces_cwhile::{Diagnostic, Span};
 
 use super::common::{is_literal, unsupported, Cx, Item, Kind, Lower, Target, Var, BUILTINS, N};
 use super::diag::error;
+use super::types::promote;
 
 impl<'a> Lower<'a> {
     pub(super) fn expr_stmt_nodes(
@@ -147,7 +148,7 @@ impl<'a> Lower<'a> {
             + usize::from(target.shared)
             + usize::from(op.is_some() && target.shared)
             + index_reads;
-        let split = self.frame.atomic == 0 && total > 1;
+        let split = total > 1;
         let mut cx = Cx { split, pre: Vec::new(), span, arith: op.is_some() };
         if let Some((index, elems)) = &target.computed {
             if op.is_some() {
@@ -158,11 +159,13 @@ impl<'a> Lower<'a> {
                 Some(r) => self.expr(r, &mut cx)?,
                 None => "1".to_owned(),
             };
-            let value = if target.ty.bits < 32 || (cx.arith && target.ty.bits < 64) || !target.ty.signed {
-                target.ty.wrap(&value)
-            } else {
-                value
-            };
+            let from_unsigned = rhs.and_then(|r| self.ty_of(r)).is_some_and(|t| !promote(t).signed);
+            let value =
+                if target.ty.bits < 32 || (cx.arith && target.ty.bits < 64) || !target.ty.signed || from_unsigned {
+                    target.ty.wrap(&value)
+                } else {
+                    value
+                };
             let v = self.temp();
             let l = self.label(span);
             cx.pre.push(N::Simple(l, format!("{v} := {value}")));
@@ -180,8 +183,12 @@ impl<'a> Lower<'a> {
             let old = self.read_var(&target.cw, target.shared, &mut cx);
             value = format!("({old} {op} {value})");
         }
-        let wrap =
-            target.ty.bits < 32 || (cx.arith && target.ty.bits < 64) || (!target.ty.signed && !is_literal(&value));
+        // An `unsigned` value stored in a signed variable is converted (modulo 2^32).
+        let from_unsigned = rhs.and_then(|r| self.ty_of(r)).is_some_and(|t| !promote(t).signed);
+        let wrap = target.ty.bits < 32
+            || (cx.arith && target.ty.bits < 64)
+            || (!target.ty.signed && !is_literal(&value))
+            || (from_unsigned && target.ty.signed && target.ty.bits <= 32);
         let value = if wrap { target.ty.wrap(&value) } else { value };
         let text = format!("{} := {value}", target.cw);
         Ok(self.group(label, span, cx.pre, text))

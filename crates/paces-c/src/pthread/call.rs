@@ -123,7 +123,7 @@ impl<'a> Lower<'a> {
             "assert" | "__VERIFIER_assert" => {
                 arity(name, args, 1, span)?;
                 let l = self.label(span);
-                let split = self.frame.atomic == 0 && self.reads(&args[0]) > 1;
+                let split = self.reads(&args[0]) > 1;
                 let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
                 let t = self.expr(&args[0], &mut cx)?;
                 return Ok(Item::Nodes(self.group(l, span, cx.pre, format!("assert({GUARD}({t}))"))));
@@ -275,10 +275,11 @@ impl<'a> Lower<'a> {
                 copy_out.push((local, p.clone()));
                 continue;
             }
-            let split = self.frame.atomic == 0 && self.reads(a) > 1;
+            let split = self.reads(a) > 1;
             let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
+            let from_unsigned = self.ty_of(a).is_some_and(|t| !super::types::promote(t).signed);
             let v = self.expr(a, &mut cx)?;
-            let v = if cx.arith || ty.bits < 32 { ty.wrap(&v) } else { v };
+            let v = if cx.arith || ty.bits < 32 || !ty.signed || from_unsigned { ty.wrap(&v) } else { v };
             steps.extend(cx.pre);
             let l = self.label(span);
             steps.push(N::Simple(l, format!("{cw}.{p} := {v}")));

@@ -331,17 +331,10 @@ impl<'a> Lower<'a> {
 
     pub(super) fn constant(&self, c: &Node<Constant>) -> Result<i64, Diagnostic> {
         match &c.node {
-            Constant::Integer(i) => {
-                let radix = match i.base {
-                    IntegerBase::Decimal => 10,
-                    IntegerBase::Octal => 8,
-                    IntegerBase::Hexadecimal => 16,
-                    IntegerBase::Binary => 2,
-                };
-                u64::from_str_radix(&i.number, radix).ok().and_then(|v| i64::try_from(v).ok()).ok_or_else(|| {
-                    error("C0422", "integer literal out of range", self.span(c), "does not fit in 64 bits")
-                })
-            }
+            Constant::Integer(i) => u64::from_str_radix(&i.number, radix(&i.base))
+                .ok()
+                .and_then(|v| i64::try_from(v).ok())
+                .ok_or_else(|| error("C0422", "integer literal out of range", self.span(c), "does not fit in 64 bits")),
             Constant::Character(s) => {
                 let inner = s.trim_start_matches('\'').trim_end_matches('\'');
                 match inner.as_bytes() {
@@ -385,5 +378,15 @@ impl<'a> Lower<'a> {
             }
             _ => None,
         }
+    }
+}
+
+/// The radix of an integer literal's base.
+pub(super) fn radix(base: &IntegerBase) -> u32 {
+    match base {
+        IntegerBase::Decimal => 10,
+        IntegerBase::Octal => 8,
+        IntegerBase::Hexadecimal => 16,
+        IntegerBase::Binary => 2,
     }
 }

@@ -7,6 +7,7 @@ use paces_cwhile::{Diagnostic, Span};
 
 use super::common::{lit, unsupported, Cx, Kind, Lower, Target, Ty, Var, BUILTINS, N};
 use super::diag::error;
+use super::types::{common, promote};
 
 impl<'a> Lower<'a> {
     pub(super) fn is_nondet_call(&self, e: &Node<lang_c::ast::Expression>) -> bool {
@@ -42,9 +43,10 @@ impl<'a> Lower<'a> {
             E::UnaryOperator(u) => self.unary(u, span, cx),
             E::Cast(c) => {
                 let ty = self.cast_type(&c.node.type_name)?;
+                let from_unsigned = self.ty_of(&c.node.expression).is_some_and(|t| !promote(t).signed);
                 let v = self.expr(&c.node.expression, cx)?;
                 Ok(match ty {
-                    Some(ty) if ty.bits < 32 || !ty.signed => ty.wrap(&v),
+                    Some(ty) if ty.bits < 32 || !ty.signed || (from_unsigned && ty.bits <= 32) => ty.wrap(&v),
                     _ => v,
                 })
             }
@@ -99,16 +101,22 @@ impl<'a> Lower<'a> {
     ) -> Result<String, Diagnostic> {
         let op = u.node.operator.node.clone();
         match op {
-            U::Minus => {
+            U::Minus | U::Complement => {
                 cx.arith = true;
-                Ok(format!("(-{})", self.expr(&u.node.operand, cx)?))
+                let ty = self.ty_of(&u.node.operand).map(promote);
+                if ty.is_some_and(|t| !t.signed && t.bits > 32) {
+                    return Err(unsupported("64-bit `unsigned` arithmetic or comparison", span));
+                }
+                let v = self.expr(&u.node.operand, cx)?;
+                let text = if op == U::Minus { format!("(-{v})") } else { format!("((-{v}) - 1)") };
+                // `-u` and `~u` of an `unsigned` value wrap modulo 2^32.
+                Ok(match ty {
+                    Some(t) if !t.signed => t.wrap(&text),
+                    _ => text,
+                })
             }
             U::Plus => self.expr(&u.node.operand, cx),
             U::Negate => Ok(format!("(!{})", self.expr(&u.node.operand, cx)?)),
-            U::Complement => {
-                cx.arith = true;
-                Ok(format!("((-{}) - 1)", self.expr(&u.node.operand, cx)?))
-            }
             U::Indirection => match &u.node.operand.node {
                 E::Identifier(id) => match self.lookup(&id.node.name) {
                     Some(Var { cw, kind: Kind::Ref(_), .. }) => Ok(cw.clone()),
@@ -168,11 +176,32 @@ impl<'a> Lower<'a> {
             cx.arith = true;
         }
         let logic = usize::from(matches!(op, "&&" | "||"));
+        // C's usual arithmetic conversions (`types.rs`): in an `unsigned` operation a signed
+        // operand is converted modulo 2^32 first and `+`, `-`, `*` wrap modulo 2^32.
+        let (lt, rt) = (self.ty_of(&b.node.lhs), self.ty_of(&b.node.rhs));
+        let unsigned = match (logic, lt, rt) {
+            (1, _, _) => None,
+            (_, Some(l), Some(r)) => Some(common(l, r)).filter(|t| !t.signed),
+            (_, l, r) if [l, r].into_iter().flatten().any(|t| !promote(t).signed) => {
+                return Err(unsupported("an `unsigned` operand with one of a type the frontend does not know", span));
+            }
+            _ => None,
+        };
+        if unsigned.is_some_and(|t| t.bits > 32) {
+            return Err(unsupported("64-bit `unsigned` arithmetic or comparison", span));
+        }
         self.frame.logic += logic;
         let l = self.expr(&b.node.lhs, cx);
         let r = self.expr(&b.node.rhs, cx);
         self.frame.logic -= logic;
-        Ok(format!("({} {op} {})", l?, r?))
+        let (l, r) = (l?, r?);
+        let Some(u) = unsigned else { return Ok(format!("({l} {op} {r})")) };
+        if matches!(op, "+" | "-" | "*") {
+            // Modular arithmetic: the operands' conversion is in the result's.
+            return Ok(u.wrap(&format!("{l} {op} {r}")));
+        }
+        let convert = |v: String, t: Option<Ty>| if t.is_some_and(|t| promote(t).signed) { u.wrap(&v) } else { v };
+        Ok(format!("({} {op} {})", convert(l, lt), convert(r, rt)))
     }
 
     /// A `__VERIFIER_nondet_*()` call: a temporary its choice sets.

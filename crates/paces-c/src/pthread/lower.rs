@@ -235,7 +235,7 @@ impl<'a> Lower<'a> {
 
     pub(super) fn emit(&self, main: &Frame, body: &[N]) -> String {
         let mut text = String::new();
-        let mut globals: Vec<String> = self.global_order.iter().map(|(n, v, _)| format!("{n} = {}", lit(*v))).collect();
+        let mut globals: Vec<String> = self.global_order.iter().map(|(n, v, _)| format!("{n} = {v}")).collect();
         // Threads in the order of their names, which no repair changes.
         let mut instances: Vec<&Instance> = self.instances.iter().collect();
         instances.sort_by(|a, b| a.name.cmp(&b.name));

@@ -24,11 +24,14 @@ mod loops;
 mod lower;
 mod options;
 mod pre;
+mod stale;
 mod stmt;
 mod thread;
+mod types;
 
 pub use options::Options;
 pub use pre::Preprocessor;
+pub use stale::stale_checks;
 
 use diag::error;
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};

@@ -237,7 +237,7 @@ impl<'a> Lower<'a> {
     /// `abort()` after the error sets a flag that later waits read.
     fn check(&mut self, c: &'a Node<lang_c::ast::Expression>, span: Span) -> Result<Vec<N>, Diagnostic> {
         let l = self.label(span);
-        let split = self.frame.atomic == 0 && self.reads(c) > 1;
+        let split = self.reads(c) > 1;
         let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
         let t = self.expr(c, &mut cx)?;
         Ok(self.group(l, span, cx.pre, format!("assert({GUARD}(!({t})))")))
@@ -252,7 +252,7 @@ impl<'a> Lower<'a> {
         if self.is_nondet_call(c) {
             return Ok(("*".into(), Vec::new()));
         }
-        let split = self.frame.atomic == 0 && self.reads(c) > 1;
+        let split = self.reads(c) > 1;
         let mut cx = Cx { split, pre: Vec::new(), span, arith: false };
         let text = self.expr(c, &mut cx)?;
         Ok((text, cx.pre))

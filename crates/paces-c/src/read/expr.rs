@@ -57,10 +57,13 @@ impl Reader<'_> {
                         if self.functions.contains_key(n) && !scope.locals.contains(n) {
                             return Ok("1".into()); // a function as a value: a set hook
                         }
+                        if n == "nondet" && scope.drawn {
+                            return Ok(super::stmt::NONDET.to_owned());
+                        }
                         if n == "nondet" {
                             return Err(error(
                                 "C0115",
-                                "`nondet` stands only as a whole condition or compared with a constant",
+                                "`nondet` is read only as a whole condition, compared with a constant, or in a statement or `if` condition (not in a loop's condition)",
                                 span,
                                 "here",
                             ));

@@ -17,7 +17,7 @@ impl Reader<'_> {
             let func = &self.model.functions[index];
             func.params.iter().map(|(p, _)| p.clone()).zip(func.param_vars.iter().cloned()).collect()
         };
-        let mut scope = Scope { function: index, locals: FxHashSet::default(), params };
+        let mut scope = Scope { function: index, locals: FxHashSet::default(), params, drawn: false };
         let Statement::Compound(items) = &f.node.statement.node else {
             return Err(outside("a function body that is not a block", self.span(&f.node.statement)));
         };
@@ -30,7 +30,18 @@ impl Reader<'_> {
         let mut out = Vec::new();
         for item in items {
             match &item.node {
-                BlockItem::Declaration(d) => self.local_decl(d, scope, &mut out)?,
+                BlockItem::Declaration(d) => {
+                    let inits: Vec<&Node<Expression>> = d
+                        .node
+                        .declarators
+                        .iter()
+                        .filter_map(|i| match &i.node.initializer.as_ref()?.node {
+                            Initializer::Expression(e) => Some(&**e),
+                            Initializer::List(_) => None,
+                        })
+                        .collect();
+                    self.drawing(&inits, self.span(d), scope, &mut out, |me, scope, out| me.local_decl(d, scope, out))?;
+                }
                 BlockItem::StaticAssert(s) => return Err(outside("`_Static_assert`", self.span(s))),
                 BlockItem::Statement(s) => self.stmt(s, scope, &mut out)?,
             }
@@ -95,7 +106,25 @@ impl Reader<'_> {
                 out.extend(inner);
             }
             Statement::Expression(None) => out.push(self.simple(span, "skip".into())),
-            Statement::Expression(Some(e)) => self.expr_stmt(e, scope, out)?,
+            Statement::Expression(Some(e)) => {
+                self.drawing(&[e], span, scope, out, |me, scope, out| me.expr_stmt(e, scope, out))?;
+            }
+            Statement::If(i) if !self.is_choice(&i.node.condition) && nondet_reads(&i.node.condition) > 0 => {
+                // The condition's `nondet` is drawn before the `if`, which reads it.
+                let c = &i.node.condition;
+                self.drawing(&[c], span, scope, out, |me, scope, out| {
+                    let label = me.labels.next(span);
+                    let cond = me.cond(c, scope)?;
+                    scope.drawn = false;
+                    let then = me.branch(&i.node.then_statement, scope)?;
+                    let els = match &i.node.else_statement {
+                        Some(e) => Some(me.branch(e, scope)?),
+                        None => None,
+                    };
+                    out.push(S { label, span, kind: K::If(cond, then, els) });
+                    Ok(())
+                })?;
+            }
             Statement::If(i) => {
                 let label = self.labels.next(span);
                 let cond = self.cond(&i.node.condition, scope)?;
@@ -117,16 +146,20 @@ impl Reader<'_> {
                 }
             }
             Statement::Return(value) => {
-                let label = self.labels.next(span);
-                let text = match value {
-                    None => None,
-                    Some(e) => {
-                        let v = self.expr(e, scope, false)?;
-                        self.model.functions[scope.function].returns = true;
-                        Some(format!("{RET} := {v}"))
-                    }
-                };
-                out.push(S { label, span, kind: K::Return(text) });
+                let values: Vec<&Node<Expression>> = value.iter().map(|e| &**e).collect();
+                self.drawing(&values, span, scope, out, |me, scope, out| {
+                    let label = me.labels.next(span);
+                    let text = match value {
+                        None => None,
+                        Some(e) => {
+                            let v = me.expr(e, scope, false)?;
+                            me.model.functions[scope.function].returns = true;
+                            Some(format!("{RET} := {v}"))
+                        }
+                    };
+                    out.push(S { label, span, kind: K::Return(text) });
+                    Ok(())
+                })?;
             }
             Statement::Labeled(_) => return Err(outside("a C label", span)),
             Statement::Switch(_) => return Err(outside("`switch`", span)),
@@ -137,6 +170,43 @@ impl Reader<'_> {
             Statement::Break => return Err(outside("`break`", span)),
             Statement::Asm(_) => return Err(outside("inline assembly", span)),
         }
+        Ok(())
+    }
+
+    /// Reads a statement whose expressions are `exprs` with `read`. When they read the
+    /// pseudo-variable `nondet` as a value (`x = nondet + 1;`, `if (nondet == x)`), a
+    /// nondeterministic value 0 or 1 (the range of `nondet_int()`, a bound `crate::bounds`
+    /// reports) is drawn into the function's local `nondet` just before the statement, which
+    /// reads it there; the statement keeps its label. Reading `nondet` twice in one statement
+    /// is an error: the two reads are two values, which one local cannot hold.
+    fn drawing(
+        &mut self,
+        exprs: &[&Node<Expression>],
+        span: Span,
+        scope: &mut Scope,
+        out: &mut Vec<S>,
+        read: impl FnOnce(&mut Self, &mut Scope, &mut Vec<S>) -> Result<(), Diagnostic>,
+    ) -> Result<(), Diagnostic> {
+        let reads: usize = exprs.iter().map(|e| nondet_reads(e)).sum();
+        if reads == 0 {
+            return read(self, scope, out);
+        }
+        if reads > 1 {
+            return Err(error("C0115", "`nondet` is read twice in one statement", span, "read each into a variable"));
+        }
+        let at = out.len();
+        scope.drawn = true;
+        let result = read(self, scope, out);
+        scope.drawn = false;
+        result?;
+        let function = &mut self.model.functions[scope.function];
+        if !function.locals.iter().any(|(n, _)| n == NONDET) {
+            function.locals.push((NONDET.to_owned(), span));
+        }
+        let zero = self.simple(span, format!("{NONDET} := 0"));
+        let one = self.simple(span, format!("{NONDET} := 1"));
+        let label = self.labels.next(span);
+        out.insert(at, S { label, span, kind: K::If(None, vec![zero], Some(vec![one])) });
         Ok(())
     }
 
@@ -371,4 +441,21 @@ impl Reader<'_> {
         out.push(S { label, span, kind: K::NoReorder(items) });
         Ok(())
     }
+}
+
+/// The local that holds the value a statement drew for the pseudo-variable `nondet`.
+pub(crate) const NONDET: &str = "nondet";
+
+/// How many times an expression names the pseudo-variable `nondet` (in a choice position or
+/// not; the caller asks only where a choice is not read).
+pub(super) fn nondet_reads(e: &Node<Expression>) -> usize {
+    struct Count(usize);
+    impl<'ast> lang_c::visit::Visit<'ast> for Count {
+        fn visit_identifier(&mut self, id: &'ast lang_c::ast::Identifier, _: &'ast lang_c::span::Span) {
+            self.0 += usize::from(id.name == "nondet");
+        }
+    }
+    let mut count = Count(0);
+    lang_c::visit::Visit::visit_expression(&mut count, &e.node, &e.span);
+    count.0
 }
