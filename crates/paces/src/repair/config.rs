@@ -53,6 +53,7 @@ pub struct Repair {
     pub(super) exhaustive_limit: usize,
     pub(super) hunt_states: usize,
     pub(super) optimise: bool,
+    pub(super) twins: bool,
     pub(super) observer: Option<Observer>,
 }
 
@@ -69,6 +70,7 @@ impl Default for Repair {
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
             hunt_states: Self::DEFAULT_HUNT_STATES,
             optimise: true,
+            twins: true,
             observer: None,
         }
     }
@@ -202,6 +204,17 @@ impl Repair {
     /// learner proposes are judged. Default: on.
     pub fn optimise(mut self, on: bool) -> Self {
         self.optimise = on;
+        self
+    }
+
+    /// Whether a proposed candidate's changes in one thread are offered to the threads that
+    /// run the same code too (its *twins*: statement for statement the same body, labels,
+    /// literals and locals aside): the candidate with the mapped changes, when it satisfies
+    /// everything learned, is judged in place of the proposed one. A guess, checked like any
+    /// candidate; when it is rejected, only what its rejection teaches is learned (docs/loop.md,
+    /// "Twins"). Default: on.
+    pub fn twins(mut self, on: bool) -> Self {
+        self.twins = on;
         self
     }
 
