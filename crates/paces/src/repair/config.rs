@@ -54,6 +54,7 @@ pub struct Repair {
     pub(super) hunt_states: usize,
     pub(super) optimise: bool,
     pub(super) keep_deadlocks: bool,
+    pub(super) twins: bool,
     pub(super) observer: Option<Observer>,
 }
 
@@ -71,6 +72,7 @@ impl Default for Repair {
             hunt_states: Self::DEFAULT_HUNT_STATES,
             optimise: true,
             keep_deadlocks: false,
+            twins: true,
             observer: None,
         }
     }
@@ -216,6 +218,17 @@ impl Repair {
     /// [`DeadlockRule`](super::DeadlockRule)). Default: off.
     pub fn keep_deadlocks(mut self, on: bool) -> Self {
         self.keep_deadlocks = on;
+        self
+    }
+
+    /// Whether a proposed candidate's changes in one thread are offered to the threads that
+    /// run the same code too (its *twins*: statement for statement the same body, labels,
+    /// literals and locals aside): the candidate with the mapped changes, when it satisfies
+    /// everything learned, is judged in place of the proposed one. A guess, checked like any
+    /// candidate; when it is rejected, only what its rejection teaches is learned (docs/loop.md,
+    /// "Twins"). Default: on.
+    pub fn twins(mut self, on: bool) -> Self {
+        self.twins = on;
         self
     }
 

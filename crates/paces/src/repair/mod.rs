@@ -1,6 +1,7 @@
 //! The repair loop (the paper's Algorithm 2): its configuration in `config`, the loop in `run`,
 //! which judges programs with `judge`, learns with `learning` and looks for a cheaper repair in
-//! `optimise` (the optimisation phase); its report in `report`; and the exhaustive search for
+//! `optimise` (the optimisation phase) and offers a change to the threads that run the same
+//! code with `twins`; its report in `report`; and the exhaustive search for
 //! a cheapest repair, the brute-force reference, in `exhaustive`.
 
 mod config;
@@ -11,6 +12,7 @@ mod learning;
 mod optimise;
 mod report;
 mod run;
+mod twins;
 
 pub use config::{Mode, Repair};
 pub use event::RepairEvent;

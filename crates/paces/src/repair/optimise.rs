@@ -9,6 +9,7 @@ use super::exhaustive::in_cost_order;
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Rejected};
 use super::report::{apply_time, list_time, solve_time, IterationKind, Optimality};
+use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
 /// The most cheaper candidates the optimisation phase judges in a space too large to list.
@@ -26,7 +27,12 @@ pub(super) const OPTIMISE_LIST_LIMIT: usize = 100_000;
 /// candidates), every cheaper candidate is judged, cheapest first; otherwise the fallbacks are
 /// relaxed and the learner is asked for cheaper candidates, each judged and, when rejected,
 /// learned from, up to [`OPTIMISE_CHECKS`]. A cheaper accepted candidate replaces the repair.
-pub(super) fn optimise(judge: &mut Judge<'_>, learning: &mut Learning, listable: Option<usize>) -> Result<(), Error> {
+pub(super) fn optimise(
+    judge: &mut Judge<'_>,
+    learning: &mut Learning,
+    listable: Option<usize>,
+    twins: Option<&Twins>,
+) -> Result<(), Error> {
     let Some(cost) = judge.report.accepted_candidate().map(|c| c.cost(&judge.space)) else {
         return Ok(());
     };
@@ -35,7 +41,7 @@ pub(super) fn optimise(judge: &mut Judge<'_>, learning: &mut Learning, listable:
     } else {
         let searched = match listable {
             Some(n) => by_listing(judge, cost, n),
-            None => by_learning(judge, learning, cost),
+            None => by_learning(judge, learning, cost, twins),
         };
         match searched {
             Err(e) if *e.kind() == ErrorKind::Deadline => {
@@ -90,8 +96,14 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
 }
 
 /// Asks the learner, its fallbacks relaxed, for candidates cheaper than `cost`; judges each,
-/// learning from the rejected ones, up to [`OPTIMISE_CHECKS`].
-fn by_learning(judge: &mut Judge<'_>, learning: &mut Learning, mut cost: Cost) -> Result<Optimality, Error> {
+/// learning from the rejected ones, up to [`OPTIMISE_CHECKS`]. A proposal whose changes,
+/// made alike in its twin threads ([`Twins::spread`]), still cost less is judged so.
+fn by_learning(
+    judge: &mut Judge<'_>,
+    learning: &mut Learning,
+    mut cost: Cost,
+    twins: Option<&Twins>,
+) -> Result<Optimality, Error> {
     if judge.cfg.learner.relaxes_on_conflict() {
         learning.relax_fallbacks()?;
     }
@@ -112,6 +124,14 @@ fn by_learning(judge: &mut Judge<'_>, learning: &mut Learning, mut cost: Cost) -
                     format!("no cheaper candidate satisfies what the loop learned ({checked} judged); {not_tried}");
                 return Ok(Optimality::CheapestFound(why));
             }
+        };
+        let spread = twins.and_then(|t| t.spread(&judge.space, &learning.learner, &candidate));
+        let (candidate, transformations) = match spread {
+            Some(s) if s.cost(&judge.space) < cost => {
+                let transformations = s.transformations(&judge.space);
+                (s, transformations)
+            }
+            _ => (candidate, transformations),
         };
         checked += 1;
         let original = judge.program;

@@ -17,6 +17,7 @@ use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
 use super::report::{
     apply_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
 };
+use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
 /// Iterations in a row whose rejection has nothing to generalise (no fix, or a candidate that
@@ -50,7 +51,8 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
         ControlFlow::Break(stop) => return Ok(judge.report.finish(stop, None)),
     };
     let learning = Learning::new(&judge)?;
-    let mut run = Run { judge, learning, reserve: None, listable: None };
+    let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
+    let mut run = Run { judge, learning, reserve: None, listable: None, twins };
     let stop = run.go(first)?;
     Ok(run.judge.report.finish(stop, Some(&mut run.learning.learner)))
 }
@@ -73,6 +75,8 @@ struct Run<'a> {
     reserve: Option<(Accepted, usize)>,
     /// The number of candidates of the space when it is small enough to list, once counted.
     listable: Option<Option<usize>>,
+    /// The program's twin threads, when it has some and the run offers changes to them.
+    twins: Option<Twins>,
 }
 
 impl Run<'_> {
@@ -98,7 +102,7 @@ impl Run<'_> {
         };
         if stop == StopReason::Repaired && self.judge.cfg.optimise && self.judge.report.optimality.is_none() {
             let listable = self.listable();
-            optimise(&mut self.judge, &mut self.learning, listable)?;
+            optimise(&mut self.judge, &mut self.learning, listable, self.twins.as_ref())?;
         }
         Ok(stop)
     }
@@ -115,7 +119,12 @@ impl Run<'_> {
             }
             let mut record = rejected.why.iteration();
             let outcome = match self.learning.learn_from_rejection(&mut self.judge, &rejected, &mut record) {
-                Ok(ControlFlow::Continue(())) => self.learning.propose(&mut self.judge, &mut record),
+                Ok(ControlFlow::Continue(())) => match self.learning.propose(&mut self.judge, &mut record) {
+                    Ok(ControlFlow::Continue(proposed)) => {
+                        Ok(ControlFlow::Continue(self.spread(proposed, &mut record)))
+                    }
+                    other => other,
+                },
                 Ok(ControlFlow::Break(stop)) => Ok(ControlFlow::Break(stop)),
                 Err(e) => Err(e),
             };
@@ -134,6 +143,18 @@ impl Run<'_> {
                 ControlFlow::Break(stop) => return Ok(stop),
             }
         }
+    }
+
+    /// The proposed candidate with its changes offered to the twins of the threads it changes
+    /// ([`Twins::spread`]), recorded as the iteration's proposal; the proposed candidate
+    /// itself when no twin gets a change.
+    fn spread(&self, proposed: Proposed, record: &mut Iteration) -> Proposed {
+        let space = &self.judge.space;
+        let spread = self.twins.as_ref().and_then(|t| t.spread(space, &self.learning.learner, &proposed.0));
+        let Some(candidate) = spread else { return proposed };
+        let transformations = candidate.transformations(space);
+        record.proposal = transformations.iter().map(|t| t.display(space).to_string()).collect();
+        (candidate, transformations)
     }
 
     /// The stop for the time limit or an iteration limit when one is reached.

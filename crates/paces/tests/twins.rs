@@ -1,0 +1,64 @@
+//! Twin threads: four workers running the same code on shared counters are repaired in a
+//! number of iterations that does not grow with their pairs, at the cost of the repair found
+//! without offering changes to twins.
+
+use paces::{Repair, StopReason};
+
+/// Four workers, each reading and updating two shared counters among private work, and a
+/// thread that checks the totals once every worker is done.
+fn workers(n: usize) -> String {
+    let flags: Vec<String> = (1..=n).map(|i| format!("done{i} = 0")).collect();
+    let mut text = format!("var total = 0, slots = 2, used = 0, {};\n", flags.join(", "));
+    for i in 1..=n {
+        text += &format!(
+            "thread w{i} {{
+  local p, t;
+  a{i}: p := {i};
+  b{i}: p := p * 2;
+  c{i}: t := total;
+  d{i}: total := t + 1;
+  e{i}: p := p + 1;
+  f{i}: if (slots > 0) {{ g{i}: slots := slots - 1; h{i}: used := used + 1; }}
+  k{i}: p := p - 1;
+  m{i}: done{i} := 1;
+}}
+"
+        );
+    }
+    let all: Vec<String> = (1..=n).map(|i| format!("done{i} == 1")).collect();
+    text += &format!(
+        "thread check {{\n  x: await({});\n  y: assert(total == {n});\n  z: assert(used <= 2 && slots >= 0);\n}}\n",
+        all.join(" && ")
+    );
+    text
+}
+
+#[test]
+fn four_workers_on_shared_counters_take_few_iterations() {
+    let program = paces::cwhile::parse(&workers(4)).unwrap();
+    let report = Repair::new().run(&program).unwrap();
+    assert_eq!(report.stop, StopReason::Repaired);
+    assert!(report.iterations <= 15, "{} iterations", report.iterations);
+    // Both races in every worker: a section over `t := total; total := t + 1` and one over
+    // the `if`, and nothing else.
+    let mut steps = report.transformation_text.clone();
+    steps.sort();
+    let mut expected: Vec<String> =
+        (1..=4).flat_map(|i| [format!("atomic [c{i}; d{i}]"), format!("atomic [f{i}; f{i}]")]).collect();
+    expected.sort();
+    assert_eq!(steps, expected);
+}
+
+#[test]
+fn twins_cost_no_more_than_the_loop_without_them() {
+    for n in [2, 3] {
+        let program = paces::cwhile::parse(&workers(n)).unwrap();
+        let with = Repair::new().run(&program).unwrap();
+        let without = Repair::new().twins(false).run(&program).unwrap();
+        assert_eq!(with.stop, StopReason::Repaired);
+        assert_eq!(without.stop, StopReason::Repaired);
+        let cost = |r: &paces::Report| r.candidate.as_ref().unwrap().cost(&r.space);
+        assert!(cost(&with) <= cost(&without), "{n} workers: {:?} > {:?}", cost(&with), cost(&without));
+        assert!(with.iterations <= without.iterations, "{n} workers: {} > {}", with.iterations, without.iterations);
+    }
+}
