@@ -104,3 +104,20 @@ fn a_repair_keeps_a_check_after_the_threads_it_checks() {
     let (code, stdout, _) = paces(&["check", "--lang", lang, out_s]);
     assert_eq!(code, 0, "{stdout}\n{repaired}");
 }
+
+/// A candidate that passes the check by reading its values before the thread that changes them
+/// starts is refused by the loop (an iteration of kind `refused`), and the repair it answers
+/// reads each checked value after the thread that writes it was created.
+#[test]
+fn a_repair_that_makes_a_check_meaningless_is_refused() {
+    let input = program("snapshot.c");
+    let (code, json, stderr) = paces(&["repair", &input, "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let kinds: Vec<&str> = doc["history"].as_array().unwrap().iter().filter_map(|i| i["kind"].as_str()).collect();
+    assert!(kinds.contains(&"refused"), "{kinds:?}");
+    let repaired = doc["repaired_program"].as_str().unwrap_or_default().to_owned();
+    let at = |needle: &str| repaired.find(needle).unwrap_or_else(|| panic!("{needle} in {repaired}"));
+    assert!(at("pthread_create(&b") < at("int low = lo > CAP;"), "{repaired}");
+    assert!(at("pthread_create(&a") < at("int high = hi > CAP;"), "{repaired}");
+}

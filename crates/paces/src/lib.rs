@@ -51,5 +51,5 @@ pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
     candidate_count, Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Mode,
-    Optimality, Repair, RepairEvent, Report, StopReason, TimeSplit,
+    Optimality, Refusal, Repair, RepairEvent, Report, StopReason, TimeSplit,
 };

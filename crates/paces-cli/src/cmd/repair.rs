@@ -156,7 +156,11 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     if let Err(message) = check_destinations(args) {
         return fail_in(args.format, &input.name, &message);
     }
-    let repair = configure(args, checker, time_limit);
+    let mut repair = configure(args, checker, time_limit);
+    if input.lang == super::Lang::Pthread {
+        // A repair that makes a check read what no thread has written yet is no repair.
+        repair = repair.refuse_when(paces_c::pthread::stale_checks);
+    }
     let status = StatusLine::on_terminal(!args.quiet);
     if let Some(line) = &status {
         line.draw(&format!("paces: repairing {} ...", input.name));

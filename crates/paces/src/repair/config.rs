@@ -30,6 +30,11 @@ impl fmt::Display for Mode {
     }
 }
 
+/// A frontend's own reasons to refuse a candidate that the checker accepts: given the
+/// original program and the candidate program, one sentence per reason (none: no objection).
+/// See [`Repair::refuse_when`].
+pub type Refusal = fn(original: &paces_cwhile::Program, candidate: &paces_cwhile::Program) -> Vec<String>;
+
 /// The repair loop, configured with consuming setters (each documents its default).
 ///
 /// # Example
@@ -55,6 +60,7 @@ pub struct Repair {
     pub(super) optimise: bool,
     pub(super) keep_deadlocks: bool,
     pub(super) twins: bool,
+    pub(super) refuse: Option<Refusal>,
     pub(super) observer: Option<Observer>,
 }
 
@@ -73,6 +79,7 @@ impl Default for Repair {
             optimise: true,
             keep_deadlocks: false,
             twins: true,
+            refuse: None,
             observer: None,
         }
     }
@@ -229,6 +236,17 @@ impl Repair {
     /// "Twins"). Default: on.
     pub fn twins(mut self, on: bool) -> Self {
         self.twins = on;
+        self
+    }
+
+    /// A rule of the input's language that a repair must keep beside what the checker
+    /// verifies: a candidate for which `rule` gives a reason is rejected before it is checked
+    /// (the iteration's kind is `refused`, its problem the reasons), never proposed again, and
+    /// the changes that refused candidates share are learned as a guess (as for an assertion
+    /// no longer reached). The pthread C frontend refuses a repair that makes a check
+    /// meaningless (`paces_c::pthread::stale_checks`). Default: none.
+    pub fn refuse_when(mut self, rule: Refusal) -> Self {
+        self.refuse = Some(rule);
         self
     }
 

@@ -32,6 +32,8 @@ pub(super) enum Rejection {
     /// Assertions the original checks are reached no more (their labels; see
     /// [`Judge::unreached`]).
     Unreached(Vec<String>),
+    /// The input's language refuses the candidate: the reasons ([`Repair::refuse_when`]).
+    Refused(Vec<String>),
 }
 
 impl Rejection {
@@ -44,6 +46,7 @@ impl Rejection {
                 IterationKind::Sequential,
                 "the final states of complete sequential traces changed".into(),
             ),
+            Rejection::Refused(reasons) => Iteration::new(IterationKind::Refused, reasons.join("; ")),
             Rejection::Unreached(labels) => Iteration::new(
                 IterationKind::Unreached,
                 format!("assertions the original checks are reached no more: {}", labels.join(", ")),
@@ -164,6 +167,12 @@ impl<'a> Judge<'a> {
     /// sequential final states; otherwise rejected for the first of those it fails, or a stop
     /// when a bound cut the check short.
     pub(super) fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
+        if let Some(rule) = self.cfg.refuse {
+            let reasons = rule(self.program, program);
+            if !reasons.is_empty() {
+                return Ok(Judgement::Rejected(Rejection::Refused(reasons)));
+            }
+        }
         let result = self.check(program)?;
         if let Verdict::BoundReached { what, .. } = &result.verdict {
             return Ok(Judgement::Stop(self.bound_stop(*what)));

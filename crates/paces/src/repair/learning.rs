@@ -123,6 +123,11 @@ impl Learning {
                     self.learn_shared_cause(judge, "hides assertions", candidate, 2)?;
                 }
             }
+            Rejection::Refused(_) => {
+                if let Some(candidate) = &rejected.candidate {
+                    self.learn_shared_cause(judge, "refused by the input's language", candidate, 2)?;
+                }
+            }
             Rejection::Sequential => {}
         }
         if let Some(candidate) = &rejected.candidate {

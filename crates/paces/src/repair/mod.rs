@@ -14,7 +14,7 @@ mod report;
 mod run;
 mod twins;
 
-pub use config::{Mode, Repair};
+pub use config::{Mode, Refusal, Repair};
 pub use event::RepairEvent;
 pub use exhaustive::candidate_count;
 pub use report::{

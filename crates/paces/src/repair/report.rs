@@ -229,10 +229,12 @@ pub enum IterationKind {
     Sequential,
     /// An assertion that passes on some run of the original is reached on none.
     Unreached,
+    /// The input's language refuses the candidate ([`Repair::refuse_when`](super::Repair::refuse_when)).
+    Refused,
 }
 
 impl IterationKind {
-    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`, `unreached`.
+    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`, `unreached`, `refused`.
     pub fn name(self) -> &'static str {
         match self {
             IterationKind::Bad => "bad",
@@ -240,6 +242,7 @@ impl IterationKind {
             IterationKind::Livelock => "livelock",
             IterationKind::Sequential => "sequential",
             IterationKind::Unreached => "unreached",
+            IterationKind::Refused => "refused",
         }
     }
 }

@@ -213,7 +213,7 @@ impl Run<'_> {
     fn walking(&self) -> bool {
         let history = &self.judge.report.history;
         let blind = |i: &Iteration| match i.kind {
-            IterationKind::Unreached | IterationKind::Sequential => true,
+            IterationKind::Unreached | IterationKind::Sequential | IterationKind::Refused => true,
             IterationKind::Bad | IterationKind::Deadlock => i.fixes == 0,
             _ => false,
         };
