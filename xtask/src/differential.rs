@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use paces_testkit::diff::{compare, Kind, Options as CompareOptions, Report, SpinUse};
+use paces_testkit::diff::{compare, Kind, Options as CompareOptions, Report, SpinUse, Times};
 use paces_testkit::gen::Features;
 use paces_testkit::programs::Programs;
 
@@ -38,11 +38,18 @@ pub fn differential(options: &Options) -> Result<(), String> {
     let mut programs = Programs::new(options.seed, Features::ALL);
     let (mut complete, mut spin_compared, mut spin_refused, mut disagreeing) = (0usize, 0usize, 0usize, 0usize);
     let mut by_kind: BTreeMap<Kind, usize> = BTreeMap::new();
+    // Where the time went, and the time of the programs the interpreter could not finish.
+    let (mut times, mut incomplete_time) = (Times::default(), 0.0);
     for i in 0..options.n {
         let mut case = programs.next_case();
         let with_spin = spin && i % options.spin_every == 0;
         let compare_options = CompareOptions { limit: options.limit, spin: with_spin };
+        let program_start = Instant::now();
         let report = compare(&case.prog(), compare_options);
+        times += report.times;
+        if !report.complete {
+            incomplete_time += program_start.elapsed().as_secs_f64();
+        }
         complete += usize::from(report.complete);
         if (i + 1) % 25 == 0 {
             eprintln!("{} programs, {disagreeing} disagree, {:.1} s", i + 1, start.elapsed().as_secs_f64());
@@ -78,6 +85,14 @@ pub fn differential(options: &Options) -> Result<(), String> {
         options.n,
         options.seed,
         options.limit,
+        options.n - complete,
+    );
+    println!(
+        "time: interpreter {:.1} s, checker {:.1} s, SPIN {:.1} s; the {} programs the interpreter could not \
+         finish took {incomplete_time:.1} s",
+        times.interpreter.as_secs_f64(),
+        times.checker.as_secs_f64(),
+        times.spin.as_secs_f64(),
         options.n - complete,
     );
     println!("{disagreeing} programs disagree");

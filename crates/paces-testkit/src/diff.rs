@@ -2,6 +2,7 @@
 //! disagreements.
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use paces_explore::{check, replay, CheckResult, Config, FailureKinds, ThreadStand, Verdict};
 
@@ -74,7 +75,7 @@ pub enum Kind {
     /// The checker missed a failure the interpreter found within its state limit (on a
     /// program with more states than the limit).
     Shallow,
-    /// One worker, four workers and the sequential search disagree.
+    /// One worker, four workers, the sequential search and the merged search disagree.
     Parallel,
     /// A witness does not replay to its trace and failure.
     Replay,
@@ -118,7 +119,9 @@ pub struct Disagreement {
 /// How [`compare`] runs.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    /// The interpreter's state limit (the checker's bound is four times as many).
+    /// The interpreter's state limit. The checker's bound is four times as many (at least
+    /// 1,000), and for the exhaustive searches of a program the interpreter could not finish
+    /// the limit itself (at least 1,000).
     pub limit: usize,
     /// Whether to run SPIN on the export (where it exports).
     pub spin: bool,
@@ -148,21 +151,46 @@ pub struct Report {
     pub spin: SpinUse,
     /// The disagreements, in the order found.
     pub disagreements: Vec<Disagreement>,
+    /// Where the time went.
+    pub times: Times,
 }
 
-/// Compares the checker (with and without the reduction, with one and four workers, and
-/// sequential; exhaustive and stopping at the first failure; in SPIN's end-state mode), the
+/// Where the time of one comparison went.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Times {
+    /// The interpreter.
+    pub interpreter: Duration,
+    /// The checker's searches (every configuration) and the witnesses' replays.
+    pub checker: Duration,
+    /// SPIN (the export, `spin`, `gcc` and `pan`) and the checker in SPIN's end-state mode.
+    pub spin: Duration,
+}
+
+impl std::ops::AddAssign for Times {
+    fn add_assign(&mut self, other: Times) {
+        self.interpreter += other.interpreter;
+        self.checker += other.checker;
+        self.spin += other.spin;
+    }
+}
+
+/// Compares the checker (with and without the reduction, with one and four workers,
+/// sequential, and merging from the first state; exhaustive and stopping at the first failure; in SPIN's end-state mode), the
 /// interpreter and SPIN on `prog`; every witness is replayed.
 pub fn compare(prog: &Prog, options: Options) -> Report {
     let code = Code::new(prog);
     let text = code.text();
+    let start = Instant::now();
     let outcome = interpret(&code, options.limit);
+    let mut times = Times { interpreter: start.elapsed(), ..Times::default() };
+    let start = Instant::now();
     let mut report = Report {
         text: text.clone(),
         complete: outcome.complete,
         states: outcome.states,
         spin: SpinUse::NotRun,
         disagreements: Vec::new(),
+        times,
     };
     let mut say = |kind: Kind, detail: String| report.disagreements.push(Disagreement { kind, detail });
     let program = match paces_cwhile::parse(&text) {
@@ -174,20 +202,28 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
     };
     let bound = options.limit.saturating_mul(4).max(1_000);
     let run = |config: &Config| check(&program, config).map_err(|e| format!("{e}"));
-    let full = || Config::new().stop_at_first_failure(false).max_states(bound);
-    let configs: [(&str, Config); 4] = [
+    // Past the interpreter's limit the exhaustive searches are compared only among themselves,
+    // which the interpreter's limit does as well as a larger bound (such programs took nine
+    // tenths of the time with four times the limit).
+    let full_bound = if outcome.complete { bound } else { options.limit.max(1_000) };
+    let full = || Config::new().stop_at_first_failure(false).max_states(full_bound);
+    let configs: [(&str, Config); 5] = [
         ("por", full()),
         ("no-por", full().por(false)),
         ("sequential", full().parallel(false)),
         ("four workers", full().threads(Some(4)).min_parallel_batch(1)),
+        // Merging from the first state (small programs fit in the unmerged search otherwise).
+        ("merged", full().unmerged_states(0)),
     ];
     let want = expected(&outcome);
     let mut results = Vec::new();
-    for (name, config) in &configs {
+    // The merged search is compared only when it covers every state.
+    for (name, config) in configs.iter().filter(|(name, _)| outcome.complete || *name != "merged") {
         let r = match run(config) {
             Ok(r) => r,
             Err(e) => {
                 say(Kind::Error, format!("{name}: {e}"));
+                report.times.checker = start.elapsed();
                 return report;
             }
         };
@@ -200,12 +236,15 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
     // Stopping at the first failure, with and without the reduction: a failure exactly when
     // the interpreter has one; within the interpreter's limit, a failure it found is found.
     let bad = !outcome.failures.is_empty() || !outcome.deadlocks.is_empty() || outcome.livelock;
-    for por in [true, false] {
+    // Past the interpreter's limit they are compared only when it found a failure.
+    let first_runs: &[bool] = if outcome.complete || bad { &[true, false] } else { &[] };
+    for &por in first_runs {
         let name = if por { "first" } else { "first, no-por" };
         let r = match run(&Config::new().max_states(bound).por(por)) {
             Ok(r) => r,
             Err(e) => {
                 say(Kind::Error, format!("{name}: {e}"));
+                report.times.checker = start.elapsed();
                 return report;
             }
         };
@@ -230,10 +269,14 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
         results.push((name, r));
     }
     replay_witnesses(&program, &results, &mut say);
+    times.checker = start.elapsed();
     // SPIN on the export, against the interpreter and the checker.
+    let start = Instant::now();
     if options.spin && outcome.complete {
         report.spin = against_spin(&program, &text, &outcome, bound, &mut say);
     }
+    times.spin = start.elapsed();
+    report.times = times;
     report
 }
 
@@ -272,10 +315,14 @@ fn against_interpreter(
 }
 
 /// The parallel and the sequential searches agree among themselves on everything they
-/// report (also when a bound stops them).
+/// report (also when a bound stops them); the merged search agrees with them when neither
+/// reached a bound (it stores other states).
 fn parallel_agreement(results: &[(&str, CheckResult)], say: &mut impl FnMut(Kind, String)) {
     let same = |a: &CheckResult, b: &CheckResult| observed(a) == observed(b) && a.verdict.name() == b.verdict.name();
     for (name, r) in &results[2..] {
+        if *name == "merged" && (r.bound.is_some() || results[0].1.bound.is_some()) {
+            continue;
+        }
         if !same(&results[0].1, r) {
             say(
                 Kind::Parallel,
