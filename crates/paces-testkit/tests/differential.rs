@@ -30,3 +30,17 @@ fn nested_atomic_blocks_agree() {
 fn every_construct_agrees() {
     no_disagreement(Features::ALL, 300, 11);
 }
+
+/// Program 1139 of seed 2 (`cargo xtask differential --seed 2`): the merged search meets the
+/// atomic livelock before the deadlock and names it its verdict; what it finds is the same.
+#[test]
+fn the_merged_search_may_name_another_first_failure() {
+    let mut programs = Programs::new(2, Features::ALL);
+    for _ in 0..1139 {
+        programs.next_case();
+    }
+    let report = compare(&programs.next_case().prog(), Options { limit: 20_000, spin: false });
+    assert!(report.complete, "{}", report.text);
+    let found: Vec<String> = report.disagreements.iter().map(|d| format!("{}: {}", d.kind.name(), d.detail)).collect();
+    assert!(found.is_empty(), "{}\n{}", found.join("\n"), report.text);
+}
