@@ -12,7 +12,7 @@ use std::time::Duration;
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
 use paces_cwhile::ir::{Program, StmtKind};
 use paces_explore::{
-    check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
+    check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict,
 };
 
 use super::config::Repair;
@@ -317,6 +317,42 @@ impl<'a> Judge<'a> {
             Verdict::Deadlock(..) | Verdict::Livelock(..) => self.check_with(program, false),
             _ => Ok(quick),
         }
+    }
+
+    /// The further counterexamples of `program` (the `original` or a candidate applied), whose
+    /// check failed with `first`, asked for by the learner (not by a judgement, so the
+    /// optimisation phase and the exhaustive search never search for them): a shortest
+    /// bad trace of each other failing assertion (or division) a search of at most
+    /// [`Repair::counterexample_states`] states finds, in label order, up to
+    /// [`Repair::counterexamples`] in all with `first`. Two counterexamples are distinct when
+    /// their failing steps' labels differ. None when the program has fewer than two
+    /// assertions (there is nothing else to fail but a division), or the setting is 1.
+    pub(super) fn more_failures(
+        &mut self,
+        program: &Program,
+        original: bool,
+        first: &Counterexample,
+    ) -> Result<Vec<(String, Counterexample)>, Error> {
+        let wanted = self.cfg.counterexamples.saturating_sub(1);
+        let asserts = program.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Assert(_))).count();
+        if wanted == 0 || asserts < 2 {
+            return Ok(Vec::new());
+        }
+        let first_label = first.failing_step.and_then(|i| first.schedule.steps.get(i)).map(|s| s.label.as_str());
+        let config =
+            self.check_config().find(FailureKinds::BAD).hunt_states(0).max_states(self.cfg.counterexample_states);
+        let result = self.report.timed(explore_time, || check(program, &config))?;
+        self.report.states += result.states;
+        if original {
+            self.original.saw(&result);
+        }
+        Ok(result
+            .failures
+            .into_iter()
+            .filter(|(label, _)| Some(label.as_str()) != first_label)
+            .take(wanted)
+            .map(|(_, cex)| (failure_text(&cex), cex))
+            .collect())
     }
 
     /// The final states of the complete sequential runs, or the stop when a bound of the
