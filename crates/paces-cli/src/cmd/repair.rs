@@ -109,7 +109,7 @@ pub struct Args {
     #[arg(long, default_value_t = Repair::DEFAULT_HUNT_STATES)]
     pub hunt_states: usize,
     /// The most bad traces one check gives the loop to learn from before it proposes again: a
-    /// failing assertion's and, found by a second search of at most 100,000 states, those of
+    /// failing assertion's and, found by a second search of at most 50,000 states (no more than the first check's), those of
     /// other failing assertions (one each). 1: the first failure's alone.
     #[arg(long, default_value_t = Repair::DEFAULT_COUNTEREXAMPLES)]
     pub counterexamples: usize,

@@ -103,7 +103,7 @@ impl Repair {
     pub const DEFAULT_COUNTEREXAMPLES: usize = 4;
 
     /// The default of [`Repair::counterexample_states`].
-    pub const DEFAULT_COUNTEREXAMPLE_STATES: usize = 100_000;
+    pub const DEFAULT_COUNTEREXAMPLE_STATES: usize = 50_000;
 
     /// The default configuration.
     pub fn new() -> Self {
@@ -204,8 +204,9 @@ impl Repair {
     }
 
     /// The most states the search for further counterexamples ([`Repair::counterexamples`])
-    /// stores; what it found when the bound cuts it short is learned from. Default:
-    /// [`Repair::DEFAULT_COUNTEREXAMPLE_STATES`] (100,000).
+    /// stores (and never more than the check that found the first failure stored); what it
+    /// found when a bound cuts it short is learned from. Default:
+    /// [`Repair::DEFAULT_COUNTEREXAMPLE_STATES`] (50,000).
     pub fn counterexample_states(mut self, n: usize) -> Self {
         self.counterexample_states = n;
         self
