@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use paces::{Repair, RepairEvent};
+use paces::{Iteration, Repair, RepairEvent};
 
 fn heldin(name: &str) -> paces::cwhile::Program {
     paces::cwhile::parse(paces_heldin::source(name)).unwrap()
@@ -23,10 +23,10 @@ fn observed(repair: Repair, name: &str) -> (paces::Report, Vec<RepairEvent>) {
 fn every_iteration_is_told_in_order_with_its_record() {
     let (report, events) = observed(Repair::new(), "ex2");
     assert!(report.iterations >= 2, "ex2 takes several iterations: {}", report.iterations);
-    let ended: Vec<(usize, paces::Iteration)> = events
+    let ended: Vec<(usize, Iteration)> = events
         .iter()
         .filter_map(|e| match e {
-            RepairEvent::IterationEnded { iteration, record, .. } => Some((*iteration, record.clone())),
+            RepairEvent::IterationEnded { iteration, record, .. } => Some((*iteration, Iteration::clone(record))),
             _ => None,
         })
         .collect();

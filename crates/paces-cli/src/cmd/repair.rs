@@ -108,6 +108,11 @@ pub struct Args {
     /// shortest one. 0: no hunt (every bad trace a shortest one).
     #[arg(long, default_value_t = Repair::DEFAULT_HUNT_STATES)]
     pub hunt_states: usize,
+    /// The most bad traces one check gives the loop to learn from before it proposes again: a
+    /// failing assertion's and, found by a second search of at most 50,000 states (no more than the first check's), those of
+    /// other failing assertions (one each). 1: the first failure's alone.
+    #[arg(long, default_value_t = Repair::DEFAULT_COUNTEREXAMPLES)]
+    pub counterexamples: usize,
     /// Bounds and switches of the checker.
     #[command(flatten)]
     pub bounds: CheckerArgs,
@@ -239,6 +244,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .dot(args.dot.is_some() || args.report.is_some())
         .exhaustive_limit(args.exhaustive_limit)
         .hunt_states(args.hunt_states)
+        .counterexamples(args.counterexamples)
 }
 
 /// How the repaired program's text relates to the source's layout.
@@ -365,11 +371,12 @@ fn observer(
     }
 }
 
-/// One iteration in words: `iteration 1: bad trace: `3` fails (5 steps); 2 fixes; next:
-/// swap A <-> B` (the steps themselves are drawn as a chart, see [`super::chart::chart`]).
+/// One iteration in words: `iteration 1: bad trace: `3` fails (5 steps), and `4` fails; 2
+/// fixes; next: swap A <-> B` (the further failures only when the check found some; the steps themselves are drawn as a chart, see [`super::chart::chart`]).
 pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
+    let more = if it.more.is_empty() { String::new() } else { format!(", and {}", it.more.join(", ")) };
     format!(
-        "iteration {number}: {} trace: {} ({}); {} fixes; next: {}",
+        "iteration {number}: {} trace: {} ({}){more}; {} fixes; next: {}",
         it.kind,
         it.problem,
         super::count(it.schedule.len() as u64, "step"),
@@ -569,7 +576,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         .map(|it| {
             serde_json::json!({
                 "kind": it.kind.name(), "problem": it.problem, "schedule": it.schedule,
-                "fixes": it.fixes, "proposal": it.proposal,
+                "fixes": it.fixes, "more": it.more, "proposal": it.proposal,
             })
         })
         .collect();

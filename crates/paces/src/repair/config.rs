@@ -57,6 +57,8 @@ pub struct Repair {
     pub(super) dot: bool,
     pub(super) exhaustive_limit: usize,
     pub(super) hunt_states: usize,
+    pub(super) counterexamples: usize,
+    pub(super) counterexample_states: usize,
     pub(super) optimise: bool,
     pub(super) keep_deadlocks: bool,
     pub(super) twins: bool,
@@ -76,6 +78,8 @@ impl Default for Repair {
             dot: false,
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
             hunt_states: Self::DEFAULT_HUNT_STATES,
+            counterexamples: Self::DEFAULT_COUNTEREXAMPLES,
+            counterexample_states: Self::DEFAULT_COUNTEREXAMPLE_STATES,
             optimise: true,
             keep_deadlocks: false,
             twins: true,
@@ -94,6 +98,12 @@ impl Repair {
 
     /// The default of [`Repair::hunt_states`].
     pub const DEFAULT_HUNT_STATES: usize = 50_000;
+
+    /// The default of [`Repair::counterexamples`].
+    pub const DEFAULT_COUNTEREXAMPLES: usize = 4;
+
+    /// The default of [`Repair::counterexample_states`].
+    pub const DEFAULT_COUNTEREXAMPLE_STATES: usize = 50_000;
 
     /// The default configuration.
     pub fn new() -> Self {
@@ -178,6 +188,27 @@ impl Repair {
     /// is a shortest one. Default: [`Repair::DEFAULT_HUNT_STATES`] (50,000).
     pub fn hunt_states(mut self, n: usize) -> Self {
         self.hunt_states = n;
+        self
+    }
+
+    /// The most counterexamples one check gives the loop to learn from: when a check of the
+    /// original or of a candidate finds a failing assertion and the program has other
+    /// assertions, a second search ([`Repair::counterexample_states`]) looks for other
+    /// failing assertions, and the loop learns from a shortest bad trace of each (in label
+    /// order, up to `n` in all) before it proposes again (docs/loop.md, "Several
+    /// counterexamples"). `1` learns from the first failure alone. Default:
+    /// [`Repair::DEFAULT_COUNTEREXAMPLES`] (4).
+    pub fn counterexamples(mut self, n: usize) -> Self {
+        self.counterexamples = n.max(1);
+        self
+    }
+
+    /// The most states the search for further counterexamples ([`Repair::counterexamples`])
+    /// stores (and never more than the check that found the first failure stored); what it
+    /// found when a bound cuts it short is learned from. Default:
+    /// [`Repair::DEFAULT_COUNTEREXAMPLE_STATES`] (50,000).
+    pub fn counterexample_states(mut self, n: usize) -> Self {
+        self.counterexample_states = n;
         self
     }
 

@@ -31,7 +31,7 @@ pub enum RepairEvent {
         /// Its number (1 for the first), its place in [`Report::history`](super::Report::history).
         iteration: usize,
         /// The record [`Report::history`](super::Report::history) keeps of it.
-        record: Iteration,
+        record: Box<Iteration>,
     },
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
 use paces_cwhile::ir::{Program, StmtKind};
 use paces_explore::{
-    check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, LivelockId, Verdict,
+    check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict,
 };
 
 use super::config::Repair;
@@ -78,6 +78,9 @@ struct Original {
     /// whether that is all of them (a check went through the whole space).
     passed: BTreeSet<String>,
     failed: BTreeSet<String>,
+    /// Whether the search for the original's further counterexamples found some
+    /// ([`Judge::more_failures`]): only then are candidates searched too.
+    several: bool,
     checked_all: bool,
 }
 
@@ -98,6 +101,8 @@ pub(super) struct Judge<'a> {
     pub(super) space: Space,
     pub(super) report: ReportBuilder,
     original: Original,
+    /// The states the last check of [`Judge::check`] stored (both stages).
+    last_states: usize,
 }
 
 impl<'a> Judge<'a> {
@@ -105,7 +110,7 @@ impl<'a> Judge<'a> {
         let space = program.space();
         let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
         report.keep_deadlocks = cfg.keep_deadlocks;
-        Judge { cfg, program, space, report, original: Original::default() }
+        Judge { cfg, program, space, report, original: Original::default(), last_states: 0 }
     }
 
     /// Whether the run's time limit has passed.
@@ -313,10 +318,67 @@ impl<'a> Judge<'a> {
     /// and livelock is needed, to compare with the original's, and failures may lie deeper).
     fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
         let quick = self.check_with(program, true)?;
+        self.last_states = quick.states;
         match quick.verdict {
-            Verdict::Deadlock(..) | Verdict::Livelock(..) => self.check_with(program, false),
+            Verdict::Deadlock(..) | Verdict::Livelock(..) => {
+                let full = self.check_with(program, false)?;
+                self.last_states += full.states;
+                Ok(full)
+            }
             _ => Ok(quick),
         }
+    }
+
+    /// The further counterexamples of `program` (the `original` or a candidate applied), whose
+    /// check failed with `first`, asked for by the learner (not by a judgement, so the
+    /// optimisation phase and the exhaustive search never search for them): a shortest
+    /// bad trace of each other failing assertion (or division) a search finds that stores at
+    /// most [`Repair::counterexample_states`] states and at most as many as the check that
+    /// found `first` (the last check made: the learner asks right after the judgement), so
+    /// that it at most doubles a check's cost, in label order, up to
+    /// [`Repair::counterexamples`] in all with `first`. Two counterexamples are distinct when
+    /// their failing steps' labels differ. None when the program has fewer than two
+    /// assertions (there is nothing else to fail but a division), or the setting is 1; for a
+    /// candidate, also none when the original's search found none.
+    pub(super) fn more_failures(
+        &mut self,
+        program: &Program,
+        original: bool,
+        first: &Counterexample,
+    ) -> Result<Vec<(String, Counterexample)>, Error> {
+        let wanted = self.cfg.counterexamples.saturating_sub(1);
+        let asserts = program.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Assert(_))).count();
+        if wanted == 0 || asserts < 2 {
+            return Ok(Vec::new());
+        }
+        let first_label = first.failing_step.and_then(|i| first.schedule.steps.get(i)).map(|s| s.label.as_str());
+        // A candidate is searched only when the original's search found another failing
+        // assertion: a program that fails one assertion at a time pays one search, not one per
+        // candidate.
+        if !original && !self.original.several {
+            return Ok(Vec::new());
+        }
+        let config = self
+            .check_config()
+            .find(FailureKinds::BAD)
+            .hunt_states(0)
+            .max_states(self.cfg.counterexample_states.min(self.last_states.max(1)));
+        let result = self.report.timed(explore_time, || check(program, &config))?;
+        self.report.states += result.states;
+        if original {
+            self.original.saw(&result);
+        }
+        let more: Vec<(String, Counterexample)> = result
+            .failures
+            .into_iter()
+            .filter(|(label, _)| Some(label.as_str()) != first_label)
+            .take(wanted)
+            .map(|(_, cex)| (failure_text(&cex), cex))
+            .collect();
+        if original {
+            self.original.several = !more.is_empty();
+        }
+        Ok(more)
     }
 
     /// The final states of the complete sequential runs, or the stop when a bound of the

@@ -97,8 +97,13 @@ impl Learning {
     ) -> Result<ControlFlow<StopReason>, Error> {
         match &rejected.why {
             Rejection::Trace { kind, cex, problem } => {
-                if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, *kind, cex, record)? {
+                if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, *kind, cex, record, true)? {
                     return Ok(ControlFlow::Break(stop));
+                }
+                if *kind == IterationKind::Bad {
+                    if let ControlFlow::Break(stop) = self.learn_from_more(judge, rejected, cex, record)? {
+                        return Ok(ControlFlow::Break(stop));
+                    }
                 }
                 // A new deadlock teaches a guess of its own when its trace has no fix (undo
                 // one of the moves that led to it), and its fixes may be such guesses too: the
@@ -175,6 +180,33 @@ impl Learning {
         Ok(())
     }
 
+    /// Learns from the further counterexamples of the check that rejected `rejected` with the
+    /// bad trace `first` ([`Judge::more_failures`]), each as from the first (its fixes, or
+    /// "no repair" when it is the original's and has none), before the loop proposes again;
+    /// their problems and fixes go into `record`.
+    fn learn_from_more(
+        &mut self,
+        judge: &mut Judge<'_>,
+        rejected: &Rejected,
+        first: &Counterexample,
+        record: &mut Iteration,
+    ) -> Result<ControlFlow<StopReason>, Error> {
+        let more = judge.more_failures(&rejected.program, rejected.candidate.is_none(), first)?;
+        for (problem, cex) in more {
+            let mut also = Iteration::new(IterationKind::Bad, problem);
+            if let ControlFlow::Break(stop) =
+                self.learn_from_trace(judge, rejected, IterationKind::Bad, &cex, &mut also, false)?
+            {
+                return Ok(ControlFlow::Break(stop));
+            }
+            record.fixes += also.fixes;
+            record.more.push(also.problem);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Learns from one trace of `rejected`, recording it in `record` (its schedule, its fixes,
+    /// with `charted` its chart and DOT graphs).
     fn learn_from_trace(
         &mut self,
         judge: &mut Judge<'_>,
@@ -182,6 +214,7 @@ impl Learning {
         kind: IterationKind,
         cex: &Counterexample,
         record: &mut Iteration,
+        charted: bool,
     ) -> Result<ControlFlow<StopReason>, Error> {
         let solo = failing_thread_alone(cex);
         // Execution goes on after a failure: complete the trace so that its generalisation
@@ -216,7 +249,7 @@ impl Learning {
             }
             r => r?,
         };
-        if judge.cfg.dot {
+        if judge.cfg.dot && charted {
             push_bad_dots(judge, &trace, &elimination);
             record.chart =
                 Some(crate::chart::TraceChart::of_elimination(judge.program, &trace, &elimination, &judge.space));

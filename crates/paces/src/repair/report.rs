@@ -268,8 +268,13 @@ pub struct Iteration {
     pub threads: Vec<usize>,
     /// The failing step of a bad trace (an index into [`Iteration::schedule`]).
     pub failing: Option<usize>,
-    /// Fixes its elimination graph offered.
+    /// Fixes the elimination graphs of its traces offered (the first trace's and those of
+    /// [`Iteration::more`]).
     pub fixes: usize,
+    /// The problems of the further bad traces of the same check learned from in this
+    /// iteration, after the one of [`Iteration::schedule`]
+    /// ([`Repair::counterexamples`](super::Repair::counterexamples)); empty when there were none.
+    pub more: Vec<String>,
     /// The transformations of the candidate proposed afterwards (empty when none).
     pub proposal: Vec<String>,
     /// The trace learned from as a chart, with its partial order and fixes, when
@@ -286,6 +291,7 @@ impl Iteration {
             threads: Vec::new(),
             failing: None,
             fixes: 0,
+            more: Vec::new(),
             proposal: Vec::new(),
             chart: None,
         }

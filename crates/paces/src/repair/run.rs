@@ -263,7 +263,7 @@ impl Run<'_> {
     fn end_iteration(&mut self, record: Iteration) {
         if let Some(observer) = &self.judge.cfg.observer {
             let iteration = self.judge.report.history.len() + 1;
-            observer.tell(&RepairEvent::IterationEnded { iteration, record: record.clone() });
+            observer.tell(&RepairEvent::IterationEnded { iteration, record: Box::new(record.clone()) });
         }
         self.judge.report.history.push(record);
     }
