@@ -233,6 +233,31 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
         results.push((*name, r));
     }
     parallel_agreement(&results, &mut say);
+    if first_failure_runs(&program, &outcome, bound, &mut say, &mut results).is_err() {
+        report.times.checker = start.elapsed();
+        return report;
+    }
+    replay_witnesses(&program, &results, &mut say);
+    times.checker = start.elapsed();
+    // SPIN on the export, against the interpreter and the checker.
+    let start = Instant::now();
+    if options.spin && outcome.complete {
+        report.spin = against_spin(&program, &text, &outcome, bound, &mut say);
+    }
+    times.spin = start.elapsed();
+    report.times = times;
+    report
+}
+
+/// The searches that stop at the first failure, with and without the reduction, against the
+/// interpreter's `outcome`, added to `results`; `Err` after saying why one could not run.
+fn first_failure_runs(
+    program: &paces_cwhile::Program,
+    outcome: &Outcome,
+    bound: usize,
+    say: &mut impl FnMut(Kind, String),
+    results: &mut Vec<(&'static str, CheckResult)>,
+) -> Result<(), ()> {
     // Stopping at the first failure, with and without the reduction: a failure exactly when
     // the interpreter has one; within the interpreter's limit, a failure it found is found.
     let bad = !outcome.failures.is_empty() || !outcome.deadlocks.is_empty() || outcome.livelock;
@@ -240,12 +265,11 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
     let first_runs: &[bool] = if outcome.complete || bad { &[true, false] } else { &[] };
     for &por in first_runs {
         let name = if por { "first" } else { "first, no-por" };
-        let r = match run(&Config::new().max_states(bound).por(por)) {
+        let r = match check(program, &Config::new().max_states(bound).por(por)) {
             Ok(r) => r,
             Err(e) => {
                 say(Kind::Error, format!("{name}: {e}"));
-                report.times.checker = start.elapsed();
-                return report;
+                return Err(());
             }
         };
         let found = r.verdict.counterexample().is_some();
@@ -261,23 +285,14 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
                 format!(
                     "{name}: {}; the interpreter finds {} within {} states",
                     r.verdict,
-                    first_found(&outcome),
+                    first_found(outcome),
                     outcome.states
                 ),
             );
         }
         results.push((name, r));
     }
-    replay_witnesses(&program, &results, &mut say);
-    times.checker = start.elapsed();
-    // SPIN on the export, against the interpreter and the checker.
-    let start = Instant::now();
-    if options.spin && outcome.complete {
-        report.spin = against_spin(&program, &text, &outcome, bound, &mut say);
-    }
-    times.spin = start.elapsed();
-    report.times = times;
-    report
+    Ok(())
 }
 
 /// `r`, the exhaustive search of configuration `name`, against the interpreter's complete

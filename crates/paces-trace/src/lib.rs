@@ -91,6 +91,7 @@ mod check;
 mod graph;
 mod learn;
 mod model;
+mod names;
 #[cfg(feature = "serde")]
 mod serde_impls;
 

@@ -556,7 +556,7 @@ impl TraceBuilder {
     /// A thread as this builder's errors name it: by the space's label when it has one.
     fn thread_name(&self, thread: ThreadId) -> String {
         match &self.space {
-            Some(space) => crate::check::thread_name(space, thread),
+            Some(space) => crate::names::thread_name(space, thread),
             None => format!("thread {thread}"),
         }
     }
@@ -564,7 +564,7 @@ impl TraceBuilder {
     /// A location as this builder's errors name it.
     fn loc_name(&self, loc: Loc) -> String {
         match &self.space {
-            Some(space) => crate::check::loc_name(space, loc),
+            Some(space) => crate::names::loc_name(space, loc),
             None => loc.to_string(),
         }
     }
@@ -687,7 +687,7 @@ impl TraceBuilder {
                 ),
                 ScopeProblem::ReEnters { instance } => {
                     let block = match &self.space {
-                        Some(space) => crate::check::block_name(space, instance.block),
+                        Some(space) => crate::names::block_name(space, instance.block),
                         None => format!("block {}", instance.block),
                     };
                     format!("it re-enters instance {} of {block}, which {thread} already left", instance.instance)

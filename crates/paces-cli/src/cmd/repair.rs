@@ -469,19 +469,7 @@ pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> Str
     if let Some(note) = good_bounds_note(&report.good_search_bounds) {
         s.push_str(&format!("  warning: {note}\n"));
     }
-    if report.keep_deadlocks {
-        s.push_str("  --keep-deadlocks: the original's deadlocks are kept, only new ones refused\n");
-    }
-    if let Some(deadlocks) = report.original_deadlocks.as_ref().filter(|d| !d.is_empty()) {
-        s.push_str(if report.keep_deadlocks {
-            "  the original program deadlocks (a repair may keep these, never add one):\n"
-        } else {
-            "  the original program deadlocks (bugs to repair; --keep-deadlocks keeps them):\n"
-        });
-        for d in deadlocks {
-            s.push_str(&format!("    {d}\n"));
-        }
-    }
+    s.push_str(&deadlock_lines(report));
     if let Some(a) = &report.acceptance {
         s.push_str(&format!(
             "  accepted: no assertion failure: {}, {}: {}, no new livelock: {}, same sequential final states: {}, \
@@ -521,6 +509,25 @@ pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> Str
         s.push_str("  diff:\n");
         for line in report.diff.lines() {
             s.push_str(&format!("    {line}\n"));
+        }
+    }
+    s
+}
+
+/// The summary's lines on the original's deadlocks: whether they are kept, and which they are.
+fn deadlock_lines(report: &Report) -> String {
+    let mut s = String::new();
+    if report.keep_deadlocks {
+        s.push_str("  --keep-deadlocks: the original's deadlocks are kept, only new ones refused\n");
+    }
+    if let Some(deadlocks) = report.original_deadlocks.as_ref().filter(|d| !d.is_empty()) {
+        s.push_str(if report.keep_deadlocks {
+            "  the original program deadlocks (a repair may keep these, never add one):\n"
+        } else {
+            "  the original program deadlocks (bugs to repair; --keep-deadlocks keeps them):\n"
+        });
+        for d in deadlocks {
+            s.push_str(&format!("    {d}\n"));
         }
     }
     s
