@@ -347,17 +347,17 @@ impl<'a> Judge<'a> {
         first: &Counterexample,
     ) -> Result<Vec<(String, Counterexample)>, Error> {
         let wanted = self.cfg.counterexamples.saturating_sub(1);
-        let asserts = program.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Assert(_))).count();
-        if wanted == 0 || asserts < 2 {
-            return Ok(Vec::new());
-        }
-        let first_label = first.failing_step.and_then(|i| first.schedule.steps.get(i)).map(|s| s.label.as_str());
         // A candidate is searched only when the original's search found another failing
         // assertion: a program that fails one assertion at a time pays one search, not one per
         // candidate.
-        if !original && !self.original.several {
+        if wanted == 0 || (!original && !self.original.several) {
             return Ok(Vec::new());
         }
+        let asserts = program.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Assert(_))).count();
+        if asserts < 2 {
+            return Ok(Vec::new());
+        }
+        let first_label = first.failing_step.and_then(|i| first.schedule.steps.get(i)).map(|s| s.label.as_str());
         let config = self
             .check_config()
             .find(FailureKinds::BAD)

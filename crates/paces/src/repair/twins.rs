@@ -20,6 +20,8 @@ pub(super) struct Twins {
     walks: Vec<Vec<Loc>>,
     /// Classes of two or more twin threads (indices in thread order), in thread order.
     classes: Vec<Vec<usize>>,
+    /// Each location of a thread's body (not of the procedures it calls) with its thread.
+    thread_of: BTreeMap<Loc, usize>,
 }
 
 impl Twins {
@@ -47,7 +49,8 @@ impl Twins {
         }
         let mut classes: Vec<Vec<usize>> = by_shape.into_values().filter(|c| c.len() > 1).collect();
         classes.sort();
-        Twins { walks, classes }
+        let thread_of = walks.iter().enumerate().flat_map(|(th, walk)| walk.iter().map(move |&l| (l, th))).collect();
+        Twins { walks, classes, thread_of }
     }
 
     /// Whether some two threads are twins.
@@ -62,11 +65,10 @@ impl Twins {
     /// kept; the classes one after the other, in thread order. `None` when no class is
     /// changed.
     pub(super) fn spread(&self, space: &Space, learner: &Learner, candidate: &Candidate) -> Option<Candidate> {
-        let thread_of = self.thread_of_locs();
         let step_thread = |t: &Transformation| {
             let (a, b) = endpoints(t);
-            let ta = thread_of.get(&a).copied();
-            ta.filter(|&x| Some(x) == thread_of.get(&b).copied())
+            let ta = self.thread_of.get(&a).copied();
+            ta.filter(|&x| Some(x) == self.thread_of.get(&b).copied())
         };
         let mut current = candidate.transformations(space);
         let mut best: Option<Candidate> = None;
@@ -101,11 +103,6 @@ impl Twins {
             }
         }
         best
-    }
-
-    /// Each location of a thread's body (not of the procedures it calls) with its thread.
-    fn thread_of_locs(&self) -> BTreeMap<Loc, usize> {
-        self.walks.iter().enumerate().flat_map(|(th, walk)| walk.iter().map(move |&l| (l, th))).collect()
     }
 
     /// `steps` of thread `from` with each location replaced by its twin in thread `to`.
