@@ -30,8 +30,11 @@ fn out_dir() -> PathBuf {
 /// Writes the report of `paces COMMAND example --report` and returns its path. A repair keeps
 /// the held-in models' deadlocks (`--keep-deadlocks`, the paper's question): their repairs are
 /// the ones Table 1 knows.
-fn report(command: &str, name: &str) -> PathBuf {
-    let path = out_dir().join(format!("{command}-{name}.html"));
+///
+/// `test` names the calling test: tests run in parallel, and two runs writing one file would
+/// meet.
+fn report(test: &str, command: &str, name: &str) -> PathBuf {
+    let path = out_dir().join(format!("{test}-{command}-{name}.html"));
     let example = paces_heldin::path(name).display().to_string();
     let target = path.display().to_string();
     let mut args = vec![command, example.as_str(), "--report", target.as_str(), "-q"];
@@ -58,7 +61,7 @@ fn columns(html: &str) -> Vec<(usize, usize)> {
 
 #[test]
 fn repair_report_is_written_and_names_its_change() {
-    let path = report("repair", "ex1");
+    let path = report("written", "repair", "ex1");
     let html = std::fs::read_to_string(&path).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<span class=\"tag\">move 1 below 2</span>"), "{html}");
@@ -68,7 +71,7 @@ fn repair_report_is_written_and_names_its_change() {
 
 #[test]
 fn check_report_draws_the_counterexample() {
-    let path = report("check", "ex1");
+    let path = report("drawn", "check", "ex1");
     let html = std::fs::read_to_string(&path).unwrap();
     assert!(html.contains("<h2>Counterexample 1: assertion 85 fails</h2>"), "{html}");
     assert_eq!(columns(&html), [(3, 3)]);
@@ -143,8 +146,9 @@ fn reports_render_in_chromium() {
         eprintln!("skipped: no Chromium on the PATH (install it: apt-get install chromium)");
         return;
     };
-    let mut pages: Vec<(String, PathBuf)> = REPAIRED.iter().map(|n| (n.to_string(), report("repair", n))).collect();
-    pages.push(("ex1".to_owned(), report("check", "ex1")));
+    let mut pages: Vec<(String, PathBuf)> =
+        REPAIRED.iter().map(|n| (n.to_string(), report("browser", "repair", n))).collect();
+    pages.push(("ex1".to_owned(), report("browser", "check", "ex1")));
     for (name, page) in &pages {
         let threads = paces::cwhile::parse(paces_heldin::source(name)).expect("parses").threads.len();
         let dom = browse(&browser, page, &["--dump-dom"]);
