@@ -257,7 +257,34 @@ impl Step {
 
 /// The cargo steps of `.ci/run`, in the same order.
 fn ci() -> Result<(), String> {
-    CI_STEPS.iter().try_for_each(Step::run)
+    CI_STEPS.iter().try_for_each(|step| {
+        if step.args[0] == "package" {
+            forget_unpacked_overlay()?;
+        }
+        step.run()
+    })
+}
+
+/// Removes the workspace's crates that an earlier `cargo package` unpacked from its local
+/// registry overlay into the cargo home: cargo never unpacks a crate again, so a later run at
+/// the same path would verify the earlier run's sources. `.ci/run` does the same in shell.
+fn forget_unpacked_overlay() -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else { return Ok(()) };
+    let Ok(entries) = std::fs::read_dir(&src) else { return Ok(()) };
+    for entry in entries.flatten() {
+        let overlay = entry.file_name().to_string_lossy().starts_with('-');
+        let ours = std::fs::read_dir(entry.path())
+            .map(|d| d.flatten().any(|c| c.file_name().to_string_lossy().starts_with("paces-")))
+            .unwrap_or(false);
+        if overlay && ours {
+            std::fs::remove_dir_all(entry.path())
+                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
