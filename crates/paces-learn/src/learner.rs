@@ -14,10 +14,13 @@ use crate::lesson::{Conjunct, ConjunctKind, Lesson, LessonId, Role, Shown, SHOWN
 use crate::proposal::Proposal;
 use crate::{Error, ErrorKind};
 
-/// Whether a bad trace ends at its failure with no blocked and no pending steps.
+/// Whether a bad trace ends at its failure with no blocked and no pending steps (a final
+/// check does not: every thread ran to its end before it).
 fn stops_at_failure(trace: &Trace) -> bool {
     let last = trace.len().checked_sub(1);
-    trace.first_failure().map(|e| e.index()) == last
+    let failure = trace.first_failure();
+    !failure.is_some_and(|e| trace.event(e).is_final_check())
+        && failure.map(|e| e.index()) == last
         && last.is_some()
         && trace.blocked().is_empty()
         && trace.pending().is_empty()

@@ -165,3 +165,24 @@ fn a_traces_locals_survive_json() -> Result<()> {
     assert_eq!(e.kind(), &paces_learn::ErrorKind::SharedLocal, "{e}");
     Ok(())
 }
+
+#[test]
+fn a_final_check_reads_back_as_written() -> Result<()> {
+    use paces_learn::trace::{ThreadId, TraceBuilder, VarId};
+    let space = space()?;
+    let run = trace(&space, "A 1 B 2 3", None, "")?;
+    let mut tb = TraceBuilder::new();
+    for event in run.events() {
+        tb.push(event.clone())?;
+    }
+    tb.final_check().read(VarId::from_u32(0)).failed(true).push()?;
+    let checked = tb.finish();
+    let value = serde_json::to_value(&checked)?;
+    let last = &value["events"][checked.len() - 1];
+    assert_eq!(last["thread"], json!(ThreadId::FINAL.index()));
+    assert_eq!(last["kind"], json!("assert"));
+    let back: Trace = serde_json::from_value(value)?;
+    assert_eq!(back, checked);
+    assert!(back.events().last().is_some_and(|e| e.is_final_check()));
+    Ok(())
+}

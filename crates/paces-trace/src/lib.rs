@@ -88,6 +88,7 @@
 //!   guide.
 
 mod check;
+mod final_check;
 mod graph;
 mod learn;
 mod model;

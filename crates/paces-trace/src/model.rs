@@ -128,6 +128,12 @@ impl Event {
     pub fn written_value(&self, var: VarId) -> Option<i64> {
         self.writes.iter().find(|w| w.var == var).map(|w| w.value)
     }
+
+    /// Whether the event is a final check ([`TraceBuilder::final_check`]): its thread is
+    /// [`ThreadId::FINAL`].
+    pub fn is_final_check(&self) -> bool {
+        self.thread == ThreadId::FINAL
+    }
 }
 
 /// Lifts an intra-thread pair of events (`x` before `y`) to a program constraint: the atom
@@ -203,6 +209,10 @@ pub enum TraceErrorKind {
     FixedOrder,
     /// Two threads read or write a variable declared local ([`TraceBuilder::local`]).
     SharedLocal,
+    /// A final check ([`TraceBuilder::final_check`]) out of place: one that writes, a
+    /// thread's step after it, or one in a trace that does not end with every thread
+    /// finished (blocked or pending steps).
+    FinalCheck,
 }
 
 /// The error of [`TraceBuilder`].
@@ -444,6 +454,8 @@ pub struct TraceBuilder {
     /// The space of [`TraceBuilder::for_space`]: the blocks of flat steps, and the names of
     /// threads and locations in errors.
     space: Option<Space>,
+    /// Whether a final check was pushed: no thread's step may follow.
+    finished: bool,
 }
 
 /// One event under construction; see [`TraceBuilder::step`].
@@ -504,6 +516,12 @@ impl StepBuilder<'_> {
     /// # Errors
     /// See [`TraceErrorKind`].
     pub fn push_blocked(mut self) -> Result<(), TraceError> {
+        if self.event.is_final_check() || self.builder.finished {
+            return Err(TraceError::new(
+                TraceErrorKind::FinalCheck,
+                "a trace with a final check ends with every thread finished: no step is blocked".to_owned(),
+            ));
+        }
         for &k in &self.auto {
             let var = self.event.reads[k].var;
             self.event.reads[k].from = self.builder.latest.get(&var).copied();
@@ -572,6 +590,9 @@ impl TraceBuilder {
     /// An event as this builder's errors name it: `event 3`, with its location's label when
     /// the builder has a space.
     fn event_name(&self, position: usize, event: &Event) -> String {
+        if event.is_final_check() {
+            return format!("event {position} (the final check)");
+        }
         match &self.space {
             Some(_) => {
                 format!("event {position} ({}, at {})", self.thread_name(event.thread), self.loc_name(event.loc))
@@ -661,12 +682,32 @@ impl TraceBuilder {
         let id = EventId::new(position)
             .ok_or_else(|| TraceError::new(TraceErrorKind::TooManyEvents, "too many events".into()))?;
         self.validate_reads(&event, position)?;
-        self.check_scope(&event, position)?;
+        self.check_final(&event, position)?;
+        if !event.is_final_check() {
+            self.check_scope(&event, position)?;
+        }
+        self.finished |= event.is_final_check();
         for w in &event.writes {
             self.latest.insert(w.var, id);
         }
         self.events.push(event);
         Ok(id)
+    }
+
+    /// Checks that a final check only reads and that no thread's step follows one.
+    fn check_final(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+        let this = self.event_name(position, event);
+        if let Some(write) = event.writes.first().filter(|_| event.is_final_check()) {
+            let problem = format!("{this} writes {}: a final check only reads the final values", write.var);
+            return Err(TraceError::new(TraceErrorKind::FinalCheck, problem));
+        }
+        if self.finished && !event.is_final_check() {
+            let this =
+                if self.space.is_some() { this } else { format!("{this} of {}", self.thread_name(event.thread)) };
+            let problem = format!("{this} comes after a final check: final checks run once every thread has finished");
+            return Err(TraceError::new(TraceErrorKind::FinalCheck, problem));
+        }
+        Ok(())
     }
 
     /// Checks the event's scope against its thread's earlier events and, only when it is
