@@ -39,7 +39,7 @@ impl<'a> Lower<'a> {
             None => ("1".to_owned(), Vec::new()),
         };
         let cond = match &jump {
-            Some(j) if cond == "*" => {
+            Some(_) if cond == "*" => {
                 return Err(unsupported("`break` or `continue` in a loop on a nondet value", span))
             }
             Some(j) => format!("({j} != 1 && {cond})"),
