@@ -575,7 +575,8 @@ impl TraceBuilder {
     fn thread_name(&self, thread: ThreadId) -> String {
         match &self.space {
             Some(space) => crate::names::thread_name(space, thread),
-            None => format!("thread {thread}"),
+            None if thread == ThreadId::FINAL => "the final check".to_owned(),
+            None => format!("thread {}", thread.index()),
         }
     }
 
@@ -645,7 +646,7 @@ impl TraceBuilder {
     fn validate_reads(&self, event: &Event, position: usize) -> Result<(), TraceError> {
         let from_name = |from: EventId| match self.events.get(from.index()) {
             Some(writer) if self.space.is_some() => self.event_name(from.index(), writer),
-            _ => from.to_string(),
+            _ => format!("event {}", from.index()),
         };
         let this = self.event_name(position, event);
         for read in &event.reads {
@@ -653,7 +654,7 @@ impl TraceBuilder {
                 if from.index() >= position {
                     return Err(TraceError::new(
                         TraceErrorKind::ReadsFromForward,
-                        format!("{this} reads {} from {from}, which is not an earlier event", read.var),
+                        format!("{this} reads {} from event {}, which is not an earlier event", read.var, from.index()),
                     ));
                 }
                 if !self.events[from.index()].writes_var(read.var) {
