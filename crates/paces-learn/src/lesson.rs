@@ -176,7 +176,7 @@ impl Shown {
         Shown(arena.to_text(root, &|l| format!("{MARK}{}{MARK}", l.index()), 4 * SHOWN_CHARS))
     }
 
-    /// The text with `space`'s names, cut after [`SHOWN_CHARS`] bytes (`...`).
+    /// The text with `space`'s names, cut after [`SHOWN_CHARS`] characters (`...`).
     fn named(&self, space: &Space) -> String {
         let mut out = String::new();
         for (i, part) in self.0.split(MARK).enumerate() {
@@ -194,11 +194,7 @@ impl Shown {
                 }
             }
         }
-        if out.len() > SHOWN_CHARS {
-            let mut cut = SHOWN_CHARS;
-            while !out.is_char_boundary(cut) {
-                cut -= 1;
-            }
+        if let Some((cut, _)) = out.char_indices().nth(SHOWN_CHARS) {
             out.truncate(cut);
             out.push_str("...");
         }
@@ -237,5 +233,49 @@ impl fmt::Display for DisplayLesson<'_> {
             write!(f, "\n  warning: {warning}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use paces_constraint::{Arena, ItemInfo, SpaceBuilder};
+
+    use super::{Shown, SHOWN_CHARS};
+
+    /// A long constraint shows with the space's names, cut after [`SHOWN_CHARS`] characters,
+    /// whatever the names' lengths (the text kept holds numbers, not names).
+    #[test]
+    fn a_long_constraint_is_named_and_cut() {
+        for name_len in [1, 3, 40] {
+            let mut b = SpaceBuilder::new();
+            let block = b.open_block();
+            let names: Vec<String> = ["a", "b", "c"].iter().map(|n| n.repeat(name_len)).collect();
+            let locs: Vec<_> = names.iter().map(|n| b.add_item(block, n, ItemInfo::SIMPLE).unwrap()).collect();
+            let space = b.build().unwrap();
+            let mut arena = Arena::new();
+            let mut root = arena.order(locs[0], locs[1]);
+            for i in 0..2000 {
+                let atom = if i % 2 == 0 { arena.order(locs[1], locs[2]) } else { arena.atomic(locs[0], locs[2]) };
+                root = if i % 2 == 0 { arena.and([atom, root]) } else { arena.or([atom, root]) };
+            }
+            let shown = Shown::new(&arena, root).named(&space);
+            let whole = arena.display(root, &space, usize::MAX).to_string();
+            let kept = shown.strip_suffix("...").expect("cut");
+            assert_eq!(kept.chars().count(), SHOWN_CHARS, "names of {name_len}");
+            assert!(whole.starts_with(kept), "names of {name_len}");
+        }
+    }
+
+    /// A short constraint shows whole, as the arena shows it.
+    #[test]
+    fn a_short_constraint_is_named_whole() {
+        let mut b = SpaceBuilder::new();
+        let block = b.open_block();
+        let [a, c] = ["A", "C"].map(|n| b.add_item(block, n, ItemInfo::SIMPLE).unwrap());
+        let space = b.build().unwrap();
+        let mut arena = Arena::new();
+        let (order, section) = (arena.order(c, a), arena.atomic(a, c));
+        let root = arena.or([order, section]);
+        assert_eq!(Shown::new(&arena, root).named(&space), "C <= A \\/ [A; C]");
     }
 }
