@@ -376,11 +376,11 @@ fn observer(
 pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
     let more = if it.more.is_empty() { String::new() } else { format!(", and {}", it.more.join(", ")) };
     format!(
-        "iteration {number}: {} trace: {} ({}){more}; {} fixes; next: {}",
+        "iteration {number}: {} trace: {} ({}){more}; {}; next: {}",
         it.kind,
         it.problem,
         super::count(it.schedule.len() as u64, "step"),
-        it.fixes,
+        if it.fixes == 1 { "1 fix".to_owned() } else { format!("{} fixes", it.fixes) },
         if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
     )
 }
