@@ -320,7 +320,8 @@ impl Trace {
         &self.pending
     }
 
-    /// The threads that take a step in the trace, sorted.
+    /// The threads that take a step in the trace, sorted ([`ThreadId::FINAL`] last when the
+    /// trace has a final check).
     pub fn threads(&self) -> Vec<ThreadId> {
         let mut t: Vec<ThreadId> = self.events.iter().map(|e| e.thread).collect();
         t.sort_unstable();
