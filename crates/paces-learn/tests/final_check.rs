@@ -218,3 +218,16 @@ fn a_final_check_out_of_place_is_refused_and_changes_nothing() {
     );
     assert_eq!(before, (learner.display_constraints().to_string(), learner.counts()));
 }
+
+#[test]
+fn a_final_check_draws_as_a_cluster_of_its_own() {
+    let space = space(&LOST_UPDATE, false);
+    let (trace, _) = bad_trace(&LOST_UPDATE, &space, false, true);
+    let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
+    let (_, elimination) = learner.learn_bad_detailed(&trace).unwrap();
+    let label = |e: EventId| format!("e{}", e.index());
+    let dot = elimination.fix_dot(0, &trace, &space, &["T1", "T2"], &label).expect("a fix");
+    // The check, event 4, in a cluster of its own named as such, read from s2 (event 3).
+    assert!(dot.contains("label=\"final check\";\n    e4 [label=\"e4\""), "{dot}");
+    assert!(dot.contains("e3 -> e4 [color=blue]"), "{dot}");
+}

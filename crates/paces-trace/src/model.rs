@@ -14,8 +14,11 @@ define_id!(
 );
 impl ThreadId {
     /// The thread's name in `names` (the traced program's thread names, indexed by thread id),
-    /// or the id (`t0`) when `names` has none for it.
+    /// or the id (`t0`) when `names` has none for it; `final check` for [`ThreadId::FINAL`].
     pub fn name_in(self, names: &[&str]) -> String {
+        if self == ThreadId::FINAL {
+            return "final check".to_owned();
+        }
         names.get(self.index()).map_or_else(|| self.to_string(), |name| (*name).to_owned())
     }
 }
