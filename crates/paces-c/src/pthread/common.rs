@@ -90,6 +90,15 @@ pub(super) enum N {
     NoReorder(String, Vec<N>),
 }
 
+impl N {
+    /// The node's label.
+    pub(super) fn label_mut(&mut self) -> &mut String {
+        match self {
+            N::Simple(l, _) | N::If(l, ..) | N::While(l, ..) | N::Atomic(l, _) | N::NoReorder(l, _) => l,
+        }
+    }
+}
+
 /// One thread that a `pthread_create` starts.
 pub(super) struct Instance {
     /// The Cwhile thread's name.

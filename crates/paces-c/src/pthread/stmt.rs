@@ -193,7 +193,7 @@ impl<'a> Lower<'a> {
                     let l = self.label(span);
                     nodes.push(N::Simple(l, format!("{flag} := 1")));
                 }
-                nodes
+                self.unit(nodes, span)
             }
             Statement::DoWhile(_) => return Err(unsupported("`do ... while`", span)),
             Statement::Switch(_) => return Err(unsupported("`switch`", span)),
