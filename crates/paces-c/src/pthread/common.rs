@@ -154,6 +154,8 @@ pub(super) struct Frame {
     pub(super) jumps: Vec<Option<String>>,
     /// Whether the function returns a value (its Cwhile local `result__`-like name).
     pub(super) result: Option<String>,
+    /// The function's return type (`int` when it is not an integer type of its own).
+    pub(super) result_ty: Option<Ty>,
 }
 
 pub(super) struct Lower<'a> {

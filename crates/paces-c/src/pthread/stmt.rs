@@ -175,7 +175,8 @@ impl<'a> Lower<'a> {
                 }
                 let mut nodes = match (e, self.frame.result.clone()) {
                     (Some(e), Some(r)) => {
-                        let target = Target { cw: r, ty: INT, shared: false, computed: None };
+                        let ty = self.frame.result_ty.unwrap_or(INT);
+                        let target = Target { cw: r, ty, shared: false, computed: None };
                         self.assign(&target, None, Some(e), span)?
                     }
                     _ => Vec::new(),
