@@ -300,8 +300,7 @@ impl<'a> Judge<'a> {
 
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
         let original = std::ptr::eq(program, self.program);
-        let hunt = if original { 0 } else { self.cfg.hunt_states };
-        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt);
+        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(self.cfg.hunt_states);
         let result = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.
