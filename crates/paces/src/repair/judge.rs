@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
 use paces_cwhile::ir::{Program, StmtKind};
+use paces_trace::{EventKind, Trace};
 use paces_explore::{
     check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict,
 };
@@ -85,6 +86,16 @@ struct Original {
 }
 
 impl Original {
+    /// Notes the assertions a good trace of the original passes (every assertion step of a
+    /// trace with no failed step passed on that run).
+    fn saw_good(&mut self, program: &Program, trace: &Trace) {
+        if trace.is_bad() {
+            return;
+        }
+        let asserts = trace.events().iter().filter(|e| e.kind == EventKind::Assert);
+        self.passed.extend(asserts.filter_map(|e| program.loc_names.get(e.loc.index()).cloned()));
+    }
+
     /// Notes what a check of the original saw pass and fail.
     fn saw(&mut self, result: &CheckResult) {
         self.passed.extend(result.passed_assertions.iter().cloned());
@@ -111,6 +122,13 @@ impl<'a> Judge<'a> {
         let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
         report.keep_deadlocks = cfg.keep_deadlocks;
         Judge { cfg, program, space, report, original: Original::default(), last_states: 0 }
+    }
+
+    /// Notes the assertions that `good`, a good trace of the original, passes: a run of the
+    /// original on which they pass, so that [`Judge::unreached`] need not explore the
+    /// original to know it.
+    pub(super) fn saw_good_trace(&mut self, good: &Trace) {
+        self.original.saw_good(self.program, good);
     }
 
     /// Whether the run's time limit has passed.
