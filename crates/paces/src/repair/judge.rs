@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
 use paces_cwhile::ir::{Program, StmtKind};
-use paces_trace::{EventKind, Trace};
 use paces_explore::{
     check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict,
 };
+use paces_trace::{EventKind, Trace};
 
 use super::config::Repair;
 use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
