@@ -103,8 +103,8 @@ pub struct Args {
     /// The most candidates a space may have for --exhaustive.
     #[arg(long, requires = "exhaustive", default_value_t = Repair::DEFAULT_EXHAUSTIVE_LIMIT)]
     pub exhaustive_limit: usize,
-    /// States the depth-first bug hunt may store in each candidate whose failure the first
-    /// breadth-first search misses; its bad trace is then cut to the failure's causes, not a
+    /// States the depth-first bug hunt may store in each check (of the original or a candidate)
+    /// whose failure the first breadth-first search misses; its bad trace is then cut to the failure's causes, not a
     /// shortest one. 0: no hunt (every bad trace a shortest one).
     #[arg(long, default_value_t = Repair::DEFAULT_HUNT_STATES)]
     pub hunt_states: usize,

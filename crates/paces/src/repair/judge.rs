@@ -14,6 +14,7 @@ use paces_cwhile::ir::{Program, StmtKind};
 use paces_explore::{
     check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict,
 };
+use paces_trace::{EventKind, Trace};
 
 use super::config::Repair;
 use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
@@ -85,6 +86,16 @@ struct Original {
 }
 
 impl Original {
+    /// Notes the assertions a good trace of the original passes (every assertion step of a
+    /// trace with no failed step passed on that run).
+    fn saw_good(&mut self, program: &Program, trace: &Trace) {
+        if trace.is_bad() {
+            return;
+        }
+        let asserts = trace.events().iter().filter(|e| e.kind == EventKind::Assert);
+        self.passed.extend(asserts.filter_map(|e| program.loc_names.get(e.loc.index()).cloned()));
+    }
+
     /// Notes what a check of the original saw pass and fail.
     fn saw(&mut self, result: &CheckResult) {
         self.passed.extend(result.passed_assertions.iter().cloned());
@@ -111,6 +122,13 @@ impl<'a> Judge<'a> {
         let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
         report.keep_deadlocks = cfg.keep_deadlocks;
         Judge { cfg, program, space, report, original: Original::default(), last_states: 0 }
+    }
+
+    /// Notes the assertions that `good`, a good trace of the original, passes: a run of the
+    /// original on which they pass, so that [`Judge::unreached`] need not explore the
+    /// original to know it.
+    pub(super) fn saw_good_trace(&mut self, good: &Trace) {
+        self.original.saw_good(self.program, good);
     }
 
     /// Whether the run's time limit has passed.
@@ -300,8 +318,7 @@ impl<'a> Judge<'a> {
 
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
         let original = std::ptr::eq(program, self.program);
-        let hunt = if original { 0 } else { self.cfg.hunt_states };
-        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt);
+        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(self.cfg.hunt_states);
         let result = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.

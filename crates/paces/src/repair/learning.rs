@@ -57,6 +57,9 @@ impl Learning {
         let found = judge.report.timed(good_time, || search_good_traces(program, &config))?;
         judge.report.good_search_bounds = found.bounds;
         let traces = found.traces;
+        for t in &traces {
+            judge.saw_good_trace(t);
+        }
         for (i, t) in traces.iter().enumerate() {
             if judge.out_of_time() {
                 break; // the loop stops with the time limit
