@@ -272,8 +272,10 @@ fn dv1394_is_repaired_without_the_deadlock_its_detectors_encode() {
     check_accepted(&report);
     let acceptance = report.acceptance.as_ref().unwrap();
     assert!(acceptance.deadlocks.is_empty(), "{:?}", acceptance.deadlocks);
+    // The candidate kept in reserve reads as such, not as a rejection nor as the repair.
     assert!(
-        report.history.iter().any(|i| i.problem.contains("admitted only after a failure")),
+        report.history.iter().any(|i| i.problem.starts_with("candidate kept in reserve, not yet the repair")
+            && i.problem.contains("admitted only after a failure")),
         "{:?}",
         report.history.iter().map(|i| &i.problem).collect::<Vec<_>>()
     );
@@ -356,4 +358,39 @@ fn hunted_bad_traces_repair_at_the_same_cost() {
         };
         assert_eq!(cost(50_000), cost(0), "{name}");
     }
+}
+
+#[test]
+fn a_deadlock_that_needs_an_interleaving_is_still_repaired() {
+    // Each thread alone runs to its end: the lock-order deadlock needs both threads.
+    let p = paces::cwhile::parse(
+        "var a = 0, b = 0;\n\
+         thread t1 { a1: lock(a); b1: lock(b); unlock(b); unlock(a); }\n\
+         thread t2 { b2: lock(b); a2: lock(a); unlock(a); unlock(b); }\n",
+    )
+    .unwrap();
+    let report = Repair::new().run(&p).unwrap();
+    check_accepted(&report);
+}
+
+#[test]
+fn a_blocked_section_of_a_candidate_teaches_no_fixes() {
+    // The variant waits for the port device (533) before it takes the serial bus lock (532).
+    // A candidate that holds two contrary waits in one added section ([533; 537]) deadlocks
+    // at 533, where the original's step would run: that trace's fixes, learned as facts,
+    // used to rule out the section [533; 532] for good (the loop reached its limit of 100).
+    let source = include_str!("../../../examples/variants/usb-serial-wait-before-lock.cw");
+    let variant = paces::cwhile::parse(source).unwrap();
+    let report = Repair::new().keep_deadlocks(true).run(&variant).unwrap();
+    check_accepted(&report);
+    assert!(report.iterations <= 10, "{} iterations", report.iterations);
+    let candidate = report.candidate.as_ref().unwrap();
+    let space = &report.space;
+    let (lock, wait) = (space.loc("532").unwrap(), space.loc("533").unwrap());
+    // The repair keeps the lock and the wait together: in one section, or the lock first.
+    assert!(
+        candidate.in_one_section(lock, wait) || candidate.position(lock) < candidate.position(wait),
+        "{:?}",
+        report.transformation_text
+    );
 }

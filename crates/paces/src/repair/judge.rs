@@ -183,21 +183,22 @@ impl<'a> Judge<'a> {
             Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => None,
             Err(e) => return Err(e.into()),
         };
-        Ok(found.map(|d| {
-            let before = match d.before.as_slice() {
-                [] => "from the start".to_owned(),
-                [one] => format!("after `{one}` ran to its end"),
-                more => format!("after {} ran one after another to their end", quoted(more)),
-            };
-            let explanation = format!(
-                "the original deadlocks with no other thread's interleaving: {before}, thread `{}` alone waits \
-                 at `{}` for good; a reorder or an atomic section changes no thread's runs alone, so every \
-                 program of the space keeps this deadlock (--keep-deadlocks keeps the original's deadlocks \
-                 and repairs the rest)",
-                d.thread, d.at
-            );
-            StopReason::NoRepair { explanation }
-        }))
+        let Some(d) = found else { return Ok(None) };
+        // The report lists the original's deadlocks: explore it whole, as a candidate's
+        // deadlock would have made the loop do.
+        self.ensure_original_sets()?;
+        let before = match d.before.as_slice() {
+            [] => "from the start".to_owned(),
+            [one] => format!("after `{one}` ran to its end"),
+            more => format!("after {} ran one after another to their end", quoted(more)),
+        };
+        let explanation = format!(
+            "the original deadlocks with no other thread's interleaving: {before}, thread `{}` alone waits at \
+             `{}` for good; a reorder or an atomic section changes no thread's runs alone, so every program of \
+             the space keeps this deadlock (--keep-deadlocks keeps the original's deadlocks and repairs the rest)",
+            d.thread, d.at
+        );
+        Ok(Some(StopReason::NoRepair { explanation }))
     }
 
     /// Checks a candidate program: accepted with no assertion failure, no deadlock (with
