@@ -106,9 +106,5 @@ fn ex1_with_its_deadlock_as_a_bug_has_no_repair() {
 /// dv1394's repair removes its ABBA deadlock: the same repair with deadlocks as bugs.
 #[test]
 fn dv1394_with_its_deadlock_as_a_bug() {
-    run_with(
-        "dv1394",
-        Repair::new(),
-        expect!["repaired, iterations: 5: swap PF <-> I; atomic [5; 6]; atomic [PF; J]"],
-    );
+    run_with("dv1394", Repair::new(), expect!["repaired, iterations: 5: swap PF <-> I; atomic [5; 6]; atomic [PF; J]"]);
 }
