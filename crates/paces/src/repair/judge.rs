@@ -65,6 +65,11 @@ pub(super) enum Judgement {
     Stop(StopReason),
 }
 
+/// The most states the search for a deadlock that every candidate keeps may visit
+/// ([`Judge::deadlock_for_good`]): the sequential runs of a program with an unbounded counter
+/// would otherwise run up to the checker's own bound.
+const SEQUENTIAL_DEADLOCK_STATES: usize = 200_000;
+
 /// Deadlock and livelock identities of a program.
 type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
 
@@ -171,12 +176,14 @@ impl<'a> Judge<'a> {
     /// "No repair" when the original has a deadlock that every program of the space keeps
     /// ([`paces_explore::sequential_deadlock`]: the other threads run one after another to
     /// their end, then a thread alone waits for good) and its deadlocks are bugs to repair;
-    /// `None` otherwise, or when a bound of the checker cut the search short.
+    /// `None` otherwise, or when the search passed [`SEQUENTIAL_DEADLOCK_STATES`] states or
+    /// another bound of the checker.
     pub(super) fn deadlock_for_good(&mut self) -> Result<Option<StopReason>, Error> {
         if self.cfg.keep_deadlocks {
             return Ok(None);
         }
-        let config = self.check_config();
+        // A shortcut, not a verdict: a search cut by its bound answers nothing and the loop goes on.
+        let config = self.check_config().max_states(SEQUENTIAL_DEADLOCK_STATES);
         let program = self.program;
         let found = match self.report.timed(explore_time, || sequential_deadlock(program, &config)) {
             Ok(found) => found,
