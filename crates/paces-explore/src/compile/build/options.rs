@@ -34,7 +34,10 @@ impl ThreadBuilder<'_> {
 
     /// The options of point `p`, whether the thread can finish from it, and how it leaves its
     /// region silently: a breadth-first search over the silent edges that stays inside the
-    /// point's region. `stamp[q] == p` marks the points this search has queued.
+    /// point's region. From a point outside regions, a path that enters a user `atomic`
+    /// block and reaches its end without a step stops there with the block's pass step (see
+    /// [`Region::pass`](crate::compile::graph::Region::pass)). `stamp[q] == p` marks the
+    /// points this search has queued.
     fn point_closure(&mut self, p: usize, top_end: u32, stamp: &mut [u32]) -> Result<(), Error> {
         let region = self.points[p].region;
         let mut options: Vec<Opt> = Vec::new();
