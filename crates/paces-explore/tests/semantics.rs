@@ -4,8 +4,8 @@
 use expect_test::expect;
 use paces_cwhile::ir::ThreadIdx;
 use paces_explore::{
-    check, render_columns, replay, sequential_final_states, CheckResult, Config, ErrorKind, Schedule, ScheduleStep,
-    ThreadStand, Verdict,
+    check, render_columns, replay, sequential_final_states, CheckResult, Config, ErrorKind, FailureKinds, Schedule,
+    ScheduleStep, ThreadStand, Verdict,
 };
 
 #[track_caller]
@@ -379,6 +379,46 @@ fn an_atomic_block_no_path_gets_through_waits() {
     );
     let Verdict::Deadlock(id, _) = &r.verdict else { panic!("{r}") };
     assert_eq!(id.to_string(), "a at A, b done");
+}
+
+/// A path through an atomic block with no step of its own (an empty branch) still takes the
+/// block as one step: the thread does not wait before a block it can get through, and passes
+/// it in one step, as SPIN's `skip` of the empty branch does.
+#[test]
+fn an_empty_path_through_an_atomic_block_is_its_one_step() {
+    let src = "var x = 0, z = 1;
+         thread t1 {
+           L1: atomic { L2: if (*) { L3: await(x == 1); } else { } }
+           L4: atomic { L5: await((x == 0) && (z == 0)); L6: x := 0; }
+         }";
+    for por in [true, false] {
+        let (p, r) = run(src, Config::new().stop_at_first_failure(false).por(por));
+        assert_eq!(r.deadlocks.len(), 1, "{r}");
+        let (id, w) = r.deadlocks.iter().next().unwrap();
+        assert_eq!(id.to_string(), "t1 at L4", "por {por}");
+        assert_eq!(labels(&p, &w.schedule), "t1:L1", "por {por}");
+        assert_eq!(w.trace.events().len(), 1, "por {por}");
+    }
+    // SPIN's end states too: SPIN can take the empty branch's `skip`, so only after the block.
+    let (_, r) =
+        run(src, Config::new().spin_end_states(true).find(FailureKinds::DEADLOCKS).stop_at_first_failure(false));
+    let ids: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+    assert_eq!(ids, ["t1 at L4"], "{r}");
+    // A block whose only path has no step is one step too, at the thread's end as well.
+    let (_, r) = run(
+        "var x = 0;
+         thread a { A: atomic { I: if (*) { } else { } } B: await(x == 1); C: atomic { } }
+         thread b { D: x := 1; }",
+        Config::new().stop_at_first_failure(false),
+    );
+    assert!(r.deadlocks.is_empty(), "{r}");
+    let (p, r) = run(
+        "var x = 0; thread a { A: atomic { } B: atomic { I: if (*) { } else { } } C: await(x == 1); }",
+        Config::new(),
+    );
+    let Verdict::Deadlock(id, w) = &r.verdict else { panic!("{r}") };
+    assert_eq!(id.to_string(), "a at C");
+    assert_eq!(labels(&p, &w.schedule), "a:A a:B");
 }
 
 /// A loop inside an atomic block that can run forever is an atomic livelock, also when the

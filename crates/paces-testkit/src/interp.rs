@@ -1,8 +1,9 @@
 //! A brute-force interpreter of the language's contract (`docs/language.md`), written on the
 //! generated statements, not on the checker's compiled code.
 //!
-//! An atomic block is one step of its thread, taken only along a path that reaches its end; a
-//! failure counts only on such a path; a block no path gets through makes its thread wait
+//! An atomic block is one step of its thread, taken only along a path that reaches its end
+//! (also one with no step of its own, through an empty branch); a failure counts only on such
+//! a path; a block no path gets through makes its thread wait
 //! before it (blocked at the block's label, whether the paths met a false `await` or a false
 //! `assume`). A false `assume` outside atomic blocks cuts its thread. Every reachable state is
 //! visited breadth-first up to a state limit; [`Outcome::complete`] says whether the limit
@@ -305,13 +306,7 @@ impl Code {
                     q.push((*body, 0));
                     work.push(q);
                 }
-                Node::Atomic(body) => {
-                    out.push(Next::Region(label.clone(), *body, advanced(&p)));
-                    // A body that can end without a step is passed silently as well.
-                    if self.next(&vec![(*body, 0)], true).1 {
-                        work.push(advanced(&p));
-                    }
-                }
+                Node::Atomic(body) => out.push(Next::Region(label.clone(), *body, advanced(&p))),
                 _ => out.push(Next::Step(p.clone(), Step::Item(top.0, top.1))),
             }
         }
@@ -358,13 +353,13 @@ impl Code {
         }
     }
 
-    /// Runs an atomic block from `g`: the ways out of the paths with at least one step that
-    /// reach its end, and whether some path can run forever inside it.
+    /// Runs an atomic block from `g`: the ways out of the paths that reach its end (one with
+    /// no step of its own, through an empty branch or past a loop left at once, too: the block
+    /// is one step along every path), and whether some path can run forever inside it.
     fn region(&self, g: &Globals, body: usize) -> RegionRun {
-        // Nodes: globals, position inside the body, whether a step was taken, failures and
-        // assertions so far.
-        type N = (Globals, Pos, bool, BTreeSet<String>, BTreeSet<String>);
-        let start: N = (*g, vec![(body, 0)], false, BTreeSet::new(), BTreeSet::new());
+        // Nodes: globals, position inside the body, failures and assertions so far.
+        type N = (Globals, Pos, BTreeSet<String>, BTreeSet<String>);
+        let start: N = (*g, vec![(body, 0)], BTreeSet::new(), BTreeSet::new());
         let mut seen: HashSet<N> = HashSet::new();
         let mut work = vec![start];
         let mut exits = Vec::new();
@@ -374,9 +369,9 @@ impl Code {
             if !seen.insert(n.clone()) {
                 continue;
             }
-            let (g, pos, moved, fails, asserts) = n;
+            let (g, pos, fails, asserts) = n;
             let (nexts, finish) = self.next(&pos, true);
-            if finish && moved {
+            if finish {
                 exits.push((g, fails.clone(), asserts.clone()));
             }
             for nx in nexts {
@@ -387,7 +382,7 @@ impl Code {
                     f2.extend(failed);
                     let mut a2 = asserts.clone();
                     a2.extend(asserted);
-                    work.push((g2, p2, true, f2, a2));
+                    work.push((g2, p2, f2, a2));
                 }
             }
         }
@@ -503,10 +498,8 @@ pub fn interpret(code: &Code, limit: usize) -> Outcome {
                     Next::Region(label, body, after) => {
                         let run = code.region(&g, body);
                         out.livelock |= run.cycle;
-                        // No path gets through: the thread waits before the block. (A block
-                        // whose only paths take no step is passed silently (`next`) and
-                        // stops nothing.)
-                        if run.exits.is_empty() && !code.next(&vec![(body, 0)], true).1 {
+                        // No path gets through: the thread waits before the block.
+                        if run.exits.is_empty() {
                             waits.insert(label);
                         }
                         run.exits.into_iter().map(|(g, f, a)| (g, after.clone(), f, a)).collect()

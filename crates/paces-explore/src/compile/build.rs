@@ -142,7 +142,9 @@ impl<'p> ThreadBuilder<'p> {
                     Some(r) => r,
                     None => {
                         let wait_loc = self.added_section_first(stmt, *b).unwrap_or(stmt.loc);
-                        self.new_region(stmt.loc, wait_loc, at.next)
+                        let r = self.new_region(stmt.loc, wait_loc, at.next);
+                        self.pass_step(at, stmt.loc, r);
+                        r
                     }
                 };
                 let (body_occ, p) = self.open(at, *b, Some(r), at.procs.to_vec(), work)?;
@@ -401,7 +403,7 @@ impl<'p> ThreadBuilder<'p> {
 
     fn new_region(&mut self, loc: Loc, wait_loc: Loc, exit: u32) -> u32 {
         let n = Bits::new(self.layout.n_globals);
-        self.regions.push(Region { loc, wait_loc, exit, r: n.clone(), w: n });
+        self.regions.push(Region { loc, wait_loc, exit, pass: None, r: n.clone(), w: n });
         self.regions.len() as u32 - 1
     }
 
@@ -469,6 +471,27 @@ impl<'p> ThreadBuilder<'p> {
         let id = self.steps.len() as u32;
         self.steps.push(StepInfo { site, after, after_moves, loc, kind, event, reads, r, w, region });
         self.steps_at[site as usize].push(id);
+    }
+
+    /// The step that takes region `r`, the user `atomic` block at `at` (labelled `loc`),
+    /// along a path with no step of its own (see [`Region::pass`]): kept out of the points'
+    /// steps, the closures offer it where such a path starts.
+    fn pass_step(&mut self, at: &At<'_>, loc: Loc, r: u32) {
+        let n = Bits::new(self.layout.n_globals);
+        let id = self.steps.len() as u32;
+        self.steps.push(StepInfo {
+            site: at.here,
+            after: at.next,
+            after_moves: Vec::new(),
+            loc,
+            kind: StepKind::Skip,
+            event: EventKind::Plain,
+            reads: Vec::new(),
+            r: n.clone(),
+            w: n,
+            region: Some(r),
+        });
+        self.regions[r as usize].pass = Some(id);
     }
 
     /// The guard step of a branch or a loop: an `assume` of the guard's expression.

@@ -111,6 +111,12 @@ pub(crate) struct Region {
     pub wait_loc: Loc,
     /// The point after the region.
     pub exit: u32,
+    /// For a user `atomic` block: the step that takes it along a path with no step of its
+    /// own (through an empty branch, past a loop left at once), a `skip` at the block's label
+    /// to `exit`. It is no option of any point by itself: a point from which such a path
+    /// starts gets it, so the block is one step along every path, as SPIN's `skip` of an
+    /// empty branch makes it too.
+    pub pass: Option<u32>,
     pub r: Bits,
     pub w: Bits,
 }

@@ -34,7 +34,10 @@ impl ThreadBuilder<'_> {
 
     /// The options of point `p`, whether the thread can finish from it, and how it leaves its
     /// region silently: a breadth-first search over the silent edges that stays inside the
-    /// point's region. `stamp[q] == p` marks the points this search has queued.
+    /// point's region. From a point outside regions, a path that enters a user `atomic`
+    /// block and reaches its end without a step stops there with the block's pass step (see
+    /// [`Region::pass`](crate::compile::graph::Region::pass)). `stamp[q] == p` marks the
+    /// points this search has queued.
     fn point_closure(&mut self, p: usize, top_end: u32, stamp: &mut [u32]) -> Result<(), Error> {
         let region = self.points[p].region;
         let mut options: Vec<Opt> = Vec::new();
@@ -48,25 +51,24 @@ impl ThreadBuilder<'_> {
                 can_finish = true;
             }
             for &st in &self.steps_at[q as usize] {
-                if options.iter().any(|o| o.step == st) {
-                    continue;
-                }
-                let step = &self.steps[st as usize];
-                let (r, w) = match step.region {
-                    Some(reg) => (self.regions[reg as usize].r.clone(), self.regions[reg as usize].w.clone()),
-                    None => (step.r.clone(), step.w.clone()),
-                };
-                let has_loop_moves = moves.iter().any(|m| matches!(m, Move::LoopEnter(_) | Move::LoopExit(_)));
-                options.push(Opt { step: st, moves: moves.clone(), has_loop_moves, r, w });
+                self.add_option(&mut options, st, &moves);
             }
             for (target, emoves, _) in &self.silent[q as usize] {
                 let mut m = moves.clone();
                 m.extend(emoves.iter().copied());
-                if region.is_some() && self.points[*target as usize].region != region {
-                    if exit_moves.is_none() {
-                        exit_moves = Some(m);
+                let inside = self.points[q as usize].region;
+                if self.points[*target as usize].region != inside {
+                    if region.is_some() {
+                        if exit_moves.is_none() {
+                            exit_moves = Some(m);
+                        }
+                        continue;
                     }
-                    continue;
+                    // A path through a whole block without a step: the block's one step.
+                    if let Some(st) = inside.and_then(|r| self.regions[r as usize].pass) {
+                        self.add_option(&mut options, st, &m);
+                        continue;
+                    }
                 }
                 if stamp[*target as usize] != p as u32 {
                     stamp[*target as usize] = p as u32;
@@ -82,6 +84,20 @@ impl ThreadBuilder<'_> {
         point.can_finish = can_finish && region.is_none();
         point.exit_moves = exit_moves;
         Ok(())
+    }
+
+    /// Adds step `st`, reached by `moves`, to `options` unless it is there already.
+    fn add_option(&self, options: &mut Vec<Opt>, st: u32, moves: &[Move]) {
+        if options.iter().any(|o| o.step == st) {
+            return;
+        }
+        let step = &self.steps[st as usize];
+        let (r, w) = match step.region {
+            Some(reg) => (self.regions[reg as usize].r.clone(), self.regions[reg as usize].w.clone()),
+            None => (step.r.clone(), step.w.clone()),
+        };
+        let has_loop_moves = moves.iter().any(|m| matches!(m, Move::LoopEnter(_) | Move::LoopExit(_)));
+        options.push(Opt { step: st, moves: moves.to_vec(), has_loop_moves, r, w });
     }
 
     /// Globals read and written by steps reachable from each point (a fixpoint).

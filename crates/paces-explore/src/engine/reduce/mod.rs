@@ -54,6 +54,9 @@ impl Engine<'_> {
         let mut any_blocked = false;
         for t in 0..self.lay.threads {
             let code = &self.c.threads[t];
+            let leaves_region = |q: u32, target: u32| {
+                code.points[q as usize].region.is_some_and(|r| code.points[target as usize].region != Some(r))
+            };
             // Positions: where the thread stands, and every point right after a SPIN step
             // reachable without a step of ours.
             let mut positions = vec![self.pc(s, t) as u32];
@@ -65,6 +68,10 @@ impl Engine<'_> {
                 let mut inner = FxHashSet::default();
                 while let Some(q) = work.pop() {
                     for &(target, commit) in &code.silent[q as usize] {
+                        if leaves_region(q, target) {
+                            // A block passed along a path with no step: its pass step, ours.
+                            continue;
+                        }
                         if commit {
                             if seen.insert(target) {
                                 positions.push(target);
@@ -101,7 +108,7 @@ impl Engine<'_> {
                         }
                     }
                     for &(target, commit) in &code.silent[p as usize] {
-                        if commit {
+                        if commit || leaves_region(p, target) {
                             movable = true;
                         } else if inner.insert(target) {
                             work.push(target);
