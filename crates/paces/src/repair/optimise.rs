@@ -2,7 +2,7 @@
 //! [`optimise`]). The brute-force reference over a whole space is the exhaustive search, in
 //! `exhaustive`.
 
-use paces_constraint::{Candidate, Cost, NodeId, Transformation};
+use paces_constraint::{Candidate, Cost, Transformation};
 use paces_learn::Proposal;
 
 use super::exhaustive::in_cost_order;
@@ -119,7 +119,7 @@ fn by_learning(
             return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));
         }
         let symmetric = match alike {
-            Some(node) => cheapest_under(judge, learning, node)?.filter(|(_, c, _)| *c < cost),
+            Some(node) => learning.cheapest_under(judge, node)?.filter(|(_, c, _)| *c < cost),
             None => None,
         };
         let (candidate, transformations) = match symmetric {
@@ -186,26 +186,6 @@ fn cheaper_proposal(
         }
         _ => (candidate, transformations),
     }))
-}
-
-/// The learner's cheapest candidate that also satisfies `guess` (asked in a scope of its
-/// own, so nothing of the guess stays), with its cost; `None` when there is none.
-fn cheapest_under(
-    judge: &mut Judge<'_>,
-    learning: &mut Learning,
-    guess: NodeId,
-) -> Result<Option<(Candidate, Cost, Vec<Transformation>)>, Error> {
-    let learner = &mut learning.learner;
-    let proposal = judge.report.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
-        learner.push();
-        let asked = learner.require_guess(guess, "twins change alike").and_then(|_| learner.propose());
-        learner.pop()?;
-        asked
-    })?;
-    Ok(match proposal {
-        Proposal::Candidate { candidate, cost, transformations } => Some((candidate, cost, transformations)),
-        _ => None,
-    })
 }
 
 /// Keeps the accepted repair from being proposed again: the next proposal is cheaper, or
