@@ -151,13 +151,18 @@ impl Run<'_> {
     }
 
     /// The proposed candidate with its changes offered to the twins of the threads it changes:
-    /// the cheapest candidate whose twins change alike ([`Twins::alike`]) when there is one,
-    /// else the proposal spread ([`Twins::spread`]); recorded as the iteration's proposal.
-    /// The proposed candidate itself when no twin gets a change.
+    /// when its twins do not change alike, the cheapest candidate whose twins do
+    /// ([`Twins::alike`]) if there is one, else the proposal spread ([`Twins::spread`]);
+    /// recorded as the iteration's proposal. The proposed candidate itself when its twins
+    /// change alike already (none changed, say) or no twin gets a change.
     fn spread(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
         let Some(twins) = &self.twins else { return Ok(proposed) };
         let alike =
             *self.alike.get_or_insert_with(|| twins.alike(self.learning.learner.arena_mut(), &self.judge.space));
+        if self.learning.learner.arena().eval(alike, &proposed.0) {
+            // Already alike (or no twin changed): the proposal is the cheapest such.
+            return Ok(proposed);
+        }
         let candidate = match self.learning.cheapest_under(&mut self.judge, alike)? {
             Some((candidate, _, _)) => Some(candidate).filter(|c| *c != proposed.0),
             None => twins.spread(&self.judge.space, &self.learning.learner, &proposed.0),
