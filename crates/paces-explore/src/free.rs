@@ -58,29 +58,8 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
     for (i, &x) in xs.iter().enumerate() {
         queues[x.thread].push((x, i));
     }
-    // First the likely witnesses, each one linear replay: for every assertion `r` reading
-    // from a write `w` of another thread, the trace with `w` and the rest of its thread
-    // delayed until just after `r`.
-    for (ri, ev) in trace.events().iter().enumerate() {
-        if ev.kind != paces_trace::EventKind::Assert {
-            continue;
-        }
-        for read in &ev.reads {
-            let Some(w) = read.from.map(|f| f.index()) else { continue };
-            let wt = xs[w].thread;
-            if wt == xs[ri].thread {
-                continue;
-            }
-            let delayed = |i: usize| xs[i].thread == wt && i >= w && i < ri;
-            let order: Vec<usize> = (0..=ri)
-                .filter(|&i| !delayed(i))
-                .chain((w..=ri).filter(|&i| delayed(i)))
-                .chain(ri + 1..xs.len())
-                .collect();
-            if replays_bad(&e, trace, &xs, &order) {
-                return Ok(Some(true));
-            }
-        }
+    if likely_witnesses(trace, &xs).any(|order| replays_bad(&e, trace, &xs, &order)) {
+        return Ok(Some(true));
     }
     type Key = (Vec<usize>, Conf, Vec<(VarId, usize)>, bool);
     let start = Conf { state: e.initial().to_vec(), holder: None };
@@ -123,6 +102,63 @@ pub fn freely_bad(program: &Program, trace: &Trace, budget: usize) -> Result<Opt
     Ok(Some(false))
 }
 
+/// The likely witnesses of a free transformation into a bad trace, as orders of the steps `xs`
+/// of `trace` (indices), each checked by one linear replay:
+/// - for every assertion `r` reading from a write `w` of another thread, the trace with `w`
+///   and the rest of its thread delayed until just after `r` (the assertion sees the value
+///   before the write);
+/// - for every read `r` in the assertions' data cone (the steps whose values an assertion
+///   reads, through reads-from, back to the start) reading from a write `w` of another
+///   thread, the trace with `r` and the steps of its thread between `w` and `r` moved to just
+///   before `w` (the read sees the value before the write: a lost update, a torn pair).
+///
+/// The assertions' delays first, in trace order, then the advances, the latest read first;
+/// one order per pair of a read and its writer.
+fn likely_witnesses<'t>(trace: &'t Trace, xs: &'t [XStep]) -> impl Iterator<Item = Vec<usize>> + 't {
+    let events = trace.events();
+    let thread = |i: usize| xs[i].thread;
+    // Every cross-thread read (reader, writer), in trace order.
+    let cross = move |r: usize| {
+        events[r]
+            .reads
+            .iter()
+            .filter_map(|read| read.from.map(|f| f.index()))
+            .filter(move |&w| w < r && thread(w) != thread(r))
+    };
+    let delays = (0..events.len())
+        .filter(|&r| events[r].kind == paces_trace::EventKind::Assert)
+        .flat_map(move |r| cross(r).map(move |w| (r, w)))
+        .map(move |(r, w)| {
+            let delayed = |i: usize| thread(i) == thread(w) && i >= w && i < r;
+            (0..=r).filter(|&i| !delayed(i)).chain((w..=r).filter(|&i| delayed(i))).chain(r + 1..xs.len()).collect()
+        });
+    let cone = data_cone(trace);
+    let advances =
+        (0..events.len()).rev().filter(move |&r| cone[r]).flat_map(move |r| cross(r).map(move |w| (r, w))).map(
+            move |(r, w)| {
+                let advanced = |i: usize| thread(i) == thread(r) && i >= w && i <= r;
+                (0..w).chain((w..=r).filter(|&i| advanced(i))).chain((w..xs.len()).filter(|&i| !advanced(i))).collect()
+            },
+        );
+    delays.chain(advances)
+}
+
+/// Per event of `trace`: whether an assertion reads, directly or through the writes it reads
+/// from, what the event writes (or it is the assertion).
+fn data_cone(trace: &Trace) -> Vec<bool> {
+    let events = trace.events();
+    let mut cone = vec![false; events.len()];
+    let mut work: Vec<usize> =
+        (0..events.len()).filter(|&i| events[i].kind == paces_trace::EventKind::Assert).collect();
+    while let Some(i) = work.pop() {
+        if std::mem::replace(&mut cone[i], true) {
+            continue;
+        }
+        work.extend(events[i].reads.iter().filter_map(|r| r.from.map(|f| f.index())));
+    }
+    cone
+}
+
 /// Whether taking the steps `xs` in the order `order` (indices into `xs` and the trace) is a
 /// trace of the program in which every condition reads from its writers in `trace`, with a
 /// failing step.
@@ -160,4 +196,41 @@ fn failure_after(conf: &Conf, x: XStep, next: &Conf, failed: bool, pending: bool
     }
     let waits = pending || failed;
     (waits && next.holder.is_none(), waits && next.holder.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{good_traces, GoodConfig};
+
+    /// Workers that add one to a counter, and a checker that waits for them all: a good trace
+    /// turns bad when a worker's read moves before the other's write (a lost update). The
+    /// checker's wait pins every worker's last write, so no delay of a write past the
+    /// assertion will do; the advanced read is found by one replay, within a budget of 1.
+    #[test]
+    fn a_lost_update_is_found_by_advancing_a_read() {
+        let mut src = String::from("var total = 0, done = 0;");
+        for i in 0..4 {
+            src.push_str(&format!("thread w{i} {{ local t; t := total; total := t + 1; done := done + 1; }}"));
+        }
+        src.push_str("thread c { await(done == 4); assert(total == 4); }");
+        let program = paces_cwhile::parse(&src).unwrap();
+        let good = good_traces(&program, &GoodConfig::new()).unwrap();
+        let trace = good.iter().find(|t| !t.is_bad()).expect("a good trace");
+        let xs_len = trace.len();
+        assert!(xs_len > 12, "{xs_len} steps");
+        assert_eq!(freely_bad(&program, trace, 1).unwrap(), Some(true));
+    }
+
+    /// Threads that write different variables never turn bad: no witness, and the search of
+    /// their interleavings says so.
+    #[test]
+    fn independent_threads_are_not_freely_bad() {
+        let src = "var x = 0, y = 0; thread a { x := 1; } thread b { y := 1; } \
+                   thread c { await(x == 1 && y == 1); assert(x + y == 2); }";
+        let program = paces_cwhile::parse(src).unwrap();
+        let good = good_traces(&program, &GoodConfig::new()).unwrap();
+        let trace = good.iter().find(|t| !t.is_bad()).expect("a good trace");
+        assert_eq!(freely_bad(&program, trace, 1_000).unwrap(), Some(false));
+    }
 }

@@ -19,7 +19,8 @@ use crate::error::{Error, ErrorKind};
 /// the set describes the program's sequential meaning, failing or not.
 ///
 /// The runs of all orders share work: the states after every *set* of finished threads are
-/// computed once (2^threads sets). [`Config::max_states`] bounds the states visited,
+/// computed once (2^threads sets), with the locals of the finished threads forgotten (no
+/// other thread reads them), so that orders that leave the same globals share a state. [`Config::max_states`] bounds the states visited,
 /// [`Config::max_time`] the time, [`Config::max_memory`] the bytes of the states kept,
 /// [`Config::unwind`] bounds loops, [`Config::max_atomic_states`] bounds atomic blocks.
 /// A thread that loops forever over ever new states (an unbounded counter) reaches one of
@@ -202,13 +203,26 @@ fn sequential_sets<V: Clone + Default>(
         let states = if keep(mask) { sets[mask].clone() } else { std::mem::take(&mut sets[mask]) };
         for t in (0..n).filter(|t| mask >> t & 1 == 0) {
             for (s, v) in &states {
-                for finished in run_alone(e, s, t, budget)? {
+                for mut finished in run_alone(e, s, t, budget)? {
+                    forget_own(e, &mut finished, t);
                     sets[mask | 1 << t].entry(finished).or_insert_with(|| then(v, t));
                 }
             }
         }
     }
     Ok(sets)
+}
+
+/// Thread `t`'s own part of `s` (its locals and loop counts) set to 0, once it has run to its
+/// end: no other thread reads it and it runs no more, so the runs after it and the globals
+/// they end with are the same; the orders that differ only there share one state.
+fn forget_own(e: &Engine<'_>, s: &mut [i64], t: usize) {
+    let lay = &e.lay;
+    s[lay.local_off[t]..lay.local_off[t] + lay.local_len[t]].fill(0);
+    if lay.unwind.is_some() {
+        let loops = e.c.threads[t].n_loops as usize;
+        s[lay.loop_off[t]..lay.loop_off[t] + loops].fill(0);
+    }
 }
 
 /// The bounds of [`sequential_final_states`], shared by all its runs.

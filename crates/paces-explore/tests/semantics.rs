@@ -478,6 +478,24 @@ fn sequential_final_states_of_all_orders() {
     assert_eq!(finals.into_iter().collect::<Vec<_>>(), vec![vec![1, 10]]);
 }
 
+/// Workers that each read a shared counter into a local before adding one: the orders leave
+/// different locals behind but the same globals, and each order's final counter is counted
+/// once (the finished threads' locals are forgotten, never their globals).
+#[test]
+fn sequential_final_states_forget_the_locals_of_finished_threads() {
+    let mut src = String::from("var total = 0, last = 0;");
+    for i in 0..6 {
+        src.push_str(&format!("thread w{i} {{ local t; t := total; total := t + 1; last := {i}; }}"));
+    }
+    let p = paces_cwhile::parse(&src).unwrap();
+    let finals = sequential_final_states(&p, &Config::new()).unwrap();
+    let want: Vec<Vec<i64>> = (0..6).map(|i| vec![6, i]).collect();
+    assert_eq!(finals.into_iter().collect::<Vec<_>>(), want);
+    // Without forgetting, the 6! orders leave 6! distinct states of the locals; with it, 2^6
+    // sets of one state each fit in a small state bound.
+    assert!(sequential_final_states(&p, &Config::new().max_states(2_000)).is_ok());
+}
+
 /// A counterexample whose threads cannot all finish after the failure: the longest run goes
 /// on past the failure, and each thread's next steps are pending (run alone, conditions taken
 /// as true), so the write that comes too late is visible.

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use paces_constraint::{Candidate, Transformation};
+use paces_constraint::{Candidate, Cost, NodeId, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{complete_counterexample, freely_bad, search_good_traces, translate_trace, Counterexample};
 use paces_generalize::Elimination;
@@ -292,6 +292,26 @@ impl Learning {
             return Ok(ControlFlow::Break(StopReason::NoRepair { explanation }));
         }
         Ok(ControlFlow::Continue(()))
+    }
+
+    /// The learner's cheapest candidate that also satisfies `guess` (asked in a scope of its
+    /// own, so nothing of the guess stays), with its cost; `None` when there is none.
+    pub(super) fn cheapest_under(
+        &mut self,
+        judge: &mut Judge<'_>,
+        guess: NodeId,
+    ) -> Result<Option<(Candidate, Cost, Vec<Transformation>)>, Error> {
+        let learner = &mut self.learner;
+        let proposal = judge.report.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
+            learner.push();
+            let asked = learner.require_guess(guess, "twins change alike").and_then(|_| learner.propose());
+            learner.pop()?;
+            asked
+        })?;
+        Ok(match proposal {
+            Proposal::Candidate { candidate, cost, transformations } => Some((candidate, cost, transformations)),
+            _ => None,
+        })
     }
 
     /// The cheapest candidate satisfying everything learned, or "no repair".

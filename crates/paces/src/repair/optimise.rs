@@ -2,7 +2,7 @@
 //! [`optimise`]). The brute-force reference over a whole space is the exhaustive search, in
 //! `exhaustive`.
 
-use paces_constraint::Cost;
+use paces_constraint::{Candidate, Cost, Transformation};
 use paces_learn::Proposal;
 
 use super::exhaustive::in_cost_order;
@@ -111,27 +111,28 @@ fn by_learning(
     let mut checked = 0;
     let not_tried = "cheaper candidates that the bad traces' fixes (at most K constraint edges) and the good \
                      traces' covered edges exclude were not judged";
+    // Twins race alike, so the cheapest candidate that changes them alike comes first, for as
+    // long as there is one cheaper than the repair; then the learner's own proposals.
+    let mut alike = twins.map(|t| t.alike(learning.learner.arena_mut(), &judge.space));
     while checked < OPTIMISE_CHECKS {
         if judge.out_of_time() {
             return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));
         }
-        let learner = &mut learning.learner;
-        let proposal = judge.report.timed(solve_time, || learner.propose())?;
-        let (candidate, transformations) = match proposal {
-            Proposal::Candidate { candidate, cost: c, transformations } if c < cost => (candidate, transformations),
-            _ => {
-                let why =
-                    format!("no cheaper candidate satisfies what the loop learned ({checked} judged); {not_tried}");
-                return Ok(Optimality::CheapestFound(why));
-            }
+        let symmetric = match alike {
+            Some(node) => learning.cheapest_under(judge, node)?.filter(|(_, c, _)| *c < cost),
+            None => None,
         };
-        let spread = twins.and_then(|t| t.spread(&judge.space, &learning.learner, &candidate));
-        let (candidate, transformations) = match spread {
-            Some(s) if s.cost(&judge.space) < cost => {
-                let transformations = s.transformations(&judge.space);
-                (s, transformations)
-            }
-            _ => (candidate, transformations),
+        let (candidate, transformations) = match symmetric {
+            Some((candidate, _, transformations)) => (candidate, transformations),
+            None if alike.take().is_some() => continue,
+            None => match cheaper_proposal(judge, learning, cost, twins)? {
+                Some(proposed) => proposed,
+                None => {
+                    let why =
+                        format!("no cheaper candidate satisfies what the loop learned ({checked} judged); {not_tried}");
+                    return Ok(Optimality::CheapestFound(why));
+                }
+            },
         };
         checked += 1;
         let original = judge.program;
@@ -161,6 +162,30 @@ fn by_learning(
     }
     let why = format!("the optimisation phase judged its {OPTIMISE_CHECKS} cheaper candidates; {not_tried}");
     Ok(Optimality::CheapestFound(why))
+}
+
+/// The learner's cheapest candidate if it costs less than `cost`, with its changes made
+/// alike in its twin threads ([`Twins::spread`]) when that still costs less.
+fn cheaper_proposal(
+    judge: &mut Judge<'_>,
+    learning: &mut Learning,
+    cost: Cost,
+    twins: Option<&Twins>,
+) -> Result<Option<(Candidate, Vec<Transformation>)>, Error> {
+    let learner = &mut learning.learner;
+    let proposal = judge.report.timed(solve_time, || learner.propose())?;
+    let Proposal::Candidate { candidate, cost: c, transformations } = proposal else { return Ok(None) };
+    if c >= cost {
+        return Ok(None);
+    }
+    let spread = twins.and_then(|t| t.spread(&judge.space, &learning.learner, &candidate));
+    Ok(Some(match spread {
+        Some(s) if s.cost(&judge.space) < cost => {
+            let transformations = s.transformations(&judge.space);
+            (s, transformations)
+        }
+        _ => (candidate, transformations),
+    }))
 }
 
 /// Keeps the accepted repair from being proposed again: the next proposal is cheaper, or

@@ -55,7 +55,7 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     }
     let learning = Learning::new(&judge)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
-    let mut run = Run { judge, learning, reserve: None, listable: None, twins };
+    let mut run = Run { judge, learning, reserve: None, listable: None, twins, alike: None };
     let stop = run.go(first)?;
     Ok(run.judge.report.finish(stop, Some(&mut run.learning.learner)))
 }
@@ -80,6 +80,8 @@ struct Run<'a> {
     listable: Option<Option<usize>>,
     /// The program's twin threads, when it has some and the run offers changes to them.
     twins: Option<Twins>,
+    /// The guess "twins change alike", once built.
+    alike: Option<paces_constraint::NodeId>,
 }
 
 impl Run<'_> {
@@ -124,7 +126,7 @@ impl Run<'_> {
             let outcome = match self.learning.learn_from_rejection(&mut self.judge, &rejected, &mut record) {
                 Ok(ControlFlow::Continue(())) => match self.learning.propose(&mut self.judge, &mut record) {
                     Ok(ControlFlow::Continue(proposed)) => {
-                        Ok(ControlFlow::Continue(self.spread(proposed, &mut record)))
+                        self.spread(proposed, &mut record).map(ControlFlow::Continue)
                     }
                     other => other,
                 },
@@ -148,16 +150,28 @@ impl Run<'_> {
         }
     }
 
-    /// The proposed candidate with its changes offered to the twins of the threads it changes
-    /// ([`Twins::spread`]), recorded as the iteration's proposal; the proposed candidate
-    /// itself when no twin gets a change.
-    fn spread(&self, proposed: Proposed, record: &mut Iteration) -> Proposed {
+    /// The proposed candidate with its changes offered to the twins of the threads it changes:
+    /// when its twins do not change alike, the cheapest candidate whose twins do
+    /// ([`Twins::alike`]) if there is one, else the proposal spread ([`Twins::spread`]);
+    /// recorded as the iteration's proposal. The proposed candidate itself when its twins
+    /// change alike already (none changed, say) or no twin gets a change.
+    fn spread(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
+        let Some(twins) = &self.twins else { return Ok(proposed) };
+        let alike =
+            *self.alike.get_or_insert_with(|| twins.alike(self.learning.learner.arena_mut(), &self.judge.space));
+        if self.learning.learner.arena().eval(alike, &proposed.0) {
+            // Already alike (or no twin changed): the proposal is the cheapest such.
+            return Ok(proposed);
+        }
+        let candidate = match self.learning.cheapest_under(&mut self.judge, alike)? {
+            Some((candidate, _, _)) => Some(candidate).filter(|c| *c != proposed.0),
+            None => twins.spread(&self.judge.space, &self.learning.learner, &proposed.0),
+        };
+        let Some(candidate) = candidate else { return Ok(proposed) };
         let space = &self.judge.space;
-        let spread = self.twins.as_ref().and_then(|t| t.spread(space, &self.learning.learner, &proposed.0));
-        let Some(candidate) = spread else { return proposed };
         let transformations = candidate.transformations(space);
         record.proposal = transformations.iter().map(|t| t.display(space).to_string()).collect();
-        (candidate, transformations)
+        Ok((candidate, transformations))
     }
 
     /// The stop for the time limit or an iteration limit when one is reached.

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use paces_constraint::{BlockId, Candidate, Loc, Space, Transformation};
+use paces_constraint::{Arena, BlockId, Candidate, Loc, NodeId, Space, Transformation};
 use paces_cwhile::ir::{Cond, Expr, Program, StmtKind, VarIdx, VarScope};
 use paces_learn::Learner;
 
@@ -119,6 +119,40 @@ impl Twins {
         best
     }
 
+    /// "Twins change alike": for every class, every pair of items of a block of its first
+    /// thread (and every item that takes a section alone) is ordered and put in one section
+    /// exactly as its image in each other thread of the class. A guess to ask the learner
+    /// under (the optimisation phase asks for the cheapest such candidate first), never a
+    /// learned fact. `true` for a program without twins.
+    pub(super) fn alike(&self, arena: &mut Arena, space: &Space) -> NodeId {
+        let mut parts = Vec::new();
+        for class in &self.classes {
+            let Some((&first, others)) = class.split_first() else { continue };
+            let walk = &self.walks[first];
+            for &other in others {
+                let image = |l: Loc| walk.iter().position(|&x| x == l).and_then(|i| self.walks[other].get(i).copied());
+                for block in walk.iter().filter_map(|&l| space.item_position(l).filter(|&(_, i)| i == 0)) {
+                    let items = space.items(block.0);
+                    for (i, &a) in items.iter().enumerate() {
+                        let Some(a2) = image(a) else { continue };
+                        if space.takes_section_alone(a) {
+                            let (x, y) = (arena.atomic(a, a), arena.atomic(a2, a2));
+                            parts.push(iff(arena, x, y));
+                        }
+                        for &b in &items[i + 1..] {
+                            let Some(b2) = image(b) else { continue };
+                            let (x, y) = (arena.order(a, b), arena.order(a2, b2));
+                            parts.push(iff(arena, x, y));
+                            let (x, y) = (arena.atomic(a, b), arena.atomic(a2, b2));
+                            parts.push(iff(arena, x, y));
+                        }
+                    }
+                }
+            }
+        }
+        arena.and(parts)
+    }
+
     /// `steps` of thread `from` with each location replaced by its twin in thread `to`.
     fn map_steps(&self, steps: &[Transformation], from: usize, to: usize) -> Option<Vec<Transformation>> {
         let (src, dst) = (&self.walks[from], &self.walks[to]);
@@ -135,6 +169,14 @@ impl Twins {
             })
             .collect()
     }
+}
+
+/// `x` exactly when `y`.
+fn iff(arena: &mut Arena, x: NodeId, y: NodeId) -> NodeId {
+    let both = arena.and([x, y]);
+    let (nx, ny) = (arena.not(x), arena.not(y));
+    let neither = arena.and([nx, ny]);
+    arena.or([both, neither])
 }
 
 /// The two locations a transformation names.
