@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use paces_cwhile::ir::{Cond, Expr, Owner, StmtKind, UnOp, VarIdx, VarScope};
+use paces_cwhile::ir::{BinOp, Cond, Expr, Owner, StmtKind, UnOp, VarIdx, VarScope};
 use paces_cwhile::ir::{Owner as O, ProcIdx, ThreadIdx};
 use paces_cwhile::Program;
 
@@ -209,7 +209,7 @@ impl Printer<'_> {
             Cond::Expr { cond, then_guard, else_guard } => {
                 self.derived(&then_guard.label, at);
                 self.derived(&else_guard.label, at);
-                self.expr(cond, 0)?
+                self.expr(cond, 0, true)?
             }
         })
     }
@@ -220,20 +220,20 @@ impl Printer<'_> {
         self.label(&s.label);
         match &s.kind {
             StmtKind::Assign { var, expr } => {
-                let text = format!("{} = {};", self.var(*var)?, self.expr(expr, 0)?);
+                let text = format!("{} = {};", self.var(*var)?, self.expr(expr, 0, false)?);
                 self.line(depth, &text);
             }
             StmtKind::Assume(e) => {
-                let text = format!("__VERIFIER_assume({});", self.expr(e, 0)?);
+                let text = format!("__VERIFIER_assume({});", self.expr(e, 0, true)?);
                 self.line(depth, &text);
             }
             StmtKind::Await(e) => {
-                let text = format!("assume({});", self.expr(e, 0)?);
+                let text = format!("assume({});", self.expr(e, 0, true)?);
                 self.line(depth, &text);
             }
             StmtKind::Assert(e) => {
                 let name = if self.program.assertd.contains(&id) { "assertd" } else { "assert" };
-                let text = format!("{name}({});", self.expr(e, 0)?);
+                let text = format!("{name}({});", self.expr(e, 0, true)?);
                 self.line(depth, &text);
             }
             StmtKind::Skip => self.line(depth, ";"),
@@ -312,29 +312,42 @@ impl Printer<'_> {
     }
 
     /// An expression with the parentheses C needs (`outer`: the precedence around it).
-    fn expr(&self, e: &Expr, outer: u8) -> Result<String, Error> {
+    /// `cond`: where the dialect reads a condition (the whole of a test, an operand of `&&`,
+    /// `||` or `!`), which reads `&` and `|` as `&&` and `||`: a bitwise `&` or `|` there is
+    /// written `(a & b) != 0`, which means the same and reads back as bitwise.
+    fn expr(&self, e: &Expr, outer: u8, cond: bool) -> Result<String, Error> {
         Ok(match e {
             Expr::Int(v) => int(*v),
             Expr::Bool(b) => if *b { "1" } else { "0" }.to_owned(),
             Expr::Var(v) => self.var(*v)?,
             Expr::Unary(op, a) => {
-                let sym = match op {
-                    UnOp::Not => "!",
-                    UnOp::Neg => "-",
+                let (sym, operand_cond) = match op {
+                    UnOp::Not => ("!", true),
+                    UnOp::Neg => ("-", false),
                 };
-                let inner = self.expr(a, 7)?;
+                let inner = self.expr(a, BinOp::MAX_PRECEDENCE + 1, operand_cond)?;
                 if inner.starts_with('-') {
                     format!("{sym}({inner})")
                 } else {
                     format!("{sym}{inner}")
                 }
             }
+            Expr::Chain(c) if cond && matches!(c.links()[0].0, BinOp::BitAnd | BinOp::BitOr) => {
+                let ne = BinOp::Ne.precedence();
+                let text = format!("({}) != 0", self.expr(e, 0, false)?);
+                if ne < outer {
+                    format!("({text})")
+                } else {
+                    text
+                }
+            }
             Expr::Chain(c) => {
                 // The levels of `BinOp::precedence` order the operators as C does.
                 let prec = c.level();
-                let mut text = self.expr(c.first(), prec)?;
+                let operand_cond = matches!(c.links()[0].0, BinOp::And | BinOp::Or);
+                let mut text = self.expr(c.first(), prec, operand_cond)?;
                 for (op, e) in c.links() {
-                    let _ = write!(text, " {} {}", op.symbol(), self.expr(e, prec + 1)?);
+                    let _ = write!(text, " {} {}", op.symbol(), self.expr(e, prec + 1, operand_cond)?);
                 }
                 if prec < outer {
                     format!("({text})")

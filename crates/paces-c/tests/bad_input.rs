@@ -22,8 +22,8 @@ fn constructs_outside_the_dialect_point_at_themselves() {
         ("void t() {\n  int i;\n  for (i = 0; i < 2; i++) {}\n}\n", "C0101", "3:3"),
         ("void t() {\n  goto out;\n}\n", "C0101", "2:3"),
         ("void t() {\n  x = 1;\n}\n", "C0108", "2:3"),
-        ("int x;\nvoid t() {\n  x = x >> 1;\n}\n", "C0117", "3:7"),
-        ("int x;\nvoid t() {\n  x = x << x;\n}\n", "C0117", "3:12"),
+        ("int x;\nvoid t() {\n  x = x >> 64;\n}\n", "C0117", "3:12"),
+        ("int x;\nvoid t() {\n  x = x << -1;\n}\n", "C0117", "3:12"),
         ("void t() {\n  /* never closed\n}\n", "C0003", "2:3"),
         ("void t() {\n  x = ;\n}\n", "C0005", "2:7"),
     ];

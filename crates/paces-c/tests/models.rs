@@ -17,6 +17,8 @@ const MODELS: &[(&str, &str, &str)] = &[
     ("handshake", include_str!("models/handshake.c"), "bad"),
     ("adders", include_str!("models/adders.c"), "bad"),
     ("styled", include_str!("models/styled.c"), "correct"),
+    ("registers", include_str!("models/registers.c"), "bad"),
+    ("bits", include_str!("models/bits.c"), "correct"),
 ];
 
 /// The repairs named by source lines, for the models whose fix is a single clear one.
@@ -26,6 +28,7 @@ const REPAIRS: &[(&str, &[&str])] = &[
     ("hook", &["swap 14 <-> 15"]),
     ("handshake", &["swap 24 <-> 25"]),
     ("adders", &["atomic [15; 16]"]),
+    ("registers", &["swap 27 <-> 28"]),
 ];
 
 /// The models whose repair C cannot hold, so that it is printed as Cwhile: `tokens`'s repair is

@@ -161,6 +161,21 @@ fn division_by_zero_is_named() {
     assert!(text(&out.stdout).contains("bad: division by zero at q1"), "{}", text(&out.stdout));
 }
 
+/// A shift by an amount outside 0..63 is named as one, in words and in JSON.
+#[test]
+fn shift_out_of_range_is_named() {
+    let path = scratch("shift.cw", b"var x = 64, y = 1;\nthread a { q1: y := y << x; }\n");
+    let out = paces(&["check", &path], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("bad: shift out of range at q1"), "{}", text(&out.stdout));
+    let out = paces(&["check", &path, "--format", "json"], None);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["shift_out_of_range"], &v["division_by_zero"]),
+        (&serde_json::json!(true), &serde_json::json!(false))
+    );
+}
+
 /// `-o` is checked before the repair starts and honoured with `--format json`.
 #[test]
 fn repair_output_file_is_checked_first_and_honoured_in_json() {

@@ -75,6 +75,12 @@ pub enum BinOp {
     Or,
     /// `&&`
     And,
+    /// `|` (bitwise, on 64-bit two's complement)
+    BitOr,
+    /// `^` (bitwise exclusive or)
+    BitXor,
+    /// `&` (bitwise)
+    BitAnd,
     /// `==`
     Eq,
     /// `!=`
@@ -87,6 +93,10 @@ pub enum BinOp {
     Gt,
     /// `>=`
     Ge,
+    /// `<<` (wrapping; an amount outside 0..=63 makes the trace bad)
+    Shl,
+    /// `>>` (arithmetic: the sign bit is copied; an amount outside 0..=63 makes the trace bad)
+    Shr,
     /// `+` (wrapping)
     Add,
     /// `-` (wrapping)
@@ -100,36 +110,92 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    /// Its precedence level, from 1 (`||`, the loosest) to 6 (`* / %`, the tightest). The
-    /// operators of one level chain: `a + b - c` is one [`Chain`].
+    /// Its precedence level, from 1 (`||`, the loosest) to 10 (`* / %`, the tightest), in
+    /// C's order: `||`, `&&`, `|`, `^`, `&`, `== !=`, `< <= > >=`, `<< >>`, `+ -`, `* / %`.
+    /// The operators of one level chain: `a + b - c` is one [`Chain`].
     pub fn precedence(self) -> u8 {
         match self {
             BinOp::Or => 1,
             BinOp::And => 2,
-            BinOp::Eq | BinOp::Ne => 3,
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
-            BinOp::Add | BinOp::Sub => 5,
-            BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
+            BinOp::BitOr => 3,
+            BinOp::BitXor => 4,
+            BinOp::BitAnd => 5,
+            BinOp::Eq | BinOp::Ne => 6,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 7,
+            BinOp::Shl | BinOp::Shr => 8,
+            BinOp::Add | BinOp::Sub => 9,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 10,
         }
     }
+
+    /// The highest [`BinOp::precedence`] level: a unary operator binds tighter.
+    pub const MAX_PRECEDENCE: u8 = 10;
 
     /// How it is written: the same in Cwhile, in the C dialect and in Promela.
     pub fn symbol(self) -> &'static str {
         match self {
             BinOp::Or => "||",
             BinOp::And => "&&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::BitAnd => "&",
             BinOp::Eq => "==",
             BinOp::Ne => "!=",
             BinOp::Lt => "<",
             BinOp::Le => "<=",
             BinOp::Gt => ">",
             BinOp::Ge => ">=",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Mul => "*",
             BinOp::Div => "/",
             BinOp::Rem => "%",
         }
+    }
+}
+
+/// Why an operation has no value: the trace that evaluates it is bad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fault {
+    /// `/` or `%` by zero.
+    DivisionByZero,
+    /// `<<` or `>>` by an amount outside 0..=63.
+    ShiftAmount,
+}
+
+impl BinOp {
+    /// The value of `a op b` on 64-bit two's complement integers: `+ - *` and `<<` wrap, `>>`
+    /// is arithmetic, comparisons and `&& ||` give 0 or 1 (both operands evaluated: the
+    /// short circuit is the caller's).
+    ///
+    /// # Errors
+    /// [`Fault::DivisionByZero`] for `/` or `%` by zero, [`Fault::ShiftAmount`] for a shift by
+    /// an amount outside 0..=63.
+    pub fn apply(self, a: i64, b: i64) -> Result<i64, Fault> {
+        Ok(match self {
+            BinOp::Or => i64::from(a != 0 || b != 0),
+            BinOp::And => i64::from(a != 0 && b != 0),
+            BinOp::BitOr => a | b,
+            BinOp::BitXor => a ^ b,
+            BinOp::BitAnd => a & b,
+            BinOp::Eq => i64::from(a == b),
+            BinOp::Ne => i64::from(a != b),
+            BinOp::Lt => i64::from(a < b),
+            BinOp::Le => i64::from(a <= b),
+            BinOp::Gt => i64::from(a > b),
+            BinOp::Ge => i64::from(a >= b),
+            BinOp::Shl | BinOp::Shr if !(0..64).contains(&b) => return Err(Fault::ShiftAmount),
+            BinOp::Shl => a.wrapping_shl(b as u32),
+            BinOp::Shr => a >> b,
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div | BinOp::Rem if b == 0 => return Err(Fault::DivisionByZero),
+            BinOp::Div => a.wrapping_div(b),
+            BinOp::Rem => a.wrapping_rem(b),
+        })
     }
 }
 

@@ -107,6 +107,16 @@ pub(crate) enum Tok<'s> {
     OrOr,
     #[token("&&")]
     AndAnd,
+    #[token("|")]
+    Bar,
+    #[token("^")]
+    Caret,
+    #[token("&")]
+    Amp,
+    #[token("<<")]
+    Shl,
+    #[token(">>")]
+    Shr,
     #[token("==")]
     EqEq,
     #[token("!=")]
@@ -172,6 +182,11 @@ impl Tok<'_> {
             Tok::Eq1 => "`=`",
             Tok::OrOr => "`||`",
             Tok::AndAnd => "`&&`",
+            Tok::Bar => "`|`",
+            Tok::Caret => "`^`",
+            Tok::Amp => "`&`",
+            Tok::Shl => "`<<`",
+            Tok::Shr => "`>>`",
             Tok::EqEq => "`==`",
             Tok::Ne => "`!=`",
             Tok::Lt => "`<`",

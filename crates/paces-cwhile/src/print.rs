@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use paces_constraint::{BlockId, Loc};
 use rustc_hash::FxHashSet;
 
-use crate::ir::{Cond, Expr, Owner, ProcIdx, Program, Step, Stmt, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx, VarScope};
+use crate::ir::{
+    BinOp, Cond, Expr, Owner, ProcIdx, Program, Step, Stmt, StmtId, StmtKind, ThreadIdx, UnOp, VarIdx, VarScope,
+};
 
 /// Line width at which the `var` line wraps.
 const WIDTH: usize = 100;
@@ -449,8 +451,8 @@ fn derived_text(p: &Program, stmt: &Stmt, loc: Loc) -> Option<String> {
     }
 }
 
-const UNARY: u8 = 7;
-const ATOM: u8 = 8;
+const UNARY: u8 = BinOp::MAX_PRECEDENCE + 1;
+const ATOM: u8 = BinOp::MAX_PRECEDENCE + 2;
 
 /// An expression in Cwhile syntax with minimal parentheses (all binary operators are
 /// left-associative).

@@ -14,9 +14,9 @@ use crate::ir::{BinOp, Chain, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, Un
 /// inlined copy gets its own labels); `atomic` stays `atomic`, `await(b)` is the blocking
 /// guard `(b)`, `assume(b)` is a guard whose failing branch blocks forever behind an
 /// `end`-prefixed label (a trace cut by an assume is not a deadlock), `assert` stays
-/// `assert`, and a division or remainder by zero is an assertion failure. `if (*)` and
-/// `while (*)` become nondeterministic `if`/`do` whose options start with the branch's first
-/// step; an empty branch is `skip`. Loop heads carry `end` labels so that an idle worker loop
+/// `assert`, and a division or remainder by zero or a shift by an amount outside 0..=63 is an
+/// assertion failure. `if (*)` and `while (*)` become nondeterministic `if`/`do` whose options
+/// start with the branch's first step; an empty branch is `skip`. Loop heads carry `end` labels so that an idle worker loop
 /// is a valid end state. Names are prefixed (`g_` globals, `l_` thread locals, `pN_`
 /// procedure locals, `Lk_` statement labels with `k` the location id) so they never clash
 /// with Promela keywords. Promela's `int` has 32 bits where Cwhile has 64.
@@ -199,8 +199,9 @@ fn promela_expr(p: &Program, e: &Expr) -> String {
     out
 }
 
-/// The condition under which evaluating `e` divides by zero nowhere (respecting the
-/// short-circuit of `&&` and `||`); `None` when `e` divides nowhere.
+/// The condition under which evaluating `e` divides by zero nowhere and shifts by no amount
+/// outside 0..=63 (respecting the short-circuit of `&&` and `||`); `None` when `e` neither
+/// divides nor shifts.
 fn defined(p: &Program, e: &Expr) -> Option<String> {
     match e {
         Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => None,
@@ -209,7 +210,8 @@ fn defined(p: &Program, e: &Expr) -> Option<String> {
     }
 }
 
-/// [`defined`] for a chain: every operand defined and every divisor nonzero; for `&&` and
+/// [`defined`] for a chain: every operand defined, every divisor nonzero and every shift
+/// amount from 0 to 63; for `&&` and
 /// `||`, an operand needs to be defined only where the operands before it let it run, which
 /// nests from the right (`d1 && (!a1 || (d2 && (!a2 || d3)))`) to stay linear in size.
 fn chain_defined(p: &Program, c: &Chain) -> Option<String> {
@@ -225,9 +227,15 @@ fn chain_defined(p: &Program, c: &Chain) -> Option<String> {
             after
         }
         _ => {
-            let divisors = c.links().iter().filter(|(op, _)| matches!(op, BinOp::Div | BinOp::Rem));
-            let nonzero = divisors.map(|(_, e)| Some(format!("({} != 0)", promela_expr(p, e))));
-            conjunction(operands.iter().map(|e| defined(p, e)).chain(nonzero))
+            let valued = c.links().iter().filter_map(|(op, e)| match op {
+                BinOp::Div | BinOp::Rem => Some(format!("({} != 0)", promela_expr(p, e))),
+                BinOp::Shl | BinOp::Shr => {
+                    let k = promela_expr(p, e);
+                    Some(format!("(({k} >= 0) && ({k} <= 63))"))
+                }
+                _ => None,
+            });
+            conjunction(operands.iter().map(|e| defined(p, e)).chain(valued.map(Some)))
         }
     }
 }

@@ -142,3 +142,28 @@ fn else_if_chains_are_bounded_for_the_recursive_passes() {
         assert!(d.as_slice()[0].message.contains("`else if`s are nested deeper than 1024 levels"), "{d}");
     }
 }
+
+/// The bitwise operators and shifts take C's precedence: `|` looser than `^` looser than `&`
+/// looser than `==`, the shifts between `< <=` and `+ -`; printing needs no parentheses for
+/// it and keeps those that group otherwise, and parsing the print gives the same IR.
+#[test]
+fn bitwise_operators_and_shifts_have_cs_precedence() {
+    let source = "var a, b, c, d, r;\nthread t {\n  r := a | b ^ c & d == 1 << 2 + 1;\n  r := (a | b) & c;\n  r := a >> (b >> c) < 3;\n}\n";
+    let p = paces_cwhile::parse(source).unwrap();
+    let printed = paces_cwhile::print(&p);
+    assert!(printed.contains("r := a | b ^ c & d == 1 << 2 + 1;"), "{printed}");
+    assert!(printed.contains("r := (a | b) & c;"), "{printed}");
+    assert!(printed.contains("r := a >> (b >> c) < 3;"), "{printed}");
+    let again = paces_cwhile::parse(&printed).unwrap();
+    assert_eq!(paces_cwhile::print(&again), printed);
+    // The first: a | (b ^ (c & (d == (1 << (2 + 1))))).
+    let StmtKind::Assign { expr: Expr::Chain(or), .. } = &p.stmts[0].kind else { panic!("{:?}", p.stmts[0]) };
+    assert_eq!(or.links()[0].0, BinOp::BitOr);
+    let Expr::Chain(xor) = &or.links()[0].1 else { panic!() };
+    assert_eq!(xor.links()[0].0, BinOp::BitXor);
+    let Expr::Chain(and) = &xor.links()[0].1 else { panic!() };
+    assert_eq!(and.links()[0].0, BinOp::BitAnd);
+    let Expr::Chain(eq) = &and.links()[0].1 else { panic!() };
+    let Expr::Chain(shl) = &eq.links()[0].1 else { panic!() };
+    assert_eq!(shl.links()[0].0, BinOp::Shl);
+}

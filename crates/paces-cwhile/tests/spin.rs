@@ -59,4 +59,11 @@ fn promela_agrees_with_the_semantics() {
     let src = "var x, y;\nthread a { assert(x == 0 || 10 / x > 0); }\n";
     let report = spin("div-guarded", src);
     assert!(report.contains("errors: 0"), "{report}");
+    // A shift by an amount outside 0..63 is one too; the bitwise operators are Promela's.
+    let src = "var x = 64, y;\nthread a { y := 1 << x; }\n";
+    let report = spin("shift", src);
+    assert!(report.contains("assertion violated"), "{report}");
+    let src = "var x = 12, y = 10;\nthread a { assert((x & y) == 8 && (x | y) == 14 && (x ^ y) == 6 && -x >> 2 == -3 && (y >> 63) == 0); }\n";
+    let report = spin("bits", src);
+    assert!(report.contains("errors: 0"), "{report}");
 }

@@ -114,6 +114,7 @@ fn extended(
         trace: build_trace(e, &all, None, pending)?,
         failing_step: cex.failing_step,
         division_by_zero: cex.division_by_zero,
+        shift_out_of_range: cex.shift_out_of_range,
         cycle_start: None,
     })
 }

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use paces_cwhile::ir::{Program, ThreadIdx};
+use paces_cwhile::ir::{Fault, Program, ThreadIdx};
 use paces_trace::{BlockInstance, EventKind, ScopeEntry, StepBuilder, ThreadId, Trace, TraceBuilder};
 use rustc_hash::FxHashSet;
 
@@ -101,18 +101,16 @@ pub(crate) fn take(e: &Engine<'_>, conf: &Conf, x: XStep) -> Result<(Conf, bool)
     }
 }
 
-/// Whether step `index` of `xs` divides (or takes a remainder) by zero when the steps before
-/// it are taken from the initial state; false when they cannot be.
-pub(crate) fn divides_by_zero_at(e: &Engine<'_>, xs: &[XStep], index: usize) -> bool {
+/// The operation without a value (a division by zero, a shift out of range) that step
+/// `index` of `xs` evaluates when the steps before it are taken from the initial state; `None`
+/// when there is none or they cannot be taken.
+pub(crate) fn fault_at(e: &Engine<'_>, xs: &[XStep], index: usize) -> Option<Fault> {
     let mut conf = Conf { state: e.initial().to_vec(), holder: None };
     for &x in xs.iter().take(index) {
-        match take(e, &conf, x) {
-            Ok((next, _)) => conf = next,
-            Err(_) => return false,
-        }
+        conf = take(e, &conf, x).ok()?.0;
     }
-    let Some(&x) = xs.get(index) else { return false };
-    before(e, &conf, x).is_ok_and(|(s, opt)| e.divides_by_zero(&s, x.thread, opt))
+    let x = *xs.get(index)?;
+    before(e, &conf, x).ok().and_then(|(s, opt)| e.fault(&s, x.thread, opt))
 }
 
 /// The state `x` is taken from (a thread holding an atomic region leaves it first) and the

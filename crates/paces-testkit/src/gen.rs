@@ -73,6 +73,47 @@ pub enum Ex {
     Inc(usize, i64),
     /// `v`
     Var(usize),
+    /// `(v op k) % 3` with `op` one of `&`, `|`, `^`, `<<`, `>>`
+    Bits(BitOp, usize, i64),
+}
+
+/// A bitwise operator of [`Ex::Bits`].
+#[derive(Clone, Copy, Debug)]
+pub enum BitOp {
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+}
+
+impl BitOp {
+    /// How it is written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BitOp::And => "&",
+            BitOp::Or => "|",
+            BitOp::Xor => "^",
+            BitOp::Shl => "<<",
+            BitOp::Shr => ">>",
+        }
+    }
+
+    /// `a op k` (both small and non-negative: no shift leaves 0..=63).
+    pub fn apply(self, a: i64, k: i64) -> i64 {
+        match self {
+            BitOp::And => a & k,
+            BitOp::Or => a | k,
+            BitOp::Xor => a ^ k,
+            BitOp::Shl => a << k,
+            BitOp::Shr => a >> k,
+        }
+    }
 }
 
 /// A condition `v == k`, `v != k`, or a conjunction of two.
@@ -103,8 +144,13 @@ fn ex() -> impl Strategy<Value = Ex> {
     prop_oneof![
         (0..3i64).prop_map(Ex::Const),
         (var(), 1..3i64).prop_map(|(v, k)| Ex::Inc(v, k)),
-        var().prop_map(Ex::Var)
+        var().prop_map(Ex::Var),
+        (bit_op(), var(), 0..3i64).prop_map(|(op, v, k)| Ex::Bits(op, v, k)),
     ]
+}
+
+fn bit_op() -> impl Strategy<Value = BitOp> {
+    prop_oneof![Just(BitOp::And), Just(BitOp::Or), Just(BitOp::Xor), Just(BitOp::Shl), Just(BitOp::Shr)]
 }
 
 fn cond() -> impl Strategy<Value = Cond> {
@@ -245,6 +291,7 @@ pub fn ex_text(e: &Ex) -> String {
         Ex::Const(k) => k.to_string(),
         Ex::Inc(v, k) => format!("({} + {k}) % 3", GLOBALS[*v]),
         Ex::Var(v) => GLOBALS[*v].to_string(),
+        Ex::Bits(op, v, k) => format!("({} {} {k}) % 3", GLOBALS[*v], op.symbol()),
     }
 }
 

@@ -189,6 +189,7 @@ fn ev(e: &Ex, g: &Globals) -> i64 {
         Ex::Const(k) => *k,
         Ex::Inc(v, k) => (g[*v] + k) % 3,
         Ex::Var(v) => g[*v],
+        Ex::Bits(op, v, k) => op.apply(g[*v], *k) % 3,
     }
 }
 

@@ -101,13 +101,9 @@ impl Reader<'_> {
     }
 }
 
-/// One binary operator on the left spine of a chain: what follows the left operand.
-enum Link<'e> {
-    /// `op right`; whether the operands are conditions.
-    Op(&'static str, &'e Node<Expression>, bool),
-    /// `x << k` for a constant `k`: `* 2^k`.
-    Times(String),
-}
+/// One binary operator on the left spine of a chain: its Cwhile symbol, its right operand,
+/// and whether the operands are conditions.
+struct Link<'e>(&'static str, &'e Node<Expression>, bool);
 
 impl Reader<'_> {
     /// A binary operator expression as Cwhile text. The left spine (`a + b + c` is
@@ -118,26 +114,21 @@ impl Reader<'_> {
         let (mut at, mut at_cond) = (e, cond);
         while let E::BinaryOperator(b) = &at.node {
             let link = self.link(b, at_cond, self.span(at))?;
-            at_cond = matches!(link, Link::Op(_, _, true));
+            at_cond = link.2;
             links.push(link);
             at = &b.node.lhs;
         }
         let mut text = "(".repeat(links.len());
         text.push_str(&self.expr(at, scope, at_cond)?);
-        for link in links.iter().rev() {
-            match link {
-                Link::Op(op, right, operand_cond) => {
-                    let r = self.expr(right, scope, *operand_cond)?;
-                    text.push_str(&format!(" {op} {r})"));
-                }
-                Link::Times(factor) => text.push_str(&format!(" * {factor})")),
-            }
+        for Link(op, right, operand_cond) in links.iter().rev() {
+            let r = self.expr(right, scope, *operand_cond)?;
+            text.push_str(&format!(" {op} {r})"));
         }
         Ok(text)
     }
 
     /// The link of one binary operator; `cond`: in a condition, where `&` and `|` are `&&`
-    /// and `||`.
+    /// and `||` (elsewhere they are bitwise, as `^`, `<<` and `>>` are).
     fn link<'e>(
         &self,
         b: &'e Node<lang_c::ast::BinaryOperatorExpression>,
@@ -149,42 +140,44 @@ impl Reader<'_> {
             B::LogicalAnd => ("&&", true),
             B::BitwiseOr if cond => ("||", true),
             B::BitwiseAnd if cond => ("&&", true),
+            B::BitwiseOr => ("|", false),
+            B::BitwiseXor => ("^", false),
+            B::BitwiseAnd => ("&", false),
             B::Equals => ("==", false),
             B::NotEquals => ("!=", false),
             B::Less => ("<", false),
             B::LessOrEqual => ("<=", false),
             B::Greater => (">", false),
             B::GreaterOrEqual => (">=", false),
+            B::ShiftLeft | B::ShiftRight => {
+                self.shift_amount(&b.node.rhs)?;
+                (if b.node.operator.node == B::ShiftLeft { "<<" } else { ">>" }, false)
+            }
             B::Plus => ("+", false),
             B::Minus => ("-", false),
             B::Multiply => ("*", false),
             B::Divide => ("/", false),
             B::Modulo => ("%", false),
-            B::BitwiseOr | B::BitwiseAnd => {
-                return Err(unsupported("`&` or `|` on integers (outside a condition)", span))
-            }
-            B::ShiftLeft => return self.shift_left(&b.node.rhs).map(Link::Times),
-            B::BitwiseXor | B::ShiftRight => return Err(unsupported("`^` or `>>`", span)),
             B::Index => return Err(outside("an array access", span)),
             _ => return Err(outside("an assignment inside an expression", span)),
         };
-        Ok(Link::Op(op, &b.node.rhs, operand_cond))
+        Ok(Link(op, &b.node.rhs, operand_cond))
     }
 
-    /// The factor of `x << k` for a constant `k` from 0 to 63: `x * 2^k`, the same bits with
-    /// wrapping.
-    fn shift_left(&self, k: &Node<Expression>) -> Result<String, Diagnostic> {
-        let amount = self
-            .constant(k)
-            .ok()
-            .filter(|k| (0..64).contains(k))
-            .ok_or_else(|| unsupported("`<<` by anything but a constant from 0 to 63", self.span(k)))?;
-        Ok(lit(1i64.wrapping_shl(amount as u32)))
+    /// Refuses a shift amount that is a constant outside 0..=63 (C leaves such a shift
+    /// undefined); any other amount is checked when the shift runs, where one outside 0..=63
+    /// makes the trace bad.
+    fn shift_amount(&self, k: &Node<Expression>) -> Result<(), Diagnostic> {
+        match self.constant(k) {
+            Ok(amount) if !(0..64).contains(&amount) => Err(error(
+                "C0117",
+                format!("a shift by {amount} is undefined in C"),
+                self.span(k),
+                "the amount must be from 0 to 63",
+            )),
+            _ => Ok(()),
+        }
     }
-}
-
-fn unsupported(what: &str, span: Span) -> Diagnostic {
-    error("C0117", format!("{what} is in the dialect but PACES does not support it yet"), span, "not supported")
 }
 
 fn lit(v: i64) -> String {

@@ -226,6 +226,7 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
                 "verdict": verdict_json(&result.verdict),
                 "message": result.verdict_text(),
                 "division_by_zero": cex.is_some_and(|c| c.division_by_zero),
+                "shift_out_of_range": cex.is_some_and(|c| c.shift_out_of_range),
                 "trace": cex.map(|c| super::schedule_json(&program, &c.schedule, c.failing_step)),
                 "deadlock": match &result.verdict { Verdict::Deadlock(id, _) => Some(id.to_string()), _ => None },
                 "livelock": match &result.verdict { Verdict::Livelock(id, _) => Some(id.to_string()), _ => None },

@@ -16,10 +16,13 @@ fn counts_text(result: &CheckResult) -> String {
     )
 }
 
-/// A failing step's heading: `` assertion `3` fails `` or `` division by zero at `q1` ``.
+/// A failing step's heading: `` assertion `3` fails ``, `` division by zero at `q1` `` or
+/// `` shift out of range at `q1` ``.
 fn failure_heading(label: &str, cex: &Counterexample) -> String {
     if cex.division_by_zero {
         format!("division by zero at `{label}`")
+    } else if cex.shift_out_of_range {
+        format!("shift out of range at `{label}`")
     } else {
         format!("assertion `{label}` fails")
     }
@@ -67,7 +70,7 @@ pub fn json(name: &str, program: &Program, result: &CheckResult) -> String {
         .failures
         .iter()
         .map(
-            |(label, c)| serde_json::json!({"label": label, "division_by_zero": c.division_by_zero, "trace": trace(c)}),
+            |(label, c)| serde_json::json!({"label": label, "division_by_zero": c.division_by_zero, "shift_out_of_range": c.shift_out_of_range, "trace": trace(c)}),
         )
         .collect();
     let deadlocks: Vec<serde_json::Value> = result

@@ -26,6 +26,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use paces_cwhile::ir::Fault;
 use paces_trace::Trace;
 
 use super::stored::{fail_label, Parent, Search, FAIR_RUN};
@@ -34,7 +35,7 @@ use crate::compile::Compiled;
 use crate::engine::{Engine, Expansion, Found};
 use crate::error::Error;
 use crate::progress::{Progress, Ticker};
-use crate::replay::{build_trace, divides_by_zero_at, take, to_schedule, transitions_to_steps, Conf, XStep};
+use crate::replay::{build_trace, fault_at, take, to_schedule, transitions_to_steps, Conf, XStep};
 use crate::store::encode;
 
 /// What a hunt found and what it did.
@@ -155,9 +156,11 @@ pub(crate) fn cut_to_cause(e: &Engine<'_>, xs: &[XStep]) -> Option<Counterexampl
     }
     let (kept, trace) = cut;
     let failing_step = kept.len() - 1;
+    let fault = fault_at(e, &kept, failing_step);
     Some(Counterexample {
         schedule: to_schedule(e.c, &kept),
-        division_by_zero: divides_by_zero_at(e, &kept, failing_step),
+        division_by_zero: fault == Some(Fault::DivisionByZero),
+        shift_out_of_range: fault == Some(Fault::ShiftAmount),
         failing_step: Some(failing_step),
         trace,
         cycle_start: None,

@@ -19,9 +19,12 @@ pub struct Counterexample {
     pub trace: Trace,
     /// The failing step (an index into the schedule and the trace), for a bad trace.
     pub failing_step: Option<usize>,
-    /// Whether the failing step fails by dividing (or taking a remainder) by zero; when false,
-    /// a failing step is a false assertion.
+    /// Whether the failing step fails by dividing (or taking a remainder) by zero; when this
+    /// and [`Counterexample::shift_out_of_range`] are false, a failing step is a false
+    /// assertion.
     pub division_by_zero: bool,
+    /// Whether the failing step fails by shifting (`<<`, `>>`) by an amount outside 0..=63.
+    pub shift_out_of_range: bool,
     /// For an atomic livelock: the schedule index where the cycle starts (the cycle runs
     /// from there to the end and returns to the state before that step).
     pub cycle_start: Option<usize>,
@@ -196,7 +199,8 @@ pub struct CheckResult {
     pub passed_assertions: BTreeSet<String>,
 }
 
-/// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`,
+/// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`, `bad:
+/// shift out of range at q1`,
 /// `deadlock: ...`, `atomic livelock: ...`, `state bound reached after N states`.
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -206,6 +210,8 @@ impl fmt::Display for Verdict {
                 let label = c.failing_step.and_then(|i| c.schedule.steps.get(i)).map_or("?", |s| s.label.as_str());
                 if c.division_by_zero {
                     write!(f, "bad: division by zero at {label}")
+                } else if c.shift_out_of_range {
+                    write!(f, "bad: shift out of range at {label}")
                 } else {
                     write!(f, "bad: {label} fails")
                 }

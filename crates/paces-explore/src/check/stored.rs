@@ -5,10 +5,12 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use paces_cwhile::ir::Fault;
+
 use crate::compile::Compiled;
 use crate::engine::{Engine, Settings, Stand, EXIT};
 use crate::error::Error;
-use crate::replay::{build_trace, divides_by_zero_at, to_schedule, transitions_to_steps};
+use crate::replay::{build_trace, fault_at, to_schedule, transitions_to_steps};
 use crate::store::Store;
 
 use super::{Config, Counterexample, DeadlockId, ThreadStand};
@@ -117,12 +119,13 @@ impl<'c> Search<'c> {
         let xs = transitions_to_steps(&self.e, &trans);
         let trace = build_trace(&self.e, &xs, blocked, false)?;
         let failing_step = trace.first_failure().map(|e| e.index());
-        let division_by_zero = failing_step.is_some_and(|i| divides_by_zero_at(&self.e, &xs, i));
+        let fault = failing_step.and_then(|i| fault_at(&self.e, &xs, i));
         Ok(Counterexample {
             schedule: to_schedule(self.e.c, &xs),
             trace,
             failing_step,
-            division_by_zero,
+            division_by_zero: fault == Some(Fault::DivisionByZero),
+            shift_out_of_range: fault == Some(Fault::ShiftAmount),
             cycle_start: None,
         })
     }

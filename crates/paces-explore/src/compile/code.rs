@@ -1,7 +1,7 @@
 //! Expressions as code for a small stack machine without recursion: compiling an IR
 //! expression, and evaluating the code on a state's globals and locals.
 
-use paces_cwhile::ir::{BinOp, Expr, UnOp, VarIdx};
+use paces_cwhile::ir::{BinOp, Expr, Fault, UnOp, VarIdx};
 
 use super::layout::VarRef;
 use crate::error::Error;
@@ -131,25 +131,26 @@ impl Code {
         Ok((Code::new(ops), reads))
     }
 
-    /// Evaluates the expression; a division or remainder by zero yields 0 for that operation
-    /// and sets `div0`.
+    /// Evaluates the expression; an operation without a value (a division or remainder by
+    /// zero, a shift by an amount outside 0..=63) yields 0 and sets `fault` (the first one
+    /// stays).
     /// No evaluation allocates: the stack is a fixed array, or for high code a buffer the
     /// thread keeps.
-    pub(crate) fn eval(&self, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
+    pub(crate) fn eval(&self, globals: &[i64], locals: &[i64], fault: &mut Option<Fault>) -> i64 {
         if self.height <= SMALL {
-            return self.eval_on(Stack { slots: &mut [0; SMALL], len: 0 }, globals, locals, div0);
+            return self.eval_on(Stack { slots: &mut [0; SMALL], len: 0 }, globals, locals, fault);
         }
         LARGE.with(|large| {
             let mut slots = large.borrow_mut();
             if slots.len() < self.height {
                 slots.resize(self.height, 0);
             }
-            self.eval_on(Stack { slots: &mut slots, len: 0 }, globals, locals, div0)
+            self.eval_on(Stack { slots: &mut slots, len: 0 }, globals, locals, fault)
         })
     }
 
     /// `eval` on `stack` (empty, with at least [`Code::height`] slots).
-    fn eval_on(&self, mut stack: Stack<'_>, globals: &[i64], locals: &[i64], div0: &mut bool) -> i64 {
+    fn eval_on(&self, mut stack: Stack<'_>, globals: &[i64], locals: &[i64], fault: &mut Option<Fault>) -> i64 {
         let mut pc = 0;
         while pc < self.ops.len() {
             match self.ops[pc] {
@@ -187,7 +188,10 @@ impl Code {
                 Op::Bin(op) => {
                     let b = stack.pop();
                     let a = stack.pop();
-                    stack.push(binop(op, a, b, div0));
+                    stack.push(op.apply(a, b).unwrap_or_else(|f| {
+                        fault.get_or_insert(f);
+                        0
+                    }));
                 }
             }
             pc += 1;
@@ -234,28 +238,6 @@ impl Stack<'_> {
     }
 }
 
-fn binop(op: BinOp, a: i64, b: i64, div0: &mut bool) -> i64 {
-    match op {
-        BinOp::Or => i64::from(a != 0 || b != 0),
-        BinOp::And => i64::from(a != 0 && b != 0),
-        BinOp::Eq => i64::from(a == b),
-        BinOp::Ne => i64::from(a != b),
-        BinOp::Lt => i64::from(a < b),
-        BinOp::Le => i64::from(a <= b),
-        BinOp::Gt => i64::from(a > b),
-        BinOp::Ge => i64::from(a >= b),
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div | BinOp::Rem if b == 0 => {
-            *div0 = true;
-            0
-        }
-        BinOp::Div => a.wrapping_div(b),
-        BinOp::Rem => a.wrapping_rem(b),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,8 +252,34 @@ mod tests {
 
     fn eval(e: &Expr, globals: &[i64]) -> (i64, bool) {
         let (code, _) = Code::compile(e, |v| Ok(VarRef::Global(v.index() as u32))).expect("compiles");
-        let mut div0 = false;
-        (code.eval(globals, &[], &mut div0), div0)
+        let mut fault = None;
+        (code.eval(globals, &[], &mut fault), fault.is_some())
+    }
+
+    #[test]
+    fn bitwise_operators_and_shifts_are_c_on_64_bits() {
+        let x = || Expr::Var(VarIdx::from_u32(0));
+        // 12 = 0b1100, 10 = 0b1010.
+        assert_eq!(eval(&bin(BinOp::BitAnd, int(12), int(10)), &[]), (8, false));
+        assert_eq!(eval(&bin(BinOp::BitOr, int(12), int(10)), &[]), (14, false));
+        assert_eq!(eval(&bin(BinOp::BitXor, int(12), int(10)), &[]), (6, false));
+        // `>>` copies the sign bit; `<<` wraps.
+        assert_eq!(eval(&bin(BinOp::Shr, int(-16), int(2)), &[]), (-4, false));
+        assert_eq!(eval(&bin(BinOp::Shr, int(-1), int(63)), &[]), (-1, false));
+        assert_eq!(eval(&bin(BinOp::Shl, int(3), int(62)), &[]), (i64::MIN + (1 << 62), false));
+        // An amount outside 0..=63 has no value: 0 and a fault, whatever the shifted value.
+        assert_eq!(eval(&bin(BinOp::Shr, int(5), x()), &[64]), (0, true));
+        assert_eq!(eval(&bin(BinOp::Shl, int(5), x()), &[-1]), (0, true));
+        assert_eq!(eval(&bin(BinOp::Shl, int(5), x()), &[2]), (20, false));
+        // The kind of the first fault is kept.
+        let (code, _) =
+            Code::compile(&bin(BinOp::Add, bin(BinOp::Shl, int(1), x()), bin(BinOp::Div, int(1), int(0))), |v| {
+                Ok(VarRef::Global(v.index() as u32))
+            })
+            .expect("compiles");
+        let mut fault = None;
+        code.eval(&[99], &[], &mut fault);
+        assert_eq!(fault, Some(Fault::ShiftAmount));
     }
 
     #[test]

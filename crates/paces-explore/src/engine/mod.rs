@@ -22,6 +22,8 @@ mod stops;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use paces_cwhile::ir::Fault;
+
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
 
 pub(crate) use atomic::MacroOut;
@@ -81,7 +83,7 @@ pub(crate) enum Outcome {
     Disabled { assume: bool },
     /// The loop bound (`unwind`) forbids the step.
     Unwound,
-    /// The step was taken; whether it failed (assertion or division by zero), and whether it
+    /// The step was taken; whether it failed (an assertion, or an operation without a value), and whether it
     /// is an `assert` that passed.
     Done { failed: bool, passed: bool },
 }
@@ -435,43 +437,44 @@ impl<'c> Engine<'c> {
         self.apply_step(s, t, opt, true)
     }
 
-    /// Whether taking option `opt` of thread `t` in `s` divides (or takes a remainder) by zero.
-    pub(crate) fn divides_by_zero(&self, s: &[i64], t: usize, opt: &Opt) -> bool {
+    /// The operation without a value (a division by zero, a shift out of range) that taking
+    /// option `opt` of thread `t` in `s` evaluates, if any.
+    pub(crate) fn fault(&self, s: &[i64], t: usize, opt: &Opt) -> Option<Fault> {
         let (g, l) = self.split(s, t);
-        let mut div0 = false;
+        let mut fault = None;
         match &self.c.threads[t].steps[opt.step as usize].kind {
             StepKind::Assume(c) | StepKind::Await(c) | StepKind::Assert(c) | StepKind::Assign(_, c) => {
-                c.eval(g, l, &mut div0);
+                c.eval(g, l, &mut fault);
             }
             StepKind::Skip => {}
         }
-        div0
+        fault
     }
 
     fn apply_step(&self, s: &mut [i64], t: usize, opt: &Opt, force: bool) -> Outcome {
         let code = &self.c.threads[t];
         let st = &code.steps[opt.step as usize];
-        let mut div0 = false;
+        let mut fault = None;
         let (g, l) = self.split(s, t);
         let mut failed = false;
         let mut asserted = false;
         let mut write: Option<(VarRef, i64)> = None;
         match &st.kind {
             StepKind::Assume(c) => {
-                if !force && c.eval(g, l, &mut div0) == 0 {
+                if !force && c.eval(g, l, &mut fault) == 0 {
                     return Outcome::Disabled { assume: true };
                 }
             }
             StepKind::Await(c) => {
-                if !force && c.eval(g, l, &mut div0) == 0 {
+                if !force && c.eval(g, l, &mut fault) == 0 {
                     return Outcome::Disabled { assume: false };
                 }
             }
             StepKind::Assert(c) => {
-                failed = c.eval(g, l, &mut div0) == 0;
+                failed = c.eval(g, l, &mut fault) == 0;
                 asserted = true;
             }
-            StepKind::Assign(v, c) => write = Some((*v, c.eval(g, l, &mut div0))),
+            StepKind::Assign(v, c) => write = Some((*v, c.eval(g, l, &mut fault))),
             StepKind::Skip => {}
         }
         if self.lay.unwind.is_some()
@@ -486,7 +489,7 @@ impl<'c> Engine<'c> {
             None => {}
         }
         s[t] = i64::from(st.after);
-        let failed = failed || div0;
+        let failed = failed || fault.is_some();
         if let (true, Some(f)) = (failed, self.lay.flag) {
             s[f] = 1;
         }

@@ -573,6 +573,7 @@ fn first_failure(result: &CheckResult) -> Option<Counterexample> {
 fn failure_text(cex: &Counterexample) -> String {
     match cex.failing_step.and_then(|i| cex.schedule.steps.get(i)) {
         Some(step) if cex.division_by_zero => format!("division by zero at `{}`", step.label),
+        Some(step) if cex.shift_out_of_range => format!("shift out of range at `{}`", step.label),
         Some(step) => format!("`{}` fails", step.label),
         None => "a failure".into(),
     }

@@ -76,8 +76,7 @@ impl Gates {
                 continue;
             }
             if let Some(c) = guard(code, st) {
-                let mut div0 = false;
-                if c.eval(globals, locals, &mut div0) != 0 {
+                if c.eval(globals, locals, &mut None) != 0 {
                     open |= 1 << i;
                 }
             }
