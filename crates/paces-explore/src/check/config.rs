@@ -1,9 +1,11 @@
 //! The bounds and switches of a check: [`Config`] and [`FailureKinds`].
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::progress::{Progress, ProgressCallback};
+use crate::DeadlockId;
 
 /// Bounds and switches of [`check`](crate::check()). Every setter consumes and returns the config.
 #[derive(Clone, Debug)]
@@ -24,6 +26,7 @@ pub struct Config {
     pub(crate) spin_end_states: bool,
     pub(crate) find: FailureKinds,
     pub(crate) deadlocks_after_failure: bool,
+    pub(crate) known_deadlocks: Option<Arc<BTreeSet<DeadlockId>>>,
     pub(crate) on_progress: Option<ProgressCallback>,
     pub(crate) progress_every: Duration,
 }
@@ -47,6 +50,7 @@ impl Default for Config {
             spin_end_states: false,
             find: FailureKinds::ALL,
             deadlocks_after_failure: false,
+            known_deadlocks: None,
             on_progress: None,
             progress_every: Self::DEFAULT_PROGRESS_EVERY,
         }
@@ -193,6 +197,21 @@ impl Config {
     pub fn deadlocks_after_failure(mut self, on: bool) -> Self {
         self.deadlocks_after_failure = on;
         self
+    }
+
+    /// Deadlocks that are known and do not end the search: one of them found is collected
+    /// (in [`CheckResult::deadlocks`](crate::CheckResult::deadlocks)) but neither stops a check that stops at its first failure
+    /// nor is its verdict. A check that only asks whether a program reaches a deadlock outside
+    /// the set thus goes on past those it reaches (the repair loop passes the original's when
+    /// its deadlocks are kept). Default: none.
+    pub fn known_deadlocks(mut self, known: Option<Arc<BTreeSet<DeadlockId>>>) -> Self {
+        self.known_deadlocks = known;
+        self
+    }
+
+    /// Whether `id` is one of the [`Config::known_deadlocks`].
+    pub(crate) fn is_known(&self, id: &DeadlockId) -> bool {
+        self.known_deadlocks.as_ref().is_some_and(|k| k.contains(id))
     }
 
     /// Calls `callback` with the [`Progress`] of [`check`](crate::check()) while it explores: on the calling

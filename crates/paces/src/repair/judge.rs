@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Duration;
 
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
@@ -301,7 +302,16 @@ impl<'a> Judge<'a> {
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
         let original = std::ptr::eq(program, self.program);
         let hunt = if original { 0 } else { self.cfg.hunt_states };
-        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt);
+        // With the original's deadlocks kept, a candidate's check that stops at its first
+        // failure goes on past the original's deadlocks, which the candidate may keep: only a
+        // failure, a livelock or another deadlock asks for the whole space.
+        let known = match &self.original.sets {
+            Some((deadlocks, _)) if self.cfg.keep_deadlocks && stop_at_first && !original => {
+                Some(Arc::new(deadlocks.clone()))
+            }
+            _ => None,
+        };
+        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt).known_deadlocks(known);
         let result = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.
@@ -316,9 +326,23 @@ impl<'a> Judge<'a> {
     /// Checks in two stages: up to the first problem (cheap on a buggy candidate, the usual
     /// case), and fully only when that problem is a deadlock or livelock (then every deadlock
     /// and livelock is needed, to compare with the original's, and failures may lie deeper).
+    ///
+    /// With the original's deadlocks kept, a candidate's first stage goes on past them once
+    /// they are known; the first candidate that reaches one before they are known has them
+    /// computed and its first stage made again, rather than a full exploration of its own.
     fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
-        let quick = self.check_with(program, true)?;
+        let mut quick = self.check_with(program, true)?;
         self.last_states = quick.states;
+        if let Verdict::Deadlock(id, _) = &quick.verdict {
+            let candidate = !std::ptr::eq(program, self.program);
+            if candidate && self.cfg.keep_deadlocks && self.original.sets.is_none() {
+                self.ensure_original_sets()?;
+                if self.original.sets.as_ref().is_some_and(|s| s.0.contains(id)) {
+                    quick = self.check_with(program, true)?;
+                    self.last_states += quick.states;
+                }
+            }
+        }
         match quick.verdict {
             Verdict::Deadlock(..) | Verdict::Livelock(..) => {
                 let full = self.check_with(program, false)?;
