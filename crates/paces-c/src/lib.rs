@@ -24,6 +24,7 @@
 //! every other diagnostic); problems the Cwhile checks find (an unknown variable, recursion)
 //! keep their `E0xxx` codes and point into the C source too.
 
+mod flat;
 mod lower;
 mod model;
 mod prepass;

@@ -95,9 +95,11 @@ struct Scope {
     locals: FxHashSet<String>,
     /// Parameter name to its Cwhile local.
     params: FxHashMap<String, String>,
-    /// Whether the statement being read drew a value for `nondet` (see `Reader::drawing`), so
-    /// that its one read of `nondet` reads that value.
-    drawn: bool,
+    /// The locals into which the statement being read drew a value for each of its reads of
+    /// `nondet` (see `Reader::drawing`), and how many of those reads were read: the `k`th
+    /// read reads the `k`th local.
+    drawn: Vec<String>,
+    read_draws: std::cell::Cell<usize>,
 }
 
 /// The reader: the prepared text's offsets, the names declared, the labels handed out.

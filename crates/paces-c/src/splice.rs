@@ -36,7 +36,8 @@ use rustc_hash::FxHashMap;
 /// an `if` whose early `return` makes the statements after it its `else` branch): the caller
 /// then prints `changed` another way.
 pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
-    let dialect = Dialect { parse: &|text| crate::parse(text).ok(), begin: "atomicBegin();", end: "atomicEnd();" };
+    let dialect =
+        Dialect { parse: &|text| crate::parse(text).ok(), begin: "atomicBegin();", end: "atomicEnd();", flat: false };
     print_preserving_in(source, original, changed, &dialect)
 }
 
@@ -48,6 +49,10 @@ pub(crate) struct Dialect<'d> {
     pub(crate) begin: &'d str,
     /// The statement that closes it.
     pub(crate) end: &'d str,
+    /// Whether sections must not nest: an added section drops the begin and end lines of
+    /// the sections inside it (`crate::flat`), and the text must read back as `changed` with
+    /// its inner atomic blocks flattened, the same program.
+    pub(crate) flat: bool,
 }
 
 /// [`print_preserving`] for the C dialect `dialect`.
@@ -71,6 +76,18 @@ pub(crate) fn print_preserving_in(
         splice.walk(q.body, before.body, 0, &mut edits)?;
     }
     let text = splice.apply(0, source.len(), &mut edits)?;
+    if dialect.flat {
+        let text = crate::flat::flatten_text(&text, dialect.begin, dialect.end)?;
+        let back = (dialect.parse)(&text)?;
+        // No nesting where the source had none (a begin sharing a line with code outside
+        // sections escapes `flatten_text`).
+        if crate::flat::has_nested(&back) && !crate::flat::has_nested(original) {
+            return None;
+        }
+        let same =
+            unlabelled(&crate::flat::flatten_program(&back)) == unlabelled(&crate::flat::flatten_program(changed));
+        return same.then_some(text);
+    }
     let back = (dialect.parse)(&text)?;
     (unlabelled(&back) == unlabelled(changed)).then_some(text)
 }

@@ -297,6 +297,39 @@ fn unsigned_comparisons_and_arithmetic_follow_c() {
     }
 }
 
+/// A function's value has its return type: `return -1;` in an `unsigned` function returns
+/// 4294967295, in an `unsigned char` one 255, and `return 200;` in a `char` one -56; a caller
+/// that stores the value converts it to the target's type.
+#[test]
+fn returned_values_take_the_function_s_type() {
+    let cases = [
+        ("if (big() > 5) reach_error();", true),
+        ("if (big() / 2 == 2147483647) reach_error();", true),
+        ("unsigned r = 0; r = big(); if (r == 4294967295u) reach_error();", true),
+        ("int r = 0; r = big(); if (r == -1) reach_error();", true),
+        ("if (byte() == 255) reach_error();", true),
+        ("if (small() == -56) reach_error();", true),
+        ("if (big() < 0) reach_error();", false),
+        ("if (byte() + small() != 199) reach_error();", false),
+    ];
+    for (body, reaches) in cases {
+        let source = format!(
+            "#include <pthread.h>
+void reach_error() {{}}
+unsigned big() {{ return -1; }}
+             unsigned char byte() {{ return -1; }}
+char small() {{ return 200; }}
+             int main() {{
+  {body}
+  return 0;
+}}
+"
+        );
+        let reading = parse(&source, &Options::default()).unwrap_or_else(|d| panic!("{body}: {d:?}"));
+        assert_eq!(fails(&reading), reaches, "{body}");
+    }
+}
+
 /// What the model cannot say of unsigned values is refused by name, never read wrong.
 #[test]
 fn unsigned_64_bit_arithmetic_is_refused() {

@@ -76,9 +76,15 @@ fn statements_sharing_a_line_move_as_one_unit() {
     // A section over `left--;` alone cannot be written: it would cut the line.
     let (p, q) = transformed(&s, &["atomic [16; 16]"]);
     assert_eq!(paces_c::pthread::print_preserving(&s, &p, &q), None);
-    // Nor can a move that parts the two declarators of one line.
-    let (p, q) = transformed(&s, &["swap 22.2 <-> 23"]);
-    assert_eq!(paces_c::pthread::print_preserving(&s, &p, &q), None);
+    // The two declarators of one declaration are one item (`22`): no candidate parts them,
+    // and the declaration moves whole.
+    let p = parse(&s, &Options::default()).unwrap().program;
+    let (second, create) = (p.loc("22.2").unwrap(), p.loc("23").unwrap());
+    let parting = paces_constraint::Transformation::Swap { first: second, second: create };
+    assert!(paces_constraint::Candidate::apply(&p.space(), &[parting]).is_err());
+    let (p, q) = transformed(&s, &["swap 22 <-> 23"]);
+    let text = paces_c::pthread::print_preserving(&s, &p, &q).expect("written into the file");
+    assert!(text.contains("  pthread_create(&m, 0, mover, 0);\n  int first = 0, second = 0;\n"), "{text}");
 }
 
 /// An atomic section added over statements that the frontend splits into one step per
@@ -111,6 +117,35 @@ fn repairs_of_programs_with_shared_lines_are_written_and_recheck() {
             .unwrap_or_else(|| panic!("{name}: {:?} not written into C", report.transformation_text));
         let again = parse(&text, &Options::default()).unwrap().program;
         assert!(matches!(check(&again, &config).unwrap().verdict, Verdict::Correct), "{name}:\n{text}");
+    }
+}
+
+/// A `for` loop with its initialiser is one item, and every statement's steps one unit that
+/// a section holds whole: the loop's repair, a section around the climber's whole loop, is
+/// written into the file, the loop's own sections dropped (SV-COMP forbids nested sections),
+/// and the file read back has no failing assertion.
+#[test]
+fn a_section_around_a_for_loop_is_written_without_nesting() {
+    let s = source("ladder.c");
+    let original = parse(&s, &Options::default()).unwrap().program;
+    let report = Repair::new().run(&original).unwrap();
+    let repaired = report.repaired.unwrap_or_else(|| panic!("not repaired: {}", report.stop));
+    assert_eq!(report.transformation_text, ["atomic [12; 12]"]);
+    let text = paces_c::pthread::print_preserving(&s, &original, &repaired).expect("written into the file");
+    let body = "  __VERIFIER_atomic_begin();\n  for (step = 0; step < 2; step++) {\n    rung = rung + 1;\n  }\n  \
+                __VERIFIER_atomic_end();\n";
+    assert!(text.contains(body), "{text}");
+    assert_eq!(text.matches("  __VERIFIER_atomic_begin();").count(), 1, "{text}");
+    let again = parse(&text, &Options::default()).unwrap().program;
+    let config = Config::new().find(FailureKinds::BAD);
+    assert!(matches!(check(&again, &config).unwrap().verdict, Verdict::Correct), "{text}");
+    // No candidate puts a section inside the statement: around the loop without its
+    // initialiser, or around the initialiser and the loop inside the `for`'s item.
+    let space = original.space();
+    for (a, b) in [("12.2", "12.2"), ("12.4", "12.2")] {
+        let (a, b) = (original.loc(a).unwrap(), original.loc(b).unwrap());
+        let section = paces_constraint::Transformation::Atomic { first: a, last: b };
+        assert!(paces_constraint::Candidate::apply(&space, &[section]).is_err(), "{a:?}");
     }
 }
 

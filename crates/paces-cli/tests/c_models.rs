@@ -146,3 +146,22 @@ fn a_layout_that_cannot_take_the_repair_prints_cwhile() {
     assert!(paces_cwhile::parse(&stdout).is_ok(), "{stdout}");
     assert!(text(&out.stderr).contains("the repaired program is printed as Cwhile"), "{}", text(&out.stderr));
 }
+
+/// The paper's tool's `nondet` in every form its models write it (`while(nondet==1)`, `x =
+/// nondet;`, `if (nondet == 1)`, `while (spins < nondet)`): the model is read, its bug found
+/// and repaired in the C file, within the bound the drawn values put on it (exit 3).
+#[test]
+fn nondet_in_every_form_is_read_checked_and_repaired() {
+    let out = paces(&["check", &model("draws")], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("bad: 19 fails"), "{}", text(&out.stdout));
+    let out = paces(&["repair", &model("draws")], None);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("atomic [8; 9]") && stderr.contains("nondeterministic values in 0..1"), "{stderr}");
+    let written = text(&out.stdout);
+    assert!(
+        written.contains("  atomicBegin();\n  level = 1;\n  level = level + 1 + extra;\n  atomicEnd();\n"),
+        "{written}"
+    );
+}

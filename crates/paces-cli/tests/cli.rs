@@ -454,7 +454,7 @@ fn verbose_draws_each_trace_as_a_chart_with_repetitions_counted() {
     let out = paces(&["repair", "-", "--verbose"], Some(src));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let err = text(&out.stderr);
-    let chart = "paces: <stdin>: iteration 1: bad trace: `L3` fails (10 steps); 1 fixes; next: atomic [L4; L5]\n\
+    let chart = "paces: <stdin>: iteration 1: bad trace: `L3` fails (10 steps); 1 fix; next: atomic [L4; L5]\n\
                  \x20   #  t                        u\n\
                  \x20   0  (L1.body L2) x3 L1.exit\n\
                  \x20   7                           L4\n\

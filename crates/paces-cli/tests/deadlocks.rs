@@ -105,6 +105,13 @@ fn a_deadlock_no_change_removes_is_no_repair() {
         assert!(err.contains("no repair in this space"), "{extra:?}: {err}");
         assert!(!err.contains("correct"), "{extra:?}: {err}");
         assert!(err.contains("    a at A, b done\n"), "{extra:?}: {err}");
+        if extra.is_empty() {
+            // Said at once: once `b` has run, `a` alone waits for good in every candidate.
+            let why = "the original deadlocks with no other thread's interleaving: after `b` ran to its end, \
+                       thread `a` alone waits at `A` for good";
+            assert!(err.contains(why), "{err}");
+            assert!(err.contains("iterations: 0,"), "{err}");
+        }
         assert!(text(&out.stdout).is_empty(), "{extra:?}: no program printed");
         args.push("--keep-deadlocks");
         let kept = paces(&args);

@@ -394,12 +394,17 @@ impl Candidate {
     /// as its very first step (an item that waits after its first step, or a waiting item
     /// that is not the section's first).
     pub fn waits_inside_section(&self, space: &Space) -> bool {
-        self.sections.iter().any(|section| {
-            self.section_items(section).iter().enumerate().any(|(k, &l)| match space.item_info(l).map(|i| i.waits) {
-                Some(Waits::Inside) => true,
-                Some(Waits::First) => k > 0,
-                _ => false,
-            })
+        self.sections.iter().any(|section| self.section_waits_inside(section, space))
+    }
+
+    /// Whether one section of this candidate holds a wait anywhere but as its very first
+    /// step (see [`Candidate::waits_inside_section`]): running all or nothing, it may then
+    /// wait for a later step while its first step could run.
+    pub fn section_waits_inside(&self, section: &Section, space: &Space) -> bool {
+        self.section_items(section).iter().enumerate().any(|(k, &l)| match space.item_info(l).map(|i| i.waits) {
+            Some(Waits::Inside) => true,
+            Some(Waits::First) => k > 0,
+            _ => false,
         })
     }
 

@@ -113,3 +113,20 @@ fn a_section_acts_across_a_preemption_point_when_it_waits_past_its_first_step() 
     assert!(with(vec![s, w, a], &[(w, a)]).waits_inside_section(&space));
     assert!(with(vec![s, a, w], &[(w, w)]).waits_inside_section(&space));
 }
+
+#[test]
+fn each_section_says_whether_it_waits_past_its_first_step() {
+    let mut b = SpaceBuilder::new();
+    let block = b.block(false);
+    let [s, a, t, w] = ["s", "a", "t", "w"].map(|n| b.loc(n).unwrap());
+    b.item(block, s, ItemInfo::SIMPLE).unwrap();
+    b.item(block, a, ItemInfo::AWAIT).unwrap();
+    b.item(block, t, ItemInfo::SIMPLE).unwrap();
+    b.item(block, w, ItemInfo::AWAIT).unwrap();
+    let space = b.build().unwrap();
+    // [a; t] waits only as its first step, [s; w] at its second.
+    let candidate = Candidate::new(&space, vec![vec![a, t, s, w]], &[(a, t), (s, w)]).unwrap();
+    let waits: Vec<bool> = candidate.sections().iter().map(|x| candidate.section_waits_inside(x, &space)).collect();
+    assert_eq!(waits, [false, true]);
+    assert!(candidate.waits_inside_section(&space));
+}

@@ -113,5 +113,5 @@ pub use good::{good_traces, search_good_traces, GoodBound, GoodConfig, GoodTrace
 pub use progress::Progress;
 pub use render::{render_columns, Steps};
 pub use replay::{replay, Schedule, ScheduleStep};
-pub use seq::{sequential_final_states, var_id, var_name};
+pub use seq::{sequential_deadlock, sequential_final_states, var_id, var_name, SequentialDeadlock};
 pub use translate::translate_trace;

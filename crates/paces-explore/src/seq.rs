@@ -3,9 +3,9 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use paces_cwhile::ir::{Program, ThreadIdx, VarIdx};
+use paces_cwhile::ir::{Program, StmtKind, ThreadIdx, VarIdx};
 use paces_trace::VarId;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::check::Config;
 use crate::compile::{compile, VarLayout};
@@ -39,45 +39,176 @@ use crate::error::{Error, ErrorKind};
 /// ```
 pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTreeSet<Vec<i64>>, Error> {
     let c = compile(program)?;
-    let e = Engine::new(
-        &c,
+    let e = engine(&c, config);
+    let (n, mut budget) = (e.lay.threads, Budget::new(&e, config));
+    let full = (1usize << n) - 1;
+    let mut sets = sequential_sets(&e, &mut budget, n, |_: &(), _| (), |m| m == full)?;
+    let g = e.lay.threads;
+    Ok(std::mem::take(&mut sets[full]).into_keys().map(|s| s[g..g + e.lay.globals].to_vec()).collect())
+}
+
+/// A deadlock of a program that no reordering or atomic section can remove: the threads of
+/// `before` run one after another, each alone to its end, and then `thread`, alone, cannot
+/// reach its end: it waits at `at` for good ([`sequential_deadlock`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequentialDeadlock {
+    /// The threads that ran to their end first, in their order.
+    pub before: Vec<String>,
+    /// The thread that then waits for good.
+    pub thread: String,
+    /// The label of the step it waits at (of an atomic block, the block's).
+    pub at: String,
+}
+
+/// A deadlock of `program` that every program of its space keeps, if one is found: the
+/// other threads run one after another, each alone to its end, and then a thread that holds
+/// no `while` loop and no `assume` (through its calls too) cannot reach its end alone.
+///
+/// Why every program of the space keeps it: a reorder swaps statements that commute (neither
+/// writes what the other reads or writes), so a thread alone ends in the same states from
+/// the same state, on every path, whatever its order; an added atomic section runs all or
+/// nothing, which alone changes nothing either. So in every program of the space the other
+/// threads reach the same state by the same sequential run, and from there the last thread,
+/// alone, cannot reach its end. Without loops it cannot run for ever, and without `assume`
+/// no path of it is cut, whatever order its statements take: it stops at a wait (or at an
+/// atomic section that cannot run) while every other thread is done, which is a deadlock.
+///
+/// `None` when the program has no such deadlock (it may have others, which need the threads
+/// to interleave), or when `config` bounds loops ([`Config::unwind`]).
+///
+/// # Errors
+/// [`ErrorKind::BoundReached`] when a bound of `config` is reached first (as for
+/// [`sequential_final_states`]); otherwise when the program cannot be compiled.
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let program = paces_cwhile::parse("var m = 0; thread a { lock(m); } thread b { w: lock(m); unlock(m); }")?;
+/// let found = paces_explore::sequential_deadlock(&program, &paces_explore::Config::new())?.unwrap();
+/// assert_eq!((found.before, found.thread, found.at), (vec!["a".to_owned()], "b".to_owned(), "w".to_owned()));
+/// # Ok(()) }
+/// ```
+pub fn sequential_deadlock(program: &Program, config: &Config) -> Result<Option<SequentialDeadlock>, Error> {
+    let last: Vec<usize> = (0..program.threads.len()).filter(|&t| waits_or_ends(program, t)).collect();
+    if config.unwind.is_some() || last.is_empty() {
+        return Ok(None);
+    }
+    let c = compile(program)?;
+    let e = engine(&c, config);
+    let (n, mut budget) = (e.lay.threads, Budget::new(&e, config));
+    let full = (1usize << n) - 1;
+    let then = |order: &Vec<usize>, t: usize| -> Vec<usize> { order.iter().copied().chain([t]).collect() };
+    let sets = sequential_sets(&e, &mut budget, n - 1, then, |m| m.count_ones() as usize + 1 == n)?;
+    let name = |t: usize| program.threads[t].name.clone();
+    for t in last {
+        let mut runs: Vec<(&Vec<usize>, &Vec<i64>)> = sets[full ^ 1 << t].iter().map(|(s, o)| (o, s)).collect();
+        runs.sort();
+        for (order, s) in runs {
+            if let Some(at) = waits_alone(&e, s, t, &mut budget)? {
+                let before = order.iter().map(|&u| name(u)).collect();
+                return Ok(Some(SequentialDeadlock { before, thread: name(t), at }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Whether thread `t` runs no `while` loop and no `assume` statement, through its calls: alone
+/// it then either reaches its end or stops at a wait.
+fn waits_or_ends(program: &Program, t: usize) -> bool {
+    let mut blocks = vec![program.threads[t].body];
+    let mut procs_seen = BTreeSet::new();
+    while let Some(b) = blocks.pop() {
+        for &s in &program.blocks[b.index()].items {
+            let kind = &program.stmts[s.index()].kind;
+            match kind {
+                StmtKind::While { .. } | StmtKind::Assume(_) => return false,
+                StmtKind::Call(q) if procs_seen.insert(*q) => blocks.push(program.procs[q.index()].body),
+                _ => blocks.extend(kind.blocks()),
+            }
+        }
+    }
+    true
+}
+
+/// Where thread `t`, alone from `s`, waits for good: the label of the first wait found on a
+/// path, when no path reaches its end; `None` when one does.
+fn waits_alone(e: &Engine<'_>, s: &[i64], t: usize, budget: &mut Budget) -> Result<Option<String>, Error> {
+    if !run_alone(e, s, t, budget)?.is_empty() {
+        return Ok(None);
+    }
+    // No path ends: follow the first step that can be taken until none can.
+    let code = &e.c.threads[t];
+    let mut st = s.to_vec();
+    loop {
+        let point = &code.points[e.pc(&st, t)];
+        let next = point.options.iter().find_map(|opt| {
+            let mut next = st.clone();
+            if !matches!(e.apply(&mut next, t, opt), Outcome::Done { .. }) {
+                return None;
+            }
+            if !e.in_region(&next, t) {
+                return Some(next);
+            }
+            e.run_macro(t, &next).exits.into_iter().next().map(|(x, _)| x.to_vec())
+        });
+        match next {
+            Some(next) => st = next,
+            None => {
+                let at = point.options.first().map(|o| &code.steps[o.step as usize]);
+                // A step that enters an atomic region waits for the whole region.
+                let loc = at.map(|step| step.region.map_or(step.loc, |r| code.regions[r as usize].wait_loc));
+                return Ok(Some(loc.map_or_else(String::new, |l| e.c.loc_names[l.index()].clone())));
+            }
+        }
+    }
+}
+
+/// The engine of the sequential runs, with the bounds of `config`.
+fn engine<'c>(c: &'c crate::compile::Compiled, config: &Config) -> Engine<'c> {
+    Engine::new(
+        c,
         Settings {
             unwind: config.unwind,
             max_atomic: config.max_atomic_states,
             deadline: config.max_time.and_then(|t| Instant::now().checked_add(t)),
             ..Settings::default()
         },
-    );
+    )
+}
+
+/// The states after every set of finished threads (a bit mask of the threads), each with a
+/// value `V` computed along the way (`then(v, t)`: thread `t` ran to its end after the run
+/// that `v` describes; the first run found is kept), for the sets of at most `layers`
+/// threads. A set's states are dropped once its successors are computed, unless `keep` asks
+/// for them.
+fn sequential_sets<V: Clone + Default>(
+    e: &Engine<'_>,
+    budget: &mut Budget,
+    layers: usize,
+    then: impl Fn(&V, usize) -> V,
+    keep: impl Fn(usize) -> bool,
+) -> Result<Vec<FxHashMap<Vec<i64>, V>>, Error> {
     let n = e.lay.threads;
     if n > 24 {
         return Err(Error::new(ErrorKind::BoundReached, "sequential final states: more than 24 threads"));
     }
     let full = (1usize << n) - 1;
-    let mut sets: Vec<FxHashSet<Vec<i64>>> = vec![FxHashSet::default(); full + 1];
-    sets[0].insert(e.initial().to_vec());
-    let mut budget = Budget {
-        visited: 0,
-        max_states: config.max_states,
-        // The states kept: those of the visited sets (each a vector of `width` values).
-        state_bytes: e.initial().len() * std::mem::size_of::<i64>() + 32,
-        max_memory: config.max_memory,
-    };
-    let mut masks: Vec<usize> = (0..=full).collect();
+    let mut sets: Vec<FxHashMap<Vec<i64>, V>> = vec![FxHashMap::default(); full + 1];
+    sets[0].insert(e.initial().to_vec(), V::default());
+    let mut masks: Vec<usize> = (0..=full).filter(|m| (m.count_ones() as usize) < layers).collect();
     masks.sort_by_key(|m| (m.count_ones(), *m));
     for mask in masks {
-        if mask == full {
-            break;
-        }
-        let states = std::mem::take(&mut sets[mask]);
+        let states = if keep(mask) { sets[mask].clone() } else { std::mem::take(&mut sets[mask]) };
         for t in (0..n).filter(|t| mask >> t & 1 == 0) {
-            for s in &states {
-                let finished = run_alone(&e, s, t, &mut budget)?;
-                sets[mask | 1 << t].extend(finished);
+            for (s, v) in &states {
+                for finished in run_alone(e, s, t, budget)? {
+                    sets[mask | 1 << t].entry(finished).or_insert_with(|| then(v, t));
+                }
             }
         }
     }
-    let g = e.lay.threads;
-    Ok(sets[full].iter().map(|s| s[g..g + e.lay.globals].to_vec()).collect())
+    Ok(sets)
 }
 
 /// The bounds of [`sequential_final_states`], shared by all its runs.
@@ -89,6 +220,17 @@ struct Budget {
 }
 
 impl Budget {
+    /// A budget of `config`'s bounds for the runs of `e`.
+    fn new(e: &Engine<'_>, config: &Config) -> Budget {
+        Budget {
+            visited: 0,
+            max_states: config.max_states,
+            // The states kept: those of the visited sets (each a vector of `width` values).
+            state_bytes: e.initial().len() * std::mem::size_of::<i64>() + 32,
+            max_memory: config.max_memory,
+        }
+    }
+
     /// Counts one more visited state; an error once a bound (or the engine's deadline) is
     /// passed.
     fn visit(&mut self, e: &Engine<'_>) -> Result<(), Error> {

@@ -35,7 +35,8 @@ pub enum ErrorKind {
     ThreadBlock,
     /// A trace breaks program order: a thread runs two items against a pair the space fixes,
     /// or a blocked or pending step does not come after its thread's last event in the
-    /// thread's order.
+    /// thread's order; or a final check out of place (one that writes, a thread's step after
+    /// it, blocked or pending steps in a trace that has one).
     ProgramOrder,
     /// Two threads of a trace read or write a variable declared local to one thread.
     SharedLocal,
@@ -118,6 +119,7 @@ impl From<paces_trace::TraceError> for Error {
             T::ScopeMismatch | T::EmptyScope => ErrorKind::ScopeMismatch,
             T::ScopeOrder | T::FixedOrder => ErrorKind::ProgramOrder,
             T::SharedLocal => ErrorKind::SharedLocal,
+            T::FinalCheck => ErrorKind::ProgramOrder,
             T::ThreadBlock => ErrorKind::ThreadBlock,
             _ => ErrorKind::SpaceMismatch,
         };

@@ -10,14 +10,17 @@ use paces_solver::{ConstraintId, Outcome, Solver, SolverConfig};
 use paces_trace::{learn_good, Trace};
 
 use crate::config::LearnerConfig;
-use crate::lesson::{Conjunct, ConjunctKind, Lesson, LessonId, Role, STOPS_AT_FAILURE};
+use crate::lesson::{Conjunct, ConjunctKind, Lesson, LessonId, Role, Shown, SHOWN_CHARS, STOPS_AT_FAILURE};
 use crate::proposal::Proposal;
 use crate::{Error, ErrorKind};
 
-/// Whether a bad trace ends at its failure with no blocked and no pending steps.
+/// Whether a bad trace ends at its failure with no blocked and no pending steps (a final
+/// check does not: every thread ran to its end before it).
 fn stops_at_failure(trace: &Trace) -> bool {
     let last = trace.len().checked_sub(1);
-    trace.first_failure().map(|e| e.index()) == last
+    let failure = trace.first_failure();
+    !failure.is_some_and(|e| trace.event(e).is_final_check())
+        && failure.map(|e| e.index()) == last
         && last.is_some()
         && trace.blocked().is_empty()
         && trace.pending().is_empty()
@@ -78,44 +81,6 @@ enum Guess {
     /// past the limit dropped when it came with the caller's alternative (a trace whose
     /// elimination graph may miss fixes), kept otherwise.
     Fixes { k: usize, alternative: Option<NodeId> },
-}
-
-/// How much of one constraint [`Lesson::display`] and [`Learner::display_constraints`] print.
-const SHOWN_CHARS: usize = 2000;
-
-impl Lesson {
-    /// Displays the lesson with the space's names: `good trace #1: 1 <= 2 /\ A <= B`, then
-    /// what the learner should know about it (a good trace's fallback, a bad trace's number
-    /// of fixes, the warning). A constraint is cut after 2000 characters (`...`).
-    pub fn display<'a>(&'a self, learner: &'a Learner) -> impl fmt::Display + 'a {
-        DisplayLesson { lesson: self, learner }
-    }
-}
-
-struct DisplayLesson<'a> {
-    lesson: &'a Lesson,
-    learner: &'a Learner,
-}
-
-impl fmt::Display for DisplayLesson<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (lesson, learner) = (self.lesson, self.learner);
-        let constraint = learner.arena.display(lesson.constraint, &learner.space, SHOWN_CHARS);
-        write!(f, "{} trace #{}: {constraint}", lesson.role.name(), lesson.number)?;
-        match lesson.role {
-            Role::Good if lesson.fallback_used => f.write_str(
-                "\n  (fallback: an edge of the trace has no cover, so every order of the trace is frozen; \
-                 `LearnerConfig::fallback(false)` learns the covered edges only)",
-            )?,
-            Role::Good => {}
-            Role::Bad if lesson.fixes == 1 => f.write_str("\n  (1 fix)")?,
-            Role::Bad => write!(f, "\n  ({} fixes)", lesson.fixes)?,
-        }
-        if let Some(warning) = lesson.warning() {
-            write!(f, "\n  warning: {warning}")?;
-        }
-        Ok(())
-    }
 }
 
 /// Learns regression-preventing constraints from good traces and error-eliminating
@@ -327,6 +292,7 @@ impl Learner {
             role: Role::Good,
             number: self.good,
             stops_at_failure: false,
+            shown: Shown::new(&self.arena, learned.constraint),
         })
     }
 
@@ -401,6 +367,7 @@ impl Learner {
             role: Role::Bad,
             number,
             stops_at_failure: stops_at_failure(trace),
+            shown: Shown::new(&self.arena, elimination.constraint),
         };
         Ok((lesson, elimination))
     }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use paces_constraint::NodeId;
+use paces_constraint::{Arena, Loc, NodeId, Space};
 
 /// A lesson's id: what [`Learner::retract`](crate::Learner::retract) takes back. Every trace learned and every
 /// constraint required (or guessed) has one, numbered from 0 in the order learned; an
@@ -25,8 +25,8 @@ impl fmt::Display for LessonId {
 }
 
 /// What the learner took from one trace. Shown with the space's names by
-/// [`Lesson::display`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// [`Lesson::display`], as everything the learner hands out.
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Lesson {
     /// Its id, for [`Learner::retract`](crate::Learner::retract).
@@ -47,6 +47,9 @@ pub struct Lesson {
     /// failure may well be the last step of every thread), but when such a trace offers no
     /// fix, [`Lesson::warning`] says what to add.
     pub stops_at_failure: bool,
+    /// The constraint's text with its locations left to name, so that the lesson shows
+    /// without the learner's arena (in a [`Runner`](crate::Runner)'s progress events, say).
+    pub(crate) shown: Shown,
 }
 
 /// Whether a trace was learned as good or as bad.
@@ -151,5 +154,128 @@ impl Lesson {
     /// and offered no fix: what to add to the trace. `None` otherwise.
     pub fn warning(&self) -> Option<&'static str> {
         (self.stops_at_failure && self.fixes == 0).then_some(STOPS_AT_FAILURE)
+    }
+}
+
+/// How much of one constraint [`Lesson::display`] and
+/// [`Learner::display_constraints`](crate::Learner::display_constraints) print.
+pub(crate) const SHOWN_CHARS: usize = 2000;
+
+/// Marks a location's number in a [`Shown`] text (no constraint's text holds it).
+const MARK: char = '\u{0}';
+
+/// A constraint's text in the paper's notation with each location as its number between two
+/// [`MARK`]s, to be named by a space when shown: a lesson shows with `&Space` alone, as
+/// everything else the learner hands out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Shown(String);
+
+impl Shown {
+    /// The text of `root`, long enough for [`SHOWN_CHARS`] characters with short names.
+    pub(crate) fn new(arena: &Arena, root: NodeId) -> Shown {
+        Shown(arena.to_text(root, &|l| format!("{MARK}{}{MARK}", l.index()), 4 * SHOWN_CHARS))
+    }
+
+    /// The text with `space`'s names, cut after [`SHOWN_CHARS`] characters (`...`).
+    fn named(&self, space: &Space) -> String {
+        let mut out = String::new();
+        for (i, part) in self.0.split(MARK).enumerate() {
+            if i % 2 == 0 {
+                out.push_str(part);
+                continue;
+            }
+            // A number cut short by the text's own bound ends the text.
+            match part.parse::<u32>().map(Loc::from_u32) {
+                Ok(loc) if loc.index() < space.loc_count() => out.push_str(space.name(loc)),
+                Ok(loc) => out.push_str(&format!("location {}", loc.index())),
+                Err(_) => {
+                    out.push_str("...");
+                    break;
+                }
+            }
+        }
+        if let Some((cut, _)) = out.char_indices().nth(SHOWN_CHARS) {
+            out.truncate(cut);
+            out.push_str("...");
+        }
+        out
+    }
+}
+
+impl Lesson {
+    /// Displays the lesson with the space's names: `good trace #1: 1 <= 2 /\ A <= B`, then
+    /// what the learner should know about it (a good trace's fallback, a bad trace's number
+    /// of fixes, the warning). A constraint is cut after 2000 characters (`...`).
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayLesson { lesson: self, space }
+    }
+}
+
+struct DisplayLesson<'a> {
+    lesson: &'a Lesson,
+    space: &'a Space,
+}
+
+impl fmt::Display for DisplayLesson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lesson = self.lesson;
+        write!(f, "{} trace #{}: {}", lesson.role.name(), lesson.number, lesson.shown.named(self.space))?;
+        match lesson.role {
+            Role::Good if lesson.fallback_used => f.write_str(
+                "\n  (fallback: an edge of the trace has no cover, so every order of the trace is frozen; \
+                 `LearnerConfig::fallback(false)` learns the covered edges only)",
+            )?,
+            Role::Good => {}
+            Role::Bad if lesson.fixes == 1 => f.write_str("\n  (1 fix)")?,
+            Role::Bad => write!(f, "\n  ({} fixes)", lesson.fixes)?,
+        }
+        if let Some(warning) = lesson.warning() {
+            write!(f, "\n  warning: {warning}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use paces_constraint::{Arena, ItemInfo, SpaceBuilder};
+
+    use super::{Shown, SHOWN_CHARS};
+
+    /// A long constraint shows with the space's names, cut after [`SHOWN_CHARS`] characters,
+    /// whatever the names' lengths (the text kept holds numbers, not names).
+    #[test]
+    fn a_long_constraint_is_named_and_cut() {
+        for name_len in [1, 3, 40] {
+            let mut b = SpaceBuilder::new();
+            let block = b.open_block();
+            let names: Vec<String> = ["a", "b", "c"].iter().map(|n| n.repeat(name_len)).collect();
+            let locs: Vec<_> = names.iter().map(|n| b.add_item(block, n, ItemInfo::SIMPLE).unwrap()).collect();
+            let space = b.build().unwrap();
+            let mut arena = Arena::new();
+            let mut root = arena.order(locs[0], locs[1]);
+            for i in 0..2000 {
+                let atom = if i % 2 == 0 { arena.order(locs[1], locs[2]) } else { arena.atomic(locs[0], locs[2]) };
+                root = if i % 2 == 0 { arena.and([atom, root]) } else { arena.or([atom, root]) };
+            }
+            let shown = Shown::new(&arena, root).named(&space);
+            let whole = arena.display(root, &space, usize::MAX).to_string();
+            let kept = shown.strip_suffix("...").expect("cut");
+            assert_eq!(kept.chars().count(), SHOWN_CHARS, "names of {name_len}");
+            assert!(whole.starts_with(kept), "names of {name_len}");
+        }
+    }
+
+    /// A short constraint shows whole, as the arena shows it.
+    #[test]
+    fn a_short_constraint_is_named_whole() {
+        let mut b = SpaceBuilder::new();
+        let block = b.open_block();
+        let [a, c] = ["A", "C"].map(|n| b.add_item(block, n, ItemInfo::SIMPLE).unwrap());
+        let space = b.build().unwrap();
+        let mut arena = Arena::new();
+        let (order, section) = (arena.order(c, a), arena.atomic(a, c));
+        let root = arena.or([order, section]);
+        assert_eq!(Shown::new(&arena, root).named(&space), "C <= A \\/ [A; C]");
     }
 }

@@ -123,6 +123,33 @@ pub struct Report {
     pub elapsed: Duration,
 }
 
+impl Report {
+    /// Displays the report with the space's names: why the run stopped and after how many
+    /// checks, then the cheapest correct candidate as [`Found::display`] shows it, or that
+    /// there is none.
+    pub fn display<'a>(&'a self, space: &'a Space) -> impl fmt::Display + 'a {
+        DisplayReport { report: self, space }
+    }
+}
+
+struct DisplayReport<'a> {
+    report: &'a Report,
+    space: &'a Space,
+}
+
+impl fmt::Display for DisplayReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let report = self.report;
+        let checks =
+            if report.iterations == 1 { "1 check".to_owned() } else { format!("{} checks", report.iterations) };
+        writeln!(f, "{} after {checks}", report.stop)?;
+        match &report.best {
+            Some(found) => write!(f, "{}", found.display(self.space)),
+            None => f.write_str("no correct candidate found"),
+        }
+    }
+}
+
 /// A step of a run, for progress ([`Runner::on_event`]).
 #[derive(Debug)]
 #[non_exhaustive]

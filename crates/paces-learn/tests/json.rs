@@ -75,7 +75,7 @@ fn a_trace_from_json_resolves_bare_reads_and_gets_the_builders_checks() -> Resul
         { "thread": 0, "loc": 0, "scope": at(0, 0), "writes": [{ "var": 0, "value": 1 }] },
     ] });
     let err = serde_json::from_value::<Trace>(forward).unwrap_err().to_string();
-    assert!(err.contains("not a valid trace") && err.contains("event 0 reads v0 from e1"), "{err}");
+    assert!(err.contains("not a valid trace") && err.contains("event 0 reads v0 from event 1,"), "{err}");
     let kind = json!({ "events": [{ "thread": 0, "loc": 0, "scope": at(0, 0), "kind": "jump" }] });
     let err = serde_json::from_value::<Trace>(kind).unwrap_err().to_string();
     assert!(err.contains("unknown event kind `jump`"), "{err}");
@@ -163,5 +163,26 @@ fn a_traces_locals_survive_json() -> Result<()> {
     assert_eq!(back, trace);
     let e = Learner::new(&space, LearnerConfig::new())?.learn_good(&back).unwrap_err();
     assert_eq!(e.kind(), &paces_learn::ErrorKind::SharedLocal, "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_final_check_reads_back_as_written() -> Result<()> {
+    use paces_learn::trace::{ThreadId, TraceBuilder, VarId};
+    let space = space()?;
+    let run = trace(&space, "A 1 B 2 3", None, "")?;
+    let mut tb = TraceBuilder::new();
+    for event in run.events() {
+        tb.push(event.clone())?;
+    }
+    tb.final_check().read(VarId::from_u32(0)).failed(true).push()?;
+    let checked = tb.finish();
+    let value = serde_json::to_value(&checked)?;
+    let last = &value["events"][checked.len() - 1];
+    assert_eq!(last["thread"], json!(ThreadId::FINAL.index()));
+    assert_eq!(last["kind"], json!("assert"));
+    let back: Trace = serde_json::from_value(value)?;
+    assert_eq!(back, checked);
+    assert!(back.events().last().is_some_and(|e| e.is_final_check()));
     Ok(())
 }

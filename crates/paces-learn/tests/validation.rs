@@ -151,7 +151,7 @@ fn a_bad_trace_that_stops_at_its_failure_says_what_to_add() {
     assert_eq!(lesson.fixes, 0);
     let warning = lesson.warning().expect("a warning");
     assert!(warning.contains("run the trace on past its failure") && warning.contains("pending steps"), "{warning}");
-    assert!(lesson.display(&learner).to_string().contains("warning: the bad trace ends at its failure"));
+    assert!(lesson.display(learner.space()).to_string().contains("warning: the bad trace ends at its failure"));
     let Proposal::Unsatisfiable { explanation, .. } = learner.propose().unwrap() else { panic!("no fix") };
     assert!(explanation.contains("pending steps") && !explanation.contains("at most"), "{explanation}");
 }

@@ -37,9 +37,23 @@ impl Trace {
         let mut locals = Locals::new(self.locals());
         let steps = [("event", self.events()), ("blocked step", self.blocked()), ("pending step", self.pending())];
         let mut position = 0;
+        let finished = self.final_checks().next().is_some();
         for (what, events) in steps {
             for (index, event) in events.iter().enumerate() {
                 let at = Place { what, index, event, space };
+                if finished && what != "event" {
+                    let problem = "the trace has a final check, which runs once every thread has finished: no \
+                                   step is blocked or pending";
+                    return Err(at.error(TraceErrorKind::FinalCheck, problem.to_owned()));
+                }
+                if event.is_final_check() {
+                    // No scope and no location of the space; it may read any thread's
+                    // locals. The builder placed it after every thread's step and kept it
+                    // from writing.
+                    (order.position, locals.position, position) =
+                        (order.position + 1, locals.position + 1, position + 1);
+                    continue;
+                }
                 check_loc(&at)?;
                 check_scope(&at)?;
                 tops.check(&at)?;
@@ -175,6 +189,9 @@ impl Place<'_> {
     fn error(&self, kind: TraceErrorKind, problem: String) -> TraceError {
         let (space, event) = (self.space, self.event);
         let thread = thread_name(space, event.thread);
+        if event.is_final_check() {
+            return TraceError::new(kind, format!("{} {} ({thread}): {problem}", self.what, self.index));
+        }
         let label = loc_name(space, event.loc);
         TraceError::new(kind, format!("{} {} ({thread}, at {label}): {problem}", self.what, self.index))
     }

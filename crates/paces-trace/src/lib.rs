@@ -10,7 +10,8 @@
 //!   [`EventKind`], the variables they read with the event read from ([`Read`]), and the
 //!   values they write ([`Write`]). Bad input gives a [`TraceError`] with a [`TraceErrorKind`].
 //!   [`Trace::check_against`] checks a trace against a [`paces_constraint::Space`]: its
-//!   threads, locations, blocks and scopes.
+//!   threads, locations, blocks and scopes. A property checked once every thread has
+//!   finished is a final check ([`TraceBuilder::final_check`], of [`ThreadId::FINAL`]).
 //! * [`lift`]: an intra-thread pair of events as a program constraint atom (the design's
 //!   lifting rule, generalising the paper's "same execution of a basic block").
 //! * [`TraceGraph`]: G(pi) with [`Node`]s and the four [`EdgeKind`]s, `interfere`, covers
@@ -88,6 +89,7 @@
 //!   guide.
 
 mod check;
+mod final_check;
 mod graph;
 mod learn;
 mod model;

@@ -14,8 +14,11 @@ define_id!(
 );
 impl ThreadId {
     /// The thread's name in `names` (the traced program's thread names, indexed by thread id),
-    /// or the id (`t0`) when `names` has none for it.
+    /// or the id (`t0`) when `names` has none for it; `final check` for [`ThreadId::FINAL`].
     pub fn name_in(self, names: &[&str]) -> String {
+        if self == ThreadId::FINAL {
+            return "final check".to_owned();
+        }
         names.get(self.index()).map_or_else(|| self.to_string(), |name| (*name).to_owned())
     }
 }
@@ -128,6 +131,12 @@ impl Event {
     pub fn written_value(&self, var: VarId) -> Option<i64> {
         self.writes.iter().find(|w| w.var == var).map(|w| w.value)
     }
+
+    /// Whether the event is a final check ([`TraceBuilder::final_check`]): its thread is
+    /// [`ThreadId::FINAL`].
+    pub fn is_final_check(&self) -> bool {
+        self.thread == ThreadId::FINAL
+    }
 }
 
 /// Lifts an intra-thread pair of events (`x` before `y`) to a program constraint: the atom
@@ -203,6 +212,10 @@ pub enum TraceErrorKind {
     FixedOrder,
     /// Two threads read or write a variable declared local ([`TraceBuilder::local`]).
     SharedLocal,
+    /// A final check ([`TraceBuilder::final_check`]) out of place: one that writes, a
+    /// thread's step after it, or one in a trace that does not end with every thread
+    /// finished (blocked or pending steps).
+    FinalCheck,
 }
 
 /// The error of [`TraceBuilder`].
@@ -310,7 +323,8 @@ impl Trace {
         &self.pending
     }
 
-    /// The threads that take a step in the trace, sorted.
+    /// The threads that take a step in the trace, sorted ([`ThreadId::FINAL`] last when the
+    /// trace has a final check).
     pub fn threads(&self) -> Vec<ThreadId> {
         let mut t: Vec<ThreadId> = self.events.iter().map(|e| e.thread).collect();
         t.sort_unstable();
@@ -444,6 +458,8 @@ pub struct TraceBuilder {
     /// The space of [`TraceBuilder::for_space`]: the blocks of flat steps, and the names of
     /// threads and locations in errors.
     space: Option<Space>,
+    /// Whether a final check was pushed: no thread's step may follow.
+    finished: bool,
 }
 
 /// One event under construction; see [`TraceBuilder::step`].
@@ -504,6 +520,12 @@ impl StepBuilder<'_> {
     /// # Errors
     /// See [`TraceErrorKind`].
     pub fn push_blocked(mut self) -> Result<(), TraceError> {
+        if self.event.is_final_check() || self.builder.finished {
+            return Err(TraceError::new(
+                TraceErrorKind::FinalCheck,
+                "a trace with a final check ends with every thread finished: no step is blocked".to_owned(),
+            ));
+        }
         for &k in &self.auto {
             let var = self.event.reads[k].var;
             self.event.reads[k].from = self.builder.latest.get(&var).copied();
@@ -557,7 +579,8 @@ impl TraceBuilder {
     fn thread_name(&self, thread: ThreadId) -> String {
         match &self.space {
             Some(space) => crate::names::thread_name(space, thread),
-            None => format!("thread {thread}"),
+            None if thread == ThreadId::FINAL => "the final check".to_owned(),
+            None => format!("thread {}", thread.index()),
         }
     }
 
@@ -572,6 +595,9 @@ impl TraceBuilder {
     /// An event as this builder's errors name it: `event 3`, with its location's label when
     /// the builder has a space.
     fn event_name(&self, position: usize, event: &Event) -> String {
+        if event.is_final_check() {
+            return format!("event {position} (the final check)");
+        }
         match &self.space {
             Some(_) => {
                 format!("event {position} ({}, at {})", self.thread_name(event.thread), self.loc_name(event.loc))
@@ -624,7 +650,7 @@ impl TraceBuilder {
     fn validate_reads(&self, event: &Event, position: usize) -> Result<(), TraceError> {
         let from_name = |from: EventId| match self.events.get(from.index()) {
             Some(writer) if self.space.is_some() => self.event_name(from.index(), writer),
-            _ => from.to_string(),
+            _ => format!("event {}", from.index()),
         };
         let this = self.event_name(position, event);
         for read in &event.reads {
@@ -632,7 +658,7 @@ impl TraceBuilder {
                 if from.index() >= position {
                     return Err(TraceError::new(
                         TraceErrorKind::ReadsFromForward,
-                        format!("{this} reads {} from {from}, which is not an earlier event", read.var),
+                        format!("{this} reads {} from event {}, which is not an earlier event", read.var, from.index()),
                     ));
                 }
                 if !self.events[from.index()].writes_var(read.var) {
@@ -661,12 +687,32 @@ impl TraceBuilder {
         let id = EventId::new(position)
             .ok_or_else(|| TraceError::new(TraceErrorKind::TooManyEvents, "too many events".into()))?;
         self.validate_reads(&event, position)?;
-        self.check_scope(&event, position)?;
+        self.check_final(&event, position)?;
+        if !event.is_final_check() {
+            self.check_scope(&event, position)?;
+        }
+        self.finished |= event.is_final_check();
         for w in &event.writes {
             self.latest.insert(w.var, id);
         }
         self.events.push(event);
         Ok(id)
+    }
+
+    /// Checks that a final check only reads and that no thread's step follows one.
+    fn check_final(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+        let this = self.event_name(position, event);
+        if let Some(write) = event.writes.first().filter(|_| event.is_final_check()) {
+            let problem = format!("{this} writes {}: a final check only reads the final values", write.var);
+            return Err(TraceError::new(TraceErrorKind::FinalCheck, problem));
+        }
+        if self.finished && !event.is_final_check() {
+            let this =
+                if self.space.is_some() { this } else { format!("{this} of {}", self.thread_name(event.thread)) };
+            let problem = format!("{this} comes after a final check: final checks run once every thread has finished");
+            return Err(TraceError::new(TraceErrorKind::FinalCheck, problem));
+        }
+        Ok(())
     }
 
     /// Checks the event's scope against its thread's earlier events and, only when it is

@@ -16,6 +16,9 @@ pub(crate) fn loc_name(space: &Space, loc: Loc) -> String {
 
 /// A thread as a message shows it: its declared name, or its number.
 pub(crate) fn thread_name(space: &Space, thread: ThreadId) -> String {
+    if thread == ThreadId::FINAL {
+        return "the final check".to_owned();
+    }
     match space.thread(thread.index()) {
         Some((name, _)) => format!("thread `{name}`"),
         None => format!("thread {}", thread.index()),

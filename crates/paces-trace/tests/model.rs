@@ -59,6 +59,18 @@ fn reads_from_forward_is_rejected() {
     assert_eq!(b.len(), 1);
 }
 
+/// A builder without a space names events and threads by their numbers, in words, never by
+/// their raw ids (`e5`, `t0`).
+#[test]
+fn errors_without_a_space_name_events_and_threads_in_words() {
+    let mut b = TraceBuilder::new();
+    b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 1).push().unwrap();
+    let e = b.step(T1, loc(1), scope(&[(1, 0, 1)])).read_from(X, Some(EventId::from_u32(5))).push().unwrap_err();
+    assert_eq!(e.to_string(), format!("event 1 reads {X} from event 5, which is not an earlier event"));
+    let e = b.step(T0, loc(1), scope(&[(1, 0, 1)])).push().unwrap_err();
+    assert_eq!(e.to_string(), "event 1 of thread 0: its top block instance differs from the one thread 0 runs");
+}
+
 #[test]
 fn reads_from_non_writer_is_rejected() {
     let mut b = TraceBuilder::new();

@@ -155,14 +155,24 @@ fn a_division_by_zero_is_named_in_the_history() {
 }
 
 /// By default a deadlock of the original is a bug: the loop learns from its trace, and a
-/// deadlock no change removes is no repair, never "already correct".
+/// deadlock no change removes is no repair, never "already correct" (said at once when the
+/// deadlock needs no other thread's interleaving).
 #[test]
 fn a_deadlock_of_the_original_is_a_bug_by_default() {
+    let original = parse(
+        "var a = 0, b = 0; thread t1 { a1: lock(a); b1: lock(b); unlock(b); unlock(a); } \
+         thread t2 { b2: lock(b); a2: lock(a); unlock(a); unlock(b); }",
+    );
+    let report = Repair::new().run(&original).unwrap();
+    assert_eq!(report.stop, StopReason::Repaired);
+    assert_eq!(report.history[0].kind, paces::IterationKind::Deadlock);
+    assert_eq!(report.history[0].problem, "deadlock: t1 at b1, t2 at a2");
     let original = parse("var x = 0; thread a { A: await(x == 1); } thread b { B: x := 0; }");
     let report = Repair::new().run(&original).unwrap();
-    assert!(matches!(report.stop, StopReason::NoRepair { .. }), "{}", report.stop);
+    let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
+    assert!(explanation.contains("after `b` ran to its end, thread `a` alone waits at `A` for good"), "{explanation}");
     assert!(!report.keep_deadlocks);
     assert!(report.repaired.is_none());
-    assert_eq!(report.history[0].kind, paces::IterationKind::Deadlock);
-    assert_eq!(report.history[0].problem, "deadlock: a at A, b done");
+    assert!(report.history.is_empty());
+    assert_eq!(report.original_deadlocks, Some(vec!["a at A, b done".to_owned()]));
 }

@@ -1,4 +1,4 @@
-//! Twin threads: four workers running the same code on shared counters are repaired in a
+//! Twin threads: four and five workers running the same code on shared counters are repaired in a
 //! number of iterations that does not grow with their pairs, at the cost of the repair found
 //! without offering changes to twins.
 
@@ -39,14 +39,34 @@ fn four_workers_on_shared_counters_take_few_iterations() {
     let report = Repair::new().run(&program).unwrap();
     assert_eq!(report.stop, StopReason::Repaired);
     assert!(report.iterations <= 15, "{} iterations", report.iterations);
-    // Both races in every worker: a section over `t := total; total := t + 1` and one over
-    // the `if`, and nothing else.
+    assert_sections_per_race_and_worker(&report, 4);
+}
+
+/// Both races in each of the `n` workers: a section over `t := total; total := t + 1` and one
+/// over the `if`, and nothing else.
+fn assert_sections_per_race_and_worker(report: &paces::Report, n: usize) {
     let mut steps = report.transformation_text.clone();
     steps.sort();
     let mut expected: Vec<String> =
-        (1..=4).flat_map(|i| [format!("atomic [c{i}; d{i}]"), format!("atomic [f{i}; f{i}]")]).collect();
+        (1..=n).flat_map(|i| [format!("atomic [c{i}; d{i}]"), format!("atomic [f{i}; f{i}]")]).collect();
     expected.sort();
     assert_eq!(steps, expected);
+}
+
+/// Five workers: the check thread's assertions run after every worker is done, deep in the
+/// state space. The original's first check hunts depth first after its unmerged search, so it
+/// stores at most the states of both (breadth first it stores 242,633); a worker changed for
+/// one race and another for the other make one candidate with both sections in every worker
+/// (every pattern at once), so the loop takes two iterations.
+#[test]
+fn a_deep_failure_of_the_original_is_hunted_and_both_races_spread_at_once() {
+    let program = paces::cwhile::parse(&workers(5)).unwrap();
+    let report = Repair::new().run(&program).unwrap();
+    assert_eq!(report.stop, StopReason::Repaired);
+    let bound = paces::explore::Config::DEFAULT_UNMERGED_STATES + Repair::DEFAULT_HUNT_STATES;
+    assert!(report.original_states <= bound, "{} states in the original's check", report.original_states);
+    assert!(report.iterations <= 3, "{} iterations", report.iterations);
+    assert_sections_per_race_and_worker(&report, 5);
 }
 
 #[test]

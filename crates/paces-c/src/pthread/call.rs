@@ -75,6 +75,7 @@ impl<'a> Lower<'a> {
             self.frame.locals.push(r.clone());
         }
         self.frame.result = result.clone();
+        self.frame.result_ty = Some(self.return_ty(name));
         self.frame.scopes.push(scope);
         if name.starts_with("__VERIFIER_atomic_") {
             self.frame.atomic = 1;
@@ -211,6 +212,15 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// The return type of the program function `name` (`int` when not an integer type).
+    pub(super) fn return_ty(&self, name: &str) -> Ty {
+        let base = self.functions.get(name).and_then(|f| self.base_type(&f.node.specifiers).ok());
+        match base.and_then(|b| b.0) {
+            Some(super::common::Base::Int(t)) => t,
+            _ => super::common::INT,
+        }
+    }
+
     /// A call of a user function: its parameters set, the call (in `atomic` for a
     /// `__VERIFIER_atomic_` function), its result read, in one `noreorder` item.
     pub(super) fn call(
@@ -300,7 +310,8 @@ impl<'a> Lower<'a> {
             let r =
                 ret.ok_or_else(|| error("C0419", format!("`{name}` returns no value"), span, "its value is used"))?;
             let l = self.label(span);
-            let v = if t.ty.bits < 32 { t.ty.wrap(&format!("{cw}.{r}")) } else { format!("{cw}.{r}") };
+            // The result has the function's return type; another target converts it.
+            let v = if t.ty != self.return_ty(&name) { t.ty.wrap(&format!("{cw}.{r}")) } else { format!("{cw}.{r}") };
             steps.push(N::Simple(l, format!("{} := {v}", t.cw)));
         }
         self.texts.insert(label.clone(), self.c_text(span));

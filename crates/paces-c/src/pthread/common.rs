@@ -90,6 +90,15 @@ pub(super) enum N {
     NoReorder(String, Vec<N>),
 }
 
+impl N {
+    /// The node's label.
+    pub(super) fn label_mut(&mut self) -> &mut String {
+        match self {
+            N::Simple(l, _) | N::If(l, ..) | N::While(l, ..) | N::Atomic(l, _) | N::NoReorder(l, _) => l,
+        }
+    }
+}
+
 /// One thread that a `pthread_create` starts.
 pub(super) struct Instance {
     /// The Cwhile thread's name.
@@ -145,6 +154,8 @@ pub(super) struct Frame {
     pub(super) jumps: Vec<Option<String>>,
     /// Whether the function returns a value (its Cwhile local `result__`-like name).
     pub(super) result: Option<String>,
+    /// The function's return type (`int` when it is not an integer type of its own).
+    pub(super) result_ty: Option<Ty>,
 }
 
 pub(super) struct Lower<'a> {

@@ -299,7 +299,8 @@ impl<'a> Lower<'a> {
             }
             self.frame.scopes.last_mut().expect("a scope").insert(name, var);
         }
-        Ok(out)
+        let span = self.span(decl);
+        Ok(self.unit(out, span))
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<&Var> {

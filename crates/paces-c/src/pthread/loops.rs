@@ -39,7 +39,7 @@ impl<'a> Lower<'a> {
             None => ("1".to_owned(), Vec::new()),
         };
         let cond = match &jump {
-            Some(j) if cond == "*" => {
+            Some(_) if cond == "*" => {
                 return Err(unsupported("`break` or `continue` in a loop on a nondet value", span))
             }
             Some(j) => format!("({j} != 1 && {cond})"),
@@ -72,7 +72,7 @@ impl<'a> Lower<'a> {
         }
         if pre.is_empty() {
             out.push(N::While(label, cond, inner));
-            return Ok(out);
+            return Ok(self.unit(out, span));
         }
         self.frame.temps = 0;
         if let Some(c) = c {
@@ -83,7 +83,7 @@ impl<'a> Lower<'a> {
         let mut group = pre;
         group.push(N::While(w, cond, inner));
         out.push(N::NoReorder(label, group));
-        Ok(out)
+        Ok(self.unit(out, span))
     }
 
     /// A new local of the current function.
@@ -114,7 +114,8 @@ impl<'a> Lower<'a> {
             }
             let cond = f.node.condition.as_deref();
             out.extend(self.while_node(cond, &f.node.statement, f.node.step.as_deref(), span)?);
-            Ok(out)
+            // The initialiser shares the loop's line: one item, which a section holds whole.
+            Ok(self.unit(out, span))
         })();
         self.frame.scopes.pop();
         result

@@ -77,6 +77,27 @@ impl<'a> Lower<'a> {
         label
     }
 
+    /// The steps of one C statement as one item: two or more nodes go into a `noreorder`
+    /// (closed to atomic sections, see `respan`) named by the first node's label, whose node
+    /// takes a fresh label; one node or none stay as they are. A `for` with its initialiser,
+    /// a loop with its `break` flag, a `return` with its flag, a declaration of several
+    /// variables: C can put an atomic section around the whole statement, never inside it.
+    pub(super) fn unit(&mut self, mut nodes: Vec<N>, span: Span) -> Vec<N> {
+        if nodes.len() < 2 {
+            return nodes;
+        }
+        let fresh = self.label(span);
+        let first = std::mem::replace(nodes[0].label_mut(), fresh.clone());
+        if let Some(s) = self.spans.get(&first).copied() {
+            self.spans.insert(fresh.clone(), s);
+        }
+        self.spans.insert(first.clone(), span);
+        if let Some(t) = self.texts.remove(&first) {
+            self.texts.insert(fresh, t);
+        }
+        vec![N::NoReorder(first, nodes)]
+    }
+
     /// A Cwhile name for a local of the current function: no global's, function's or
     /// keyword's, and no other local's of the function (other functions may use it too, so
     /// that the names of one function never depend on the order functions are read in).
@@ -168,14 +189,16 @@ impl<'a> Lower<'a> {
                 s.span = *span;
             }
         }
+        // Every `noreorder` body is closed to atomic sections: each stands for one C statement
+        // (its steps through temporaries, a call, a `for` with its initialiser, see `unit`) or
+        // for a created thread's start, and C writes no section inside a statement.
         let closed: Vec<bool> = parts
             .blocks
             .iter()
             .map(|b| {
-                b.parent.and_then(|p| parts.stmts.get(p.index())).is_some_and(|s| {
-                    matches!(s.kind, StmtKind::NoReorder(_))
-                        && !s.label.chars().next().is_some_and(|c| c.is_ascii_digit())
-                })
+                b.parent
+                    .and_then(|p| parts.stmts.get(p.index()))
+                    .is_some_and(|s| matches!(s.kind, StmtKind::NoReorder(_)))
             })
             .collect();
         for (b, c) in parts.blocks.iter_mut().zip(closed) {

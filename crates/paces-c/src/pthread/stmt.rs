@@ -175,7 +175,8 @@ impl<'a> Lower<'a> {
                 }
                 let mut nodes = match (e, self.frame.result.clone()) {
                     (Some(e), Some(r)) => {
-                        let target = Target { cw: r, ty: INT, shared: false, computed: None };
+                        let ty = self.frame.result_ty.unwrap_or(INT);
+                        let target = Target { cw: r, ty, shared: false, computed: None };
                         self.assign(&target, None, Some(e), span)?
                     }
                     _ => Vec::new(),
@@ -193,7 +194,7 @@ impl<'a> Lower<'a> {
                     let l = self.label(span);
                     nodes.push(N::Simple(l, format!("{flag} := 1")));
                 }
-                nodes
+                self.unit(nodes, span)
             }
             Statement::DoWhile(_) => return Err(unsupported("`do ... while`", span)),
             Statement::Switch(_) => return Err(unsupported("`switch`", span)),

@@ -57,16 +57,12 @@ impl Reader<'_> {
                         if self.functions.contains_key(n) && !scope.locals.contains(n) {
                             return Ok("1".into()); // a function as a value: a set hook
                         }
-                        if n == "nondet" && scope.drawn {
-                            return Ok(super::stmt::NONDET.to_owned());
-                        }
                         if n == "nondet" {
-                            return Err(error(
-                                "C0115",
-                                "`nondet` is read only as a whole condition, compared with a constant, or in a statement or `if` condition (not in a loop's condition)",
-                                span,
-                                "here",
-                            ));
+                            let k = scope.read_draws.get();
+                            scope.read_draws.set(k + 1);
+                            return scope.drawn.get(k).cloned().ok_or_else(|| {
+                                error("C0115", "`nondet` is read where no value was drawn for it", span, "here")
+                            });
                         }
                         self.variable(n, span, scope)
                     }

@@ -17,7 +17,13 @@ impl Reader<'_> {
             let func = &self.model.functions[index];
             func.params.iter().map(|(p, _)| p.clone()).zip(func.param_vars.iter().cloned()).collect()
         };
-        let mut scope = Scope { function: index, locals: FxHashSet::default(), params, drawn: false };
+        let mut scope = Scope {
+            function: index,
+            locals: FxHashSet::default(),
+            params,
+            drawn: Vec::new(),
+            read_draws: std::cell::Cell::new(0),
+        };
         let Statement::Compound(items) = &f.node.statement.node else {
             return Err(outside("a function body that is not a block", self.span(&f.node.statement)));
         };
@@ -115,7 +121,7 @@ impl Reader<'_> {
                 self.drawing(&[c], span, scope, out, |me, scope, out| {
                     let label = me.labels.next(span);
                     let cond = me.cond(c, scope)?;
-                    scope.drawn = false;
+                    scope.drawn.clear();
                     let then = me.branch(&i.node.then_statement, scope)?;
                     let els = match &i.node.else_statement {
                         Some(e) => Some(me.branch(e, scope)?),
@@ -134,6 +140,20 @@ impl Reader<'_> {
                     None => None,
                 };
                 out.push(S { label, span, kind: K::If(cond, then, els) });
+            }
+            Statement::While(w) if !self.is_choice(&w.node.expression) && nondet_reads(&w.node.expression) > 0 => {
+                // `while (x < nondet)`: a value is drawn before the loop, for its first test,
+                // and again at the end of every iteration, for the next one.
+                let c = &w.node.expression;
+                self.drawing(&[c], span, scope, out, |me, scope, out| {
+                    let label = me.labels.next(span);
+                    let cond = me.cond(c, scope)?;
+                    let names = std::mem::take(&mut scope.drawn);
+                    let mut body = me.branch(&w.node.statement, scope)?;
+                    me.draws(&names, span, &mut body);
+                    out.push(S { label, span, kind: K::While(cond, body) });
+                    Ok(())
+                })?;
             }
             Statement::While(w) => {
                 let label = self.labels.next(span);
@@ -176,9 +196,9 @@ impl Reader<'_> {
     /// Reads a statement whose expressions are `exprs` with `read`. When they read the
     /// pseudo-variable `nondet` as a value (`x = nondet + 1;`, `if (nondet == x)`), a
     /// nondeterministic value 0 or 1 (the range of `nondet_int()`, a bound `crate::bounds`
-    /// reports) is drawn into the function's local `nondet` just before the statement, which
-    /// reads it there; the statement keeps its label. Reading `nondet` twice in one statement
-    /// is an error: the two reads are two values, which one local cannot hold.
+    /// reports) is drawn for each read just before the statement, into a local of the
+    /// function (`nondet` for the first read, then `nondet_2`, ..., names the source does not
+    /// use), which that read reads; the statement keeps its label.
     fn drawing(
         &mut self,
         exprs: &[&Node<Expression>],
@@ -191,23 +211,57 @@ impl Reader<'_> {
         if reads == 0 {
             return read(self, scope, out);
         }
-        if reads > 1 {
-            return Err(error("C0115", "`nondet` is read twice in one statement", span, "read each into a variable"));
-        }
+        let names: Vec<String> = (0..reads).map(|k| self.draw_local(k)).collect();
         let at = out.len();
-        scope.drawn = true;
+        scope.drawn.clone_from(&names);
+        scope.read_draws.set(0);
         let result = read(self, scope, out);
-        scope.drawn = false;
+        scope.drawn.clear();
         result?;
         let function = &mut self.model.functions[scope.function];
-        if !function.locals.iter().any(|(n, _)| n == NONDET) {
-            function.locals.push((NONDET.to_owned(), span));
+        for name in &names {
+            if !function.locals.iter().any(|(n, _)| n == name) {
+                function.locals.push((name.clone(), span));
+            }
         }
-        let zero = self.simple(span, format!("{NONDET} := 0"));
-        let one = self.simple(span, format!("{NONDET} := 1"));
-        let label = self.labels.next(span);
-        out.insert(at, S { label, span, kind: K::If(None, vec![zero], Some(vec![one])) });
+        let mut drawn = Vec::new();
+        self.draws(&names, span, &mut drawn);
+        out.splice(at..at, drawn);
         Ok(())
+    }
+
+    /// Adds to `out` a draw of 0 or 1 into each of `names`: `if (*) { v := 0; } else { v := 1; }`.
+    fn draws(&mut self, names: &[String], span: Span, out: &mut Vec<S>) {
+        for name in names {
+            let zero = self.simple(span, format!("{name} := 0"));
+            let one = self.simple(span, format!("{name} := 1"));
+            let label = self.labels.next(span);
+            out.push(S { label, span, kind: K::If(None, vec![zero], Some(vec![one])) });
+        }
+    }
+
+    /// The local that the `k`th read of `nondet` in a statement reads: `nondet`, then
+    /// `nondet_2`, `nondet_3`, ..., each skipping a name that the source uses anywhere.
+    fn draw_local(&self, k: usize) -> String {
+        if k == 0 {
+            return NONDET.to_owned();
+        }
+        let used = |name: &str| {
+            self.labels.source.match_indices(name).any(|(i, _)| {
+                let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+                let before = self.labels.source[..i].chars().next_back().is_some_and(word);
+                let after = self.labels.source[i + name.len()..].chars().next().is_some_and(word);
+                !before && !after
+            })
+        };
+        let mut n = k + 1;
+        loop {
+            let name = format!("{NONDET}_{n}");
+            if !used(&name) {
+                return name;
+            }
+            n += 1;
+        }
     }
 
     fn branch(&mut self, s: &Node<Statement>, scope: &mut Scope) -> Result<Vec<S>, Diagnostic> {

@@ -103,8 +103,8 @@ pub struct Args {
     /// The most candidates a space may have for --exhaustive.
     #[arg(long, requires = "exhaustive", default_value_t = Repair::DEFAULT_EXHAUSTIVE_LIMIT)]
     pub exhaustive_limit: usize,
-    /// States the depth-first bug hunt may store in each candidate whose failure the first
-    /// breadth-first search misses; its bad trace is then cut to the failure's causes, not a
+    /// States the depth-first bug hunt may store in each check (of the original or a candidate)
+    /// whose failure the first breadth-first search misses; its bad trace is then cut to the failure's causes, not a
     /// shortest one. 0: no hunt (every bad trace a shortest one).
     #[arg(long, default_value_t = Repair::DEFAULT_HUNT_STATES)]
     pub hunt_states: usize,
@@ -376,11 +376,11 @@ fn observer(
 pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
     let more = if it.more.is_empty() { String::new() } else { format!(", and {}", it.more.join(", ")) };
     format!(
-        "iteration {number}: {} trace: {} ({}){more}; {} fixes; next: {}",
+        "iteration {number}: {} trace: {} ({}){more}; {}; next: {}",
         it.kind,
         it.problem,
         super::count(it.schedule.len() as u64, "step"),
-        it.fixes,
+        if it.fixes == 1 { "1 fix".to_owned() } else { format!("{} fixes", it.fixes) },
         if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
     )
 }

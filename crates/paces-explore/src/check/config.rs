@@ -175,7 +175,7 @@ impl Config {
     /// stops at the first failure with a counterexample cut down to the steps the failure
     /// depends on, which is not among the shortest. Only with the reduction on and
     /// [`Config::stop_at_first_failure`]; the hunt's states count in the result's. `0`
-    /// (the default) hunts never; the repair loop hunts in its candidates.
+    /// (the default) hunts never; the repair loop hunts in the original and its candidates.
     pub fn hunt_states(mut self, n: usize) -> Self {
         self.hunt_states = n;
         self

@@ -28,20 +28,24 @@ impl Graph<'_> {
     }
 
     /// Backward between two events of one item (the guard of an `if` and a step of its
-    /// branch, or steps of two iterations of a loop): no order between them can change, but a
-    /// section that holds the item holds both. The item is offered alone, `Atomic(item,
-    /// item)`, and with each neighbour in the original order, `Atomic(item, neighbour)`.
+    /// branch, or steps of two iterations of a loop), or of two items of a block closed to
+    /// sections: no order between them can change, but a section that holds the item holds
+    /// both. The item is the innermost one holding both whose block takes sections (a
+    /// frontend closes the `noreorder` of one C statement: a section holds the statement); it
+    /// is offered alone, `Atomic(item, item)`, and with each neighbour in the original order,
+    /// `Atomic(item, neighbour)`.
     fn enclosing_sections(&self, u: u32, v: u32, out: &mut SmallVec<[Opt; 2]>) {
         let (x, y) = (self.ev[u as usize], self.ev[v as usize]);
+        let space = self.space;
         let common = x
             .scope
             .iter()
             .zip(&y.scope)
             .take_while(|(sx, sy)| sx.instance == sy.instance && sx.item == sy.item)
-            .last()
-            .map(|(sx, _)| sx.item);
+            .map(|(sx, _)| sx.item)
+            .filter(|&item| space.block_of(item).is_some_and(|b| !space.is_closed(b)))
+            .last();
         let Some(item) = common else { return };
-        let space = self.space;
         let Some((block, pos)) = space.item_position(item) else { return };
         let items = space.items(block);
         let neighbours = [pos.checked_sub(1), Some(pos + 1)];
@@ -91,6 +95,8 @@ impl Graph<'_> {
             if self.atomic_legal(a, b) {
                 let w = self.a.saturating_mul(self.section_weight(a, b));
                 out.push(Opt { kind: EdgeKind::Atomic(Atom::atomic(a, b)), weight: w });
+            } else if space.common_block(a, b).is_ok_and(|block| space.is_closed(block)) {
+                self.enclosing_sections(to, from, out);
             }
         } else if !self.blocked[tu] {
             if let Some((a, b)) = self.lifted(from, to)? {

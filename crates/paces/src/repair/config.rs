@@ -178,14 +178,15 @@ impl Repair {
         self
     }
 
-    /// The bug hunt of each candidate's check: when the breadth-first search without merging
+    /// The bug hunt of each check that stops at its first failure (the original's first check
+    /// and each candidate's): when the breadth-first search without merging
     /// ([`paces_explore::Config::unmerged_states`]) finds no failure, a depth-first search
     /// storing at most `n` states looks for a failing assertion before the merged search
     /// ([`paces_explore::Config::hunt_states`]; docs/explore.md, "The bug hunt"). A failure it
-    /// finds rejects the candidate with a bad trace cut down to the steps the failure depends
-    /// on (not a shortest one); `0` turns the hunt off, so every bad trace is a shortest one.
-    /// The original program is never hunted in: its first bad trace, the one a report shows,
-    /// is a shortest one. Default: [`Repair::DEFAULT_HUNT_STATES`] (50,000).
+    /// finds rejects the program with a bad trace cut down to the steps the failure depends
+    /// on (not a shortest one: the learner generalises any bad trace); `0` turns the hunt off,
+    /// so every bad trace is a shortest one. Default: [`Repair::DEFAULT_HUNT_STATES`]
+    /// (50,000).
     pub fn hunt_states(mut self, n: usize) -> Self {
         self.hunt_states = n;
         self

@@ -13,8 +13,10 @@ use std::time::Duration;
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
 use paces_cwhile::ir::{Program, StmtKind};
 use paces_explore::{
-    check, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict,
+    check, sequential_deadlock, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds,
+    LivelockId, Verdict,
 };
+use paces_trace::{EventKind, Trace};
 
 use super::config::Repair;
 use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
@@ -65,6 +67,11 @@ pub(super) enum Judgement {
     Stop(StopReason),
 }
 
+/// The most states the search for a deadlock that every candidate keeps may visit
+/// ([`Judge::deadlock_for_good`]): the sequential runs of a program with an unbounded counter
+/// would otherwise run up to the checker's own bound.
+const SEQUENTIAL_DEADLOCK_STATES: usize = 200_000;
+
 /// Deadlock and livelock identities of a program.
 type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
 
@@ -86,6 +93,16 @@ struct Original {
 }
 
 impl Original {
+    /// Notes the assertions a good trace of the original passes (every assertion step of a
+    /// trace with no failed step passed on that run).
+    fn saw_good(&mut self, program: &Program, trace: &Trace) {
+        if trace.is_bad() {
+            return;
+        }
+        let asserts = trace.events().iter().filter(|e| e.kind == EventKind::Assert);
+        self.passed.extend(asserts.filter_map(|e| program.loc_names.get(e.loc.index()).cloned()));
+    }
+
     /// Notes what a check of the original saw pass and fail.
     fn saw(&mut self, result: &CheckResult) {
         self.passed.extend(result.passed_assertions.iter().cloned());
@@ -112,6 +129,13 @@ impl<'a> Judge<'a> {
         let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
         report.keep_deadlocks = cfg.keep_deadlocks;
         Judge { cfg, program, space, report, original: Original::default(), last_states: 0 }
+    }
+
+    /// Notes the assertions that `good`, a good trace of the original, passes: a run of the
+    /// original on which they pass, so that [`Judge::unreached`] need not explore the
+    /// original to know it.
+    pub(super) fn saw_good_trace(&mut self, good: &Trace) {
+        self.original.saw_good(self.program, good);
     }
 
     /// Whether the run's time limit has passed.
@@ -166,6 +190,41 @@ impl<'a> Judge<'a> {
         let program = self.program.clone();
         self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None });
         Ok(ControlFlow::Break(StopReason::AlreadyCorrect))
+    }
+
+    /// "No repair" when the original has a deadlock that every program of the space keeps
+    /// ([`paces_explore::sequential_deadlock`]: the other threads run one after another to
+    /// their end, then a thread alone waits for good) and its deadlocks are bugs to repair;
+    /// `None` otherwise, or when the search passed [`SEQUENTIAL_DEADLOCK_STATES`] states or
+    /// another bound of the checker.
+    pub(super) fn deadlock_for_good(&mut self) -> Result<Option<StopReason>, Error> {
+        if self.cfg.keep_deadlocks {
+            return Ok(None);
+        }
+        // A shortcut, not a verdict: a search cut by its bound answers nothing and the loop goes on.
+        let config = self.check_config().max_states(SEQUENTIAL_DEADLOCK_STATES);
+        let program = self.program;
+        let found = match self.report.timed(explore_time, || sequential_deadlock(program, &config)) {
+            Ok(found) => found,
+            Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => None,
+            Err(e) => return Err(e.into()),
+        };
+        let Some(d) = found else { return Ok(None) };
+        // The report lists the original's deadlocks: explore it whole, as a candidate's
+        // deadlock would have made the loop do.
+        self.ensure_original_sets()?;
+        let before = match d.before.as_slice() {
+            [] => "from the start".to_owned(),
+            [one] => format!("after `{one}` ran to its end"),
+            more => format!("after {} ran one after another to their end", quoted(more)),
+        };
+        let explanation = format!(
+            "the original deadlocks with no other thread's interleaving: {before}, thread `{}` alone waits at \
+             `{}` for good; a reorder or an atomic section changes no thread's runs alone, so every program of \
+             the space keeps this deadlock (--keep-deadlocks keeps the original's deadlocks and repairs the rest)",
+            d.thread, d.at
+        );
+        Ok(Some(StopReason::NoRepair { explanation }))
     }
 
     /// Checks a candidate program: accepted with no assertion failure, no deadlock (with
@@ -301,7 +360,6 @@ impl<'a> Judge<'a> {
 
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
         let original = std::ptr::eq(program, self.program);
-        let hunt = if original { 0 } else { self.cfg.hunt_states };
         // With the original's deadlocks kept, a candidate's check that stops at its first
         // failure goes on past the original's deadlocks, which the candidate may keep: only a
         // failure, a livelock or another deadlock asks for the whole space.
@@ -311,7 +369,11 @@ impl<'a> Judge<'a> {
             }
             _ => None,
         };
-        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(hunt).known_deadlocks(known);
+        let config = self
+            .check_config()
+            .stop_at_first_failure(stop_at_first)
+            .hunt_states(self.cfg.hunt_states)
+            .known_deadlocks(known);
         let result = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.
@@ -553,4 +615,13 @@ fn first_deadlock(result: &CheckResult) -> Option<(&DeadlockId, &Counterexample)
 /// The names of the threads a deadlock blocks (those not done).
 fn blocked_threads(id: &DeadlockId) -> BTreeSet<String> {
     id.blocked_threads().into_iter().map(str::to_owned).collect()
+}
+
+/// `a`, `b` and `c`, each in backquotes.
+fn quoted(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => q.concat(),
+    }
 }

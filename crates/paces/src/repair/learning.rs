@@ -57,6 +57,9 @@ impl Learning {
         let found = judge.report.timed(good_time, || search_good_traces(program, &config))?;
         judge.report.good_search_bounds = found.bounds;
         let traces = found.traces;
+        for t in &traces {
+            judge.saw_good_trace(t);
+        }
         for (i, t) in traces.iter().enumerate() {
             if judge.out_of_time() {
                 break; // the loop stops with the time limit
@@ -227,7 +230,10 @@ impl Learning {
         record.failing = cex.failing_step;
         // A new deadlock of a candidate may be freed by a write its trace never reaches: when
         // the trace offers no fix, the guess is that one of the moves that led to it must be
-        // undone.
+        // undone. When a blocked thread waits at an added section that holds a wait past its
+        // first step, the trace is no deadlock of the original's steps at all (the section,
+        // all or nothing, may wait for a later step while the step the trace shows could run
+        // in the original), so its fixes would be no facts: the guess alone is learned.
         let learner = &mut self.learner;
         let undo = match (&rejected.candidate, kind) {
             (Some(candidate), IterationKind::Deadlock) => {
@@ -235,6 +241,15 @@ impl Learning {
             }
             _ => None,
         };
+        if let (Some(candidate), Some(undo)) = (&rejected.candidate, undo) {
+            if blocked_at_added_section(&trace, candidate, &judge.space) {
+                // Not a deadlock of the original's steps: learn the guess alone.
+                let name =
+                    format!("{} (at an added section that waits inside: undo a move or part it)", record.problem);
+                judge.report.timed(learn_time, || learner.require_guess(undo, &name))?;
+                return Ok(ControlFlow::Continue(()));
+            }
+        }
         let (lesson, elimination) = match judge.report.timed(learn_time, || learner.learn_bad_or(&trace, undo)) {
             // A candidate's deadlock whose trace, read back in the original's terms, shows no
             // blocked step (an added section that holds the wait's predecessors): nothing to
@@ -333,4 +348,12 @@ fn failing_thread_alone(cex: &Counterexample) -> Option<usize> {
     let steps = cex.schedule.steps.get(..=cex.failing_step?)?;
     let thread = steps.last()?.thread;
     steps.iter().all(|s| s.thread == thread).then(|| thread.index())
+}
+
+/// Whether a blocked thread of a candidate's deadlock `trace` waits at an added section of
+/// `candidate` that holds a wait past its first step
+/// ([`Candidate::section_waits_inside`]).
+fn blocked_at_added_section(trace: &Trace, candidate: &Candidate, space: &paces_constraint::Space) -> bool {
+    let sections = trace.blocked_items().into_iter().filter_map(|item| candidate.section_of(item));
+    sections.into_iter().any(|section| candidate.section_waits_inside(section, space))
 }

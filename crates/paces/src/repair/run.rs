@@ -50,6 +50,9 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
         ControlFlow::Continue(first) => first,
         ControlFlow::Break(stop) => return Ok(judge.report.finish(stop, None)),
     };
+    if let Some(stop) = judge.deadlock_for_good()? {
+        return Ok(judge.report.finish(stop, None));
+    }
     let learning = Learning::new(&judge)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
     let mut run = Run { judge, learning, reserve: None, listable: None, twins };
@@ -200,7 +203,13 @@ impl Run<'_> {
                         self.learning.relax_fallbacks()?;
                     }
                 }
-                let problem = format!("deadlock admitted only after a failure (looking further): {id}");
+                let problem = format!(
+                    "candidate kept in reserve, not yet the repair: it passes every check, but with a deadlock \
+                     admitted only after a failure ({id}: the original deadlocks with the same threads blocked \
+                     once an assertion failed); looking for at most {STRICT_SEARCH_ITERATIONS} more iterations \
+                     for a repair whose deadlocks all stand where the original's do (the reserve is the answer \
+                     when none is found)"
+                );
                 Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }
             }
             Judgement::Rejected(why) => why,

@@ -60,7 +60,8 @@ impl Twins {
 
     /// `candidate` with the threads of each twin class made to change alike: each pattern of
     /// changes that some thread of the class has (the patterns with more changes first, then
-    /// in thread order) is tried in turn in place of every thread's own changes, and the first
+    /// in thread order), and last, when the threads change differently, all their patterns at
+    /// once, is tried in turn in place of every thread's own changes, and the first
     /// result that differs from `candidate` and satisfies everything `learner` learned is
     /// kept; the classes one after the other, in thread order. `None` when no class is
     /// changed.
@@ -80,15 +81,28 @@ impl Twins {
                 class.iter().map(|&th| (th, own(&current, th))).filter(|(_, p)| !p.is_empty()).collect();
             // More changes first; the sort is stable, so ties stay in thread order.
             patterns.sort_by_key(|(_, p)| std::cmp::Reverse(p.len()));
-            for (source, pattern) in &patterns {
+            // Last, when there are several and none of them alone will do, every pattern at
+            // once: each thread's changes may answer a race of their own, which its twins have
+            // too.
+            let all = (patterns.len() > 1).then(|| patterns.clone());
+            let options = patterns.iter().map(|p| vec![p.clone()]).chain(all);
+            for chosen in options {
                 let others: Vec<Transformation> =
                     current.iter().copied().filter(|t| step_thread(t).is_none_or(|th| !class.contains(&th))).collect();
                 let mut tried = others;
                 let mut complete = true;
                 for &th in class {
-                    match self.map_steps(pattern, *source, th) {
-                        Some(mapped) => tried.extend(mapped),
-                        None => complete = false,
+                    for (source, pattern) in &chosen {
+                        match self.map_steps(pattern, *source, th) {
+                            Some(mapped) => {
+                                for t in mapped {
+                                    if !tried.contains(&t) {
+                                        tried.push(t);
+                                    }
+                                }
+                            }
+                            None => complete = false,
+                        }
                     }
                 }
                 if !complete {

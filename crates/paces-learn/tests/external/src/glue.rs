@@ -11,8 +11,7 @@ use crate::toy::{self, Op, Program, Schedule, Step};
 
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
-/// A block per thread (the final check one of its own); statements that conflict keep their
-/// order.
+/// A block per thread; statements that conflict keep their order.
 pub fn space(p: &Program) -> Result<Space> {
     let mut b = SpaceBuilder::new();
     for (name, stmts) in &p.threads {
@@ -27,9 +26,6 @@ pub fn space(p: &Program) -> Result<Space> {
         }
         b.thread(name, block)?;
     }
-    let block = b.closed_block();
-    b.add_item(block, "finally", ItemInfo::SIMPLE)?;
-    b.thread("finally", block)?;
     Ok(b.build()?)
 }
 
@@ -51,7 +47,8 @@ fn schedule(p: &Program, space: &Space, c: &Candidate) -> Schedule {
     (0..p.threads.len()).map(unit).collect()
 }
 
-/// A run of the toy's checker as a trace: registers are locals of their thread.
+/// A run of the toy's checker as a trace: registers are locals of their thread; `finally`
+/// is the trace's final check.
 fn trace(space: &Space, run: &[Step]) -> Result<Trace> {
     let (mut tb, mut ids) = (TraceBuilder::for_space(space), BTreeMap::new());
     for step in run {
@@ -66,9 +63,11 @@ fn trace(space: &Space, run: &[Step]) -> Result<Trace> {
         let reads: Vec<VarId> = step.reads.iter().map(&mut var).collect();
         let write = step.write.as_ref().map(|(name, value)| (var(name), *value));
         let kind = [EventKind::Plain, EventKind::Await, EventKind::Assert][step.kind as usize];
-        let loc = space.loc(&step.label).ok_or("a label of the space")?;
-        let event = tb.flat(ThreadId::from_u32(step.thread as u32), loc).kind(kind).failed(step.failed);
-        let mut event = reads.into_iter().fold(event, |event, v| event.read(v));
+        let event = match space.loc(&step.label) {
+            Some(loc) => tb.flat(ThreadId::from_u32(step.thread as u32), loc).kind(kind),
+            None => tb.final_check(), // `finally`, the one label that is no statement's
+        };
+        let mut event = reads.into_iter().fold(event.failed(step.failed), |event, v| event.read(v));
         if let Some((v, value)) = write {
             event = event.write(v, value);
         }
