@@ -111,23 +111,35 @@ fn a_thread_may_stop_before_its_private_steps() {
     }
 }
 
-/// A deadlock the config knows does not end a check that stops at its first failure, nor is
-/// it its verdict; another deadlock still is.
+/// A check that does not stop at deadlocks goes through the whole space and collects them all,
+/// its verdict correct; one that wants some deadlocks stops once it met them all, and goes
+/// through the whole space when the program does not reach them all.
 #[test]
-fn a_known_deadlock_does_not_stop_the_check() {
+fn deadlocks_passed_by_and_wanted() {
     let src = "var b = 0, c = 0, y = 0;
         thread t0 { A: await(b == 1); }
         thread t1 { if (*) { y := 1; B: await(c == 1); } }";
     let all = run(src, Config::new().stop_at_first_failure(false));
     let ids: Vec<_> = all.deadlocks.keys().cloned().collect();
     assert_eq!(deadlocks(&all), ["t0 at A, t1 done", "t0 at A, t1 at B"]);
-    let known = |ids: &[paces_explore::DeadlockId]| Some(std::sync::Arc::new(ids.iter().cloned().collect()));
-    let both = run(src, Config::new().known_deadlocks(known(&ids)));
-    assert!(matches!(both.verdict, Verdict::Correct), "{}", both.verdict);
-    assert_eq!(deadlocks(&both), deadlocks(&all));
-    let one = run(src, Config::new().known_deadlocks(known(&ids[1..])));
-    match &one.verdict {
-        Verdict::Deadlock(id, _) => assert_eq!(id.to_string(), "t0 at A, t1 done"),
-        v => panic!("{v}"),
+    let passed = run(src, Config::new().stop_at_deadlocks(false));
+    assert!(matches!(passed.verdict, Verdict::Correct), "{}", passed.verdict);
+    assert_eq!(deadlocks(&passed), deadlocks(&all));
+    assert_eq!(passed.states, all.states);
+    let wanted = |ids: &[paces_explore::DeadlockId]| Some(std::sync::Arc::new(ids.iter().cloned().collect()));
+    for one in [&ids[..1], &ids[1..]] {
+        let r = run(src, Config::new().wanted_deadlocks(wanted(one)));
+        match &r.verdict {
+            Verdict::Deadlock(id, _) => assert_eq!(id, &one[0]),
+            v => panic!("{v}"),
+        }
     }
+    // A deadlock the program does not reach: the whole space, every deadlock, correct.
+    let other = run("var b = 0; thread t0 { C: await(b == 1); } thread t1 { D: await(b == 1); }", Config::new());
+    let Verdict::Deadlock(absent, _) = &other.verdict else { panic!("{}", other.verdict) };
+    let mut more = ids.clone();
+    more.push(absent.clone());
+    let r = run(src, Config::new().find(paces_explore::FailureKinds::DEADLOCKS).wanted_deadlocks(wanted(&more)));
+    assert!(matches!(r.verdict, Verdict::Correct), "{}", r.verdict);
+    assert_eq!(deadlocks(&r), deadlocks(&all));
 }

@@ -321,7 +321,7 @@ impl Bfs<'_, '_> {
         if let Some(stands) = deadlock.filter(|_| find.contains(FailureKinds::DEADLOCKS)) {
             let state = self.search.store.get(i);
             let id = deadlock_id(e, &state, &stands);
-            if !self.config.is_known(&id) {
+            if self.config.deadlock_ends(&id, |x| finds.deadlocks.contains_key(x)) {
                 finds.first.get_or_insert(Kind::Deadlock);
             }
             if e.failed_before(&state) {
@@ -389,9 +389,9 @@ impl Bfs<'_, '_> {
     }
 }
 
-/// The verdict of a search: its first bad trace, else a deadlock the config does not know or
-/// a livelock (the livelock when the search met one first), else the bound reached after
-/// `states` states, else correct.
+/// The verdict of a search: its first bad trace, else a deadlock that ends it
+/// (`Config::deadlock_ends`, given every deadlock found) or a livelock (the livelock when the
+/// search met one first), else the bound reached after `states` states, else correct.
 fn verdict(
     bad: Option<Counterexample>,
     first: Option<Kind>,
@@ -403,10 +403,11 @@ fn verdict(
     if let Some(w) = bad {
         return Verdict::Bad(Box::new(w));
     }
+    let found_before = |x: &DeadlockId| found.deadlocks.contains_key(x);
     let deadlock = found
         .deadlocks
         .iter()
-        .find(|(id, _)| !config.is_known(id))
+        .find(|(id, _)| config.deadlock_ends(id, found_before))
         .map(|(id, w)| Verdict::Deadlock(id.clone(), Box::new(w.clone())));
     let livelock = found.livelocks.iter().next().map(|(id, w)| Verdict::Livelock(id.clone(), Box::new(w.clone())));
     let kinds = if first == Some(Kind::Livelock) { [livelock, deadlock] } else { [deadlock, livelock] };
