@@ -119,3 +119,30 @@ fn a_deadlock_no_change_removes_is_no_repair() {
         assert!(text(&kept.stderr).contains("already correct"), "{extra:?}");
     }
 }
+
+/// t0 may leave its final `while (*)` at once and finish; t1 then waits forever for a `b`
+/// nobody sets.
+const LEAVES_ITS_LOOP: &str = "var b = 0;\n\
+thread t0 { local r = 0; r := 3; while (*) { L1: atomic { L2: r := 1; } } }\n\
+thread t1 { A: atomic { await(b > 3); skip; } }\n";
+
+#[test]
+fn a_thread_leaving_its_final_loop_deadlocks_check_and_repair() {
+    let file = scratch("leaves-its-loop.cw", LEAVES_ITS_LOOP);
+    for extra in [&[][..], &["--all"][..], &["--no-por"][..], &["--all", "--no-por"][..]] {
+        let mut args = vec!["check", &file];
+        args.extend_from_slice(extra);
+        let out = paces(&args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", text(&out.stdout));
+        assert!(text(&out.stdout).contains("t0 done, t1 at A"), "{extra:?}: {}", text(&out.stdout));
+    }
+    // No order or section makes t0 set `b`: no repair, and with the deadlock kept the
+    // program is correct as it is.
+    let out = paces(&["repair", &file]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("no repair in this space") && err.contains("    t0 done, t1 at A\n"), "{err}");
+    let kept = paces(&["repair", "--keep-deadlocks", &file]);
+    assert_eq!(kept.status.code(), Some(0), "{}", text(&kept.stderr));
+    assert!(text(&kept.stderr).contains("already correct"), "{}", text(&kept.stderr));
+}

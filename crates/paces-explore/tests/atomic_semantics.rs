@@ -47,7 +47,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "the checker misses deadlocks where a thread finishes by leaving a final while (*)"]
     fn checker_agrees_with_the_interpreter_on_every_construct(
         prog in gen::prog_with(Features { unbounded: false, ..Features::ALL })
     ) {

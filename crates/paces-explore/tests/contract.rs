@@ -33,11 +33,32 @@ fn leaves_a_final_loop() -> Prog {
 }
 
 #[test]
-#[ignore = "the checker misses a deadlock where a thread finishes by leaving a final while (*)"]
 fn a_thread_leaving_its_final_loop_deadlocks_the_waiting_one() {
     let prog = leaves_a_final_loop();
     assert_eq!(deadlocks(&prog), ["t0 done, t1 at L6"], "{}", Code::new(&prog).text());
     no_disagreement(&prog, 100_000);
+}
+
+/// SPIN agrees on the program of the issue itself: its export has an invalid end state, and
+/// the checker finds the deadlock, with the reduction and without.
+#[test]
+fn spin_agrees_that_leaving_a_final_loop_deadlocks() {
+    let text = "var b = 0;
+        thread t0 { local r = 0; r := 3; while (*) { L1: atomic { L2: r := 1; } } }
+        thread t1 { A: atomic { await(b > 3); skip; } }";
+    let program = paces_cwhile::parse(text).expect("parses");
+    for por in [true, false] {
+        let r = check(&program, &Config::new().stop_at_first_failure(false).por(por)).expect("checks");
+        let found: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+        assert_eq!(found, ["t0 done, t1 at A"], "por {por}");
+    }
+    if !paces_testkit::spin::available_for_test() {
+        return;
+    }
+    let model = paces_cwhile::to_promela(&program, text).expect("exports");
+    assert_eq!(paces_testkit::spin::verdicts(&model), Ok((Some(false), Some(true))), "{model}");
+    let with_spin = compare(&leaves_a_final_loop(), Options { limit: 100_000, spin: true });
+    assert!(with_spin.disagreements.is_empty(), "{}", with_spin.text);
 }
 
 /// `assume` inside an atomic block waits as `await` does: no path gets through, so the thread

@@ -76,3 +76,70 @@ fn a_false_assume_on_one_path_of_a_block_drops_that_path() {
     assert!(matches!(r.verdict, Verdict::Correct), "{}", r.verdict);
     assert!(r.deadlocks.is_empty());
 }
+
+/// A thread that may finish by leaving its final `while (*)` loop at once leaves the other
+/// thread waiting forever: a deadlock (t0 done, t1 at its block), with the reduction and
+/// without, stopping at the first failure or not. With `if (*)` in place of the loop too.
+#[test]
+fn a_thread_that_may_leave_its_final_loop_deadlocks_the_waiting_one() {
+    for kind in ["while", "if"] {
+        let src = format!(
+            "var b = 0;
+             thread t0 {{ local r = 0; r := 3; {kind} (*) {{ L1: atomic {{ L2: r := 1; }} }} }}
+             thread t1 {{ A: atomic {{ await(b > 3); skip; }} }}"
+        );
+        for por in [true, false] {
+            let all = run(&src, Config::new().stop_at_first_failure(false).por(por));
+            assert_eq!(deadlocks(&all), ["t0 done, t1 at A"], "{kind}, por {por}");
+            let first = run(&src, Config::new().por(por));
+            assert!(matches!(first.verdict, Verdict::Deadlock(..)), "{kind}, por {por}: {}", first.verdict);
+        }
+    }
+}
+
+/// A thread that may stop where it can finish, between steps it would take alone: the state
+/// where it stops is not skipped by merging (its private step, then a wait it never passes,
+/// follow a point where it can finish).
+#[test]
+fn a_thread_may_stop_before_its_private_steps() {
+    let src = "var x = 0, b = 0;
+        thread t0 { local r = 0; x := 1; if (*) { r := 1; W: await(r == 2); } }
+        thread t1 { y1: x := 2; A: await(b == 1); }";
+    for por in [true, false] {
+        let all = run(src, Config::new().stop_at_first_failure(false).por(por));
+        assert_eq!(deadlocks(&all), ["t0 done, t1 at A", "t0 at W, t1 at A"], "por {por}");
+    }
+}
+
+/// A check that does not stop at deadlocks goes through the whole space and collects them all,
+/// its verdict correct; one that wants some deadlocks stops once it met them all, and goes
+/// through the whole space when the program does not reach them all.
+#[test]
+fn deadlocks_passed_by_and_wanted() {
+    let src = "var b = 0, c = 0, y = 0;
+        thread t0 { A: await(b == 1); }
+        thread t1 { if (*) { y := 1; B: await(c == 1); } }";
+    let all = run(src, Config::new().stop_at_first_failure(false));
+    let ids: Vec<_> = all.deadlocks.keys().cloned().collect();
+    assert_eq!(deadlocks(&all), ["t0 at A, t1 done", "t0 at A, t1 at B"]);
+    let passed = run(src, Config::new().stop_at_deadlocks(false));
+    assert!(matches!(passed.verdict, Verdict::Correct), "{}", passed.verdict);
+    assert_eq!(deadlocks(&passed), deadlocks(&all));
+    assert_eq!(passed.states, all.states);
+    let wanted = |ids: &[paces_explore::DeadlockId]| Some(std::sync::Arc::new(ids.iter().cloned().collect()));
+    for one in [&ids[..1], &ids[1..]] {
+        let r = run(src, Config::new().wanted_deadlocks(wanted(one)));
+        match &r.verdict {
+            Verdict::Deadlock(id, _) => assert_eq!(id, &one[0]),
+            v => panic!("{v}"),
+        }
+    }
+    // A deadlock the program does not reach: the whole space, every deadlock, correct.
+    let other = run("var b = 0; thread t0 { C: await(b == 1); } thread t1 { D: await(b == 1); }", Config::new());
+    let Verdict::Deadlock(absent, _) = &other.verdict else { panic!("{}", other.verdict) };
+    let mut more = ids.clone();
+    more.push(absent.clone());
+    let r = run(src, Config::new().find(paces_explore::FailureKinds::DEADLOCKS).wanted_deadlocks(wanted(&more)));
+    assert!(matches!(r.verdict, Verdict::Correct), "{}", r.verdict);
+    assert_eq!(deadlocks(&r), deadlocks(&all));
+}

@@ -335,7 +335,8 @@ thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 :=
     )
     .unwrap();
     assert!(paces::candidate_count(&p.space()).is_some_and(|n| n > 100_000), "the space must be too large to list");
-    // `t2` may wait at its await for good: that deadlock is kept here (see above).
+    // t1 may leave its loop and stop while t2 waits at `await(x > 2)`: the original's deadlock,
+    // kept so that the candidates are judged on the assertion they hide.
     let report = Repair::new().keep_deadlocks(true).run(&p).unwrap();
     let explanation = no_repair(&report);
     assert!(explanation.contains("hides assertions (changes shared by"), "{explanation}");

@@ -321,7 +321,9 @@ impl Bfs<'_, '_> {
         if let Some(stands) = deadlock.filter(|_| find.contains(FailureKinds::DEADLOCKS)) {
             let state = self.search.store.get(i);
             let id = deadlock_id(e, &state, &stands);
-            finds.first.get_or_insert(Kind::Deadlock);
+            if self.config.deadlock_ends(&id, |x| finds.deadlocks.contains_key(x)) {
+                finds.first.get_or_insert(Kind::Deadlock);
+            }
             if e.failed_before(&state) {
                 finds.after_failure.entry(id.clone()).or_insert((i, stands.clone()));
             }
@@ -359,7 +361,7 @@ impl Bfs<'_, '_> {
 
     /// Builds a witness for everything found and the verdict.
     fn finish(self) -> Result<Answer, Error> {
-        let Bfs { search, finds, mut effort, .. } = self;
+        let Bfs { search, finds, mut effort, config, .. } = self;
         let mut found = Findings::default();
         for (id, (i, stands)) in &finds.deadlocks {
             found.deadlocks.insert(id.clone(), search.witness(*i, None, Some(stands))?);
@@ -382,25 +384,31 @@ impl Bfs<'_, '_> {
             None => None,
         };
         effort.states = search.store.len();
-        let verdict = verdict(bad, finds.first, &found, effort.bound, effort.states);
+        let verdict = verdict(bad, finds.first, &found, config, effort.bound, effort.states);
         Ok(Answer { verdict, found, effort })
     }
 }
 
-/// The verdict of a search: its first bad trace, else a deadlock or a livelock (the livelock
-/// when the search met one first), else the bound reached after `states` states, else
-/// correct.
+/// The verdict of a search: its first bad trace, else a deadlock that ends it
+/// (`Config::deadlock_ends`, given every deadlock found) or a livelock (the livelock when the
+/// search met one first), else the bound reached after `states` states, else correct.
 fn verdict(
     bad: Option<Counterexample>,
     first: Option<Kind>,
     found: &Findings,
+    config: &Config,
     bound: Option<Bound>,
     states: usize,
 ) -> Verdict {
     if let Some(w) = bad {
         return Verdict::Bad(Box::new(w));
     }
-    let deadlock = found.deadlocks.iter().next().map(|(id, w)| Verdict::Deadlock(id.clone(), Box::new(w.clone())));
+    let found_before = |x: &DeadlockId| found.deadlocks.contains_key(x);
+    let deadlock = found
+        .deadlocks
+        .iter()
+        .find(|(id, _)| config.deadlock_ends(id, found_before))
+        .map(|(id, w)| Verdict::Deadlock(id.clone(), Box::new(w.clone())));
     let livelock = found.livelocks.iter().next().map(|(id, w)| Verdict::Livelock(id.clone(), Box::new(w.clone())));
     let kinds = if first == Some(Kind::Livelock) { [livelock, deadlock] } else { [deadlock, livelock] };
     match (kinds.into_iter().flatten().next(), bound) {

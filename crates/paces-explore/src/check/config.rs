@@ -1,9 +1,11 @@
 //! The bounds and switches of a check: [`Config`] and [`FailureKinds`].
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::progress::{Progress, ProgressCallback};
+use crate::DeadlockId;
 
 /// Bounds and switches of [`check`](crate::check()). Every setter consumes and returns the config.
 #[derive(Clone, Debug)]
@@ -24,6 +26,8 @@ pub struct Config {
     pub(crate) spin_end_states: bool,
     pub(crate) find: FailureKinds,
     pub(crate) deadlocks_after_failure: bool,
+    pub(crate) stop_at_deadlocks: bool,
+    pub(crate) wanted_deadlocks: Option<Arc<BTreeSet<DeadlockId>>>,
     pub(crate) on_progress: Option<ProgressCallback>,
     pub(crate) progress_every: Duration,
 }
@@ -47,6 +51,8 @@ impl Default for Config {
             spin_end_states: false,
             find: FailureKinds::ALL,
             deadlocks_after_failure: false,
+            stop_at_deadlocks: true,
+            wanted_deadlocks: None,
             on_progress: None,
             progress_every: Self::DEFAULT_PROGRESS_EVERY,
         }
@@ -193,6 +199,39 @@ impl Config {
     pub fn deadlocks_after_failure(mut self, on: bool) -> Self {
         self.deadlocks_after_failure = on;
         self
+    }
+
+    /// Whether a deadlock ends a check that stops at its first failure and is its verdict.
+    /// With `false` every deadlock found is collected (in
+    /// [`CheckResult::deadlocks`](crate::CheckResult::deadlocks)) and the search goes on: a
+    /// check that ends without a failure or a livelock has then gone through the whole space
+    /// and found every deadlock (the repair loop checks a candidate so when it keeps the
+    /// original's deadlocks, and asks the original about the candidate's afterwards). Default:
+    /// `true`.
+    pub fn stop_at_deadlocks(mut self, on: bool) -> Self {
+        self.stop_at_deadlocks = on;
+        self
+    }
+
+    /// The deadlocks a check that stops at its first failure looks for: it stops once it has
+    /// found every one of them, and only then is one of them its verdict; every deadlock found
+    /// is collected. With [`Config::find`] set to deadlocks alone, such a check asks whether
+    /// the program reaches all of `wanted`: when it does not, it went through the whole space
+    /// and its verdict is correct (or a bound's), with every deadlock of the program collected
+    /// (the repair loop asks the original so about a candidate's deadlocks). Default: none
+    /// (every deadlock is looked for, as [`Config::stop_at_deadlocks`] says).
+    pub fn wanted_deadlocks(mut self, wanted: Option<Arc<BTreeSet<DeadlockId>>>) -> Self {
+        self.wanted_deadlocks = wanted;
+        self
+    }
+
+    /// Whether the deadlock `id`, just found when those `found` before it were, ends a check
+    /// that stops at its first failure.
+    pub(crate) fn deadlock_ends(&self, id: &DeadlockId, found: impl Fn(&DeadlockId) -> bool) -> bool {
+        match &self.wanted_deadlocks {
+            Some(w) => w.contains(id) && w.iter().all(|x| x == id || found(x)),
+            None => self.stop_at_deadlocks,
+        }
     }
 
     /// Calls `callback` with the [`Progress`] of [`check`](crate::check()) while it explores: on the calling

@@ -76,10 +76,16 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
         Some(first)
     };
     let mut earlier = first.as_ref().map_or((0, 0), |f| (f.effort.states, f.effort.transitions));
+    // A check that goes on past a deadlock it met (`Config::stop_at_deadlocks`) searches
+    // breadth first, as the whole exploration it stands in for would (a check that stops at
+    // the deadlock, then one of the whole space): its counterexample is that one's, a
+    // shortest one, which the repair loop learns from best.
+    let met_deadlock = first.as_ref().is_some_and(|f| !f.found.deadlocks.is_empty());
     let hunting = config.hunt_states > 0
         && config.stop_at_first_failure
         && config.find.contains(FailureKinds::BAD)
-        && !config.deadlocks_after_failure;
+        && !config.deadlocks_after_failure
+        && !met_deadlock;
     let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
     if let Some(h) = &hunted {
         if let Some(failure) = &h.found {

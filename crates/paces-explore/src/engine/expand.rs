@@ -20,7 +20,7 @@ impl Engine<'_> {
     pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool, exp: &mut Expansion) {
         debug_assert!(self.is_canonical(s), "an expanded state is canonical");
         self.expand_all(s, exp);
-        if por && exp.deadlock.is_none() && !self.spin_end_states {
+        if por && !exp.succs.is_empty() && !self.spin_end_states {
             self.reduce(s, exp, is_old);
         }
         if self.merge_independent {
@@ -45,7 +45,11 @@ impl Engine<'_> {
             exp.deadlock = self.spin_stuck(s);
             return;
         }
-        if exp.succs.is_empty() {
+        // A thread may stop where it can finish (a `while (*)` it may leave, an `if (*)` with
+        // an empty branch): a deadlock is a state where, with those threads stopped, no thread
+        // can step, not every thread is done and none is cut.
+        let stopped = |t: usize| exp.ranges[t].is_empty() || matches!(exp.stands[t], StandAt::Done);
+        if (0..self.lay.threads).all(stopped) {
             let all_done = exp.stands.iter().all(|s| matches!(s, StandAt::Done));
             let any_cut = exp.stands.iter().any(|s| matches!(s, StandAt::Cut));
             if !all_done && !any_cut {

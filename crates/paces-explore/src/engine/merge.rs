@@ -14,7 +14,8 @@ impl Engine<'_> {
     /// other thread uses) and can be taken (when [`Settings::merge`]): they commute with
     /// every other thread's steps and leave no choice, so the states between them need not
     /// be stored. Appends an option index (0) per step to `path` and the `assert` steps
-    /// passed to `asserts`; returns the indices in `path` of the failing ones.
+    /// passed to `asserts`; returns the indices in `path` of the failing ones. A run that
+    /// passes a point where `t` can finish ends where it can finish (see [`StopMark`]).
     pub(crate) fn merge_private(
         &self,
         s: &mut [i64],
@@ -23,12 +24,32 @@ impl Engine<'_> {
         asserts: &mut Vec<(u16, u32)>,
     ) -> Vec<usize> {
         let mut fails = Vec::new();
+        let mut mark = None;
+        self.merge_private_marked(s, t, path, asserts, &mut fails, &mut mark);
+        self.end_where_it_can_stop(s, t, path, asserts, &mut fails, mark);
+        fails
+    }
+
+    /// The private steps of [`Engine::merge_private`], noting in `mark` the last point passed
+    /// where `t` can finish; failing steps' indices in `path` go to `fails`.
+    fn merge_private_marked(
+        &self,
+        s: &mut [i64],
+        t: usize,
+        path: &mut Vec<u16>,
+        asserts: &mut Vec<(u16, u32)>,
+        fails: &mut Vec<usize>,
+        mark: &mut Option<StopMark>,
+    ) {
         if !self.merge {
-            return fails;
+            return;
         }
         let code = &self.c.threads[t];
         for _ in 0..10_000 {
             let p = &code.points[self.pc(s, t)];
+            if p.can_finish {
+                *mark = Some(StopMark::new(s, path, asserts, fails));
+            }
             if !p.private_next {
                 break;
             }
@@ -49,7 +70,24 @@ impl Engine<'_> {
                 }
             }
         }
-        fails
+    }
+
+    /// Ends a merged run of thread `t` where `t` can finish when it passed such a point
+    /// (`mark`, the last one): back there unless it can finish where it stands.
+    fn end_where_it_can_stop(
+        &self,
+        s: &mut [i64],
+        t: usize,
+        path: &mut Vec<u16>,
+        asserts: &mut Vec<(u16, u32)>,
+        fails: &mut Vec<usize>,
+        mark: Option<StopMark>,
+    ) {
+        if let Some(m) = mark {
+            if !self.c.threads[t].points[self.pc(s, t)].can_finish {
+                m.restore(s, path, asserts, fails);
+            }
+        }
     }
 
     /// Takes, right after a transition of thread `t`, the steps [`Engine::merge_private`]
@@ -87,6 +125,11 @@ impl Engine<'_> {
             return fails;
         }
         let code = &self.c.threads[t];
+        // The last point passed where `t` can finish, and the other threads' gate variables:
+        // past such a point a merged step writes none of them (it could open a gate another
+        // thread waits at for good once `t` stops there).
+        let mut mark: Option<StopMark> = None;
+        let others_gates = self.others_gates(t);
         // What the other threads' whole futures read and write: the other threads do not
         // move along the merged steps. A step that conflicts with none of them is merged
         // without looking at gates.
@@ -101,6 +144,9 @@ impl Engine<'_> {
         loop {
             let pc = self.pc(s, t);
             let point = &code.points[pc];
+            if point.can_finish {
+                mark = Some(StopMark::new(s, path, asserts, &fails));
+            }
             if point.region.is_some() || point.options.is_empty() || seen.contains(&pc) {
                 break;
             }
@@ -125,6 +171,9 @@ impl Engine<'_> {
             {
                 break;
             }
+            if mark.is_some() && opt.w.low_word() & others_gates != 0 {
+                break;
+            }
             s.copy_from_slice(&taken);
             // A write to a gate variable may open a gate (gated futures leave the gate's own
             // read out): the gated futures are computed again at the next step.
@@ -138,9 +187,16 @@ impl Engine<'_> {
                 asserts.push((t as u16, opt.step));
             }
             path.push(i as u16);
-            fails.extend(self.merge_private(s, t, path, asserts));
+            self.merge_private_marked(s, t, path, asserts, &mut fails, &mut mark);
         }
+        self.end_where_it_can_stop(s, t, path, asserts, &mut fails, mark);
         fails
+    }
+
+    /// The gate variables of every thread but `t` (see `Gates::all`).
+    fn others_gates(&self, t: usize) -> u64 {
+        let gates = &self.gates().0;
+        (0..self.lay.threads).filter(|&u| u != t).fold(0, |m, u| m | gates[u].all())
     }
 
     /// The step thread `t` would take alone at its control point `pc` in `s`: it has exactly
@@ -244,4 +300,31 @@ struct Sole {
     failed: bool,
     passed: bool,
     waits_on: Option<Bits>,
+}
+
+/// Where a merged run passed a point at which its thread can finish: the state and the
+/// lengths of the run's path, `assert` steps and failures there. A thread may stop where it
+/// can finish, so a deadlock may show at such a point; a run that passes one ends at a point
+/// where the thread can finish (the last one passed, unless it can finish where it ends), so
+/// that the state stored stands for the one passed (docs/explore.md, "Merging the steps a
+/// thread would take alone").
+struct StopMark {
+    state: SmallVec<[i64; 64]>,
+    path: usize,
+    asserts: usize,
+    fails: usize,
+}
+
+impl StopMark {
+    fn new(s: &[i64], path: &[u16], asserts: &[(u16, u32)], fails: &[usize]) -> Self {
+        StopMark { state: SmallVec::from_slice(s), path: path.len(), asserts: asserts.len(), fails: fails.len() }
+    }
+
+    /// Takes the run back to the mark.
+    fn restore(self, s: &mut [i64], path: &mut Vec<u16>, asserts: &mut Vec<(u16, u32)>, fails: &mut Vec<usize>) {
+        s.copy_from_slice(&self.state);
+        path.truncate(self.path);
+        asserts.truncate(self.asserts);
+        fails.truncate(self.fails);
+    }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Duration;
 
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
@@ -77,7 +78,12 @@ type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
 /// Facts of the original program that only some candidates need, computed once.
 #[derive(Default)]
 struct Original {
+    /// Every deadlock and livelock, from one full exploration.
     sets: Option<Sets>,
+    /// Deadlocks the original is known to reach (from searches for one of them, and all of
+    /// [`Original::sets`] once known), and whether that is all of them.
+    reached: BTreeSet<DeadlockId>,
+    reached_all: bool,
     /// The blocked threads of every deadlock reachable after an assertion failed.
     after_failure: Option<BTreeSet<BTreeSet<String>>>,
     sequential: Option<BTreeSet<Vec<i64>>>,
@@ -241,7 +247,9 @@ impl<'a> Judge<'a> {
         if let Verdict::BoundReached { what, .. } = &result.verdict {
             return Ok(Judgement::Stop(self.bound_stop(*what)));
         }
-        if !result.deadlocks.is_empty() || !result.livelocks.is_empty() {
+        // With deadlocks kept, the candidate's are asked of the original alone
+        // ([`Judge::ask_original`]); as bugs, the report lists the original's.
+        if !result.livelocks.is_empty() || !result.deadlocks.is_empty() && !self.cfg.keep_deadlocks {
             self.ensure_original_sets()?;
         }
         let failure = first_failure(&result);
@@ -249,6 +257,9 @@ impl<'a> Judge<'a> {
         let mut new_deadlock = None;
         let mut after_failure = None;
         if failure.is_none() {
+            if self.cfg.keep_deadlocks {
+                self.ask_original(result.deadlocks.keys())?;
+            }
             for (id, cex) in &result.deadlocks {
                 let rule = if self.cfg.keep_deadlocks { self.admit(id)? } else { None };
                 match rule {
@@ -284,7 +295,7 @@ impl<'a> Judge<'a> {
             return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
         }
         if let Some((id, cex)) = new_deadlock {
-            let the_original_s = self.original.sets.as_ref().is_some_and(|s| s.0.contains(id));
+            let the_original_s = self.original.reached.contains(id);
             let problem =
                 if the_original_s { format!("deadlock of the original: {id}") } else { format!("new deadlock: {id}") };
             let cex = cex.clone();
@@ -359,7 +370,15 @@ impl<'a> Judge<'a> {
 
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
         let original = std::ptr::eq(program, self.program);
-        let config = self.check_config().stop_at_first_failure(stop_at_first).hunt_states(self.cfg.hunt_states);
+        // With the original's deadlocks kept, a candidate's check that stops at its first
+        // failure goes on past every deadlock, which the candidate may share with the
+        // original: they are asked of the original when the check ends (`Judge::judge`).
+        let pass_deadlocks = self.cfg.keep_deadlocks && stop_at_first && !original;
+        let config = self
+            .check_config()
+            .stop_at_first_failure(stop_at_first)
+            .hunt_states(self.cfg.hunt_states)
+            .stop_at_deadlocks(!pass_deadlocks);
         let result = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += result.states;
         // What a check of the original (the very program the run was given) saw pass.
@@ -374,6 +393,10 @@ impl<'a> Judge<'a> {
     /// Checks in two stages: up to the first problem (cheap on a buggy candidate, the usual
     /// case), and fully only when that problem is a deadlock or livelock (then every deadlock
     /// and livelock is needed, to compare with the original's, and failures may lie deeper).
+    ///
+    /// With the original's deadlocks kept, a candidate's first stage goes on past every
+    /// deadlock: when it ends with no failure or livelock it went through the whole space and
+    /// found every deadlock, which [`Judge::judge`] asks of the original.
     fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
         let quick = self.check_with(program, true)?;
         self.last_states = quick.states;
@@ -468,8 +491,49 @@ impl<'a> Judge<'a> {
 
     fn record_original_sets(&mut self, full: &CheckResult) {
         let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
-        self.report.original_deadlocks = Some(sets.0.iter().map(ToString::to_string).collect());
+        self.record_original_deadlocks(&sets.0);
         self.original.sets = Some(sets);
+    }
+
+    /// Records `all`, every deadlock of the original.
+    fn record_original_deadlocks(&mut self, all: &BTreeSet<DeadlockId>) {
+        self.report.original_deadlocks = Some(all.iter().map(ToString::to_string).collect());
+        self.original.reached.extend(all.iter().cloned());
+        self.original.reached_all = true;
+    }
+
+    /// Makes sure it is known whether the original reaches each of the deadlocks `ids`
+    /// ([`Original::reached`]). Unless it is, a search of the original that stops once it has
+    /// met each of those not known yet ([`paces_explore::Config::wanted_deadlocks`]) answers:
+    /// every deadlock it meets on the way is one the original reaches, and when it ends
+    /// without meeting them all it went through the whole space, so those it met are all of
+    /// the original's. A bound that cuts it short leaves the others unreached: a deadlock it
+    /// did not meet counts as new, as one a full exploration cut short misses.
+    fn ask_original<'i>(&mut self, ids: impl IntoIterator<Item = &'i DeadlockId>) -> Result<(), Error> {
+        if self.original.reached_all {
+            return Ok(());
+        }
+        let wanted: BTreeSet<DeadlockId> =
+            ids.into_iter().filter(|id| !self.original.reached.contains(id)).cloned().collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let config = self
+            .check_config()
+            .stop_at_first_failure(true)
+            .find(FailureKinds::DEADLOCKS)
+            .hunt_states(0)
+            .wanted_deadlocks(Some(Arc::new(wanted)));
+        let program = self.program;
+        let result = self.report.timed(explore_time, || check(program, &config))?;
+        self.report.states += result.states;
+        let all: BTreeSet<DeadlockId> = result.deadlocks.keys().cloned().collect();
+        if matches!(result.verdict, Verdict::Correct) {
+            self.record_original_deadlocks(&all);
+        } else {
+            self.original.reached.extend(all);
+        }
+        Ok(())
     }
 
     /// Makes sure the blocked-thread sets of the original's deadlocks reached after a failure
@@ -535,10 +599,10 @@ impl<'a> Judge<'a> {
         Ok(lost(&self.original))
     }
 
-    /// The rule that admits a deadlock of a candidate (the original's deadlocks must be
-    /// known), or `None` for a new deadlock.
+    /// The rule that admits a deadlock of a candidate (asked of the original with
+    /// [`Judge::ask_original`] before), or `None` for a new deadlock.
     fn admit(&mut self, id: &DeadlockId) -> Result<Option<DeadlockRule>, Error> {
-        if self.original.sets.as_ref().is_some_and(|s| s.0.contains(id)) {
+        if self.original.reached.contains(id) {
             return Ok(Some(DeadlockRule::SamePlace));
         }
         self.ensure_original_after_failure()?;

@@ -239,6 +239,15 @@ impl Engine<'_> {
             }
         }
         exp.closed = closed;
+        // A set is kept only when one of its threads that can step could not stop where it
+        // stands (a thread may stop where it can finish): were all of them able to stop, a
+        // deadlock with them stopped could lie beyond steps of the other threads alone.
+        let holds_one_that_cannot_stop = |set: u64| {
+            (0..n).any(|u| {
+                set >> u & 1 == 1 && !ranges[u].is_empty() && !self.c.threads[u].points[self.pc(s, u)].can_finish
+            })
+        };
+        candidates.retain(|&(_, set)| holds_one_that_cannot_stop(set));
         // Cheapest first (the seed order breaks ties); the first set with a new successor is
         // kept (the cycle proviso: one new successor is enough for the argument), and the
         // state is expanded fully when there is none.
