@@ -29,8 +29,8 @@ fn agrees_with_the_interpreter(prog: &Prog) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The base constructs without `assume` inside atomic blocks (whose meaning there the checker
-/// does not follow yet: see the ignored test below).
+/// The base constructs without `assume` inside atomic blocks (the next two tests add them and
+/// every other construct).
 const WITHOUT_ASSUME_IN_ATOMIC: Features = Features { assume_in_atomic: false, ..Features::BASE };
 
 proptest! {
