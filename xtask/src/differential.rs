@@ -1,4 +1,5 @@
-//! `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J]`: N
+//! `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J]
+//! [--from F]`: N
 //! random programs
 //! (`paces_testkit::gen`, every construct) through the checker with and without the
 //! reduction, with one and four workers and sequential, against the brute-force interpreter
@@ -6,7 +7,8 @@
 //! Promela export (programs the export refuses are compared with the interpreter only).
 //! Prints the counts, the time and each disagreement with its program, shrunk (at most T
 //! smaller programs tried; 0: not shrunk). J programs are compared at once (default: the
-//! machine's cores); the output is the same for every J.
+//! machine's cores); the output is the same for every J. `--from F` starts at the stream's
+//! program F (numbered from 0, as the output numbers them).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,6 +33,9 @@ pub struct Options {
     pub shrink: usize,
     /// Programs compared at once (threads).
     pub jobs: usize,
+    /// The first program compared: the ones before it in the stream are generated and
+    /// skipped (to compare again from a program of an earlier run).
+    pub from: usize,
 }
 
 /// Runs the comparison; an error when some program disagrees.
@@ -41,6 +46,9 @@ pub fn differential(options: &Options) -> Result<(), String> {
     }
     let start = Instant::now();
     let mut programs = Programs::new(options.seed, Features::ALL);
+    for _ in 0..options.from {
+        programs.next_case();
+    }
     let mut tally = Tally::default();
     let mut done = 0;
     while done < options.n {
@@ -48,9 +56,9 @@ pub fn differential(options: &Options) -> Result<(), String> {
         // its reports are taken in program order, so the output does not depend on `jobs`.
         let mut cases: Vec<Case> = (0..BATCH.min(options.n - done)).map(|_| programs.next_case()).collect();
         let progs: Vec<Prog> = cases.iter().map(Case::prog).collect();
-        let reports = compare_batch(&progs, done, options, spin);
+        let reports = compare_batch(&progs, options.from + done, options, spin);
         for (k, (report, secs)) in reports.into_iter().enumerate() {
-            tally.add(done + k, &report, secs, &mut cases[k], options);
+            tally.add(options.from + done + k, &report, secs, &mut cases[k], options);
         }
         done += progs.len();
         eprintln!("{done} programs, {} disagree, {:.1} s", tally.disagreeing, start.elapsed().as_secs_f64());

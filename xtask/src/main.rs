@@ -13,7 +13,7 @@
 //!   driver models (`examples/variants/`).
 //! * `cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]` checks (and
 //!   repairs) every SV-COMP `unreach-call` task under DIR (docs/svcomp.md).
-//! * `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J]`
+//! * `cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J] [--from F]`
 //!   compares the checker with a brute-force interpreter of the contract and SPIN on N random
 //!   programs.
 
@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         Some("differential") => differential_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask scale --threads [--min N] [--max N] [--family F] [--time-limit SECS] [--out FILE] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask scale --threads [--min N] [--max N] [--family F] [--time-limit SECS] [--out FILE] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J] [--from F]"
             );
             return ExitCode::from(2);
         }
@@ -83,7 +83,8 @@ fn variants_command(args: &[String]) -> Result<(), String> {
 /// Parses the options of `cargo xtask differential` and runs it.
 fn differential_command(args: &[String]) -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut options = differential::Options { n: 300, seed: 1, limit: 20_000, spin_every: 10, shrink: 48, jobs: cores };
+    let mut options =
+        differential::Options { n: 300, seed: 1, limit: 20_000, spin_every: 10, shrink: 48, jobs: cores, from: 0 };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut number = |what: &str| -> Result<u64, String> {
@@ -96,6 +97,7 @@ fn differential_command(args: &[String]) -> Result<(), String> {
             "--spin-every" => options.spin_every = number("--spin-every")? as usize,
             "--shrink" => options.shrink = number("--shrink")? as usize,
             "--jobs" => options.jobs = number("--jobs")? as usize,
+            "--from" => options.from = number("--from")? as usize,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
