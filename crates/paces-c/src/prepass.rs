@@ -13,6 +13,11 @@ pub(crate) const MAX_NESTING: usize = 200;
 /// tree as deep as it is long, which the parser's tree takes recursively to free.
 pub(crate) const MAX_OPERATORS: usize = 20_000;
 
+/// The most `+` and `-` characters in a row (touching) the pass hands to the parser: at the start of a
+/// statement the parser tries each way of reading them as `++`, `--`, `+` and `-`, so its
+/// time grows exponentially with the run (a second for 32, years for 128).
+pub(crate) const MAX_SIGNS: usize = 16;
+
 /// An object-like macro: `#define NAME VALUE`.
 #[derive(Clone, Debug)]
 pub(crate) struct Define {
@@ -87,6 +92,7 @@ enum Tok {
 struct Operators {
     runs: usize,
     in_a_row: usize,
+    signs_in_a_row: usize,
     to_the_right: usize,
 }
 
@@ -94,6 +100,7 @@ impl Operators {
     /// An identifier or a number: the run of operators ends.
     fn operand(&mut self) {
         self.in_a_row = 0;
+        self.signs_in_a_row = 0;
     }
 
     /// The punctuation byte at offset `i` of `b`; an error when it passes a bound.
@@ -106,18 +113,27 @@ impl Operators {
                     self.runs += 1;
                 }
                 self.in_a_row += 1;
+                // Signs count in a row only when they touch (`- - -` is read at once).
+                let touching = i > 0 && matches!(b[i - 1], b'+' | b'-');
+                self.signs_in_a_row = match c {
+                    b'+' | b'-' if touching => self.signs_in_a_row + 1,
+                    b'+' | b'-' => 1,
+                    _ => 0,
+                };
                 if c == b'?' || is_assignment(b, i) {
                     self.to_the_right += 1;
                 }
                 self.check(i)?;
             }
-            _ => self.in_a_row = 0,
+            _ => (self.in_a_row, self.signs_in_a_row) = (0, 0),
         }
         Ok(())
     }
 
     fn check(&self, i: usize) -> Result<(), Diagnostic> {
-        let message = if self.in_a_row > MAX_NESTING {
+        let message = if self.signs_in_a_row > MAX_SIGNS {
+            format!("more than {MAX_SIGNS} `+` or `-` signs in a row (with no space between)")
+        } else if self.in_a_row > MAX_NESTING {
             format!("more than {MAX_NESTING} operator characters in a row")
         } else if self.to_the_right > MAX_NESTING {
             format!("more than {MAX_NESTING} assignments or `?` in one statement")

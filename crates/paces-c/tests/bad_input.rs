@@ -143,3 +143,17 @@ fn a_long_run_of_prefix_operators_is_refused() {
     let src = format!("int x;\nvoid t() {{\n  x{} = 1;\n}}\n{MAIN}", " = x".repeat(10_000));
     assert_eq!(first_error(&src), ("C0006".to_owned(), format!("3:{}", 5 + 4 * 200)));
 }
+
+#[test]
+fn a_long_run_of_signs_is_refused_before_the_parser_tries_every_reading() {
+    // At a statement's start the parser would try each split of the run into `++`, `--`,
+    // `+` and `-`: 128 of them would take it years. The 17th sign is on column 17.
+    let run = "-".repeat(128);
+    let src = format!("int x;\nvoid t() {{\n{run} while (nondet == 1) {{ x = 1; }}\n}}\n{MAIN}");
+    assert_eq!(first_error(&src), ("C0006".to_owned(), "3:17".to_owned()));
+    let mixed = format!("int x;\nvoid t() {{\n  x = 1 {} 1;\n}}\n{MAIN}", "+-".repeat(20));
+    assert_eq!(first_error(&mixed).0, "C0006");
+    // Sixteen in a row are handed on (and read as C reads them).
+    let sixteen = format!("int x;\nvoid t() {{\n  x = 1 {} 1;\n}}\n{MAIN}", "-".repeat(16));
+    assert_ne!(first_error(&sixteen).0, "C0006", "{sixteen}");
+}
