@@ -110,6 +110,34 @@ fn parse_c(prepared: &prepass::Prepared) -> Result<lang_c::ast::TranslationUnit,
     parse_prepared(prepared.text.clone(), |offset| prepared.original(offset))
 }
 
+/// The offset of the first `+` or `-` in `text` that follows [`prepass::MAX_SIGNS`] touching
+/// ones, outside string and character literals: the parser reads such a run at a statement's
+/// start in time exponential in its length.
+fn long_sign_run(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut run, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            quote @ (b'"' | b'\'') => {
+                run = 0;
+                i += 1;
+                while i < b.len() && b[i] != quote && b[i] != b'\n' {
+                    i += usize::from(b[i] == b'\\') + 1;
+                }
+            }
+            b'+' | b'-' => {
+                run += 1;
+                if run > prepass::MAX_SIGNS {
+                    return Some(i);
+                }
+            }
+            _ => run = 0,
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Where a statement that misses its `;` ends, for a syntax error at byte `offset` of the
 /// prepared `text`: the end of the text before `offset` without the blank space in between,
 /// when that space holds a line break (a `;` missing at a line's end); `None` otherwise.
@@ -125,6 +153,11 @@ pub(crate) fn parse_prepared(
     text: String,
     original: impl Fn(usize) -> u32,
 ) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
+    if let Some(i) = long_sign_run(&text) {
+        let at = original(i);
+        let message = format!("more than {} `+` or `-` signs in a row (with no space between)", prepass::MAX_SIGNS);
+        return Err(read::error("C0006", message, Span { start: at, end: at.saturating_add(1) }, "too many here"));
+    }
     let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };
     // The parser is third-party code: a panic inside it is reported as an error, never passed on.
     let result = std::panic::catch_unwind(move || {
@@ -153,5 +186,20 @@ pub(crate) fn parse_prepared(
             Err(d)
         }
         Err(_) => Err(read::error("C0008", "the C parser failed on this input", Span::default(), "")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::long_sign_run;
+
+    #[test]
+    fn a_run_of_signs_counts_outside_literals_only() {
+        let run = "-".repeat(40);
+        assert_eq!(long_sign_run(&format!("x = 1;\n{run}")), Some(7 + 16));
+        assert_eq!(long_sign_run(&format!("s = \"{run}\"; c = '-';")), None);
+        assert_eq!(long_sign_run(&format!("s = \"\\\"{run}\"; x = 1 {} 1;", "- ".repeat(40))), None);
+        assert_eq!(long_sign_run(&"-".repeat(16)), None);
+        assert_eq!(long_sign_run(&"+-".repeat(9)), Some(16));
     }
 }

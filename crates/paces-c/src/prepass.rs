@@ -92,7 +92,6 @@ enum Tok {
 struct Operators {
     runs: usize,
     in_a_row: usize,
-    signs_in_a_row: usize,
     to_the_right: usize,
 }
 
@@ -100,7 +99,6 @@ impl Operators {
     /// An identifier or a number: the run of operators ends.
     fn operand(&mut self) {
         self.in_a_row = 0;
-        self.signs_in_a_row = 0;
     }
 
     /// The punctuation byte at offset `i` of `b`; an error when it passes a bound.
@@ -113,27 +111,18 @@ impl Operators {
                     self.runs += 1;
                 }
                 self.in_a_row += 1;
-                // Signs count in a row only when they touch (`- - -` is read at once).
-                let touching = i > 0 && matches!(b[i - 1], b'+' | b'-');
-                self.signs_in_a_row = match c {
-                    b'+' | b'-' if touching => self.signs_in_a_row + 1,
-                    b'+' | b'-' => 1,
-                    _ => 0,
-                };
                 if c == b'?' || is_assignment(b, i) {
                     self.to_the_right += 1;
                 }
                 self.check(i)?;
             }
-            _ => (self.in_a_row, self.signs_in_a_row) = (0, 0),
+            _ => self.in_a_row = 0,
         }
         Ok(())
     }
 
     fn check(&self, i: usize) -> Result<(), Diagnostic> {
-        let message = if self.signs_in_a_row > MAX_SIGNS {
-            format!("more than {MAX_SIGNS} `+` or `-` signs in a row (with no space between)")
-        } else if self.in_a_row > MAX_NESTING {
+        let message = if self.in_a_row > MAX_NESTING {
             format!("more than {MAX_NESTING} operator characters in a row")
         } else if self.to_the_right > MAX_NESTING {
             format!("more than {MAX_NESTING} assignments or `?` in one statement")

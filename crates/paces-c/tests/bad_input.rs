@@ -157,3 +157,16 @@ fn a_long_run_of_signs_is_refused_before_the_parser_tries_every_reading() {
     let sixteen = format!("int x;\nvoid t() {{\n  x = 1 {} 1;\n}}\n{MAIN}", "-".repeat(16));
     assert_ne!(first_error(&sixteen).0, "C0006", "{sixteen}");
 }
+
+#[test]
+fn a_long_run_of_signs_is_refused_in_pthread_c_too() {
+    let run = "-".repeat(128);
+    let src = format!(
+        "#include <pthread.h>\nint x;\nvoid *t(void *a) {{\n{run} while (x) {{ x = 1; }}\n  return 0;\n}}\n\
+         int main() {{ pthread_t a; pthread_create(&a, 0, t, 0); return 0; }}\n"
+    );
+    let diags = paces_c::pthread::parse(&src, &paces_c::pthread::Options::default()).expect_err("refused");
+    let d = diags.iter().next().expect("a diagnostic");
+    let (line, col) = d.line_col(&src);
+    assert_eq!((d.code, line, col), ("C0006", 4, 17));
+}
