@@ -110,9 +110,13 @@ fn parse_c(prepared: &prepass::Prepared) -> Result<lang_c::ast::TranslationUnit,
     parse_prepared(prepared.text.clone(), |offset| prepared.original(offset))
 }
 
-/// The offset of the first `+` or `-` in `text` that follows [`prepass::MAX_SIGNS`] touching
-/// ones, outside string and character literals: the parser reads such a run at a statement's
-/// start in time exponential in its length.
+/// The most `+` and `-` characters in a row (touching) handed to the parser: at the start of
+/// a statement it tries each way of reading them as `++`, `--`, `+` and `-`, so its time
+/// grows exponentially with the run (half a second for 32, years for 128).
+const MAX_SIGNS: usize = 16;
+
+/// The offset of the first `+` or `-` in `text` that follows [`MAX_SIGNS`] touching ones,
+/// outside string and character literals.
 fn long_sign_run(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let (mut run, mut i) = (0usize, 0usize);
@@ -127,7 +131,7 @@ fn long_sign_run(text: &str) -> Option<usize> {
             }
             b'+' | b'-' => {
                 run += 1;
-                if run > prepass::MAX_SIGNS {
+                if run > MAX_SIGNS {
                     return Some(i);
                 }
             }
@@ -155,7 +159,7 @@ pub(crate) fn parse_prepared(
 ) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
     if let Some(i) = long_sign_run(&text) {
         let at = original(i);
-        let message = format!("more than {} `+` or `-` signs in a row (with no space between)", prepass::MAX_SIGNS);
+        let message = format!("more than {MAX_SIGNS} `+` or `-` signs in a row (with no space between)");
         return Err(read::error("C0006", message, Span { start: at, end: at.saturating_add(1) }, "too many here"));
     }
     let config = lang_c::driver::Config { flavor: lang_c::driver::Flavor::GnuC11, ..lang_c::driver::Config::default() };

@@ -13,11 +13,6 @@ pub(crate) const MAX_NESTING: usize = 200;
 /// tree as deep as it is long, which the parser's tree takes recursively to free.
 pub(crate) const MAX_OPERATORS: usize = 20_000;
 
-/// The most `+` and `-` characters in a row (touching) the pass hands to the parser: at the start of a
-/// statement the parser tries each way of reading them as `++`, `--`, `+` and `-`, so its
-/// time grows exponentially with the run (a second for 32, years for 128).
-pub(crate) const MAX_SIGNS: usize = 16;
-
 /// An object-like macro: `#define NAME VALUE`.
 #[derive(Clone, Debug)]
 pub(crate) struct Define {

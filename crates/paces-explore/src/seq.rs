@@ -43,9 +43,8 @@ pub fn sequential_final_states(program: &Program, config: &Config) -> Result<BTr
     let e = engine(&c, config);
     let (n, mut budget) = (e.lay.threads, Budget::new(&e, config));
     let full = (1usize << n) - 1;
-    let mut sets = sequential_sets(&e, &mut budget, n, |_: &(), _| (), |m| m == full)?;
-    let g = e.lay.threads;
-    Ok(std::mem::take(&mut sets[full]).into_keys().map(|s| s[g..g + e.lay.globals].to_vec()).collect())
+    let mut sets = sequential_sets(&e, &mut budget, n, |_: &(), _| ())?;
+    Ok(std::mem::take(&mut sets[full]).into_keys().map(|s| s[n..n + e.lay.globals].to_vec()).collect())
 }
 
 /// A deadlock of a program that no reordering or atomic section can remove: the threads of
@@ -99,7 +98,7 @@ pub fn sequential_deadlock(program: &Program, config: &Config) -> Result<Option<
     let (n, mut budget) = (e.lay.threads, Budget::new(&e, config));
     let full = (1usize << n) - 1;
     let then = |order: &Vec<usize>, t: usize| -> Vec<usize> { order.iter().copied().chain([t]).collect() };
-    let sets = sequential_sets(&e, &mut budget, n - 1, then, |m| m.count_ones() as usize + 1 == n)?;
+    let sets = sequential_sets(&e, &mut budget, n - 1, then)?;
     let name = |t: usize| program.threads[t].name.clone();
     for t in last {
         let mut runs: Vec<(&Vec<usize>, &Vec<i64>)> = sets[full ^ 1 << t].iter().map(|(s, o)| (o, s)).collect();
@@ -181,14 +180,13 @@ fn engine<'c>(c: &'c crate::compile::Compiled, config: &Config) -> Engine<'c> {
 /// The states after every set of finished threads (a bit mask of the threads), each with a
 /// value `V` computed along the way (`then(v, t)`: thread `t` ran to its end after the run
 /// that `v` describes; the first run found is kept), for the sets of at most `layers`
-/// threads. A set's states are dropped once its successors are computed, unless `keep` asks
-/// for them.
+/// threads. The states of a set with fewer threads are dropped once its successors are
+/// computed; those of the sets of `layers` threads stay.
 fn sequential_sets<V: Clone + Default>(
     e: &Engine<'_>,
     budget: &mut Budget,
     layers: usize,
     then: impl Fn(&V, usize) -> V,
-    keep: impl Fn(usize) -> bool,
 ) -> Result<Vec<FxHashMap<Vec<i64>, V>>, Error> {
     let n = e.lay.threads;
     if n > 24 {
@@ -200,7 +198,7 @@ fn sequential_sets<V: Clone + Default>(
     let mut masks: Vec<usize> = (0..=full).filter(|m| (m.count_ones() as usize) < layers).collect();
     masks.sort_by_key(|m| (m.count_ones(), *m));
     for mask in masks {
-        let states = if keep(mask) { sets[mask].clone() } else { std::mem::take(&mut sets[mask]) };
+        let states = std::mem::take(&mut sets[mask]);
         for t in (0..n).filter(|t| mask >> t & 1 == 0) {
             for (s, v) in &states {
                 for mut finished in run_alone(e, s, t, budget)? {

@@ -2,7 +2,7 @@
 //! [`optimise`]). The brute-force reference over a whole space is the exhaustive search, in
 //! `exhaustive`.
 
-use paces_constraint::{Candidate, Cost, Transformation};
+use paces_constraint::{Candidate, Cost, NodeId, Transformation};
 use paces_learn::Proposal;
 
 use super::exhaustive::in_cost_order;
@@ -32,6 +32,7 @@ pub(super) fn optimise(
     learning: &mut Learning,
     listable: Option<usize>,
     twins: Option<&Twins>,
+    alike: Option<NodeId>,
 ) -> Result<(), Error> {
     let Some(cost) = judge.report.accepted_candidate().map(|c| c.cost(&judge.space)) else {
         return Ok(());
@@ -41,7 +42,7 @@ pub(super) fn optimise(
     } else {
         let searched = match listable {
             Some(n) => by_listing(judge, cost, n),
-            None => by_learning(judge, learning, cost, twins),
+            None => by_learning(judge, learning, cost, twins, alike),
         };
         match searched {
             Err(e) if *e.kind() == ErrorKind::Deadline => {
@@ -97,12 +98,15 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
 
 /// Asks the learner, its fallbacks relaxed, for candidates cheaper than `cost`; judges each,
 /// learning from the rejected ones, up to [`OPTIMISE_CHECKS`]. A proposal whose changes,
-/// made alike in its twin threads ([`Twins::spread`]), still cost less is judged so.
+/// made alike in its twin threads ([`Twins::spread`]), still cost less is judged so; first,
+/// while there is one cheaper than the repair, the cheapest candidate under `alike`, the
+/// guess that twins change alike ([`Twins::alike`]).
 fn by_learning(
     judge: &mut Judge<'_>,
     learning: &mut Learning,
     mut cost: Cost,
     twins: Option<&Twins>,
+    mut alike: Option<NodeId>,
 ) -> Result<Optimality, Error> {
     if judge.cfg.learner.relaxes_on_conflict() {
         learning.relax_fallbacks()?;
@@ -113,7 +117,6 @@ fn by_learning(
                      traces' covered edges exclude were not judged";
     // Twins race alike, so the cheapest candidate that changes them alike comes first, for as
     // long as there is one cheaper than the repair; then the learner's own proposals.
-    let mut alike = twins.map(|t| t.alike(learning.learner.arena_mut(), &judge.space));
     while checked < OPTIMISE_CHECKS {
         if judge.out_of_time() {
             return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));

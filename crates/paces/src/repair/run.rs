@@ -106,8 +106,8 @@ impl Run<'_> {
             _ => stop,
         };
         if stop == StopReason::Repaired && self.judge.cfg.optimise && self.judge.report.optimality.is_none() {
-            let listable = self.listable();
-            optimise(&mut self.judge, &mut self.learning, listable, self.twins.as_ref())?;
+            let (listable, alike) = (self.listable(), self.alike());
+            optimise(&mut self.judge, &mut self.learning, listable, self.twins.as_ref(), alike)?;
         }
         Ok(stop)
     }
@@ -156,22 +156,26 @@ impl Run<'_> {
     /// recorded as the iteration's proposal. The proposed candidate itself when its twins
     /// change alike already (none changed, say) or no twin gets a change.
     fn spread(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
-        let Some(twins) = &self.twins else { return Ok(proposed) };
-        let alike =
-            *self.alike.get_or_insert_with(|| twins.alike(self.learning.learner.arena_mut(), &self.judge.space));
+        let Some(alike) = self.alike() else { return Ok(proposed) };
         if self.learning.learner.arena().eval(alike, &proposed.0) {
             // Already alike (or no twin changed): the proposal is the cheapest such.
             return Ok(proposed);
         }
         let candidate = match self.learning.cheapest_under(&mut self.judge, alike)? {
             Some((candidate, _, _)) => Some(candidate).filter(|c| *c != proposed.0),
-            None => twins.spread(&self.judge.space, &self.learning.learner, &proposed.0),
+            None => self.twins.as_ref().and_then(|t| t.spread(&self.judge.space, &self.learning.learner, &proposed.0)),
         };
         let Some(candidate) = candidate else { return Ok(proposed) };
         let space = &self.judge.space;
         let transformations = candidate.transformations(space);
         record.proposal = transformations.iter().map(|t| t.display(space).to_string()).collect();
         Ok((candidate, transformations))
+    }
+
+    /// The guess "twins change alike" ([`Twins::alike`]), built once; `None` without twins.
+    fn alike(&mut self) -> Option<paces_constraint::NodeId> {
+        let twins = self.twins.as_ref()?;
+        Some(*self.alike.get_or_insert_with(|| twins.alike(self.learning.learner.arena_mut(), &self.judge.space)))
     }
 
     /// The stop for the time limit or an iteration limit when one is reached.
