@@ -45,9 +45,18 @@ impl Engine<'_> {
             return;
         }
         let code = &self.c.threads[t];
+        // The points passed where `t` can finish: a run that comes back to one goes round a
+        // loop `t` may leave for its end (`while (*)` over private variables, whose counter
+        // need never repeat), and ends there; the state stored there is expanded again.
+        let mut finish_points: SmallVec<[usize; 4]> = SmallVec::new();
         for _ in 0..10_000 {
-            let p = &code.points[self.pc(s, t)];
+            let pc = self.pc(s, t);
+            let p = &code.points[pc];
             if p.can_finish {
+                if finish_points.contains(&pc) {
+                    break;
+                }
+                finish_points.push(pc);
                 *mark = Some(StopMark::new(s, path, asserts, fails));
             }
             if !p.private_next {
