@@ -1,5 +1,6 @@
 //! Final states of complete sequential traces, and variable names.
 
+use std::collections::hash_map::Entry;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -203,10 +204,14 @@ fn sequential_sets<V: Clone + Default>(
             for (s, v) in &states {
                 for mut finished in run_alone(e, s, t, budget)? {
                     forget_own(e, &mut finished, t);
-                    sets[mask | 1 << t].entry(finished).or_insert_with(|| then(v, t));
+                    if let Entry::Vacant(slot) = sets[mask | 1 << t].entry(finished) {
+                        slot.insert(then(v, t));
+                        budget.keep(1)?;
+                    }
                 }
             }
         }
+        budget.release(states.len());
     }
     Ok(sets)
 }
@@ -226,6 +231,9 @@ fn forget_own(e: &Engine<'_>, s: &mut [i64], t: usize) {
 /// The bounds of [`sequential_final_states`], shared by all its runs.
 struct Budget {
     visited: usize,
+    /// The states kept now: those of the sets not yet dropped, and those a run alone has
+    /// seen so far.
+    kept: usize,
     max_states: usize,
     state_bytes: usize,
     max_memory: usize,
@@ -236,6 +244,7 @@ impl Budget {
     fn new(e: &Engine<'_>, config: &Config) -> Budget {
         Budget {
             visited: 0,
+            kept: 0,
             max_states: config.max_states,
             // The states kept: those of the visited sets (each a vector of `width` values).
             state_bytes: e.initial().len() * std::mem::size_of::<i64>() + 32,
@@ -243,27 +252,37 @@ impl Budget {
         }
     }
 
-    /// Counts one more visited state; an error once a bound (or the engine's deadline) is
-    /// passed.
+    /// Counts one more visited state, kept while its run goes on; an error once a bound (or
+    /// the engine's deadline) is passed.
     fn visit(&mut self, e: &Engine<'_>) -> Result<(), Error> {
         self.visited += 1;
-        let bound = |what: &str| {
-            Error::new(
-                ErrorKind::BoundReached,
-                format!("{what} of the sequential runs (each thread alone, one after another)"),
-            )
-        };
         if self.visited > self.max_states {
             return Err(bound("state bound"));
-        }
-        if self.visited.saturating_mul(self.state_bytes) > self.max_memory {
-            return Err(bound("memory bound"));
         }
         if e.late(self.visited) {
             return Err(bound("time bound"));
         }
+        self.keep(1)
+    }
+
+    /// Counts `n` more states kept; an error once they pass the memory bound.
+    fn keep(&mut self, n: usize) -> Result<(), Error> {
+        self.kept += n;
+        if self.kept.saturating_mul(self.state_bytes) > self.max_memory {
+            return Err(bound("memory bound"));
+        }
         Ok(())
     }
+
+    /// Counts `n` states no longer kept.
+    fn release(&mut self, n: usize) {
+        self.kept = self.kept.saturating_sub(n);
+    }
+}
+
+/// The error of a bound reached by the sequential runs.
+fn bound(what: &str) -> Error {
+    Error::new(ErrorKind::BoundReached, format!("{what} of the sequential runs (each thread alone, one after another)"))
 }
 
 /// Every state where thread `t`, running alone from `s`, stands at its end.
@@ -298,6 +317,8 @@ fn run_alone(e: &Engine<'_>, s: &[i64], t: usize, budget: &mut Budget) -> Result
             }
         }
     }
+    // The start state was not counted as visited.
+    budget.release(seen.len() - 1);
     Ok(out)
 }
 

@@ -496,6 +496,28 @@ fn sequential_final_states_forget_the_locals_of_finished_threads() {
     assert!(sequential_final_states(&p, &Config::new().max_states(2_000)).is_ok());
 }
 
+/// The memory bound of the sequential runs counts the states they keep, not those they visit:
+/// twelve threads that each set their own flag visit every one of the 2^12 sets of finished
+/// threads (about 24,600 runs alone), but keep at most two layers of sets at a time.
+#[test]
+fn sequential_runs_bound_the_states_they_keep_not_those_they_visit() {
+    let n = 12;
+    let mut src = String::from("var ");
+    src.push_str(&(0..n).map(|i| format!("f{i} = 0")).collect::<Vec<_>>().join(", "));
+    src.push(';');
+    for i in 0..n {
+        src.push_str(&format!("thread t{i} {{ f{i} := 1; }}"));
+    }
+    let p = paces_cwhile::parse(&src).unwrap();
+    // 2 MB hold the two largest layers (C(12, 6) + C(12, 7) = 1,716 states of a few hundred
+    // bytes) many times over, and less than the visited states would take.
+    let finals = sequential_final_states(&p, &Config::new().max_memory(2_000_000)).expect("within the memory bound");
+    assert_eq!(finals.into_iter().collect::<Vec<_>>(), vec![vec![1; n]]);
+    let e = sequential_final_states(&p, &Config::new().max_memory(50_000)).expect_err("past the memory bound");
+    assert_eq!(*e.kind(), ErrorKind::BoundReached, "{e}");
+    assert!(e.to_string().contains("memory bound"), "{e}");
+}
+
 /// A counterexample whose threads cannot all finish after the failure: the longest run goes
 /// on past the failure, and each thread's next steps are pending (run alone, conditions taken
 /// as true), so the write that comes too late is visible.
