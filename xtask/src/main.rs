@@ -6,9 +6,10 @@
 //! * `cargo xtask table [--runs N] [--out FILE]` measures the paper's Table 1 here.
 //! * `cargo xtask scale [--time-limit SECS] [--big]` runs `paces repair` on long generated
 //!   programs and checks each run's wall time and peak memory against bounds (Linux).
-//! * `cargo xtask scale --threads [--min N] [--max N] [--family F] [--time-limit SECS] [--out
-//!   FILE]` measures how the repair loop grows with the threads on generated program families
-//!   (Linux): a table, a JSON file and an SVG plot.
+//! * `cargo xtask scale --threads [--min N] [--max N] [--grow] [--family F] [--time-limit SECS]
+//!   [--out FILE]` measures how the repair loop grows with the threads on generated program
+//!   families (Linux): a table, a JSON file and an SVG plot; `--grow` goes on past `--max`
+//!   while the repaired program's check takes under 10 s (each run then limited to 60 s).
 //! * `cargo xtask variants [--out FILE]` runs the loop on the injected-bug variants of the
 //!   driver models (`examples/variants/`).
 //! * `cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS]` checks (and
@@ -37,7 +38,7 @@ fn main() -> ExitCode {
         Some("differential") => differential_command(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask scale --threads [--min N] [--max N] [--family F] [--time-limit SECS] [--out FILE] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J] [--from F]"
+                "usage: cargo xtask ci | cargo xtask table [--runs N] [--out FILE] | cargo xtask variants [--out FILE] | cargo xtask scale [--time-limit SECS] [--big] | cargo xtask scale --threads [--min N] [--max N] [--grow] [--family F] [--time-limit SECS] [--out FILE] | cargo xtask svcomp DIR [--out FILE] [--paces BIN] [--time-limit SECS] | cargo xtask differential --n N [--seed S] [--limit L] [--spin-every K] [--shrink T] [--jobs J] [--from F]"
             );
             return ExitCode::from(2);
         }
@@ -133,12 +134,18 @@ fn scale_threads_command(args: &[String]) -> Result<(), String> {
     let mut options = scale_threads::Options {
         min: 2,
         max: 8,
+        grow: false,
         family: None,
         time_limit: 20.0,
         out: root.join("docs/growth-threads.json"),
     };
+    let mut time_limit = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
+        if arg == "--grow" {
+            options.grow = true;
+            continue;
+        }
         let value = it.next().ok_or_else(|| format!("`{arg}` takes a value"))?;
         match arg.as_str() {
             "--min" => options.min = value.parse().map_err(|_| "--min takes a number of threads")?,
@@ -151,16 +158,20 @@ fn scale_threads_command(args: &[String]) -> Result<(), String> {
                 );
             }
             "--time-limit" => {
-                options.time_limit = value
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
-                    .ok_or("--time-limit takes a positive number of seconds")?;
+                time_limit = Some(
+                    value
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                        .ok_or("--time-limit takes a positive number of seconds")?,
+                );
             }
             "--out" => options.out = value.into(),
             other => return Err(format!("unknown option `{other}`")),
         }
     }
+    let grow_limit = if options.grow { scale_threads::GROW_TIME_LIMIT } else { options.time_limit };
+    options.time_limit = time_limit.unwrap_or(grow_limit);
     scale_threads::scale_threads(&options)
 }
 

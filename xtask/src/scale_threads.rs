@@ -22,12 +22,22 @@ pub(crate) const CHECK_BUDGET_SECONDS: f64 = 10.0;
 /// How many times one exhaustive check of the repaired program a repair may take.
 pub(crate) const CHECK_FACTOR: f64 = 5.0;
 
+/// The most threads `--grow` goes to (the sequential final states, 2^threads sets of them,
+/// are computed for up to 24 threads, a family's check thread included).
+pub(crate) const GROW_CAP: usize = 22;
+
+/// The time limit of each repair and check with `--grow`, unless `--time-limit` says: room for
+/// a repair of [`CHECK_FACTOR`] times a check of [`CHECK_BUDGET_SECONDS`], and some.
+pub(crate) const GROW_TIME_LIMIT: f64 = CHECK_FACTOR * CHECK_BUDGET_SECONDS + 10.0;
+
 /// What `cargo xtask scale --threads` measures.
 pub(crate) struct Options {
     /// The fewest threads.
     pub(crate) min: usize,
-    /// The most threads.
+    /// The most threads, unless `grow`.
     pub(crate) max: usize,
+    /// Past `max` while the repaired program's check takes under [`CHECK_BUDGET_SECONDS`].
+    pub(crate) grow: bool,
     /// One family, or all when `None`.
     pub(crate) family: Option<Family>,
     /// `--time-limit` of each repair and `--max-time` of each check, in seconds.
@@ -92,11 +102,7 @@ pub(crate) fn scale_threads(options: &Options) -> Result<(), String> {
         None => Family::ALL.to_vec(),
     };
     let start = Instant::now();
-    let members: Result<Vec<Member>, String> = families
-        .into_iter()
-        .flat_map(|family| (options.min..=options.max).map(move |n| (family, n)))
-        .map(|(family, n)| measure(&binary, &dir, family, n, options.time_limit))
-        .collect();
+    let members = measure_families(&binary, &dir, &families, options);
     let _ = std::fs::remove_dir_all(&dir);
     let members = members?;
     let total = start.elapsed().as_secs_f64();
@@ -114,6 +120,35 @@ pub(crate) fn scale_threads(options: &Options) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
     eprintln!("xtask: wrote {} and {}", options.out.display(), svg.display());
     Ok(())
+}
+
+/// Every member of `families` from `options.min` threads to `options.max`, and with
+/// `options.grow` on past it while the last member's repaired program is checked correct in
+/// under [`CHECK_BUDGET_SECONDS`] (up to [`GROW_CAP`] threads): the family's largest member so
+/// checked is then measured, and the first one past it.
+fn measure_families(binary: &Path, dir: &Path, families: &[Family], options: &Options) -> Result<Vec<Member>, String> {
+    let mut members = Vec::new();
+    for &family in families {
+        let mut n = options.min;
+        loop {
+            let member = measure(binary, dir, family, n, options.time_limit)?;
+            let next = goes_on(options, &member);
+            members.push(member);
+            if !next {
+                break;
+            }
+            n += 1;
+        }
+    }
+    Ok(members)
+}
+
+/// Whether the member after `member` is measured: up to `options.max` threads, and with
+/// `options.grow` while `member`'s repaired program is checked correct in under
+/// [`CHECK_BUDGET_SECONDS`], up to [`GROW_CAP`] threads.
+fn goes_on(options: &Options, member: &Member) -> bool {
+    let small = member.check.verdict == "correct" && member.check.seconds < CHECK_BUDGET_SECONDS;
+    member.n < options.max || (options.grow && small && member.n < GROW_CAP)
 }
 
 /// Repairs the member of `family` with `n` threads and checks the repaired program once: the
@@ -559,6 +594,31 @@ mod tests {
         let hand = repair.stop != "repaired";
         let check = CheckRun { hand, verdict: "correct".into(), states: 50, seconds: check_seconds };
         Member { family, n, repair, check }
+    }
+
+    #[test]
+    fn growing_goes_past_max_while_the_check_is_short() {
+        let options = |grow| Options {
+            min: 2,
+            max: 8,
+            grow,
+            family: None,
+            time_limit: GROW_TIME_LIMIT,
+            out: PathBuf::from("growth.json"),
+        };
+        let at = |n, check_seconds| member(Family::TokenRing, n, repaired(1, 1.0), check_seconds);
+        // Up to --max either way.
+        assert!(goes_on(&options(false), &at(7, 0.5)));
+        assert!(!goes_on(&options(false), &at(8, 0.5)));
+        // Past it while the check takes under the budget, and never past the cap.
+        assert!(goes_on(&options(true), &at(8, 0.5)));
+        assert!(goes_on(&options(true), &at(15, CHECK_BUDGET_SECONDS - 0.1)));
+        assert!(!goes_on(&options(true), &at(15, CHECK_BUDGET_SECONDS)));
+        assert!(!goes_on(&options(true), &at(GROW_CAP, 0.5)));
+        // A check that did not end correct stops the growth.
+        let mut timed_out = at(12, 0.5);
+        timed_out.check.verdict = "bound-reached".into();
+        assert!(!goes_on(&options(true), &timed_out));
     }
 
     #[test]
