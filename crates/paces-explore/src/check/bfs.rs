@@ -96,9 +96,14 @@ impl Piece {
     }
 
     /// Appends the full expansion of stored state `from`, the origin of a row of reduced
-    /// expansions: only its successors (what it finds was noted when it was first expanded).
-    fn add_widened(&mut self, from: u32, exp: &Expansion) {
+    /// expansions: its successors and the failures and livelocks on its transitions (those
+    /// the reduced expansion left out ran on, merged, only here; a deadlock there was noted
+    /// when the state was first expanded).
+    fn add_widened(&mut self, from: u32, exp: &mut Expansion) {
         self.transitions += exp.transitions;
+        if !exp.found.is_empty() {
+            self.events.push((self.ends.len(), std::mem::take(&mut exp.found), None));
+        }
         self.push_succs(exp);
         self.ends.push(Expanded { from, succ_end: self.succs.len() as u32, reduced: false, widened: true });
     }
@@ -232,7 +237,7 @@ impl Bfs<'_, '_> {
                 if config.por && run.len >= FAIR_RUN && !runs[run.origin as usize].widened {
                     s.store.get_into(run.origin, &mut state);
                     s.e.expand(&state, false, &is_old, &mut exp);
-                    piece.add_widened(run.origin, &exp);
+                    piece.add_widened(run.origin, &mut exp);
                 }
             }
             piece
