@@ -103,10 +103,11 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
             hunt.found = Some((label, cex));
             break;
         }
-        // The first successor is taken first; after a full expansion for fairness, the
-        // successors of the thread that reached this state come last.
+        // The successors of the thread that reached this state come last (a depth-first run
+        // then switches threads wherever it can, as a race needs); otherwise the first
+        // successor is taken first.
         let row = if exp.reduced { row + 1 } else { 0 };
-        let last = (!reduce).then(|| search.parents[i as usize].thread);
+        let last = (i != 0).then(|| search.parents[i as usize].thread);
         let own = exp.succs.iter().rev().filter(|tr| Some(tr.thread) == last);
         for tr in own.chain(exp.succs.iter().rev().filter(|tr| Some(tr.thread) != last)) {
             if search.store.len() >= budget {
