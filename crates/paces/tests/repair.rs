@@ -347,10 +347,12 @@ thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 :=
 
 /// With the first breadth-first search turned off, every candidate's check hunts depth first
 /// (docs/explore.md, "The bug hunt"): the bad traces it learns from are cut runs, not
-/// shortest ones, and each small held-in program is still repaired, at the cost it has
-/// without the hunt.
+/// shortest ones, and each small held-in program is still repaired, at no more than the cost
+/// it has without the hunt. (The loop's guesses make what it accepts depend on what it
+/// learned first: dv1394's hunted traces lead to (9, 3), cheaper than the (12, 1) of the
+/// shortest ones.)
 #[test]
-fn hunted_bad_traces_repair_at_the_same_cost() {
+fn hunted_bad_traces_repair_at_no_greater_cost() {
     let checker = paces::explore::Config::new().unmerged_states(0);
     for name in ["paper1", "ex1", "ex2", "ex3", "ex4", "ex5", "ex-regr", "iwl3945", "lc-rc", "dv1394"] {
         let original = program(name);
@@ -361,7 +363,9 @@ fn hunted_bad_traces_repair_at_the_same_cost() {
             check_accepted(&report);
             report.candidate.as_ref().map(|c| c.cost(&space))
         };
-        assert_eq!(cost(50_000), cost(0), "{name}");
+        let (hunted, plain) = (cost(50_000), cost(0));
+        assert!(hunted.is_some() && plain.is_some(), "{name}: both repaired");
+        assert!(hunted <= plain, "{name}: {hunted:?} against {plain:?}");
     }
 }
 
