@@ -170,8 +170,9 @@ fn scale_threads_command(args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown option `{other}`")),
         }
     }
-    let grow_limit = if options.grow { scale_threads::GROW_TIME_LIMIT } else { options.time_limit };
-    options.time_limit = time_limit.unwrap_or(grow_limit);
+    if let Some(limit) = time_limit.or(options.grow.then_some(scale_threads::GROW_TIME_LIMIT)) {
+        options.time_limit = limit;
+    }
     scale_threads::scale_threads(&options)
 }
 

@@ -163,35 +163,39 @@ fn private_loops_at_the_threads_ends_do_not_stall_the_search() {
     assert!(matches!(r.verdict, Verdict::Bad(_)), "{}", r.verdict);
 }
 
-/// The searches the two tests below try: with and without the search
-/// without merging first, and with and without the bug hunt.
+/// The searches the two tests below try: with and without the search without merging first,
+/// and with and without the bug hunt.
 const SEARCHES: [(usize, usize); 4] = [(0, 0), (10_000, 0), (0, 50_000), (10_000, 50_000)];
 
-/// The failure of `src` at `L22` is found by every search within `bound` states.
+/// The start of the two tests' programs: `t0` takes one step, then goes round a loop over its
+/// own counter forever inside a procedure whose end waits for good.
+const COUNTING_T0: &str = "var x = 0, y = 0, z = 0, s = 1, w = 0;
+    proc f { L1: while (*) { L2: w := w + 1; } L3: await((z != 0) && (z == 0)); }
+    thread t0 { L4: y := (x + 1) % 3; L5: f(); }";
+
+/// The failure at `L22` of [`COUNTING_T0`] followed by `threads` is found by every search
+/// within `bound` states.
 #[track_caller]
-fn finds_l22_within(bound: usize, src: &str) {
+fn finds_l22_within(bound: usize, threads: &str) {
+    let src = format!("{COUNTING_T0}\n{threads}");
     for (unmerged, hunt) in SEARCHES {
         let config = Config::new().max_states(bound).unmerged_states(unmerged).hunt_states(hunt);
-        let r = run(src, config);
+        let r = run(&src, config);
         assert!(matches!(r.verdict, Verdict::Bad(_)), "unmerged {unmerged}, hunt {hunt}: {}", r.verdict);
         assert_eq!(labels(&r).last().map(String::as_str), Some("L22"));
     }
 }
 
-/// A thread that goes round a loop over its own counter forever, inside a procedure whose
-/// end waits for good, beside a thread whose failure needs one step of it first. The failure
-/// lay on a transition that only the full expansion of a row's origin took (fairness in
-/// depth), whose failures were not reported: no search found it. Now the merged search finds
-/// it after about 44,000 states (the unreduced one after 16). Found by `cargo xtask
-/// differential` (seed 11, program 71954, shrunk).
+/// [`COUNTING_T0`] beside a thread whose failure needs `t0`'s first step: the failure lies on a
+/// transition that only the full expansion of a row's origin takes (fairness in depth), and
+/// what that expansion finds is reported; the merged search finds it after about 44,000
+/// states (the unreduced one after 16). Found by `cargo xtask differential` (seed 11, program
+/// 71954, shrunk).
 #[test]
 fn a_failure_on_the_full_expansion_of_a_rows_origin_is_reported() {
     finds_l22_within(
         100_000,
-        "var x = 0, y = 0, z = 0, s = 1, w = 0;
-        proc f { L1: while (*) { L2: w := w + 1; } L3: await((z != 0) && (z == 0)); }
-        thread t0 { L4: y := (x + 1) % 3; L5: f(); }
-        thread t1 {
+        "thread t1 {
           L10: if (*) { L15: x := (y >> 0) % 3; L22: assert((x == 0) && (x != 2)); L25: y := (x + 1) % 3; }
           L30: while (*) { L31: await((y == 1) && (z != 1)); L34: up(s); }
         }",
@@ -207,10 +211,7 @@ fn a_failure_on_the_full_expansion_of_a_rows_origin_is_reported() {
 fn two_loops_that_never_repeat_a_state_do_not_hide_a_shallow_failure() {
     finds_l22_within(
         8_000,
-        "var x = 0, y = 0, z = 0, s = 1, w = 0;
-        proc f { L1: while (*) { L2: w := w + 1; } L3: await((z != 0) && (z == 0)); }
-        thread t0 { L4: y := (x + 1) % 3; L5: f(); }
-        thread t1 { L10: if (*) { L15: x := (y >> 0) % 3; L22: assert((x == 0) && (x != 2)); } }
+        "thread t1 { L10: if (*) { L15: x := (y >> 0) % 3; L22: assert((x == 0) && (x != 2)); } }
         thread t2 { L30: while (*) { L33: z := (z | 1) % 3; L34: up(s); } }",
     );
 }
