@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 #[non_exhaustive]
 pub struct Progress {
     /// States stored so far (by every search of the check: see
-    /// [`Config::unmerged_states`](crate::Config::unmerged_states) and
+    /// [`Config::unmerged_states`](crate::Config::unmerged_states),
+    /// [`Config::unreduced_states`](crate::Config::unreduced_states) and
     /// [`Config::hunt_states`](crate::Config::hunt_states)).
     pub states: usize,
     /// Transitions executed so far (likewise).
     pub transitions: u64,
-    /// The breadth-first level being expanded (by the search running: a second search starts
+    /// The breadth-first level being expanded (by the search running: a later search starts
     /// again at 0); in the bug hunt ([`Config::hunt_states`](crate::Config::hunt_states)), the
     /// depth of the state it expands.
     pub depth: usize,

@@ -29,9 +29,10 @@ proptest! {
     fn por_parallel_and_replay_agree(prog in gen::prog()) {
         let text = prog.text();
         let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
-        // The reduced search merging from the first state, never merging, and by default
-        // (its first 10,000 states without merging, then merging; its states count both).
-        let with = check(&program, &full().unmerged_states(0)).unwrap();
+        // The reduced search merging from the first state (with no search without the
+        // reduction first), never merging, and by default (its first 10,000 states without
+        // merging, then up to 4,000 without the reduction, then merging; its states count all).
+        let with = check(&program, &full().unmerged_states(0).unreduced_states(0)).unwrap();
         let unmerged = check(&program, &full().unmerged_states(usize::MAX)).unwrap();
         let default = check(&program, &full()).unwrap();
         let without = check(&program, &full().por(false)).unwrap();
@@ -54,7 +55,7 @@ proptest! {
         prop_assert_eq!(one.states, four.states);
         prop_assert_eq!(&one.passed_assertions, &four.passed_assertions, "{}", text);
         prop_assert_eq!(&one.passed_assertions, &seq.passed_assertions, "{}", text);
-        let merged = |threads| Config::new().unmerged_states(0).threads(Some(threads)).min_parallel_batch(1);
+        let merged = |threads| Config::new().unmerged_states(0).unreduced_states(0).threads(Some(threads)).min_parallel_batch(1);
         let (one, four) = (check(&program, &merged(1)).unwrap(), check(&program, &merged(4)).unwrap());
         prop_assert_eq!(&one.verdict, &four.verdict, "{}", text);
         prop_assert_eq!(one.states, four.states);

@@ -21,10 +21,14 @@ fn recording(config: Config) -> (Config, Arc<Mutex<Vec<Progress>>>) {
 fn a_check_over_many_batches_reports_growing_progress() {
     let program = heldin("usb-serial");
     // One search (merging from the first state), and the default: a bounded search without
-    // merging, then one with (usb-serial needs both).
+    // merging, a bounded one without the reduction, then one with both (usb-serial needs all).
     for unmerged in [0, Config::DEFAULT_UNMERGED_STATES] {
-        let config =
-            Config::new().stop_at_first_failure(false).unmerged_states(unmerged).progress_every(Duration::ZERO);
+        let unreduced = if unmerged == 0 { 0 } else { Config::DEFAULT_UNREDUCED_STATES };
+        let config = Config::new()
+            .stop_at_first_failure(false)
+            .unmerged_states(unmerged)
+            .unreduced_states(unreduced)
+            .progress_every(Duration::ZERO);
         let (config, seen) = recording(config);
         let result = check(&program, &config).unwrap();
         let seen = seen.lock().unwrap();
@@ -42,7 +46,8 @@ fn a_check_over_many_batches_reports_growing_progress() {
         assert!(last.transitions <= result.transitions);
         assert!(last.memory > 0);
         if unmerged > 0 {
-            assert!(last.states > unmerged, "the second search's reports count the first's states: {last:?}");
+            let before = unmerged + unreduced;
+            assert!(last.states > before, "the last search's reports count the earlier ones' states: {last:?}");
         }
     }
 }
@@ -89,11 +94,11 @@ fn the_bug_hunt_reports_progress_and_its_states_count() {
     )
     .unwrap();
     let hunt = 5_000;
-    let config = Config::new().unmerged_states(0).hunt_states(hunt).progress_every(Duration::ZERO);
+    let config = Config::new().unmerged_states(0).unreduced_states(0).hunt_states(hunt).progress_every(Duration::ZERO);
     let (config, seen) = recording(config);
     let result = check(&program, &config).unwrap();
     assert_eq!(result.verdict.name(), "correct");
-    let plain = check(&program, &Config::new().unmerged_states(0)).unwrap();
+    let plain = check(&program, &Config::new().unmerged_states(0).unreduced_states(0)).unwrap();
     assert_eq!(result.states, plain.states + hunt, "the hunt's states count in the result's");
     let seen = seen.lock().unwrap();
     let in_hunt = seen.iter().filter(|p| p.states <= hunt).count();

@@ -212,8 +212,9 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
         ("no-por", full().por(false)),
         ("sequential", full().parallel(false)),
         ("four workers", full().threads(Some(4)).min_parallel_batch(1)),
-        // Merging from the first state (small programs fit in the unmerged search otherwise).
-        ("merged", full().unmerged_states(0)),
+        // Merging from the first state, with no search without the reduction first (small
+        // programs fit in either otherwise).
+        ("merged", full().unmerged_states(0).unreduced_states(0)),
     ];
     let want = expected(&outcome);
     let mut results = Vec::new();

@@ -353,7 +353,7 @@ thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 :=
 /// shortest ones.)
 #[test]
 fn hunted_bad_traces_repair_at_no_greater_cost() {
-    let checker = paces::explore::Config::new().unmerged_states(0);
+    let checker = paces::explore::Config::new().unmerged_states(0).unreduced_states(0);
     for name in ["paper1", "ex1", "ex2", "ex3", "ex4", "ex5", "ex-regr", "iwl3945", "lc-rc", "dv1394"] {
         let original = program(name);
         let space = original.space();

@@ -17,6 +17,7 @@ pub struct Config {
     pub(crate) max_atomic_states: usize,
     pub(crate) por: bool,
     pub(crate) unmerged_states: usize,
+    pub(crate) unreduced_states: usize,
     pub(crate) hunt_states: usize,
     pub(crate) parallel: bool,
     pub(crate) threads: Option<usize>,
@@ -42,6 +43,7 @@ impl Default for Config {
             max_atomic_states: 1_000_000,
             por: true,
             unmerged_states: Self::DEFAULT_UNMERGED_STATES,
+            unreduced_states: Self::DEFAULT_UNREDUCED_STATES,
             hunt_states: 0,
             parallel: true,
             threads: None,
@@ -68,6 +70,9 @@ impl Config {
 
     /// The default of [`Config::unmerged_states`].
     pub const DEFAULT_UNMERGED_STATES: usize = 10_000;
+
+    /// The default of [`Config::unreduced_states`].
+    pub const DEFAULT_UNREDUCED_STATES: usize = 4_000;
 
     /// The default of [`Config::progress_every`].
     pub const DEFAULT_PROGRESS_EVERY: Duration = Duration::from_millis(200);
@@ -169,6 +174,18 @@ impl Config {
     /// shortest in merged transitions). Default: [`Config::DEFAULT_UNMERGED_STATES`].
     pub fn unmerged_states(mut self, n: usize) -> Self {
         self.unmerged_states = n;
+        self
+    }
+
+    /// With partial-order reduction, when the search without merging
+    /// ([`Config::unmerged_states`]) ends at its bound having met nothing that ends the check,
+    /// search at most `n` states without the reduction before going on (docs/explore.md,
+    /// "Fairness in depth"): the reduction may keep a thread waiting while others run on
+    /// without repeating a state, and a failure within these states is found all the same,
+    /// with a witness among the shortest. `0` skips it. Default:
+    /// [`Config::DEFAULT_UNREDUCED_STATES`].
+    pub fn unreduced_states(mut self, n: usize) -> Self {
+        self.unreduced_states = n;
         self
     }
 

@@ -356,14 +356,14 @@ mod tests {
             thread a { A: x := 1; }
             thread b { B: assert(x == 0); }";
         let program = paces_cwhile::parse(src).unwrap();
-        let config = Config::new().unmerged_states(0).hunt_states(1_000);
+        let config = Config::new().unmerged_states(0).unreduced_states(0).hunt_states(1_000);
         let r = check(&program, &config).unwrap();
         let crate::Verdict::Bad(cex) = &r.verdict else { panic!("{:?}", r.verdict) };
         assert_eq!(labels(cex), ["A", "B"]);
         assert_eq!(r.failures.keys().collect::<Vec<_>>(), ["B"]);
         assert!(r.states > 2, "the hunt's states count: {}", r.states);
         // Without the hunt, the same failure, by the shortest run.
-        let plain = check(&program, &Config::new().unmerged_states(0)).unwrap();
+        let plain = check(&program, &Config::new().unmerged_states(0).unreduced_states(0)).unwrap();
         assert_eq!(plain.failures.keys().collect::<Vec<_>>(), ["B"]);
     }
 

@@ -1,6 +1,7 @@
-//! Running the checker's searches: the search without merging, the bug hunt and the merged
-//! search, and stitching their answers together.
+//! Running the checker's searches: the search without merging, the search without the
+//! reduction, the bug hunt and the merged search, and stitching their answers together.
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -50,10 +51,14 @@ pub fn check(program: &Program, config: &Config) -> Result<CheckResult, Error> {
 /// counterexample shortest in merged transitions, not in steps. The repair loop generalises a
 /// trace shortest in steps best, so a search without merging, bounded by
 /// [`Config::unmerged_states`], comes first: when it covers the whole space or finds the
-/// failure a check stops at, it is the answer. Then, with [`Config::hunt_states`], the bug
-/// hunt looks for a failing assertion depth first; what it finds is the answer. Otherwise the
-/// merged search follows, and for what both breadth-first searches found, the witnesses of
-/// the unmerged one are kept. The states and transitions of every search are counted.
+/// failure a check stops at, it is the answer. Then a search without the reduction, bounded
+/// by [`Config::unreduced_states`], finds a shallow failure however the reduction starves;
+/// when it covers the whole space or finds the failure, it is the answer. Then, with
+/// [`Config::hunt_states`], the bug hunt looks for a failing assertion depth first; what it
+/// finds is the answer. Otherwise the merged search follows, and for what both breadth-first
+/// searches found, the witnesses of the unmerged one are kept; what only the unreduced one
+/// found (or found with a shorter witness) is added. The states and transitions of every
+/// search are counted.
 pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResult, Error> {
     let start = Instant::now();
     Ok(answer(c, config, start)?.into_result(config.unwind, start))
@@ -70,12 +75,37 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
     } else {
         let bounded = config.clone().max_states(config.unmerged_states.min(config.max_states));
         let first = search(c, &bounded, false, start, (0, 0))?;
-        if first.effort.bound != Some(Bound::States) || config.max_states <= config.unmerged_states {
+        if first.effort.bound != Some(Bound::States) {
             return Ok(first);
         }
         Some(first)
     };
     let mut earlier = first.as_ref().map_or((0, 0), |f| (f.effort.states, f.effort.transitions));
+    // The reduction may keep a thread waiting while others run on without repeating a state
+    // (docs/explore.md, "Fairness in depth"); a failure within the first states of the
+    // unreduced space is found here, with a shortest witness.
+    let unreduced = if config.unreduced_states == 0 {
+        None
+    } else {
+        let bounded = config.clone().por(false).max_states(config.unreduced_states.min(config.max_states));
+        let u = search(c, &bounded, false, start, earlier)?;
+        if u.effort.bound != Some(Bound::States) {
+            return Ok(match first {
+                Some(first) => with_findings_of(u, first),
+                None => u,
+            });
+        }
+        earlier = (earlier.0 + u.effort.states, earlier.1 + u.effort.transitions);
+        Some(u)
+    };
+    let stitched = |r: Answer, unreduced: Option<Answer>| match unreduced {
+        Some(u) => with_findings_of(r, u),
+        None => r,
+    };
+    let first = match first {
+        Some(first) if config.max_states <= config.unmerged_states => return Ok(stitched(first, unreduced)),
+        first => first,
+    };
     // A check that goes on past a deadlock it met (`Config::stop_at_deadlocks`) searches
     // breadth first, as the whole exploration it stands in for would (a check that stops at
     // the deadlock, then one of the whole space): its counterexample is that one's, a
@@ -89,7 +119,7 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
     let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
     if let Some(h) = &hunted {
         if let Some(failure) = &h.found {
-            return Ok(hunted_answer(c, first, h, failure));
+            return Ok(stitched(hunted_answer(c, first, h, failure), unreduced));
         }
         earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
     }
@@ -100,10 +130,11 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
         r.effort.unwind_reached |= h.unwound;
         r.found.passed_assertions.extend(passed_labels(c, &h.asserts));
     }
-    Ok(match first {
+    let r = match first {
         Some(first) => with_unmerged_witnesses(r, first),
         None => r,
-    })
+    };
+    Ok(stitched(r, unreduced))
 }
 
 /// The answer when the hunt `h`, after the search without merging `first` (if any), found a
@@ -121,6 +152,40 @@ fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt, (label, cex): &(
     found.passed_assertions.extend(passed_labels(c, &h.asserts));
     found.failures.insert(label.clone(), cex.clone());
     Answer { verdict: Verdict::Bad(Box::new(cex.clone())), found, effort }
+}
+
+/// The answer `r` with what the earlier search `other` found that `r` did not, or found with
+/// a shorter witness (in steps), and the work of both: `other`'s verdict when it has a
+/// counterexample and `r`'s has none; `r`'s bound.
+fn with_findings_of(mut r: Answer, other: Answer) -> Answer {
+    fn shortest<K: Ord>(into: &mut BTreeMap<K, Counterexample>, from: BTreeMap<K, Counterexample>) {
+        for (k, v) in from {
+            match into.entry(k) {
+                Entry::Vacant(e) => {
+                    e.insert(v);
+                }
+                Entry::Occupied(mut e) => {
+                    if v.schedule.len() < e.get().schedule.len() {
+                        e.insert(v);
+                    }
+                }
+            }
+        }
+    }
+    if r.verdict.counterexample().is_none() && other.verdict.counterexample().is_some() {
+        r.verdict = other.verdict;
+    }
+    shortest(&mut r.found.failures, other.found.failures);
+    shortest(&mut r.found.deadlocks, other.found.deadlocks);
+    shortest(&mut r.found.livelocks, other.found.livelocks);
+    shortest(&mut r.found.deadlocks_after_failure, other.found.deadlocks_after_failure);
+    r.found.passed_assertions.extend(other.found.passed_assertions);
+    r.effort.states += other.effort.states;
+    r.effort.transitions += other.effort.transitions;
+    r.effort.reduced_states += other.effort.reduced_states;
+    r.effort.depth = r.effort.depth.max(other.effort.depth);
+    r.effort.unwind_reached |= other.effort.unwind_reached;
+    r
 }
 
 /// The answer of the merged search `r` with, for what the search without merging `first`
