@@ -228,4 +228,11 @@ fn two_loops_that_never_repeat_a_state_do_not_hide_a_shallow_failure() {
     // Without it, the reduced searches store their 8,000 states and find nothing.
     let starved = run(&src, Config::new().max_states(8_000).unreduced_states(0));
     assert!(matches!(starved.verdict, Verdict::BoundReached { .. }), "{}", starved.verdict);
+    // A bounded search for every failure reports what it found too, with its witness, beside
+    // the bound the later searches reached.
+    let all = run(&src, Config::new().max_states(8_000).stop_at_first_failure(false));
+    assert_eq!(all.bound, Some(paces_explore::Bound::States), "{}", all.verdict);
+    let witness = all.failures.get("L22").unwrap_or_else(|| panic!("L22 not among {:?}", all.failures.keys()));
+    assert_eq!(witness.schedule.len(), shortest.len());
+    assert!(matches!(all.verdict, Verdict::Bad(_)), "{}", all.verdict);
 }
