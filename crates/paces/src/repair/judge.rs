@@ -439,10 +439,13 @@ impl<'a> Judge<'a> {
             return Ok(Vec::new());
         }
         let first_label = first.failing_step.and_then(|i| first.schedule.steps.get(i)).map(|s| s.label.as_str());
+        // Further traces to learn from, not a verdict: no search without the reduction for
+        // failures the reduction starves (the check that found the first one had it).
         let config = self
             .check_config()
             .find(FailureKinds::BAD)
             .hunt_states(0)
+            .unreduced_states(0)
             .max_states(self.cfg.counterexample_states.min(self.last_states.max(1)));
         let result = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += result.states;
