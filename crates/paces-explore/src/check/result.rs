@@ -261,6 +261,30 @@ pub(super) struct Findings {
     pub passed_assertions: BTreeSet<String>,
 }
 
+impl Findings {
+    /// Takes in what an earlier search of the same check found: every passed assertion, and
+    /// per failing assertion, deadlock and livelock its witness where `take` says so, given
+    /// the witness held (if any) and the one offered.
+    pub(super) fn take_from(&mut self, from: Findings, take: fn(Option<&Counterexample>, &Counterexample) -> bool) {
+        fn merge<K: Ord>(
+            into: &mut BTreeMap<K, Counterexample>,
+            from: BTreeMap<K, Counterexample>,
+            take: fn(Option<&Counterexample>, &Counterexample) -> bool,
+        ) {
+            for (k, w) in from {
+                if take(into.get(&k), &w) {
+                    into.insert(k, w);
+                }
+            }
+        }
+        merge(&mut self.failures, from.failures, take);
+        merge(&mut self.deadlocks, from.deadlocks, take);
+        merge(&mut self.livelocks, from.livelocks, take);
+        merge(&mut self.deadlocks_after_failure, from.deadlocks_after_failure, take);
+        self.passed_assertions.extend(from.passed_assertions);
+    }
+}
+
 /// What a search did, as [`CheckResult`] counts it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Effort {

@@ -1,8 +1,6 @@
 //! Running the checker's searches: the search without merging, the search without the
 //! reduction, the bug hunt and the merged search, and stitching their answers together.
 
-use std::collections::btree_map::Entry;
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use paces_cwhile::ir::Program;
@@ -90,22 +88,16 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
         let bounded = config.clone().por(false).max_states(config.unreduced_states.min(config.max_states));
         let u = search(c, &bounded, false, start, earlier)?;
         if u.effort.bound != Some(Bound::States) {
-            return Ok(match first {
-                Some(first) => with_findings_of(u, first),
-                None => u,
-            });
+            return Ok(with_findings_of(u, first));
         }
         earlier = (earlier.0 + u.effort.states, earlier.1 + u.effort.transitions);
         Some(u)
     };
-    let stitched = |r: Answer, unreduced: Option<Answer>| match unreduced {
-        Some(u) => with_findings_of(r, u),
-        None => r,
-    };
-    let first = match first {
-        Some(first) if config.max_states <= config.unmerged_states => return Ok(stitched(first, unreduced)),
-        first => first,
-    };
+    if config.max_states <= config.unmerged_states {
+        if let Some(first) = first {
+            return Ok(with_findings_of(first, unreduced));
+        }
+    }
     // A check that goes on past a deadlock it met (`Config::stop_at_deadlocks`) searches
     // breadth first, as the whole exploration it stands in for would (a check that stops at
     // the deadlock, then one of the whole space): its counterexample is that one's, a
@@ -119,7 +111,7 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
     let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
     if let Some(h) = &hunted {
         if let Some(failure) = &h.found {
-            return Ok(stitched(hunted_answer(c, first, h, failure), unreduced));
+            return Ok(with_findings_of(hunted_answer(c, first, h, failure), unreduced));
         }
         earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
     }
@@ -134,7 +126,7 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
         Some(first) => with_unmerged_witnesses(r, first),
         None => r,
     };
-    Ok(stitched(r, unreduced))
+    Ok(with_findings_of(r, unreduced))
 }
 
 /// The answer when the hunt `h`, after the search without merging `first` (if any), found a
@@ -154,32 +146,15 @@ fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt, (label, cex): &(
     Answer { verdict: Verdict::Bad(Box::new(cex.clone())), found, effort }
 }
 
-/// The answer `r` with what the earlier search `other` found that `r` did not, or found with
-/// a shorter witness (in steps), and the work of both: `other`'s verdict when it has a
-/// counterexample and `r`'s has none; `r`'s bound.
-fn with_findings_of(mut r: Answer, other: Answer) -> Answer {
-    fn shortest<K: Ord>(into: &mut BTreeMap<K, Counterexample>, from: BTreeMap<K, Counterexample>) {
-        for (k, v) in from {
-            match into.entry(k) {
-                Entry::Vacant(e) => {
-                    e.insert(v);
-                }
-                Entry::Occupied(mut e) => {
-                    if v.schedule.len() < e.get().schedule.len() {
-                        e.insert(v);
-                    }
-                }
-            }
-        }
-    }
+/// The answer `r` with what the earlier search `other` (if any) found that `r` did not, or
+/// found with a shorter witness (in steps), and the work of both: `other`'s verdict when it
+/// has a counterexample and `r`'s has none; `r`'s bound.
+fn with_findings_of(mut r: Answer, other: Option<Answer>) -> Answer {
+    let Some(other) = other else { return r };
     if r.verdict.counterexample().is_none() && other.verdict.counterexample().is_some() {
         r.verdict = other.verdict;
     }
-    shortest(&mut r.found.failures, other.found.failures);
-    shortest(&mut r.found.deadlocks, other.found.deadlocks);
-    shortest(&mut r.found.livelocks, other.found.livelocks);
-    shortest(&mut r.found.deadlocks_after_failure, other.found.deadlocks_after_failure);
-    r.found.passed_assertions.extend(other.found.passed_assertions);
+    r.found.take_from(other.found, |held, offered| held.is_none_or(|h| offered.schedule.len() < h.schedule.len()));
     r.effort.states += other.effort.states;
     r.effort.transitions += other.effort.transitions;
     r.effort.reduced_states += other.effort.reduced_states;
@@ -191,23 +166,12 @@ fn with_findings_of(mut r: Answer, other: Answer) -> Answer {
 /// The answer of the merged search `r` with, for what the search without merging `first`
 /// also found, its witnesses (shortest in steps), and the work of both.
 fn with_unmerged_witnesses(mut r: Answer, first: Answer) -> Answer {
-    fn replace<K: Ord, V>(into: &mut BTreeMap<K, V>, from: BTreeMap<K, V>) {
-        for (k, v) in from {
-            if let Some(slot) = into.get_mut(&k) {
-                *slot = v;
-            }
-        }
-    }
     if first.verdict.counterexample().is_some() {
         r.verdict = first.verdict;
     }
-    replace(&mut r.found.failures, first.found.failures);
-    replace(&mut r.found.deadlocks, first.found.deadlocks);
-    replace(&mut r.found.livelocks, first.found.livelocks);
-    replace(&mut r.found.deadlocks_after_failure, first.found.deadlocks_after_failure);
+    r.found.take_from(first.found, |held, _| held.is_some());
     r.effort.states += first.effort.states;
     r.effort.transitions += first.effort.transitions;
-    r.found.passed_assertions.extend(first.found.passed_assertions);
     r
 }
 
