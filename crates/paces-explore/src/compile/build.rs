@@ -340,7 +340,8 @@ impl<'p> ThreadBuilder<'p> {
             can_finish: false,
             exit_moves: None,
             fut_r: n.clone(),
-            fut_w: n,
+            fut_w: n.clone(),
+            live_r: n,
             dead: Vec::new(),
             private_next: false,
         });

@@ -91,6 +91,10 @@ pub(crate) struct Point {
     /// Globals that steps reachable from here may read and write.
     pub fut_r: Bits,
     pub fut_w: Bits,
+    /// Globals that some path from here may read before the thread writes them: no other
+    /// value of a global outside every thread's `live_r` is ever read (the checker resets
+    /// it to 0).
+    pub live_r: Bits,
     /// Variables private to the thread (its locals, and globals no other thread uses) whose
     /// value can never be read again from here: the checker resets them to 0.
     pub dead: Vec<VarRef>,

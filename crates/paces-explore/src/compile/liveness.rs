@@ -1,13 +1,15 @@
-//! Liveness of the variables private to a thread (its locals, and globals no other thread
-//! uses): at every control point, the private variables that can never be read again (the
-//! checker resets them to 0), and whether the point's only next step touches nothing but
-//! private variables (the checker merges it into the step before).
+//! Liveness of a thread's variables: at every control point, the private variables (its
+//! locals, and globals no other thread uses) that can never be read again and the globals it
+//! may read before writing them (the checker resets a variable no thread can read again to
+//! 0), and whether the point's only next step touches nothing but private variables (the
+//! checker merges it into the step before).
 
 use super::graph::{StepKind, TCode};
 use super::layout::VarRef;
 use crate::bits::Bits;
 
-/// Fills in, at every point of every thread, [`Point::dead`](super::graph::Point::dead) and
+/// Fills in, at every point of every thread, [`Point::dead`](super::graph::Point::dead),
+/// [`Point::live_r`](super::graph::Point::live_r) and
 /// [`Point::private_next`](super::graph::Point::private_next). The threads' futures must be
 /// computed: a global is private to the one thread whose future from its entry touches it.
 pub(super) fn analyse(threads: &mut [TCode], n_globals: usize) {
@@ -18,6 +20,7 @@ pub(super) fn analyse(threads: &mut [TCode], n_globals: usize) {
         let live = live_slots(code, slots);
         mark_private_next(code, &private);
         mark_dead(code, &private, &live, slots);
+        mark_live_globals(code, &live, slots);
     }
 }
 
@@ -126,6 +129,15 @@ fn mark_private_next(code: &mut TCode, private: &Bits) {
                 && !matches!(st.kind, StepKind::Await(_))
                 && st.r.iter().chain(st.w.iter()).all(|g| private.contains(g))
         };
+    }
+}
+
+/// Records at every point the globals live there.
+fn mark_live_globals(code: &mut TCode, live: &[Bits], slots: Slots) {
+    for (p, point) in code.points.iter_mut().enumerate() {
+        for g in live[p].iter().take_while(|&i| i < slots.n_globals) {
+            point.live_r.insert(g);
+        }
     }
 }
 

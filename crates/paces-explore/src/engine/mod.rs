@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use paces_cwhile::ir::Fault;
 
+use crate::bits::Bits;
 use crate::compile::{Compiled, Move, Opt, StepKind, VarRef};
 
 pub(crate) use atomic::MacroOut;
@@ -261,8 +262,9 @@ pub(crate) struct Settings {
     /// The most states one run of an atomic block may visit. Default: `usize::MAX` (no
     /// bound).
     pub max_atomic: usize,
-    /// Reset dead private variables in successors (sound for every query that does not
-    /// look at final values). Default: `false`.
+    /// Reset dead private variables, and globals no thread may read before writing them, in
+    /// successors (sound for every query that does not look at final values). Default:
+    /// `false`.
     pub reset_dead: bool,
     /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
     /// Default: `false`.
@@ -342,14 +344,20 @@ impl<'c> Engine<'c> {
         count % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Resets the dead private variables of every thread (when [`Settings::reset_dead`]).
+    /// Resets the dead private variables of every thread and the globals no thread may read
+    /// before writing them (when [`Settings::reset_dead`]).
     pub(crate) fn canon(&self, s: &mut [i64]) {
-        for t in 0..self.lay.threads {
-            self.canon_thread(s, t);
+        if !self.reset_dead {
+            return;
         }
+        for t in 0..self.lay.threads {
+            self.reset_dead_private(s, t);
+        }
+        self.reset_unread_globals(s);
     }
 
-    /// Resets the dead private variables of thread `t` (when [`Settings::reset_dead`]).
+    /// Resets the dead private variables of thread `t` and the globals no thread may read
+    /// before writing them (when [`Settings::reset_dead`]).
     ///
     /// After a transition of `t` from a state `canon` left unchanged, this is all `canon`
     /// would do: every other thread stands where it stood, and its dead variables are its
@@ -358,11 +366,32 @@ impl<'c> Engine<'c> {
         if !self.reset_dead {
             return;
         }
+        self.reset_dead_private(s, t);
+        self.reset_unread_globals(s);
+    }
+
+    /// Resets the private variables of thread `t` that it can never read again.
+    fn reset_dead_private(&self, s: &mut [i64], t: usize) {
         let p = &self.c.threads[t].points[s[t] as usize];
         for &v in &p.dead {
             match v {
                 VarRef::Global(g) => s[self.lay.threads + g as usize] = 0,
                 VarRef::Local(l) => s[self.lay.local_off[t] + l as usize] = 0,
+            }
+        }
+    }
+
+    /// Resets every global that no thread may read before writing it, from where each
+    /// stands: its value is never read (docs/explore.md, "How it explores").
+    fn reset_unread_globals(&self, s: &mut [i64]) {
+        let mut live = Bits::new(self.lay.globals);
+        for (u, code) in self.c.threads.iter().enumerate() {
+            live.union_with(&code.points[s[u] as usize].live_r);
+        }
+        let g = self.lay.threads;
+        for (v, value) in s[g..g + self.lay.globals].iter_mut().enumerate() {
+            if !live.contains(v) {
+                *value = 0;
             }
         }
     }
@@ -517,6 +546,32 @@ impl<'c> Engine<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A global that every thread writes before it reads it (or never reads) is reset; once
+    /// a thread may read it first, it is kept.
+    #[test]
+    fn globals_no_thread_reads_before_writing_are_reset() {
+        let program =
+            paces_cwhile::parse("var g = 0, h = 0; thread a { g := 1; h := g; } thread b { g := 2; }").unwrap();
+        let c = crate::compile::compile(&program).unwrap();
+        let e = Engine::new(&c, Settings { reset_dead: true, ..Settings::default() });
+        let (g, h) = (e.lay.threads, e.lay.threads + 1);
+        let mut s = e.initial().to_vec();
+        s[g] = 7;
+        s[h] = 5;
+        e.canon(&mut s);
+        assert_eq!((s[g], s[h]), (0, 0), "both written before any read");
+        let a0 = &c.threads[0].points[e.pc(&s, 0)].options[0];
+        assert_eq!(e.apply(&mut s, 0, a0), Outcome::Done { failed: false, passed: false });
+        s[g] = 7;
+        e.canon_thread(&mut s, 0);
+        assert_eq!((s[g], s[h]), (7, 0), "`a` reads g next; h is never read");
+        let off = Engine::new(&c, Settings::default());
+        let mut kept = s.clone();
+        kept[h] = 5;
+        off.canon(&mut kept);
+        assert_eq!(kept[h], 5, "nothing is reset without `reset_dead`");
+    }
 
     #[test]
     fn enabled_options_are_indexed_by_thread_and_option() {
