@@ -95,9 +95,9 @@ pub(crate) struct Point {
     /// value of a global outside every thread's `live_r` is ever read (the checker resets
     /// it to 0).
     pub live_r: Bits,
-    /// Variables private to the thread (its locals, and globals no other thread uses) whose
-    /// value can never be read again from here: the checker resets them to 0.
-    pub dead: Vec<VarRef>,
+    /// The thread's local slots whose value can never be read again from here: the checker
+    /// resets them to 0 (a global, through every thread's `live_r`).
+    pub dead: Vec<u32>,
     /// Whether the point's only next step is outside atomic blocks, not an `await`, and
     /// touches only variables private to the thread (it may be merged into the step before).
     pub private_next: bool,

@@ -1,8 +1,8 @@
-//! Liveness of a thread's variables: at every control point, the private variables (its
-//! locals, and globals no other thread uses) that can never be read again and the globals it
-//! may read before writing them (the checker resets a variable no thread can read again to
-//! 0), and whether the point's only next step touches nothing but private variables (the
-//! checker merges it into the step before).
+//! Liveness of a thread's variables: at every control point, the locals that can never be
+//! read again and the globals it may read before writing them (the checker resets a variable
+//! no thread can read again to 0), and whether the point's only next step touches nothing but
+//! variables private to the thread, its locals and globals no other thread uses (the checker
+//! merges it into the step before).
 
 use super::graph::{StepKind, TCode};
 use super::layout::VarRef;
@@ -19,7 +19,7 @@ pub(super) fn analyse(threads: &mut [TCode], n_globals: usize) {
         let private = private_slots(&used, t, slots);
         let live = live_slots(code, slots);
         mark_private_next(code, &private);
-        mark_dead(code, &private, &live, slots);
+        mark_dead(code, &live, slots);
         mark_live_globals(code, &live, slots);
     }
 }
@@ -40,14 +40,6 @@ impl Slots {
         match r {
             VarRef::Global(g) => g as usize,
             VarRef::Local(l) => self.n_globals + l as usize,
-        }
-    }
-
-    fn var(self, i: usize) -> VarRef {
-        if i < self.n_globals {
-            VarRef::Global(i as u32)
-        } else {
-            VarRef::Local((i - self.n_globals) as u32)
         }
     }
 }
@@ -141,9 +133,12 @@ fn mark_live_globals(code: &mut TCode, live: &[Bits], slots: Slots) {
     }
 }
 
-/// Records at every point the private variables that are not live there.
-fn mark_dead(code: &mut TCode, private: &Bits, live: &[Bits], slots: Slots) {
+/// Records at every point the local slots that are not live there.
+fn mark_dead(code: &mut TCode, live: &[Bits], slots: Slots) {
     for (p, point) in code.points.iter_mut().enumerate() {
-        point.dead = private.iter().filter(|&i| !live[p].contains(i)).map(|i| slots.var(i)).collect();
+        point.dead = (slots.n_globals..slots.width())
+            .filter(|&i| !live[p].contains(i))
+            .map(|i| (i - slots.n_globals) as u32)
+            .collect();
     }
 }

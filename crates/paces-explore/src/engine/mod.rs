@@ -262,8 +262,7 @@ pub(crate) struct Settings {
     /// The most states one run of an atomic block may visit. Default: `usize::MAX` (no
     /// bound).
     pub max_atomic: usize,
-    /// Reset dead private variables, and globals no thread may read before writing them, in
-    /// successors (sound for every query that does not look at final values). Default:
+    /// Reset dead locals, and globals no thread may read before writing them, in successors (sound for every query that does not look at final values). Default:
     /// `false`.
     pub reset_dead: bool,
     /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
@@ -344,40 +343,37 @@ impl<'c> Engine<'c> {
         count % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Resets the dead private variables of every thread and the globals no thread may read
-    /// before writing them (when [`Settings::reset_dead`]).
+    /// Resets the dead locals of every thread and the globals no thread may read before
+    /// writing them (when [`Settings::reset_dead`]).
     pub(crate) fn canon(&self, s: &mut [i64]) {
         if !self.reset_dead {
             return;
         }
         for t in 0..self.lay.threads {
-            self.reset_dead_private(s, t);
+            self.reset_dead_locals(s, t);
         }
         self.reset_unread_globals(s);
     }
 
-    /// Resets the dead private variables of thread `t` and the globals no thread may read
-    /// before writing them (when [`Settings::reset_dead`]).
+    /// Resets the dead locals of thread `t` and the globals no thread may read before writing
+    /// them (when [`Settings::reset_dead`]).
     ///
     /// After a transition of `t` from a state `canon` left unchanged, this is all `canon`
-    /// would do: every other thread stands where it stood, and its dead variables are its
-    /// own locals and globals no other thread uses, which `t` cannot have written.
+    /// would do: every other thread stands where it stood, with locals `t` cannot have
+    /// written, and the globals are looked at again.
     pub(crate) fn canon_thread(&self, s: &mut [i64], t: usize) {
         if !self.reset_dead {
             return;
         }
-        self.reset_dead_private(s, t);
+        self.reset_dead_locals(s, t);
         self.reset_unread_globals(s);
     }
 
-    /// Resets the private variables of thread `t` that it can never read again.
-    fn reset_dead_private(&self, s: &mut [i64], t: usize) {
-        let p = &self.c.threads[t].points[s[t] as usize];
-        for &v in &p.dead {
-            match v {
-                VarRef::Global(g) => s[self.lay.threads + g as usize] = 0,
-                VarRef::Local(l) => s[self.lay.local_off[t] + l as usize] = 0,
-            }
+    /// Resets the locals of thread `t` that it can never read again.
+    fn reset_dead_locals(&self, s: &mut [i64], t: usize) {
+        let off = self.lay.local_off[t];
+        for &l in &self.c.threads[t].points[s[t] as usize].dead {
+            s[off + l as usize] = 0;
         }
     }
 
