@@ -338,3 +338,20 @@ fn unsigned_64_bit_arithmetic_is_refused() {
     assert_eq!((code.as_str(), line, col), ("C0410", 4, 7), "{message}");
     assert!(message.contains("64-bit `unsigned`"), "{message}");
 }
+
+#[test]
+fn a_void_pointer_parameter_of_any_function_is_read_as_a_value() {
+    // `critical` runs as a thread and is called by `main` too, with `0` and `NULL`.
+    let source = "#include <pthread.h>\nint inside = 0, turn = 0;\n\
+        void *critical(void *who) {\n  inside = inside + 1;\n  __VERIFIER_assert(inside == 1);\n  inside = inside - 1;\n  return 0;\n}\n\
+        int main() {\n  pthread_t t;\n  pthread_create(&t, 0, critical, 0);\n  critical(0);\n  critical(NULL);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(fails(&r), "two runs of `critical` overlap");
+    // A dereference of the parameter, or an address passed to it, is still refused.
+    let deref = source.replace("inside = inside + 1;", "inside = *(int *)who;");
+    let (code, line, _, message) = error_of(&deref);
+    assert_eq!((code.as_str(), line), ("C0410", 4), "{message}");
+    let address = source.replace("critical(NULL);", "critical(&turn);");
+    let (code, line, _, message) = error_of(&address);
+    assert_eq!((code.as_str(), line), ("C0410", 13), "{message}");
+}

@@ -227,8 +227,9 @@ impl<'a> Lower<'a> {
         Ok(Var { cw: String::new(), kind, shared })
     }
 
-    /// The parameters of a function: name and type; `void *` only for a thread function's
-    /// argument (`thread`), read as an integer.
+    /// The parameters of a function: name and type; a `void *` is read as an integer (a
+    /// thread function's argument (`thread`), or a value a call passes and the body never
+    /// dereferences: the lowering refuses a dereference).
     pub(super) fn parameters(&self, f: &Node<FunctionDefinition>, thread: bool) -> Result<Vec<Param>, Diagnostic> {
         let mut out = Vec::new();
         for x in &f.node.declarator.node.derived {
@@ -258,11 +259,10 @@ impl<'a> Lower<'a> {
             Some(Base::Int(ty)) if pointers == 0 => Ok(Some((name, ty, false))),
             // `int *p`: a caller's local passed by reference (`&x`), copied in and out.
             Some(Base::Int(ty)) if one && !thread => Ok(Some((name, ty, true))),
-            None if one && thread => Ok(Some((name, INT, false))),
-            _ if pointers > 0 => Err(unsupported(
-                "a pointer parameter other than a thread function's `void *` or an integer's `int *`",
-                span,
-            )),
+            None if one => Ok(Some((name, INT, false))),
+            _ if pointers > 0 => {
+                Err(unsupported("a pointer parameter other than `void *` or an integer's `int *`", span))
+            }
             _ => Err(unsupported("a parameter of this type", span)),
         }
     }
