@@ -109,11 +109,11 @@ fn what_cannot_be_read_is_an_error_at_its_place() {
         ("int main() {\n  x = malloc(4);\n  return 0;\n}\n", "C0421", 4, 7, "`malloc`"),
         ("void f() { f(); }\nint main() { f(); return 0; }\n", "C0410", 3, 12, "recursion"),
         (
-            "void *t(void *a) { return 0; }\nint main() {\n  pthread_t h;\n  while (x < 3) { pthread_create(&h, 0, t, 0); x++; }\n  return 0;\n}\n",
+            "void *t(void *a) { return 0; }\nint main() {\n  pthread_t h;\n  while (x < 3) { pthread_create(&h, 0, t, 0); if (x == 2) break; x++; }\n  return 0;\n}\n",
             "C0410",
             6,
-            19,
-            "pthread_create",
+            3,
+            "`break`, `continue` or `return` in a loop that creates threads",
         ),
         (
             "void *t(void *a) { return 0; }\nvoid spawn() { pthread_t h; pthread_create(&h, 0, t, 0); }\nint main() {\n  spawn();\n  spawn();\n  return 0;\n}\n",
@@ -354,4 +354,29 @@ fn a_void_pointer_parameter_of_any_function_is_read_as_a_value() {
     let address = source.replace("critical(NULL);", "critical(&turn);");
     let (code, line, _, message) = error_of(&address);
     assert_eq!((code.as_str(), line), ("C0410", 13), "{message}");
+}
+
+#[test]
+fn a_loop_that_creates_threads_without_bound_runs_its_rounds() {
+    // One client alone never loses an update; the second one can.
+    let rounds = |k: usize| read("spawner.c", &Options { thread_rounds: k, ..Options::default() });
+    let one = rounds(1);
+    assert_eq!(one.program.threads.len(), 2, "main and one client");
+    assert_eq!(one.bounds, vec!["loops that create threads cut after 1 round(s)".to_owned()]);
+    assert!(!fails(&one));
+    for k in [2, 3] {
+        let r = rounds(k);
+        assert_eq!(r.program.threads.len(), k + 1);
+        assert!(fails(&r), "{k} rounds");
+    }
+    assert_eq!(Options::default().thread_rounds, 2);
+    // A loop with a condition stops by it before the bound: `for (i = 0; i < n; i++)` with
+    // `n` a nondet value in 0..1 creates at most one thread, and its rounds are still a bound.
+    let source = "#include <pthread.h>\nint x;\nvoid *t(void *a) { x = x + 1; return 0; }\n\
+        int main() {\n  pthread_t h;\n  int n = __VERIFIER_nondet_int();\n  for (int i = 0; i < n; i++) { pthread_create(&h, 0, t, 0); }\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert_eq!(r.program.threads.len(), 3, "main and a thread per round");
+    assert!(r.bounds.iter().any(|b| b.contains("cut after 2 round(s)")), "{:?}", r.bounds);
+    let text = paces_cwhile::print(&r.program);
+    assert_eq!(text.matches("assume(0)").count(), 1, "{text}");
 }

@@ -194,6 +194,8 @@ pub(super) struct Lower<'a> {
     pub(super) local_refs: BTreeSet<(String, String)>,
     /// Whether an array index out of bounds cuts a path somewhere (a bound).
     pub(super) index_cut: bool,
+    /// Whether a loop that creates threads is cut after its rounds somewhere (a bound).
+    pub(super) rounds_cut: bool,
     /// The flag an `abort()` or `exit()` inside an atomic block sets.
     pub(super) aborted: Option<String>,
     /// The by-reference parameters: (function, Cwhile parameter).

@@ -31,6 +31,9 @@ impl<'a> Lower<'a> {
                 return Ok(vec![N::Simple(label, format!("await({GUARD}!({t}))"))]);
             }
         }
+        if creates_threads(body) {
+            return self.rounds(c, body, step, span, 0);
+        }
         // `break` and `continue` set the loop's jump flag (1 and 2): the rest of the iteration
         // is skipped, and a break leaves the loop by its condition.
         let jump = if has_jump(body) { Some(self.fresh_local("jump")) } else { None };
@@ -91,6 +94,47 @@ impl<'a> Lower<'a> {
         let name = self.fresh_here(base);
         self.frame.locals.push(name.clone());
         name
+    }
+
+    /// A loop that creates threads and is not unrolled exactly (no constant bound): its
+    /// rounds, from round `done` on, each a copy of the body (and `step`) under the loop's
+    /// condition, up to [`super::Options::thread_rounds`]; a path on which the loop would run
+    /// once more is cut there (`assume(0)`, as `abort()` is read), a bound the reading reports.
+    /// Every run of the model is then the start of a run of the program, so an error it
+    /// reaches is real, and "no error" holds within the bound.
+    fn rounds(
+        &mut self,
+        c: Option<&'a Node<lang_c::ast::Expression>>,
+        body: &'a Node<Statement>,
+        step: Option<&'a Node<lang_c::ast::Expression>>,
+        span: Span,
+        done: usize,
+    ) -> Result<Vec<N>, Diagnostic> {
+        if has_jump(body) || has_return(body) {
+            return Err(unsupported("`break`, `continue` or `return` in a loop that creates threads", span));
+        }
+        self.rounds_cut = true;
+        let last = done == self.options.thread_rounds;
+        let this = |l: &mut Self| -> Result<Vec<N>, Diagnostic> {
+            if last {
+                let cut = l.label(span);
+                return Ok(vec![N::Simple(cut, "assume(0)".to_owned())]);
+            }
+            let mut nodes = l.block(body)?;
+            if let Some(st) = step {
+                nodes.extend(l.expr_stmt_nodes(st, span)?);
+            }
+            nodes.extend(l.rounds(c, body, step, span, done + 1)?);
+            Ok(nodes)
+        };
+        match c {
+            Some(c) if self.const_eval(c).is_none_or(|v| v == 0) => {
+                self.frame.temps = 0;
+                self.cond_node(c, span, |l| Ok((this(l)?, None)))
+            }
+            // `while (1)`, `for (;;)`: every round runs.
+            _ => this(self),
+        }
     }
 
     pub(super) fn for_node(
@@ -163,12 +207,7 @@ impl<'a> Lower<'a> {
         };
         let assigned = scan.assigned.contains(&var);
         if !step_ok || assigned || to < from || to - from > MAX_UNROLL {
-            if scan.threads {
-                return Err(unsupported(
-                    &format!("a loop creating threads that is not `for ({var} = A; {var} < B; {var}++)` with constants A, B (at most {MAX_UNROLL} iterations) and `{var}` unchanged in its body"),
-                    span,
-                ));
-            }
+            // A loop that creates threads runs its rounds up to the bound (`Lower::rounds`).
             return Ok(None);
         }
         let mut out = Vec::new();
@@ -205,11 +244,20 @@ impl<'a> Lower<'a> {
     }
 }
 
+/// Whether the statement calls `pthread_create`.
+fn creates_threads(body: &Node<Statement>) -> bool {
+    let mut scan = Scan::default();
+    lang_c::visit::Visit::visit_statement(&mut scan, &body.node, &body.span);
+    scan.creates
+}
+
 /// What a loop body does that asks for unrolling, and the variables it assigns.
 #[derive(Default)]
 struct Scan {
     /// It creates or joins threads.
     threads: bool,
+    /// It creates threads.
+    creates: bool,
     /// It indexes an array.
     index: bool,
     /// The names it assigns (`=`, `op=`, `++`, `--`).
@@ -220,6 +268,7 @@ impl<'ast> lang_c::visit::Visit<'ast> for Scan {
     fn visit_call_expression(&mut self, c: &'ast lang_c::ast::CallExpression, span: &'ast lang_c::span::Span) {
         if let E::Identifier(id) = &c.callee.node {
             self.threads |= matches!(id.node.name.as_str(), "pthread_create" | "pthread_join");
+            self.creates |= id.node.name == "pthread_create";
         }
         lang_c::visit::visit_call_expression(self, c, span);
     }

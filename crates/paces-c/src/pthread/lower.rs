@@ -52,6 +52,7 @@ pub(super) fn lower(
         by_ref: BTreeSet::new(),
         aborted: None,
         index_cut: false,
+        rounds_cut: false,
         aliases: BTreeMap::new(),
         local_refs: BTreeSet::new(),
     };
@@ -178,6 +179,10 @@ impl<'a> Lower<'a> {
         }
         if self.index_cut {
             bounds.push("paths with an array index out of bounds cut".to_owned());
+        }
+        if self.rounds_cut {
+            let k = self.options.thread_rounds;
+            bounds.push(format!("loops that create threads cut after {k} round(s)"));
         }
         Ok((self.respan(program), bounds))
     }

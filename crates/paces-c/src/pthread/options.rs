@@ -11,10 +11,14 @@ pub struct Options {
     pub nondet: (i64, i64),
     /// Which preprocessor runs.
     pub preprocessor: Preprocessor,
+    /// The rounds a loop that creates threads runs when it is not unrolled exactly (no
+    /// constant bound, such as `while (1) { pthread_create(...); }`): each round creates its
+    /// own threads, and a path on which the loop would run once more is cut. Default 2.
+    pub thread_rounds: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { nondet: (0, 1), preprocessor: Preprocessor::Auto }
+        Options { nondet: (0, 1), preprocessor: Preprocessor::Auto, thread_rounds: 2 }
     }
 }

@@ -64,6 +64,11 @@ pub struct CheckerArgs {
     /// a "correct" that depends on them is reported as bounded (exit 3).
     #[arg(long, value_name = "LO..HI", value_parser = nondet_range)]
     pub nondet_range: Option<(i64, i64)>,
+    /// The rounds a pthread C loop that creates threads runs when it has no constant bound
+    /// (`while (1) { pthread_create(...); }`); a path on which it would run once more is cut,
+    /// and a "correct" is reported as bounded (exit 3). Default: 2.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub thread_rounds: Option<usize>,
 }
 
 /// Reads `LO..HI` with `LO <= HI` and at most 1024 values.
@@ -103,6 +108,9 @@ impl CheckerArgs {
         let mut options = paces_c::pthread::Options::default();
         if let Some(range) = self.nondet_range {
             options.nondet = range;
+        }
+        if let Some(k) = self.thread_rounds {
+            options.thread_rounds = k;
         }
         let (program, bounds) = super::parse_bounded(&input, format, &options)?;
         let config = self.config(started).map_err(|message| fail_in(format, &input.name, message))?;
