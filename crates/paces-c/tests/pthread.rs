@@ -380,3 +380,31 @@ fn a_loop_that_creates_threads_without_bound_runs_its_rounds() {
     let text = paces_cwhile::print(&r.program);
     assert_eq!(text.matches("assume(0)").count(), 1, "{text}");
 }
+
+#[test]
+fn a_global_s_address_passed_to_an_atomic_function_is_copied_inside_its_step() {
+    let source = "#include <pthread.h>\nint m = 0, count = 0;\n\
+        void __VERIFIER_atomic_acquire(int *l) { __VERIFIER_assume(*l == 0); *l = 1; }\n\
+        void __VERIFIER_atomic_release(int *l) { *l = 0; }\n\
+        void *worker(void *arg) {\n  __VERIFIER_atomic_acquire(&m);\n  int c = count;\n  count = c + 1;\n  __VERIFIER_atomic_release(&m);\n  return 0;\n}\n\
+        int main() {\n  pthread_t a, b;\n  pthread_create(&a, 0, worker, 0);\n  pthread_create(&b, 0, worker, 0);\n  \
+        pthread_join(a, 0);\n  pthread_join(b, 0);\n  __VERIFIER_assert(count == 2);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r), "the lock held by `m` keeps the update whole");
+    let text = paces_cwhile::print(&r.program);
+    assert!(text.contains("__VERIFIER_atomic_acquire.l := m;"), "{text}");
+    // Released before the update: the lost update is found.
+    let early = source.replace(
+        "  int c = count;\n  count = c + 1;\n  __VERIFIER_atomic_release(&m);\n",
+        "  __VERIFIER_atomic_release(&m);\n  int c = count;\n  count = c + 1;\n",
+    );
+    assert!(fails(&parse(&early, &Options::default()).expect("read")));
+    // A function that names the global too, or one that is not atomic, is refused at the argument.
+    let named = source.replace("*l = 0; }", "*l = m - 1; }");
+    let (code, line, _, message) = error_of(&named);
+    assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
+    assert!(message.contains("also names that global"), "{message}");
+    let plain = source.replace("__VERIFIER_atomic_release", "release");
+    let (code, line, _, message) = error_of(&plain);
+    assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
+}

@@ -1,7 +1,7 @@
 //! Calls of the pthread C lowering: built-ins (assertions, assumptions, locks, atomic
 //! sections), the procedures a call lowers to, and array reads at computed indices.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use lang_c::ast::{DerivedDeclarator, Expression as E, UnaryOperator as U};
 use lang_c::span::Node;
@@ -242,6 +242,10 @@ impl<'a> Lower<'a> {
         let label = self.label(span);
         let mut steps = Vec::new();
         let mut copy_out = Vec::new();
+        // A call that runs as one atomic step may take a global's address: its copy in and
+        // out then belong to that step (`Lower::shared_reference`).
+        let atomic_call = name.starts_with("__VERIFIER_atomic_") || self.frame.atomic > 0;
+        let mut copy_in = Vec::new();
         for ((p, ty), a) in params.iter().zip(&c.node.arguments) {
             if self.by_ref.contains(&(name.clone(), p.clone())) {
                 // A global array passed to an `int *` parameter: the parameter is that array
@@ -276,6 +280,18 @@ impl<'a> Lower<'a> {
                 if self.aliases.contains_key(&(name.clone(), p.clone())) {
                     return Err(unsupported("a local's address passed to a parameter that is an array", self.span(a)));
                 }
+                if atomic_call {
+                    if let Some(global) = self.shared_reference(a, &name)? {
+                        if copy_out.iter().any(|(x, _)| *x == global) {
+                            let span = self.span(a);
+                            return Err(unsupported("the same variable passed by reference twice in one call", span));
+                        }
+                        let l = self.label(span);
+                        copy_in.push(N::Simple(l, format!("{cw}.{p} := {global}")));
+                        copy_out.push((global, p.clone()));
+                        continue;
+                    }
+                }
                 let local = self.reference(a)?;
                 if copy_out.iter().any(|(x, _)| *x == local) {
                     return Err(unsupported("the same variable passed by reference twice in one call", self.span(a)));
@@ -296,11 +312,20 @@ impl<'a> Lower<'a> {
         }
         let l = self.label(span);
         let call = N::Simple(l, format!("{cw}()"));
+        let mut body = copy_in;
+        body.push(call);
+        if body.len() > 1 {
+            // The global is read and written back inside the call's atomic step.
+            for (var, p) in copy_out.drain(..) {
+                let l = self.label(span);
+                body.push(N::Simple(l, format!("{var} := {cw}.{p}")));
+            }
+        }
         if name.starts_with("__VERIFIER_atomic_") && self.frame.atomic == 0 {
             let a = self.label(span);
-            steps.push(N::Atomic(a, vec![call]));
+            steps.push(N::Atomic(a, body));
         } else {
-            steps.push(call);
+            steps.extend(body);
         }
         for (local, p) in copy_out {
             let l = self.label(span);
@@ -353,6 +378,49 @@ impl<'a> Lower<'a> {
         tail
     }
 
+    /// The global `g` of the argument `&g` of a by-reference parameter of `callee`, when `g`
+    /// is a shared integer and neither `callee` nor a function it calls names `g`: the call runs
+    /// as one atomic step, so copying `g` in before it and out after it, inside that step, is
+    /// exact (no other thread runs in between, and no access by name sees the copy apart from
+    /// `g`). `None` when the argument is not a global's address; an error when the callee
+    /// names the global.
+    fn shared_reference(&self, a: &Node<lang_c::ast::Expression>, callee: &str) -> Result<Option<String>, Diagnostic> {
+        let E::UnaryOperator(u) = &a.node else { return Ok(None) };
+        let E::Identifier(id) = &u.node.operand.node else { return Ok(None) };
+        if u.node.operator.node != U::Address {
+            return Ok(None);
+        }
+        let global = match self.lookup(&id.node.name) {
+            Some(Var { cw, kind: Kind::Scalar(_), shared: true }) => cw.clone(),
+            _ => return Ok(None),
+        };
+        if self.names_reached(callee).contains(&id.node.name) {
+            return Err(unsupported(
+                "a global's address passed to a function that also names that global",
+                self.span(a),
+            ));
+        }
+        Ok(Some(global))
+    }
+
+    /// Every identifier the function `f` and the functions it calls (transitively) name.
+    fn names_reached(&self, f: &str) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        let mut work = vec![f.to_owned()];
+        let mut seen = BTreeSet::new();
+        while let Some(g) = work.pop() {
+            let Some(def) = self.functions.get(&g) else { continue };
+            if !seen.insert(g) {
+                continue;
+            }
+            let mut v = Names::default();
+            lang_c::visit::Visit::visit_statement(&mut v, &def.node.statement.node, &def.node.statement.span);
+            work.extend(v.0.iter().filter(|n| self.functions.contains_key(*n)).cloned());
+            names.extend(v.0);
+        }
+        names
+    }
+
     /// The argument of a by-reference parameter: `&x` for a local `x` of the caller (private to
     /// its thread, so copying it in and out is exact).
     pub(super) fn reference(&self, a: &Node<lang_c::ast::Expression>) -> Result<String, Diagnostic> {
@@ -375,5 +443,15 @@ fn arity<T>(name: &str, args: &[T], n: usize, span: Span) -> Result<(), Diagnost
         Ok(())
     } else {
         Err(error("C0418", format!("`{name}` takes {n} argument(s)"), span, "here"))
+    }
+}
+
+/// The identifiers a statement names.
+#[derive(Default)]
+struct Names(BTreeSet<String>);
+
+impl<'ast> lang_c::visit::Visit<'ast> for Names {
+    fn visit_identifier(&mut self, i: &'ast lang_c::ast::Identifier, _: &'ast lang_c::span::Span) {
+        self.0.insert(i.name.clone());
     }
 }
