@@ -124,7 +124,8 @@ fn task(yml: &Path, root: &Path, paces: Option<&Path>, limit: u64) -> Result<Opt
             return Ok(Some(row));
         }
     };
-    let read = match parse(&source, &Options::default()) {
+    let options = Options { include_dir: file.parent().map(Path::to_path_buf), ..Options::default() };
+    let read = match parse(&source, &options) {
         Ok(r) => r,
         Err(d) => {
             let d = d.iter().next().expect("one diagnostic");
@@ -208,14 +209,16 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
     }
     let repaired = std::fs::read_to_string(&out).unwrap_or_default();
     let _ = std::fs::remove_file(&out);
-    let again = match parse(&repaired, &Options::default()) {
+    // The repaired file's `#include "name"` finds `name` next to the task's.
+    let options = Options { include_dir: file.parent().map(Path::to_path_buf), ..Options::default() };
+    let again = match parse(&repaired, &options) {
         Ok(r) => r,
         Err(_) => return format!("{} (the repair is printed as Cwhile, not C)", moves.join("; ")),
     };
     // A repair that passes the checks by reading their values before the threads that change
     // them start is no repair (`paces_c::pthread::stale_checks`).
     let source = std::fs::read_to_string(file).unwrap_or_default();
-    if let Ok(original) = parse(&source, &Options::default()) {
+    if let Ok(original) = parse(&source, &options) {
         if let Some(stale) = stale_checks(&original.program, &again.program).first() {
             return format!(
                 "no repair: the cheapest repair found ({}) passes because {stale} (lines of the repaired file)",

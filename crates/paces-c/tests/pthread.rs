@@ -408,3 +408,31 @@ fn a_global_s_address_passed_to_an_atomic_function_is_copied_inside_its_step() {
     let (code, line, _, message) = error_of(&plain);
     assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
 }
+
+#[test]
+fn a_quoted_include_reads_the_file_next_to_the_program() {
+    let dir = std::path::PathBuf::from(format!("{}/tests/pthread", env!("CARGO_MANIFEST_DIR")));
+    let source = std::fs::read_to_string(dir.join("included.c")).expect("test program");
+    for which in [Preprocessor::Own, Preprocessor::Auto] {
+        let options = Options { include_dir: Some(dir.clone()), preprocessor: which, ..Options::default() };
+        let r = parse(&source, &options).expect("read");
+        assert!(fails(&r), "a lost update ({which:?})");
+        // The lines after the included text keep their own numbers: the failing check is
+        // the one on line 20.
+        let config = Config::new().find(FailureKinds::BAD);
+        let Verdict::Bad(cex) = check(&r.program, &config).expect("check").verdict else { panic!("bad") };
+        let step = &cex.schedule.steps[cex.failing_step.expect("a failing step")];
+        let stmt = r.program.stmts.iter().find(|s| s.label == step.label).expect("the failing statement");
+        let line = source[..stmt.span.start as usize].matches('\n').count() + 1;
+        assert_eq!(line, 20, "{which:?}");
+    }
+    // Without the directory, or with a file that is not there: an error at the `#include`.
+    let (code, line, col, message) = error_of(&source);
+    assert_eq!((code.as_str(), line, col), ("C0402", 3, 1), "{message}");
+    let missing = source.replace("\"checks.h\"", "\"absent.h\"");
+    let options = Options { include_dir: Some(dir), ..Options::default() };
+    let d = parse(&missing, &options).expect_err("no such file");
+    let d = d.iter().next().expect("one");
+    assert_eq!((d.code, d.line_col(&missing).0), ("C0402", 3));
+    assert!(d.message.contains("`absent.h`, which cannot be read"), "{}", d.message);
+}

@@ -121,3 +121,30 @@ fn a_repair_that_makes_a_check_meaningless_is_refused() {
     assert!(at("pthread_create(&b") < at("int low = lo > CAP;"), "{repaired}");
     assert!(at("pthread_create(&a") < at("int high = hi > CAP;"), "{repaired}");
 }
+
+#[test]
+fn an_included_header_is_read_and_kept_in_the_repaired_file() {
+    let input = program("included.c");
+    let (code, stdout, stderr) = paces(&["check", &input]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    // The repaired file is written next to the header, so that it reads back with it.
+    let out = std::path::Path::new(&input).with_file_name(format!("included_repaired_{}.c", std::process::id()));
+    let out_s = out.to_str().expect("utf-8 path").to_owned();
+    let (code, _, summary) = paces(&["repair", &input, "-o", &out_s]);
+    let repaired = std::fs::read_to_string(&out).unwrap_or_default();
+    let (again, stdout, _) = paces(&["check", &out_s]);
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(code, 0, "{summary}");
+    assert!(repaired.contains("#include \"checks.h\""), "{repaired}");
+    assert_eq!(again, 0, "{stdout}\n{repaired}");
+}
+
+#[test]
+fn a_loop_that_creates_threads_is_a_bound_set_by_a_flag() {
+    let input = program("spawner.c");
+    let (code, stdout, _) = paces(&["check", "--thread-rounds", "1", &input]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(stdout.contains("loops that create threads cut after 1 round(s)"), "{stdout}");
+    let (code, stdout, _) = paces(&["check", &input]);
+    assert_eq!(code, 1, "{stdout}");
+}

@@ -59,7 +59,7 @@ pub fn parse(source: &str, options: &Options) -> Result<Reading, Diagnostics> {
     if u32::try_from(source.len()).is_err() {
         return Err(one(error("C0007", "the file is too large (4 GiB or more)", Span::default(), "")));
     }
-    let (prepared, which) = pre::prepare(source, options.preprocessor).map_err(one)?;
+    let (prepared, which) = pre::prepare(source, options.preprocessor, options.include_dir.as_deref()).map_err(one)?;
     let unit = parse_c(&prepared, source).map_err(one)?;
     let (program, bounds) = lower::lower(&unit, source, &prepared, options).map_err(one)?;
     Ok(Reading { program, bounds, preprocessor: which })
@@ -87,8 +87,12 @@ pub fn parse_bytes(bytes: &[u8], options: &Options) -> Result<Reading, Diagnosti
 /// (as [`crate::print_preserving`] does for the paper's dialect, whose rules apply). `None`
 /// when the layout does not allow it or the text does not read back as `changed`.
 pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
-    let options = Options::default();
-    let read = |text: &str| parse(text, &options).ok().map(|r| r.program);
+    print_preserving_with(source, original, changed, &Options::default())
+}
+
+/// As [`print_preserving`], for a source [`parse`] read with `options`.
+pub fn print_preserving_with(source: &str, original: &Program, changed: &Program, options: &Options) -> Option<String> {
+    let read = |text: &str| parse(text, options).ok().map(|r| r.program);
     // SV-COMP's rules forbid nesting these calls: an added section holds no other.
     let dialect = crate::splice::Dialect {
         parse: &read,

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use paces_cwhile::{Diagnostic, Span};
@@ -82,8 +83,13 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 /// Runs the preprocessor `which` on `source`; also says which one ran (`"cpp"` or `"own"`).
-pub(crate) fn prepare(source: &str, which: Preprocessor) -> Result<(Prepared, &'static str), Diagnostic> {
-    let blanked = blank_includes(source)?;
+pub(crate) fn prepare(
+    source: &str,
+    which: Preprocessor,
+    dir: Option<&Path>,
+) -> Result<(Prepared, &'static str), Diagnostic> {
+    let mut blanked = Blanked::default();
+    blank_includes(source, source, dir, None, &mut blanked)?;
     let (prepared, name) = match which {
         Preprocessor::Own => (own(&blanked, source)?, "own"),
         _ => match system(&blanked, source) {
@@ -140,38 +146,111 @@ fn limits(prepared: &Prepared, source: &str) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// The source with each `#include` of a standard header (`<...>`) blanked (its line kept
-/// empty): their declarations are the frontend's built-ins. Any other `#include` is an error.
-fn blank_includes(source: &str) -> Result<String, Diagnostic> {
-    let mut out = String::with_capacity(source.len());
-    let mut at = 0;
-    for line in source.split_inclusive('\n') {
-        let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix('#').map(str::trim_start) {
-            if let Some(name) = rest.strip_prefix("include") {
-                if !name.trim_start().starts_with('<') {
-                    let span = Span { start: at as u32, end: (at + line.trim_end().len()) as u32 };
-                    return Err(error(
-                        "C0402",
-                        "an `#include` of a file that is not a standard header",
-                        span,
-                        "only `#include <...>` is read (and dropped)",
-                    ));
-                }
-                out.push_str(if line.ends_with('\n') { "\n" } else { "" });
-                at += line.len();
-                continue;
-            }
-        }
-        out.push_str(line);
-        at += line.len();
+/// The text the preprocessor reads: the source with each `#include` of a standard header
+/// (`<...>`) blanked (its line kept empty: their declarations are the frontend's built-ins), and
+/// each `#include "name"` replaced by the lines of the file `name` in the source's directory
+/// (its own includes read the same way); for each line, the source line it comes from (an
+/// included line: the `#include`'s).
+#[derive(Default)]
+struct Blanked {
+    text: String,
+    /// The 1-based source line of each line of `text`.
+    lines: Vec<usize>,
+    /// The files included, for the depth and size limits.
+    files: usize,
+}
+
+impl Blanked {
+    /// The 1-based source line of the 0-based line `k` of the text.
+    fn line(&self, k: usize) -> usize {
+        self.lines.get(k).copied().unwrap_or(1)
     }
-    Ok(out)
+}
+
+/// The span of the 1-based source line `line` (without its line break).
+fn line_span(source: &str, starts: &[usize], line: usize) -> Span {
+    let start = starts.get(line.saturating_sub(1)).copied().unwrap_or(source.len());
+    let end = source[start..].find('\n').map_or(source.len(), |n| start + n);
+    Span { start: start as u32, end: end as u32 }
+}
+
+/// The most files one program includes, and the most bytes of text in all.
+const MAX_INCLUDES: usize = 64;
+const MAX_INCLUDED_BYTES: usize = 1 << 20;
+
+/// Appends `text` (the source itself, or a file it includes from the source line `at`) to
+/// `out`, reading its `#include` lines (see [`Blanked`]); `dir`, the directory of the file
+/// `text` comes from (`None`: a quoted `#include` is an error).
+fn blank_includes(
+    text: &str,
+    source: &str,
+    dir: Option<&Path>,
+    at: Option<(usize, Span)>,
+    out: &mut Blanked,
+) -> Result<(), Diagnostic> {
+    let mut offset = 0;
+    for (k, line) in text.split_inclusive('\n').enumerate() {
+        let here = at.map_or(k + 1, |(l, _)| l);
+        let span =
+            at.map_or_else(|| Span { start: offset as u32, end: (offset + line.trim_end().len()) as u32 }, |(_, s)| s);
+        offset += line.len();
+        let t = line.trim_start();
+        if let Some(name) = t.strip_prefix('#').map(str::trim_start).and_then(|r| r.strip_prefix("include")) {
+            let name = name.trim();
+            if !name.starts_with('<') {
+                include(name, source, dir, (here, span), out)?;
+            }
+            out.text.push('\n');
+            out.lines.push(here);
+            continue;
+        }
+        out.text.push_str(line.trim_end_matches('\n'));
+        out.text.push('\n');
+        out.lines.push(here);
+    }
+    Ok(())
+}
+
+/// The lines of the file a quoted `#include` (its text after the word, `name`) names, appended
+/// to `out` as [`blank_includes`] reads them; `at`: the source line and span of the outermost
+/// `#include`.
+fn include(
+    name: &str,
+    source: &str,
+    dir: Option<&Path>,
+    at: (usize, Span),
+    out: &mut Blanked,
+) -> Result<(), Diagnostic> {
+    let file = name.strip_prefix('"').and_then(|n| n.split_once('"')).map(|(n, _)| n);
+    let (Some(file), Some(dir)) = (file, dir) else {
+        return Err(error(
+            "C0402",
+            "an `#include` of a file that is not a standard header",
+            at.1,
+            "only `#include <...>` is read (and dropped), and `#include \"name\"` of a file next to the program's",
+        ));
+    };
+    let path = dir.join(file);
+    out.files += 1;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        error("C0402", format!("an `#include` of `{file}`, which cannot be read: {e}"), at.1, "included here")
+    })?;
+    if out.files > MAX_INCLUDES || out.text.len() + text.len() > MAX_INCLUDED_BYTES {
+        return Err(error(
+            "C0402",
+            format!("more than {MAX_INCLUDES} files or {MAX_INCLUDED_BYTES} bytes included"),
+            at.1,
+            "included here",
+        ));
+    }
+    let inner = path.parent().map(Path::to_path_buf);
+    blank_includes(&text, source, inner.as_deref(), Some(at), out)
 }
 
 /// The system `cpp`: no standard include directories, no predefined macros; its line markers
 /// give each output line its source line. `None` when it cannot run or fails.
-fn system(text: &str, source: &str) -> Option<Prepared> {
+fn system(blanked: &Blanked, source: &str) -> Option<Prepared> {
+    let text = blanked.text.as_str();
     let mut child = Command::new("cpp")
         .args(["-nostdinc", "-undef", "-std=gnu11", "-"])
         .stdin(Stdio::piped())
@@ -206,7 +285,7 @@ fn system(text: &str, source: &str) -> Option<Prepared> {
         }
         out.push_str(if ours { l } else { "" });
         out.push('\n');
-        lines.push(if ours { line } else { 1 });
+        lines.push(if ours { blanked.lines.get(line.wrapping_sub(1)).copied().unwrap_or(1) } else { 1 });
         line += 1;
     }
     Some(Prepared::new(out, source, &lines))
@@ -219,12 +298,12 @@ struct Macro {
 }
 
 /// This crate's preprocessor: comments blanked, directives read, macros expanded on each line.
-fn own(text: &str, source: &str) -> Result<Prepared, Diagnostic> {
-    let text = blank_comments(text).ok_or_else(|| {
+fn own(blanked: &Blanked, source: &str) -> Result<Prepared, Diagnostic> {
+    let text = blank_comments(&blanked.text).ok_or_else(|| {
         error("C0403", "an unterminated comment", Span { start: 0, end: 0 }, "a `/*` without its `*/`")
     })?;
     let raw: Vec<&str> = text.split('\n').collect();
-    let offsets: Vec<usize> = line_starts(&text);
+    let src_starts = line_starts(source);
     let mut macros: BTreeMap<String, Macro> = BTreeMap::new();
     // The conditional stack: whether each open `#if...` keeps its lines.
     let mut keep: Vec<bool> = Vec::new();
@@ -241,7 +320,7 @@ fn own(text: &str, source: &str) -> Result<Prepared, Diagnostic> {
             logical.push_str(raw[i]);
         }
         i += 1;
-        let span = Span { start: offsets[start] as u32, end: (offsets[start] + raw[start].len()) as u32 };
+        let span = line_span(source, &src_starts, blanked.line(start));
         let active = keep.iter().all(|&k| k);
         let t = logical.trim_start();
         if let Some(d) = t.strip_prefix('#') {
@@ -284,17 +363,17 @@ fn own(text: &str, source: &str) -> Result<Prepared, Diagnostic> {
             }
             for l in start..i {
                 out.push('\n');
-                lines.push(l + 1);
+                lines.push(blanked.line(l));
             }
             continue;
         }
         let expanded = if active { expand(&logical, &macros, span, 0)? } else { String::new() };
         out.push_str(&expanded);
         out.push('\n');
-        lines.push(start + 1);
+        lines.push(blanked.line(start));
         for l in start + 1..i {
             out.push('\n');
-            lines.push(l + 1);
+            lines.push(blanked.line(l));
         }
     }
     if !keep.is_empty() {

@@ -105,6 +105,15 @@ impl CheckerArgs {
         let started = Instant::now();
         let input =
             super::read_input(file, lang).map_err(|message| fail_in(format, &file.display().to_string(), &message))?;
+        let options = self.pthread_options(file);
+        let (program, bounds) = super::parse_bounded(&input, format, &options)?;
+        let config = self.config(started).map_err(|message| fail_in(format, &input.name, message))?;
+        Ok((input, program, config, bounds))
+    }
+
+    /// How these flags read `file` as pthread C: the nondet range, the rounds of loops that
+    /// create threads, and the file's directory for `#include "name"`.
+    pub fn pthread_options(&self, file: &std::path::Path) -> paces_c::pthread::Options {
         let mut options = paces_c::pthread::Options::default();
         if let Some(range) = self.nondet_range {
             options.nondet = range;
@@ -112,9 +121,10 @@ impl CheckerArgs {
         if let Some(k) = self.thread_rounds {
             options.thread_rounds = k;
         }
-        let (program, bounds) = super::parse_bounded(&input, format, &options)?;
-        let config = self.config(started).map_err(|message| fail_in(format, &input.name, message))?;
-        Ok((input, program, config, bounds))
+        if file != std::path::Path::new("-") {
+            options.include_dir = file.parent().map(std::path::Path::to_path_buf);
+        }
+        options
     }
 
     /// The checker configuration these flags describe for a command that started at

@@ -158,7 +158,14 @@ pub fn parse_bounded(
         Lang::C => paces_c::parse_bytes(&input.bytes)
             .map(|p| (p, std::str::from_utf8(&input.bytes).map(paces_c::bounds).unwrap_or_default())),
         Lang::Cwhile => paces_cwhile::parse_bytes(&input.bytes).map(|p| (p, Vec::new())),
-        Lang::Pthread => paces_c::pthread::parse_bytes(&input.bytes, options).map(|r| (r.program, r.bounds)),
+        Lang::Pthread => {
+            // `#include "name"` finds `name` next to the file.
+            let mut options = options.clone();
+            if options.include_dir.is_none() && input.name != "<stdin>" {
+                options.include_dir = Path::new(&input.name).parent().map(Path::to_path_buf);
+            }
+            paces_c::pthread::parse_bytes(&input.bytes, &options).map(|r| (r.program, r.bounds))
+        }
     };
     read.map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);

@@ -123,7 +123,12 @@ pub struct Args {
 /// [`paces::cwhile::print_preserving`] for a Cwhile input, [`paces_c::print_preserving`] for a
 /// C input. `None` otherwise, or when the source's layout does not allow it: the canonical
 /// Cwhile text is printed then.
-fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Report) -> Option<String> {
+fn preserved(
+    input: &super::Input,
+    program: &paces::cwhile::Program,
+    report: &Report,
+    options: &paces_c::pthread::Options,
+) -> Option<String> {
     if !matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect) {
         return None;
     }
@@ -132,7 +137,7 @@ fn preserved(input: &super::Input, program: &paces::cwhile::Program, report: &Re
     match input.lang {
         super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
         super::Lang::C => paces_c::print_preserving(source, program, repaired),
-        super::Lang::Pthread => paces_c::pthread::print_preserving(source, program, repaired),
+        super::Lang::Pthread => paces_c::pthread::print_preserving_with(source, program, repaired, options),
     }
 }
 
@@ -187,7 +192,7 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         }
     }
     let success = report.stop.is_success();
-    let kept = preserved(&input, &program, &report);
+    let kept = preserved(&input, &program, &report, &args.bounds.pthread_options(&args.file));
     let in_source_text = kept.is_some();
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.
