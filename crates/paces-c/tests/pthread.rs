@@ -436,3 +436,44 @@ fn a_quoted_include_reads_the_file_next_to_the_program() {
     assert_eq!((d.code, d.line_col(&missing).0), ("C0402", 3));
     assert!(d.message.contains("`absent.h`, which cannot be read"), "{}", d.message);
 }
+
+#[test]
+fn switch_do_while_and_comma_statements_are_read() {
+    let options = Options { thread_rounds: 3, ..Options::default() };
+    let r = read("setup_once.c", &options);
+    assert!(!fails(&r), "one setup, under the lock, whatever the order");
+    // Taking the lock after reading the state lets two clients set up.
+    let path = format!("{}/tests/pthread/setup_once.c", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(path).expect("test program");
+    let racy = source.replace("  __VERIFIER_atomic_take(&guard);\n  switch (state) {", "  switch (state) {");
+    let racy = racy.replace("    __VERIFIER_atomic_give(&guard);\n", "");
+    assert_ne!(racy, source);
+    assert!(fails(&parse(&racy, &options).expect("read")));
+    // A case value no state takes reaches `default`: with `state = 2` the second client fails.
+    let two = source.replace("    state = 1;", "    state = 2;");
+    assert!(fails(&parse(&two, &options).expect("read")));
+    // What a switch or a `do` cannot take is an error at its place.
+    let cases: &[(String, usize, &str)] = &[
+        (source.replace("    setups = setups + 1;", "    if (setups) break;"), 22, "inside a case"),
+        (source.replace("    ready = state;", "    ready = state;\n    if (ready) break;"), 33, "`do ... while`"),
+        (source.replace("  case 1:", "  case users:"), 24, "not a constant"),
+    ];
+    for (text, line, what) in cases {
+        let (code, l, _, message) = error_of(text);
+        assert_eq!((code.as_str(), l), ("C0410", *line), "{message}");
+        assert!(message.contains(what), "{message}");
+    }
+}
+
+#[test]
+fn a_dollar_in_an_identifier_reads_as_an_underscore_unless_that_name_is_taken() {
+    let source = "#include <pthread.h>\nint x = 0;\n_Bool main$guard;\n\
+        void *w(void *a) { x = 1; return 0; }\n\
+        int main() {\n  pthread_t t;\n  pthread_create(&t, 0, w, 0);\n  main$guard = x == 0;\n  __VERIFIER_assert(main$guard);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(fails(&r), "w may run before the guard is set");
+    let taken = source.replace("int x = 0;", "int x = 0, main_guard = 0;");
+    let (code, line, col, message) = error_of(&taken);
+    assert_eq!((code.as_str(), line, col), ("C0410", 3, 7), "{message}");
+    assert!(message.contains("`main$guard`"), "{message}");
+}

@@ -62,6 +62,14 @@ impl<'a> Lower<'a> {
                 self.assign(&target, Some(op), None, span).map(Item::Nodes)
             }
             E::Call(c) => self.call_item(c, span, last),
+            // `a = 1, b = 2;`: each in turn, one item.
+            E::Comma(parts) => {
+                let mut nodes = Vec::new();
+                for part in parts.iter() {
+                    nodes.extend(self.expr_stmt_nodes(part, span)?);
+                }
+                Ok(Item::Nodes(self.unit(nodes, span)))
+            }
             E::Cast(c) => self.expr_stmt(&c.node.expression, span, last),
             // `(void)arg;`: a value dropped, no effect.
             E::Identifier(_) | E::Constant(_) => Ok(Item::Nodes(Vec::new())),

@@ -263,6 +263,7 @@ pub(super) fn has_return(s: &Node<Statement>) -> bool {
         Statement::If(i) => {
             has_return(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_return)
         }
+        Statement::Switch(sw) => has_return(&sw.node.statement),
         _ => false,
     }
 }

@@ -89,6 +89,30 @@ impl<'a> Lower<'a> {
         Ok(self.unit(out, span))
     }
 
+    /// `do BODY while (c);`: `BODY; while (c) { BODY }` (with an empty body, the wait
+    /// `while (c);` is). A `break` or `continue` in the body is refused by name.
+    pub(super) fn do_while_node(
+        &mut self,
+        d: &'a Node<lang_c::ast::DoWhileStatement>,
+        span: Span,
+    ) -> Result<Vec<N>, Diagnostic> {
+        let (body, c) = (&d.node.statement, &d.node.expression);
+        let empty = match &body.node {
+            Statement::Expression(None) => true,
+            Statement::Compound(items) => items.is_empty(),
+            _ => false,
+        };
+        if empty {
+            return self.while_node(Some(c), body, None, span);
+        }
+        if has_jump(body) {
+            return Err(unsupported("`break` or `continue` in a `do ... while`", span));
+        }
+        let mut nodes = self.block(body)?;
+        nodes.extend(self.while_node(Some(c), body, None, span)?);
+        Ok(self.unit(nodes, span))
+    }
+
     /// A new local of the current function.
     pub(super) fn fresh_local(&mut self, base: &str) -> String {
         let name = self.fresh_here(base);

@@ -26,6 +26,7 @@ mod options;
 mod pre;
 mod stale;
 mod stmt;
+mod switch;
 mod thread;
 mod types;
 
@@ -122,5 +123,46 @@ pub fn looks_like_pthread(source: &str) -> bool {
 
 /// Runs the C parser on the prepared text; a syntax error points into the source.
 fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
-    crate::parse_prepared(prepared.text.clone(), |offset| prepared.original(offset, source))
+    let text = without_dollars(&prepared.text).map_err(|(at, name)| {
+        let at = prepared.original(at, source);
+        error(
+            "C0410",
+            format!("`{name}` with `$` for `_` is another identifier of the program"),
+            Span { start: at, end: at.saturating_add(1) },
+            "not read",
+        )
+    })?;
+    crate::parse_prepared(text, |offset| prepared.original(offset, source))
+}
+
+/// `text` with each `$` in an identifier (a GCC extension SV-COMP's generated tasks use, as in
+/// `main$tmp_guard0`) written `_`, which keeps every offset; the offset and spelling of an
+/// identifier whose new spelling is already another identifier of the text.
+fn without_dollars(text: &str) -> Result<String, (usize, String)> {
+    if !text.contains('$') {
+        return Ok(text.to_owned());
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut names = std::collections::BTreeSet::new();
+    let mut dollars = Vec::new();
+    let mut at = 0;
+    for piece in text.split(|c: char| !word(c)) {
+        if !piece.is_empty() && !piece.starts_with(|c: char| c.is_ascii_digit()) {
+            if piece.contains('$') {
+                dollars.push((at, piece));
+            } else {
+                names.insert(piece);
+            }
+        }
+        at += piece.len() + text[at + piece.len()..].chars().next().map_or(0, char::len_utf8);
+    }
+    let mut spelled: std::collections::BTreeMap<String, &str> = std::collections::BTreeMap::new();
+    for &(at, name) in &dollars {
+        let new = name.replace('$', "_");
+        let other = spelled.insert(new.clone(), name).is_some_and(|o| o != name);
+        if other || names.contains(new.as_str()) {
+            return Err((at, name.to_owned()));
+        }
+    }
+    Ok(text.replace('$', "_"))
 }

@@ -196,8 +196,8 @@ impl<'a> Lower<'a> {
                 }
                 self.unit(nodes, span)
             }
-            Statement::DoWhile(_) => return Err(unsupported("`do ... while`", span)),
-            Statement::Switch(_) => return Err(unsupported("`switch`", span)),
+            Statement::DoWhile(d) => self.do_while_node(d, span)?,
+            Statement::Switch(sw) => self.switch_node(sw, span)?,
             Statement::Goto(_) => return Err(unsupported("`goto`", span)),
             Statement::Break | Statement::Continue => {
                 let value = if matches!(s.node, Statement::Break) { 1 } else { 2 };
