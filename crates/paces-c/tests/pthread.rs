@@ -477,3 +477,30 @@ fn a_dollar_in_an_identifier_reads_as_an_underscore_unless_that_name_is_taken() 
     assert_eq!((code.as_str(), line, col), ("C0410", 3, 7), "{message}");
     assert!(message.contains("`main$guard`"), "{message}");
 }
+
+#[test]
+fn a_goto_to_the_error_or_back_to_its_block_s_start_is_read() {
+    // As SV-COMP's tasks write a check that does not stop the thread (`goto ERROR`), and a
+    // thread that counts for ever (`L: ...; goto L;`).
+    let source = "#include <pthread.h>\nextern void abort(void);\nvoid reach_error() {}\nint s = 0, r = 0;\n\
+        void *counter(void *arg) {\n  int mine = 0;\n  r = r + 1;\n  if (r == 1) {\n  AGAIN:\n    s = s + 1;\n    mine = mine + 1;\n    \
+        if (!(s == mine)) { goto ERROR; }\n    goto AGAIN;\n  }\n  return 0;\n  \
+        ERROR: { reach_error(); abort(); }\n}\n\
+        int main() {\n  pthread_t a, b;\n  pthread_create(&a, 0, counter, 0);\n  pthread_create(&b, 0, counter, 0);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    let text = paces_cwhile::print(&r.program);
+    assert!(text.contains("while (1)"), "{text}");
+    // Both threads may pass `r == 1` (a lost update of `r`) and count `s` together.
+    let config = Config::new().find(FailureKinds::BAD).max_states(200_000);
+    assert!(matches!(check(&r.program, &config).expect("check").verdict, Verdict::Bad(_)));
+    // Once `r` is taken atomically only one thread counts: no error within the bound.
+    let atomic = source.replace("  r = r + 1;\n  if (r == 1) {", "  int mine_r;\n  __VERIFIER_atomic_begin();\n  r = r + 1;\n  mine_r = r;\n  __VERIFIER_atomic_end();\n  if (mine_r == 1) {");
+    let r = parse(&atomic, &Options::default()).expect("read");
+    let result = check(&r.program, &config.clone().max_states(5_000)).expect("check");
+    assert!(!matches!(result.verdict, Verdict::Bad(_)), "{}", result.verdict.name());
+    // A jump elsewhere is refused where it stands.
+    let elsewhere = source.replace("goto ERROR;", "goto AGAIN;");
+    let (code, line, _, message) = error_of(&elsewhere);
+    assert_eq!((code.as_str(), line), ("C0410", 12), "{message}");
+    assert!(message.contains("`goto`"), "{message}");
+}

@@ -20,6 +20,7 @@ mod common;
 mod decl;
 mod diag;
 mod expr;
+mod goto;
 mod loops;
 mod lower;
 mod options;

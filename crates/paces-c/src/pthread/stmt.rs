@@ -100,6 +100,16 @@ impl<'a> Lower<'a> {
         stack: &mut Vec<(Span, Vec<N>)>,
         top: bool,
     ) -> Result<(), Diagnostic> {
+        if let Some(k) = self.goto_loop_start(items) {
+            // `L: ...; goto L;` at the block's end: the items before `L`, then the loop.
+            if let Some(i) = items[..k].iter().find(|i| matches!(&i.node, BlockItem::Statement(s) if has_return(s))) {
+                return Err(unsupported("a `return` before a loop closed by a `goto`", self.span(i)));
+            }
+            self.items(&items[..k], out, stack, false)?;
+            let span = self.span(&items[k]);
+            let nodes = self.goto_loop(&items[k..items.len() - 1], span)?;
+            return self.push_item(Item::Nodes(nodes), out, stack);
+        }
         for (k, item) in items.iter().enumerate() {
             let last = top && k + 1 == items.len();
             let lowered = self.block_item(item, last)?;
@@ -198,7 +208,7 @@ impl<'a> Lower<'a> {
             }
             Statement::DoWhile(d) => self.do_while_node(d, span)?,
             Statement::Switch(sw) => self.switch_node(sw, span)?,
-            Statement::Goto(_) => return Err(unsupported("`goto`", span)),
+            Statement::Goto(target) => return self.goto_item(&target.node.name, span),
             Statement::Break | Statement::Continue => {
                 let value = if matches!(s.node, Statement::Break) { 1 } else { 2 };
                 let Some(Some(flag)) = self.frame.jumps.last().cloned() else {
@@ -260,23 +270,26 @@ impl<'a> Lower<'a> {
     }
 }
 
+/// Whether a statement only reaches the error: `reach_error()` or `__VERIFIER_error()`
+/// (labelled or not, in braces or not), then optionally `abort()` or `exit(n)`.
+pub(super) fn only_reaches_error(s: &Node<Statement>) -> bool {
+    let mut run = Vec::new();
+    flat(s, &mut run)
+        && matches!(run.first(), Some(s) if calls(s, &["reach_error", "__VERIFIER_error"]))
+        && match run.len() {
+            1 => true,
+            2 => calls(run[1], &["abort", "exit"]),
+            _ => false,
+        }
+}
+
 /// Whether an `if` is an assertion as SV-COMP writes it: its branch only reaches the error
 /// (`reach_error()` or `__VERIFIER_error()`, labelled or not, in braces or not, optionally
 /// followed by `abort()` or `exit(n)`), and it has no `else` or one that does nothing.
 fn is_check(i: &lang_c::ast::IfStatement) -> bool {
-    let mut then = Vec::new();
-    if !flat(&i.then_statement, &mut then) {
-        return false;
-    }
-    let errs = matches!(then.first(), Some(s) if calls(s, &["reach_error", "__VERIFIER_error"]));
-    let rest = match then.len() {
-        1 => true,
-        2 => calls(then[1], &["abort", "exit"]),
-        _ => false,
-    };
     let mut els = Vec::new();
     let idle = i.else_statement.as_deref().is_none_or(|e| flat(e, &mut els) && els.is_empty());
-    errs && rest && idle
+    only_reaches_error(&i.then_statement) && idle
 }
 
 /// Puts the statements `s` runs into `out`: labels dropped, braces opened, empty statements
