@@ -248,33 +248,8 @@ impl<'a> Lower<'a> {
         let mut copy_in = Vec::new();
         for ((p, ty), a) in params.iter().zip(&c.node.arguments) {
             if self.by_ref.contains(&(name.clone(), p.clone())) {
-                // A global array passed to an `int *` parameter: the parameter is that array
-                // in the function (the same array at every call).
-                if let E::Identifier(id) = &a.node {
-                    if let Some(Var { kind: Kind::Array(..), shared: true, .. }) = self.globals.get(&id.node.name) {
-                        let key = (name.clone(), p.clone());
-                        let array = id.node.name.clone();
-                        match self.aliases.get(&key) {
-                            Some(other) if *other != array => {
-                                return Err(unsupported(
-                                    "different arrays passed to one pointer parameter",
-                                    self.span(a),
-                                ))
-                            }
-                            _ if self.local_refs.contains(&key)
-                                || (self.proc_texts.contains_key(&name) && !self.aliases.contains_key(&key)) =>
-                            {
-                                return Err(unsupported(
-                                    "an array passed to a parameter read as a local's address",
-                                    self.span(a),
-                                ))
-                            }
-                            _ => {
-                                self.aliases.insert(key, array);
-                            }
-                        }
-                        continue;
-                    }
+                if self.array_alias(&name, p, a)? {
+                    continue;
                 }
                 self.local_refs.insert((name.clone(), p.clone()));
                 if self.aliases.contains_key(&(name.clone(), p.clone())) {
@@ -341,6 +316,31 @@ impl<'a> Lower<'a> {
         }
         self.texts.insert(label.clone(), self.c_text(span));
         Ok(vec![N::NoReorder(label, steps)])
+    }
+
+    /// Whether the argument `a` of the `int *` parameter `p` of `name` is a global array: the
+    /// parameter is then that array in the function (the same array at every call).
+    fn array_alias(&mut self, name: &str, p: &str, a: &Node<lang_c::ast::Expression>) -> Result<bool, Diagnostic> {
+        let E::Identifier(id) = &a.node else { return Ok(false) };
+        let Some(Var { kind: Kind::Array(..), shared: true, .. }) = self.globals.get(&id.node.name) else {
+            return Ok(false);
+        };
+        let key = (name.to_owned(), p.to_owned());
+        let array = id.node.name.clone();
+        match self.aliases.get(&key) {
+            Some(other) if *other != array => {
+                Err(unsupported("different arrays passed to one pointer parameter", self.span(a)))
+            }
+            _ if self.local_refs.contains(&key)
+                || (self.proc_texts.contains_key(name) && !self.aliases.contains_key(&key)) =>
+            {
+                Err(unsupported("an array passed to a parameter read as a local's address", self.span(a)))
+            }
+            _ => {
+                self.aliases.insert(key, array);
+                Ok(true)
+            }
+        }
     }
 
     /// An array of integers indexed by a value that is not a constant: the elements' type and
