@@ -212,9 +212,11 @@ fn a_return_before_the_end_skips_the_rest() {
     let r = parse(source, &Options::default()).expect("read");
     assert!(!fails(&r));
     assert!(fails(&parse(&source.replace("x == 1", "x == 5"), &Options::default()).expect("read")));
-    let in_loop = "#include <pthread.h>\nint x;\nint main() {\n  while (x < 3) {\n    return 1;\n  }\n  return 0;\n}\n";
+    // In a loop on a nondet value, where the flag cannot join the condition: refused.
+    let in_loop =
+        "#include <pthread.h>\nint x;\nint main() {\n  while (__VERIFIER_nondet_int()) {\n    return 1;\n  }\n  return 0;\n}\n";
     let (code, line, col, _) = error_of(in_loop);
-    assert_eq!((code.as_str(), line, col), ("C0410", 5, 5));
+    assert_eq!((code.as_str(), line, col), ("C0410", 4, 3));
 }
 
 #[test]
@@ -503,4 +505,26 @@ fn a_goto_to_the_error_or_back_to_its_block_s_start_is_read() {
     let (code, line, _, message) = error_of(&elsewhere);
     assert_eq!((code.as_str(), line), ("C0410", 12), "{message}");
     assert!(message.contains("`goto`"), "{message}");
+}
+
+#[test]
+fn a_return_inside_a_loop_ends_every_loop_around_it() {
+    // A compare-and-swap retry loop as lock-free code writes it: `return` once the swap took.
+    let source = "#include <pthread.h>\nint value = 0;\n\
+        void __VERIFIER_atomic_cas(int *v, int e, int u, int *r) {\n  if (*v == e) { *v = u; *r = 1; } else { *r = 0; }\n}\n\
+        int bump() {\n  int seen, ok;\n  for (int tries = 0; tries < 5; tries++) {\n    while (1) {\n      seen = value;\n      \
+        if (seen >= 3) { return -1; }\n      __VERIFIER_atomic_cas(&value, seen, seen + 1, &ok);\n      if (ok) { return seen + 1; }\n    }\n  }\n  \
+        return -2;\n}\n\
+        void *worker(void *arg) {\n  int got = bump();\n  __VERIFIER_assert(got == 1 || got == 2);\n  return 0;\n}\n\
+        int main() {\n  pthread_t a, b;\n  pthread_create(&a, 0, worker, 0);\n  pthread_create(&b, 0, worker, 0);\n  \
+        pthread_join(a, 0);\n  pthread_join(b, 0);\n  __VERIFIER_assert(value == 2);\n  return 0;\n}\n";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r), "each worker bumps once, to 1 or 2");
+    // Without the `return` of a taken swap the loop goes on bumping: `value` passes 2.
+    let on = source.replace("if (ok) { return seen + 1; }", "if (ok) { ok = 0; }");
+    assert!(fails(&parse(&on, &Options::default()).expect("read")));
+    // In a loop on a nondet value the flag cannot join the condition: refused there.
+    let nondet = source.replace("while (1) {", "while (__VERIFIER_nondet_int()) {");
+    let (code, line, _, message) = error_of(&nondet);
+    assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
 }

@@ -254,7 +254,7 @@ pub(super) enum Shape {
     Function,
 }
 
-/// Whether a statement may `return` (outside loops, where a `return` is refused).
+/// Whether a statement may `return`.
 pub(super) fn has_return(s: &Node<Statement>) -> bool {
     match &s.node {
         Statement::Return(_) => true,
@@ -264,6 +264,9 @@ pub(super) fn has_return(s: &Node<Statement>) -> bool {
             has_return(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_return)
         }
         Statement::Switch(sw) => has_return(&sw.node.statement),
+        Statement::While(w) => has_return(&w.node.statement),
+        Statement::DoWhile(d) => has_return(&d.node.statement),
+        Statement::For(f) => has_return(&f.node.statement),
         _ => false,
     }
 }

@@ -41,11 +41,18 @@ impl<'a> Lower<'a> {
             Some(c) => self.condition(c, span)?,
             None => ("1".to_owned(), Vec::new()),
         };
+        // A `return` inside ends the loop too: its flag joins the condition.
+        let returned = if has_return(body) { Some(self.returned_flag()) } else { None };
         let cond = match &jump {
             Some(_) if cond == "*" => {
                 return Err(unsupported("`break` or `continue` in a loop on a nondet value", span))
             }
             Some(j) => format!("({j} != 1 && {cond})"),
+            None => cond,
+        };
+        let cond = match &returned {
+            Some(_) if cond == "*" => return Err(unsupported("a `return` in a loop on a nondet value", span)),
+            Some(r) => format!("({r} == 0 && {cond})"),
             None => cond,
         };
         self.frame.loops += 1;
@@ -60,12 +67,13 @@ impl<'a> Lower<'a> {
         }
         if let Some(st) = step {
             let nodes = self.expr_stmt_nodes(st, span)?;
-            match &jump {
-                Some(j) => {
-                    let l = self.label(span);
-                    inner.push(N::If(l, format!("{j} != 1"), nodes, None));
-                }
-                None => inner.extend(nodes),
+            let mut guards: Vec<String> = jump.iter().map(|j| format!("{j} != 1")).collect();
+            guards.extend(returned.iter().map(|r| format!("{r} == 0")));
+            if guards.is_empty() {
+                inner.extend(nodes);
+            } else {
+                let l = self.label(span);
+                inner.push(N::If(l, guards.join(" && "), nodes, None));
             }
         }
         let mut out = Vec::new();

@@ -180,9 +180,6 @@ impl<'a> Lower<'a> {
             Statement::While(w) => self.while_node(Some(&w.node.expression), &w.node.statement, None, span)?,
             Statement::For(f) => self.for_node(f, span)?,
             Statement::Return(e) => {
-                if !last && self.frame.loops > 0 {
-                    return Err(unsupported("a `return` inside a loop", span));
-                }
                 let mut nodes = match (e, self.frame.result.clone()) {
                     (Some(e), Some(r)) => {
                         let ty = self.frame.result_ty.unwrap_or(INT);
@@ -192,15 +189,9 @@ impl<'a> Lower<'a> {
                     _ => Vec::new(),
                 };
                 if !last {
-                    // The rest of the function runs only while the flag is clear.
-                    let flag = match self.frame.returned.clone() {
-                        Some(f) => f,
-                        None => {
-                            let f = self.fresh_local("returned");
-                            self.frame.returned = Some(f.clone());
-                            f
-                        }
-                    };
+                    // The rest of the function runs only while the flag is clear, and every
+                    // loop around the `return` ends (`Lower::while_node`).
+                    let flag = self.returned_flag();
                     let l = self.label(span);
                     nodes.push(N::Simple(l, format!("{flag} := 1")));
                 }
@@ -221,6 +212,16 @@ impl<'a> Lower<'a> {
             Statement::Asm(_) => return Err(unsupported("inline assembly", span)),
         };
         Ok(Item::Nodes(nodes))
+    }
+
+    /// The current function's flag that a `return` before its end sets.
+    pub(super) fn returned_flag(&mut self) -> String {
+        if let Some(f) = &self.frame.returned {
+            return f.clone();
+        }
+        let f = self.fresh_local("returned");
+        self.frame.returned = Some(f.clone());
+        f
     }
 
     /// An `if` on `c`: `*` for a nondet condition; with the reads of a condition that reads
