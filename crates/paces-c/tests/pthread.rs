@@ -528,3 +528,20 @@ fn a_return_inside_a_loop_ends_every_loop_around_it() {
     let (code, line, _, message) = error_of(&nondet);
     assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
 }
+
+#[test]
+fn a_conditional_expression_is_chosen_before_its_statement() {
+    let source = "#include <pthread.h>\n#define least(a, b) ((a) < (b) ? (a) : (b))\nint x = 5, y = 3, z = 0;\n\
+        int main() {\n  int m = least(x, y);\n  int k = z ? 10 : 20;\n  int n = (x > 4 ? y : x) + (z ? 1 : 2);\n  \
+        __VERIFIER_assert(m == 3 && k == 20 && n == 5);\n  return 0;\n}\n";
+    assert!(!fails(&parse(source, &Options::default()).expect("read")));
+    assert!(fails(&parse(&source.replace("n == 5", "n == 6"), &Options::default()).expect("read")));
+    // A branch not taken is not evaluated: no division by zero.
+    let guarded = source.replace("int k = z ? 10 : 20;", "int k = z ? 10 / z : 20;");
+    assert!(!fails(&parse(&guarded, &Options::default()).expect("read")));
+    // Under `&&` or `||`, which may skip it, it is refused.
+    let logic = source.replace("int k = z ? 10 : 20;", "int k = z && (x ? 1 : 0);");
+    let (code, line, _, message) = error_of(&logic);
+    assert_eq!((code.as_str(), line), ("C0410", 6), "{message}");
+    assert!(message.contains("`?:` under `&&` or `||`"), "{message}");
+}

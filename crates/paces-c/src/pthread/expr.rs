@@ -68,11 +68,37 @@ impl<'a> Lower<'a> {
             E::Call(c) => Err(call_error(c, span)),
             E::StringLiteral(_) => Err(unsupported("a string", span)),
             E::Member(_) => Err(unsupported("a struct member", span)),
-            E::Conditional(_) => Err(unsupported("`?:`", span)),
+            E::Conditional(c) if self.frame.logic == 0 => self.conditional(c, cx),
+            E::Conditional(_) => Err(unsupported("`?:` under `&&` or `||`", span)),
             E::Comma(_) => Err(unsupported("the comma operator", span)),
             E::SizeOfTy(_) | E::SizeOfVal(_) | E::AlignOf(_) => Err(unsupported("`sizeof`", span)),
             _ => Err(unsupported("this expression", span)),
         }
+    }
+
+    /// `c ? a : b`, as a call is: before the statement, `if (c) { t := a } else { t := b }`
+    /// into a temporary (each branch with the reads of its own value), then `t`. Never under
+    /// `&&` or `||`, which may skip it (a branch may divide by zero).
+    fn conditional(
+        &mut self,
+        c: &'a Node<lang_c::ast::ConditionalExpression>,
+        cx: &mut Cx,
+    ) -> Result<String, Diagnostic> {
+        let test = self.expr(&c.node.condition, cx)?;
+        let t = self.temp();
+        let branch = |l: &mut Self, e: &'a Node<lang_c::ast::Expression>| -> Result<Vec<N>, Diagnostic> {
+            let mut inner = Cx { split: cx.split, pre: Vec::new(), span: cx.span, arith: false };
+            let v = l.expr(e, &mut inner)?;
+            let label = l.label(cx.span);
+            inner.pre.push(N::Simple(label, format!("{t} := {v}")));
+            Ok(inner.pre)
+        };
+        let then = branch(self, &c.node.then_expression)?;
+        let els = branch(self, &c.node.else_expression)?;
+        let label = self.label(cx.span);
+        cx.pre.push(N::If(label, format!("{test} != 0"), then, Some(els)));
+        cx.arith = true;
+        Ok(t)
     }
 
     /// The value of the name `n`.
