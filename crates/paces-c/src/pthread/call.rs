@@ -413,7 +413,7 @@ impl<'a> Lower<'a> {
             if !seen.insert(g) {
                 continue;
             }
-            let mut v = Names::default();
+            let mut v = super::common::Names::default();
             lang_c::visit::Visit::visit_statement(&mut v, &def.node.statement.node, &def.node.statement.span);
             work.extend(v.0.iter().filter(|n| self.functions.contains_key(*n)).cloned());
             names.extend(v.0);
@@ -443,15 +443,5 @@ fn arity<T>(name: &str, args: &[T], n: usize, span: Span) -> Result<(), Diagnost
         Ok(())
     } else {
         Err(error("C0418", format!("`{name}` takes {n} argument(s)"), span, "here"))
-    }
-}
-
-/// The identifiers a statement names.
-#[derive(Default)]
-struct Names(BTreeSet<String>);
-
-impl<'ast> lang_c::visit::Visit<'ast> for Names {
-    fn visit_identifier(&mut self, i: &'ast lang_c::ast::Identifier, _: &'ast lang_c::span::Span) {
-        self.0.insert(i.name.clone());
     }
 }

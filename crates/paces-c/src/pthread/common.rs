@@ -196,6 +196,8 @@ pub(super) struct Lower<'a> {
     pub(super) index_cut: bool,
     /// Whether a loop that creates threads is cut after its rounds somewhere (a bound).
     pub(super) rounds_cut: bool,
+    /// Every identifier some function's body names.
+    pub(super) used: BTreeSet<String>,
     /// The flag an `abort()` or `exit()` inside an atomic block sets.
     pub(super) aborted: Option<String>,
     /// The by-reference parameters: (function, Cwhile parameter).
@@ -346,5 +348,15 @@ pub(super) fn print_node(text: &mut String, n: &N, depth: usize) {
             }
             let _ = writeln!(text, "{pad}}}");
         }
+    }
+}
+
+/// The identifiers a statement names.
+#[derive(Default)]
+pub(super) struct Names(pub(super) BTreeSet<String>);
+
+impl<'ast> lang_c::visit::Visit<'ast> for Names {
+    fn visit_identifier(&mut self, i: &'ast lang_c::ast::Identifier, _: &'ast lang_c::span::Span) {
+        self.0.insert(i.name.clone());
     }
 }

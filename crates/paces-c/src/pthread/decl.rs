@@ -130,6 +130,10 @@ impl<'a> Lower<'a> {
                 continue; // a prototype (pointer results and parameters included: never called unless defined)
             }
             let (name, nspan) = self.declarator_name(d)?;
+            let pointer = d.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
+            if pointer && !typedef && !self.used.contains(&name) {
+                continue; // a pointer no function names (generated tasks declare some): no state
+            }
             let shape = self.shape(d)?;
             if typedef {
                 match (base, shape) {

@@ -53,6 +53,7 @@ pub(super) fn lower(
         aborted: None,
         index_cut: false,
         rounds_cut: false,
+        used: BTreeSet::new(),
         aliases: BTreeMap::new(),
         local_refs: BTreeSet::new(),
     };
@@ -131,6 +132,9 @@ impl<'a> Lower<'a> {
                 let (name, _) = self.declarator_name(&f.node.declarator)?;
                 self.taken.insert(name.clone());
                 self.functions.insert(name, f);
+                let mut names = super::common::Names::default();
+                lang_c::visit::Visit::visit_statement(&mut names, &f.node.statement.node, &f.node.statement.span);
+                self.used.extend(names.0);
             }
         }
         for ext in &unit.0 {
