@@ -406,6 +406,13 @@ fn a_global_s_address_passed_to_an_atomic_function_is_copied_inside_its_step() {
     let (code, line, _, message) = error_of(&named);
     assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
     assert!(message.contains("also names that global"), "{message}");
+    // A parameter named as the global shadows it: the function names its parameter only.
+    let shadow = source.replace(
+        "acquire(int *l) { __VERIFIER_assume(*l == 0); *l = 1; }",
+        "acquire(int *m) { __VERIFIER_assume(*m == 0); *m = 1; }",
+    );
+    assert_ne!(shadow, source);
+    assert!(!fails(&parse(&shadow, &Options::default()).expect("read")));
     let plain = source.replace("__VERIFIER_atomic_release", "release");
     let (code, line, _, message) = error_of(&plain);
     assert_eq!((code.as_str(), line), ("C0410", 9), "{message}");
@@ -539,11 +546,34 @@ fn a_conditional_expression_is_chosen_before_its_statement() {
     // A branch not taken is not evaluated: no division by zero.
     let guarded = source.replace("int k = z ? 10 : 20;", "int k = z ? 10 / z : 20;");
     assert!(!fails(&parse(&guarded, &Options::default()).expect("read")));
-    // Under `&&` or `||`, which may skip it, it is refused.
-    let logic = source.replace("int k = z ? 10 : 20;", "int k = z && (x ? 1 : 0);");
-    let (code, line, _, message) = error_of(&logic);
-    assert_eq!((code.as_str(), line), ("C0410", 6), "{message}");
-    assert!(message.contains("`?:` under `&&` or `||`"), "{message}");
+    // Under `&&` or `||` it is chosen only when the left side leaves the answer open.
+    let logic = source.replace("int k = z ? 10 : 20;", "int k = z && (10 / z ? 1 : 0) ? 10 : 20;");
+    assert!(!fails(&parse(&logic, &Options::default()).expect("read")), "`10 / z` with `z == 0` never runs");
+}
+
+#[test]
+fn a_call_under_and_or_or_runs_only_when_the_left_side_leaves_the_answer_open() {
+    let source = "#include <pthread.h>
+int top = 0, calls = 0;
+        int empty() {
+  calls = calls + 1;
+  if (top == 0) return 1;
+  return 0;
+}
+        int main() {
+  int r = 0;
+  __VERIFIER_assert(!r || !empty());
+  __VERIFIER_assert(calls == 0);
+          r = 1;
+  top = 1;
+  __VERIFIER_assert(!r || !empty());
+  __VERIFIER_assert(r && empty() == 0 && calls == 2);
+  return 0;
+}
+";
+    let r = parse(source, &Options::default()).expect("read");
+    assert!(!fails(&r));
+    assert!(fails(&parse(&source.replace("calls == 0", "calls == 1"), &Options::default()).expect("read")));
 }
 
 #[test]

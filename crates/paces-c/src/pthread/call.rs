@@ -403,7 +403,8 @@ impl<'a> Lower<'a> {
         Ok(Some(global))
     }
 
-    /// Every identifier the function `f` and the functions it calls (transitively) name.
+    /// Every identifier the function `f` and the functions it calls (transitively) name
+    /// (a parameter's name, which shadows a global of that name, not counted in its function).
     fn names_reached(&self, f: &str) -> BTreeSet<String> {
         let mut names = BTreeSet::new();
         let mut work = vec![f.to_owned()];
@@ -416,7 +417,20 @@ impl<'a> Lower<'a> {
             let mut v = super::common::Names::default();
             lang_c::visit::Visit::visit_statement(&mut v, &def.node.statement.node, &def.node.statement.span);
             work.extend(v.0.iter().filter(|n| self.functions.contains_key(*n)).cloned());
-            names.extend(v.0);
+            let params: BTreeSet<String> = def
+                .node
+                .declarator
+                .node
+                .derived
+                .iter()
+                .filter_map(|x| match &x.node {
+                    DerivedDeclarator::Function(fd) => Some(fd),
+                    _ => None,
+                })
+                .flat_map(|fd| fd.node.parameters.iter())
+                .filter_map(|p| p.node.declarator.as_ref().and_then(|d| self.declarator_name(d).ok()).map(|(n, _)| n))
+                .collect();
+            names.extend(v.0.into_iter().filter(|n| !params.contains(n)));
         }
         names
     }

@@ -216,6 +216,9 @@ impl<'a> Lower<'a> {
         if unsigned.is_some_and(|t| t.bits > 32) {
             return Err(unsupported("64-bit `unsigned` arithmetic or comparison", span));
         }
+        if logic == 1 && self.frame.logic == 0 && (self.needs_steps(&b.node.lhs) || self.needs_steps(&b.node.rhs)) {
+            return self.short_circuit(b, op, cx);
+        }
         self.frame.logic += logic;
         let l = self.expr(&b.node.lhs, cx);
         let r = self.expr(&b.node.rhs, cx);
@@ -228,6 +231,46 @@ impl<'a> Lower<'a> {
         }
         let convert = |v: String, t: Option<Ty>| if t.is_some_and(|t| promote(t).signed) { u.wrap(&v) } else { v };
         Ok(format!("({} {op} {})", convert(l, lt), convert(r, rt)))
+    }
+
+    /// `a && b` or `a || b` (`op`) where a side calls a function or holds a `?:`, whose steps
+    /// for `b` must run only when `a` leaves the answer open: before the statement, `t := (a != 0);` then
+    /// `if (t != 0) { t := (b != 0) }` (`t == 0` for `||`), `b`'s steps inside the `if`.
+    fn short_circuit(
+        &mut self,
+        b: &'a Node<lang_c::ast::BinaryOperatorExpression>,
+        op: &str,
+        cx: &mut Cx,
+    ) -> Result<String, Diagnostic> {
+        let l = self.expr(&b.node.lhs, cx)?;
+        let t = self.temp();
+        let first = self.label(cx.span);
+        cx.pre.push(N::Simple(first, format!("{t} := ({l} != 0)")));
+        let mut inner = Cx { split: cx.split, pre: Vec::new(), span: cx.span, arith: false };
+        let r = self.expr(&b.node.rhs, &mut inner)?;
+        let second = self.label(cx.span);
+        inner.pre.push(N::Simple(second, format!("{t} := ({r} != 0)")));
+        let test = if op == "&&" { format!("{t} != 0") } else { format!("{t} == 0") };
+        let label = self.label(cx.span);
+        cx.pre.push(N::If(label, test, inner.pre, None));
+        Ok(t)
+    }
+
+    /// Whether an expression calls a function of the program or holds a `?:`: its value
+    /// takes steps before the statement.
+    fn needs_steps(&self, e: &Node<lang_c::ast::Expression>) -> bool {
+        match &e.node {
+            E::Call(c) => {
+                let user = matches!(&c.node.callee.node, E::Identifier(id)
+                    if self.functions.contains_key(&id.node.name) && !BUILTINS.contains(&id.node.name.as_str()));
+                user || c.node.arguments.iter().any(|a| self.needs_steps(a))
+            }
+            E::Conditional(_) => true,
+            E::UnaryOperator(u) => self.needs_steps(&u.node.operand),
+            E::BinaryOperator(b) => self.needs_steps(&b.node.lhs) || self.needs_steps(&b.node.rhs),
+            E::Cast(c) => self.needs_steps(&c.node.expression),
+            _ => false,
+        }
     }
 
     /// A `__VERIFIER_nondet_*()` call: a temporary its choice sets.
