@@ -165,6 +165,9 @@ fn hostile_input_is_an_error_never_a_crash() {
         "#define F(a) a\nint main() { F(1; return 0; }".to_owned(),
         "int main() { \u{e9}\u{e9} = 1; }".to_owned(),
         "int x; /* \u{e9} */ int main() { x = y; return 0; }".to_owned(),
+        // A macro that names itself with its argument twice: 2^32 bytes at its 32 levels
+        // (the own preprocessor stops at 1 MiB; cpp does not expand a macro inside itself).
+        "#define twice(c) twice(c c)\nint x;\nint main() { twice(x); return 0; }".to_owned(),
         String::new(),
     ];
     for source in &cases {

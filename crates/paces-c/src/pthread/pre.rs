@@ -368,6 +368,9 @@ fn own(blanked: &Blanked, source: &str) -> Result<Prepared, Diagnostic> {
             continue;
         }
         let expanded = if active { expand(&logical, &macros, span, 0)? } else { String::new() };
+        if expanded.len() > MAX_EXPANDED || out.len() + expanded.len() > MAX_PREPARED {
+            return Err(too_long(span));
+        }
         out.push_str(&expanded);
         out.push('\n');
         lines.push(blanked.line(start));
@@ -403,6 +406,15 @@ fn define(rest: &str, span: Span, macros: &mut BTreeMap<String, Macro>) -> Resul
     Ok(())
 }
 
+/// The most text the own preprocessor makes, of one line and in all: macros whose bodies
+/// repeat their arguments grow exponentially with their nesting.
+const MAX_EXPANDED: usize = 1 << 20;
+const MAX_PREPARED: usize = 16 << 20;
+
+fn too_long(span: Span) -> Diagnostic {
+    error("C0404", "macros that expand to more than 1 MiB on a line or 16 MiB in all", span, "here")
+}
+
 /// Expands the macros of one logical line (macros inside a macro's expansion too, a macro never
 /// inside its own expansion: depth bounded).
 fn expand(line: &str, macros: &BTreeMap<String, Macro>, span: Span, depth: usize) -> Result<String, Diagnostic> {
@@ -413,6 +425,9 @@ fn expand(line: &str, macros: &BTreeMap<String, Macro>, span: Span, depth: usize
     let mut out = String::with_capacity(line.len());
     let mut i = 0;
     while i < bytes.len() {
+        if out.len() > MAX_EXPANDED {
+            return Err(too_long(span));
+        }
         let c = bytes[i];
         if c == b'"' || c == b'\'' {
             let mut j = i + 1;
@@ -431,6 +446,9 @@ fn expand(line: &str, macros: &BTreeMap<String, Macro>, span: Span, depth: usize
             match macros.get(word) {
                 Some(Macro { params: None, body }) => {
                     out.push_str(&expand(body, macros, span, depth + 1)?);
+                    if out.len() > MAX_EXPANDED {
+                        return Err(too_long(span));
+                    }
                     i = j;
                 }
                 Some(Macro { params: Some(params), body }) => {
@@ -480,6 +498,9 @@ fn expand(line: &str, macros: &BTreeMap<String, Macro>, span: Span, depth: usize
                             with.push(ch);
                             p += ch.len_utf8();
                         }
+                    }
+                    if with.len() > MAX_EXPANDED {
+                        return Err(too_long(span));
                     }
                     out.push_str(&expand(&with, macros, span, depth + 1)?);
                     i = next;
