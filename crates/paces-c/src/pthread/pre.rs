@@ -415,6 +415,36 @@ fn too_long(span: Span) -> Diagnostic {
     error("C0404", "macros that expand to more than 1 MiB on a line or 16 MiB in all", span, "here")
 }
 
+/// A function-like macro's body with each parameter replaced by its argument, in brackets.
+fn substitute(body: &str, params: &[String], args: &[String]) -> String {
+    let mut with = String::new();
+    let b = body.as_bytes();
+    let mut p = 0;
+    while p < b.len() {
+        if b[p].is_ascii_alphabetic() || b[p] == b'_' {
+            let mut q = p;
+            while q < b.len() && (b[q].is_ascii_alphanumeric() || b[q] == b'_') {
+                q += 1;
+            }
+            let w = &body[p..q];
+            match params.iter().position(|x| x == w) {
+                Some(n) => {
+                    with.push('(');
+                    with.push_str(args[n].trim());
+                    with.push(')');
+                }
+                None => with.push_str(w),
+            }
+            p = q;
+        } else {
+            let ch = body[p..].chars().next().unwrap_or(' ');
+            with.push(ch);
+            p += ch.len_utf8();
+        }
+    }
+    with
+}
+
 /// Expands the macros of one logical line (macros inside a macro's expansion too, a macro never
 /// inside its own expansion: depth bounded).
 fn expand(line: &str, macros: &BTreeMap<String, Macro>, span: Span, depth: usize) -> Result<String, Diagnostic> {
@@ -474,31 +504,7 @@ fn expand(line: &str, macros: &BTreeMap<String, Macro>, span: Span, depth: usize
                             "here",
                         ));
                     }
-                    let mut with = String::new();
-                    let b = body.as_bytes();
-                    let mut p = 0;
-                    while p < b.len() {
-                        if b[p].is_ascii_alphabetic() || b[p] == b'_' {
-                            let mut q = p;
-                            while q < b.len() && (b[q].is_ascii_alphanumeric() || b[q] == b'_') {
-                                q += 1;
-                            }
-                            let w = &body[p..q];
-                            match params.iter().position(|x| x == w) {
-                                Some(n) => {
-                                    with.push('(');
-                                    with.push_str(args[n].trim());
-                                    with.push(')');
-                                }
-                                None => with.push_str(w),
-                            }
-                            p = q;
-                        } else {
-                            let ch = body[p..].chars().next().unwrap_or(' ');
-                            with.push(ch);
-                            p += ch.len_utf8();
-                        }
-                    }
+                    let with = substitute(body, params, &args);
                     if with.len() > MAX_EXPANDED {
                         return Err(too_long(span));
                     }
