@@ -287,10 +287,12 @@ impl<'a> Lower<'a> {
         }
         let l = self.label(span);
         let call = N::Simple(l, format!("{cw}()"));
+        let shared = !copy_in.is_empty();
         let mut body = copy_in;
         body.push(call);
-        if body.len() > 1 {
-            // The global is read and written back inside the call's atomic step.
+        if shared {
+            // The global is read and written back inside the call's atomic step (the locals
+            // passed with it too: they are private).
             for (var, p) in copy_out.drain(..) {
                 let l = self.label(span);
                 body.push(N::Simple(l, format!("{var} := {cw}.{p}")));

@@ -275,12 +275,22 @@ pub(super) fn has_return(s: &Node<Statement>) -> bool {
 
 /// Whether a statement may `break` or `continue` the loop around it (not one inside it).
 pub(super) fn has_jump(s: &Node<Statement>) -> bool {
+    first_jump(s).is_some()
+}
+
+/// The first `break` or `continue` of a statement that leaves it (not one of a loop inside it).
+pub(super) fn first_jump(s: &Node<Statement>) -> Option<&Node<Statement>> {
     match &s.node {
-        Statement::Break | Statement::Continue => true,
-        Statement::Labeled(l) => has_jump(&l.node.statement),
-        Statement::Compound(items) => items.iter().any(|i| matches!(&i.node, BlockItem::Statement(s) if has_jump(s))),
-        Statement::If(i) => has_jump(&i.node.then_statement) || i.node.else_statement.as_deref().is_some_and(has_jump),
-        _ => false,
+        Statement::Break | Statement::Continue => Some(s),
+        Statement::Labeled(l) => first_jump(&l.node.statement),
+        Statement::Compound(items) => items.iter().find_map(|i| match &i.node {
+            BlockItem::Statement(s) => first_jump(s),
+            _ => None,
+        }),
+        Statement::If(i) => {
+            first_jump(&i.node.then_statement).or_else(|| i.node.else_statement.as_deref().and_then(first_jump))
+        }
+        _ => None,
     }
 }
 

@@ -58,15 +58,10 @@ impl<'a> Lower<'a> {
         }
         self.frame.loops += 1;
         self.frame.jumps.push(None);
-        let mut inner = Vec::new();
-        let mut stack = Vec::new();
-        let result = self.items(items, &mut inner, &mut stack, false);
+        let inner = self.block_items(items);
         self.frame.jumps.pop();
         self.frame.loops -= 1;
-        result?;
-        if let Some((span, _)) = stack.first() {
-            return Err(error("C0415", "`__VERIFIER_atomic_begin()` without its end in this block", *span, "here"));
-        }
+        let inner = inner?;
         let l = self.label(span);
         Ok(vec![N::While(l, "1".to_owned(), inner)])
     }
@@ -86,8 +81,8 @@ fn label_of(s: &Node<Statement>) -> Option<&str> {
 /// The statement the label `name` labels inside `s` (without the label).
 fn find_label<'s>(s: &'s Node<Statement>, name: &str) -> Option<&'s Node<Statement>> {
     let mut found = None;
-    each_statement(s, &mut |st| {
-        if let Statement::Labeled(l) = &st.node {
+    each_statement(s, |st| {
+        if let Statement::Labeled(l) = st {
             if matches!(&l.node.label.node, Label::Identifier(id) if id.node.name == name) && found.is_none() {
                 found = Some(&*l.node.statement);
             }
@@ -99,36 +94,18 @@ fn find_label<'s>(s: &'s Node<Statement>, name: &str) -> Option<&'s Node<Stateme
 /// The `goto name` statements inside `s`.
 fn count_gotos(s: &Node<Statement>, name: &str) -> usize {
     let mut n = 0;
-    each_statement(s, &mut |st| {
-        if matches!(&st.node, Statement::Goto(id) if id.node.name == name) {
-            n += 1;
-        }
-    });
+    each_statement(s, |st| n += usize::from(matches!(st, Statement::Goto(id) if id.node.name == name)));
     n
 }
 
 /// Calls `f` on `s` and every statement inside it.
-fn each_statement<'s>(s: &'s Node<Statement>, f: &mut impl FnMut(&'s Node<Statement>)) {
-    f(s);
-    match &s.node {
-        Statement::Labeled(l) => each_statement(&l.node.statement, f),
-        Statement::Compound(items) => {
-            for i in items {
-                if let BlockItem::Statement(s) = &i.node {
-                    each_statement(s, f);
-                }
-            }
+fn each_statement<'s>(s: &'s Node<Statement>, f: impl FnMut(&'s Statement)) {
+    struct Each<F>(F);
+    impl<'s, F: FnMut(&'s Statement)> lang_c::visit::Visit<'s> for Each<F> {
+        fn visit_statement(&mut self, s: &'s Statement, span: &'s lang_c::span::Span) {
+            (self.0)(s);
+            lang_c::visit::visit_statement(self, s, span);
         }
-        Statement::If(i) => {
-            each_statement(&i.node.then_statement, f);
-            if let Some(e) = &i.node.else_statement {
-                each_statement(e, f);
-            }
-        }
-        Statement::Switch(sw) => each_statement(&sw.node.statement, f),
-        Statement::While(w) => each_statement(&w.node.statement, f),
-        Statement::DoWhile(d) => each_statement(&d.node.statement, f),
-        Statement::For(fr) => each_statement(&fr.node.statement, f),
-        _ => {}
     }
+    lang_c::visit::Visit::visit_statement(&mut Each(f), &s.node, &s.span);
 }

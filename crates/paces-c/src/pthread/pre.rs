@@ -285,7 +285,7 @@ fn system(blanked: &Blanked, source: &str) -> Option<Prepared> {
         }
         out.push_str(if ours { l } else { "" });
         out.push('\n');
-        lines.push(if ours { blanked.lines.get(line.wrapping_sub(1)).copied().unwrap_or(1) } else { 1 });
+        lines.push(if ours { blanked.line(line.wrapping_sub(1)) } else { 1 });
         line += 1;
     }
     Some(Prepared::new(out, source, &lines))

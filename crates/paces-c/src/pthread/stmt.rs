@@ -71,22 +71,35 @@ impl<'a> Lower<'a> {
     }
 
     pub(super) fn block(&mut self, s: &'a Node<Statement>) -> Result<Vec<N>, Diagnostic> {
+        match &s.node {
+            Statement::Compound(items) => self.block_items(items),
+            _ => self.in_scope(|l, out, stack| {
+                let lowered = l.stmt(s, false)?;
+                l.push_item(lowered, out, stack)
+            }),
+        }
+    }
+
+    /// The nodes of `items` as a block of their own (a scope, every atomic section closed).
+    pub(super) fn block_items(&mut self, items: &'a [Node<BlockItem>]) -> Result<Vec<N>, Diagnostic> {
+        self.in_scope(|l, out, stack| l.items(items, out, stack, false))
+    }
+
+    /// The nodes `fill` lowers in a scope of their own; an error when an atomic section it
+    /// opened is left open.
+    fn in_scope(
+        &mut self,
+        fill: impl FnOnce(&mut Self, &mut Vec<N>, &mut Vec<(Span, Vec<N>)>) -> Result<(), Diagnostic>,
+    ) -> Result<Vec<N>, Diagnostic> {
         self.frame.scopes.push(BTreeMap::new());
         let mut out = Vec::new();
         let mut stack = Vec::new();
-        let result = (|| {
-            match &s.node {
-                Statement::Compound(items) => self.items(items, &mut out, &mut stack, false)?,
-                _ => {
-                    let lowered = self.stmt(s, false)?;
-                    self.push_item(lowered, &mut out, &mut stack)?;
-                }
+        let result = fill(self, &mut out, &mut stack).and_then(|()| match stack.first() {
+            Some((span, _)) => {
+                Err(error("C0415", "`__VERIFIER_atomic_begin()` without its end in this block", *span, "here"))
             }
-            if let Some((span, _)) = stack.first() {
-                return Err(error("C0415", "`__VERIFIER_atomic_begin()` without its end in this block", *span, "here"));
-            }
-            Ok(())
-        })();
+            None => Ok(()),
+        });
         self.frame.scopes.pop();
         result.map(|()| out)
     }

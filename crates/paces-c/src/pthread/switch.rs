@@ -2,13 +2,11 @@
 //! case, each running the statements from its label to the first `break` (a case without one
 //! falls through to the next: its branch runs the next case's statements too).
 
-use std::collections::BTreeMap;
-
 use lang_c::ast::{BlockItem, Label, Statement};
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
-use super::common::{unsupported, Lower, Target, INT, N};
+use super::common::{first_jump, unsupported, Lower, Target, INT, N};
 
 /// One case of a `switch` body: the values it is chosen for (`None`: `default`), and the
 /// items its branch runs (its own and those it falls through to, up to a `break`).
@@ -31,7 +29,7 @@ impl<'a> Lower<'a> {
         let mut nodes = self.assign(&target, None, Some(&s.node.expression), span)?;
         let mut chain: Option<Vec<N>> = None;
         for case in cases.iter().rev() {
-            let body = self.case_body(case.items)?;
+            let body = self.block_items(case.items)?;
             chain = Some(match &case.values {
                 None if chain.is_none() => body,
                 None => return Err(unsupported("`default` before the last case of a `switch`", span)),
@@ -101,29 +99,10 @@ impl<'a> Lower<'a> {
             }
             at = &l.node.statement;
         }
-        if at.span == s.span && values.is_empty() && !default {
+        if values.is_empty() && !default {
             return Ok(None);
         }
         Ok(Some(if default { None } else { Some(values) }))
-    }
-
-    /// The nodes of a case's items, in a scope of their own.
-    fn case_body(&mut self, items: &'a [Node<BlockItem>]) -> Result<Vec<N>, Diagnostic> {
-        self.frame.scopes.push(BTreeMap::new());
-        let mut out = Vec::new();
-        let mut stack = Vec::new();
-        let result = self.items(items, &mut out, &mut stack, false);
-        self.frame.scopes.pop();
-        result?;
-        if let Some((span, _)) = stack.first() {
-            return Err(super::diag::error(
-                "C0415",
-                "`__VERIFIER_atomic_begin()` without its end in this case",
-                *span,
-                "here",
-            ));
-        }
-        Ok(out)
     }
 }
 
@@ -135,20 +114,4 @@ fn is_break(item: &Node<BlockItem>) -> bool {
         s = &l.node.statement;
     }
     matches!(s.node, Statement::Break)
-}
-
-/// The first `break` or `continue` of a statement outside the loops inside it.
-fn first_jump(s: &Node<Statement>) -> Option<&Node<Statement>> {
-    match &s.node {
-        Statement::Break | Statement::Continue => Some(s),
-        Statement::Labeled(l) => first_jump(&l.node.statement),
-        Statement::Compound(items) => items.iter().find_map(|i| match &i.node {
-            BlockItem::Statement(s) => first_jump(s),
-            _ => None,
-        }),
-        Statement::If(i) => {
-            first_jump(&i.node.then_statement).or_else(|| i.node.else_statement.as_deref().and_then(first_jump))
-        }
-        _ => None,
-    }
 }

@@ -262,8 +262,8 @@ pub(crate) struct Settings {
     /// The most states one run of an atomic block may visit. Default: `usize::MAX` (no
     /// bound).
     pub max_atomic: usize,
-    /// Reset dead locals, and globals no thread may read before writing them, in successors (sound for every query that does not look at final values). Default:
-    /// `false`.
+    /// Reset dead locals, and globals no thread may read before writing them, in successors
+    /// (sound for every query that does not look at final values). Default: `false`.
     pub reset_dead: bool,
     /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
     /// Default: `false`.
