@@ -74,6 +74,8 @@ struct Piece {
     bound: bool,
     /// The `assert` steps passed (thread, step), deduplicated.
     asserts: Vec<(u16, u32)>,
+    /// The stored states expanded that are outcome states (with `Config::outcomes`).
+    outcomes: Vec<u32>,
 }
 
 impl Piece {
@@ -90,6 +92,9 @@ impl Piece {
         }
         if !exp.found.is_empty() || exp.deadlock.is_some() {
             self.events.push((self.ends.len(), std::mem::take(&mut exp.found), exp.deadlock.take()));
+        }
+        if exp.outcome {
+            self.outcomes.push(from);
         }
         self.push_succs(exp);
         self.ends.push(Expanded { from, succ_end: self.succs.len() as u32, reduced: exp.reduced, widened: false });
@@ -145,6 +150,8 @@ struct Finds {
     livelocks: BTreeMap<LivelockId, (u32, Tr, usize)>,
     failures: BTreeMap<String, (u32, Tr)>,
     asserts: BTreeSet<(u16, u32)>,
+    /// The outcomes (the globals' values) seen.
+    outcomes: BTreeSet<Vec<i64>>,
 }
 
 /// A breadth-first search under way: the states stored, what it found and what it did.
@@ -260,6 +267,10 @@ impl Bfs<'_, '_> {
         self.effort.reduced_states += piece.reduced;
         self.effort.unwind_reached |= piece.unwound;
         self.finds.asserts.extend(piece.asserts.iter().copied());
+        for &i in &piece.outcomes {
+            let globals = self.search.globals(i);
+            self.finds.outcomes.insert(globals);
+        }
         if piece.bound && self.effort.bound.is_none() {
             self.effort.bound = Some(Bound::AtomicStates);
         }
@@ -384,6 +395,7 @@ impl Bfs<'_, '_> {
             found.failures.insert(label.clone(), search.witness(*i, Some(last.clone()), None)?);
         }
         found.passed_assertions = passed_labels(search.e.c, &finds.asserts).collect();
+        found.outcomes = finds.outcomes;
         let bad = match &finds.first_bad {
             Some((i, last)) => Some(search.witness(*i, Some(last.clone()), None)?),
             None => None,

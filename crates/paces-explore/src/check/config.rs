@@ -29,6 +29,7 @@ pub struct Config {
     pub(crate) deadlocks_after_failure: bool,
     pub(crate) stop_at_deadlocks: bool,
     pub(crate) wanted_deadlocks: Option<Arc<BTreeSet<DeadlockId>>>,
+    pub(crate) outcomes: bool,
     pub(crate) on_progress: Option<ProgressCallback>,
     pub(crate) progress_every: Duration,
 }
@@ -55,6 +56,7 @@ impl Default for Config {
             deadlocks_after_failure: false,
             stop_at_deadlocks: true,
             wanted_deadlocks: None,
+            outcomes: false,
             on_progress: None,
             progress_every: Self::DEFAULT_PROGRESS_EVERY,
         }
@@ -215,6 +217,18 @@ impl Config {
     /// Default: `false`.
     pub fn deadlocks_after_failure(mut self, on: bool) -> Self {
         self.deadlocks_after_failure = on;
+        self
+    }
+
+    /// Also collect the program's *outcomes*: the values of the globals (in declaration
+    /// order) in every state where each thread is at its end or may stop where it stands
+    /// (idle at a loop it may leave), in [`CheckResult::outcomes`](crate::CheckResult::outcomes).
+    /// States between steps are never inside an atomic block, so no outcome is. The search
+    /// then keeps every global's value (it resets no global that no thread reads again, see
+    /// docs/explore.md), so it may store more states. Complete when the search went through
+    /// the whole space. Default: `false`.
+    pub fn outcomes(mut self, on: bool) -> Self {
+        self.outcomes = on;
         self
     }
 

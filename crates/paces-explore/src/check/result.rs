@@ -197,6 +197,12 @@ pub struct CheckResult {
     /// part of them otherwise. A check that asks whether a change left some assertion
     /// checking nothing compares these.
     pub passed_assertions: BTreeSet<String>,
+    /// With [`Config::outcomes`](crate::Config::outcomes): the program's outcomes, the values
+    /// of its globals (in declaration order) in each state reached where every thread is at
+    /// its end or may stop where it stands. All of them when the search went through the
+    /// whole space (no [`CheckResult::bound`], and nothing found that stopped it); every one
+    /// listed is reachable. Empty otherwise.
+    pub outcomes: BTreeSet<Vec<i64>>,
 }
 
 /// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`, `bad:
@@ -259,6 +265,7 @@ pub(super) struct Findings {
     pub failures: BTreeMap<String, Counterexample>,
     pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
     pub passed_assertions: BTreeSet<String>,
+    pub outcomes: BTreeSet<Vec<i64>>,
 }
 
 impl Findings {
@@ -282,6 +289,7 @@ impl Findings {
         merge(&mut self.livelocks, from.livelocks, take);
         merge(&mut self.deadlocks_after_failure, from.deadlocks_after_failure, take);
         self.passed_assertions.extend(from.passed_assertions);
+        self.outcomes.extend(from.outcomes);
     }
 }
 
@@ -323,6 +331,7 @@ impl Answer {
             failures: found.failures,
             deadlocks_after_failure: found.deadlocks_after_failure,
             passed_assertions: found.passed_assertions,
+            outcomes: found.outcomes,
         }
     }
 }

@@ -54,6 +54,7 @@ impl<'c> Search<'c> {
                 merge_independent,
                 deadline: config.max_time.and_then(|t| start.checked_add(t)),
                 failure_flag: config.deadlocks_after_failure,
+                outcomes: config.outcomes,
             },
         );
         let mut search = Search { store: Store::new(e.lay.stride), parents: Vec::new(), e };
@@ -104,6 +105,12 @@ impl<'c> Search<'c> {
             out.push((t, opt, internal));
         }
         out
+    }
+
+    /// The globals' values in stored state `i`.
+    pub(crate) fn globals(&self, i: u32) -> Vec<i64> {
+        let g = self.e.lay.threads;
+        self.store.get(i)[g..g + self.e.lay.globals].to_vec()
     }
 
     pub(crate) fn witness(

@@ -41,6 +41,7 @@ impl Engine<'_> {
             exp.ranges.push(begin..exp.succs.len());
             exp.stands.push(stand);
         }
+        exp.outcome = self.outcomes && exp.stands.iter().all(|s| matches!(s, StandAt::Done));
         if self.spin_end_states {
             exp.deadlock = self.spin_stuck(s);
             return;

@@ -58,6 +58,10 @@ impl Engine<'_> {
                 }
                 finish_points.push(pc);
                 *mark = Some(StopMark::new(s, path, asserts, fails));
+                if self.outcomes {
+                    // Each point where `t` may stop can be an outcome state: stored.
+                    break;
+                }
             }
             if !p.private_next {
                 break;
@@ -155,6 +159,9 @@ impl Engine<'_> {
             let point = &code.points[pc];
             if point.can_finish {
                 mark = Some(StopMark::new(s, path, asserts, &fails));
+                if self.outcomes {
+                    break;
+                }
             }
             if point.region.is_some() || point.options.is_empty() || seen.contains(&pc) {
                 break;

@@ -178,6 +178,8 @@ pub(crate) struct Expansion {
     pub found: Vec<Found>,
     /// When no thread can step and it is a deadlock: where every thread stands.
     pub deadlock: Option<Vec<Stand>>,
+    /// With [`Settings::outcomes`], when every thread may stop where it stands: whether so.
+    pub outcome: bool,
     pub bound: bool,
     pub unwound: bool,
     /// Transitions executed (before reduction).
@@ -225,6 +227,7 @@ impl Expansion {
         self.succs.clear();
         self.found.clear();
         self.deadlock = None;
+        self.outcome = false;
         self.bound = false;
         self.unwound = false;
         self.transitions = 0;
@@ -280,6 +283,9 @@ pub(crate) struct Settings {
     /// Give the state a flag that every failing step sets (see
     /// [`crate::Config::deadlocks_after_failure`]). Default: `false`.
     pub failure_flag: bool,
+    /// Note the globals of every state where each thread may stop (see
+    /// [`crate::Config::outcomes`]); globals are then never reset. Default: `false`.
+    pub outcomes: bool,
 }
 
 impl Default for Settings {
@@ -293,6 +299,7 @@ impl Default for Settings {
             merge_independent: false,
             deadline: None,
             failure_flag: false,
+            outcomes: false,
         }
     }
 }
@@ -307,6 +314,7 @@ pub(crate) struct Engine<'c> {
     merge: bool,
     merge_independent: bool,
     deadline: Option<Instant>,
+    outcomes: bool,
     /// Per thread: its gates and gated futures, and every thread's gate variables as a mask
     /// over globals; made when the reduction first needs them.
     gates: OnceLock<(Vec<Gates>, u64)>,
@@ -323,6 +331,7 @@ impl<'c> Engine<'c> {
             merge_independent,
             deadline,
             failure_flag,
+            outcomes,
         } = settings;
         Engine {
             c,
@@ -333,6 +342,7 @@ impl<'c> Engine<'c> {
             merge,
             merge_independent: merge && merge_independent && c.threads.len() <= 64,
             deadline,
+            outcomes,
             gates: OnceLock::new(),
         }
     }
@@ -380,6 +390,10 @@ impl<'c> Engine<'c> {
     /// Resets every global that no thread may read before writing it, from where each
     /// stands: its value is never read (docs/explore.md, "How it explores").
     fn reset_unread_globals(&self, s: &mut [i64]) {
+        if self.outcomes {
+            // The outcomes are the globals' final values: every one is kept.
+            return;
+        }
         let mut live = Bits::new(self.lay.globals);
         for (u, code) in self.c.threads.iter().enumerate() {
             live.union_with(&code.points[s[u] as usize].live_r);
