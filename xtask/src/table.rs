@@ -1,7 +1,8 @@
 //! `cargo xtask table`: the paper's Table 1, measured here, mixed (PACES) against bad-only
 //! (CEGIS), with the ablations of the learner. The table's runs keep the original's deadlocks
-//! (`--keep-deadlocks`), as the paper's tool did; one more mixed run per benchmark treats them
-//! as bugs to repair (the default), its answer in the column `deadlocks as bugs`.
+//! (`--keep-deadlocks`), as the paper's tool did; one more mixed run per benchmark runs with no
+//! flag, as a user does (the assertions repaired, then the deadlocks removed where the space
+//! can), its answer in the column `default`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -191,20 +192,22 @@ fn matches_known(json: &Value, expects: &[Expect]) -> bool {
     })
 }
 
-/// The column `deadlocks as bugs`: `none` when the original does not deadlock, else how many
-/// deadlocks it has and what the default run (deadlocks repaired) ends with: its stop, its
-/// iterations and, for a repair, its cost.
-fn deadlocks_as_bugs(json: &Value) -> String {
-    let count = json["original_deadlocks"].as_array().map_or(0, Vec::len);
-    if count == 0 {
-        return "none".to_owned();
-    }
+/// The column `default`: what the run with no flag ends with (its stop, iterations and, for a
+/// repair, its cost), how many deadlocks of the original it removed and kept, and its time.
+fn default_answer(run: &Run) -> String {
+    let json = &run.json;
     let stop = text(&json["stop_reason"]);
     let cost = match (&json["cost"]["atomic_weight"], &json["cost"]["inversions"]) {
         (Value::Number(a), Value::Number(i)) if stop == "repaired" => format!(", cost ({a}, {i})"),
         _ => String::new(),
     };
-    format!("{count}: {stop} ({} iterations{cost})", text(&json["iterations"]))
+    let fates = json["deadlock_fates"].as_array().cloned().unwrap_or_default();
+    let count = |fate: &str| fates.iter().filter(|d| d["fate"] == fate).count();
+    let deadlocks = match (count("removed"), count("kept")) {
+        (0, 0) => String::new(),
+        (removed, kept) => format!("; deadlocks {removed} removed, {kept} kept"),
+    };
+    format!("{stop} ({} iterations{cost}{deadlocks}), {:.1} s", text(&json["iterations"]), run.seconds)
 }
 
 fn text(v: &Value) -> String {
@@ -247,7 +250,7 @@ pub fn table(runs: usize, out: &Path) -> Result<(), String> {
     let mut md = String::new();
     let mut rows = Vec::new();
     md.push_str(
-        "| benchmark | LOC | threads | states | good traces | iterations mixed | iterations bad-only | median time mixed | median time bad-only | fix found (mixed) | matches known fix | paper mixed / bad-only (ce1 / ce2) | paper time mixed | ratio | deadlocks as bugs |\n",
+        "| benchmark | LOC | threads | states | good traces | iterations mixed | iterations bad-only | median time mixed | median time bad-only | fix found (mixed) | matches known fix | paper mixed / bad-only (ce1 / ce2) | paper time mixed | ratio | default |\n",
     );
     md.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let mut ablation = String::from(
@@ -264,7 +267,7 @@ pub fn table(runs: usize, out: &Path) -> Result<(), String> {
         }
         let simplified = run_repair(&binary, &file, &["--mode", "mixed", "--learn", "simplified", "--keep-deadlocks"])?;
         let no_fallback = run_repair(&binary, &file, &["--mode", "mixed", "--no-fallback", "--keep-deadlocks"])?;
-        let strict = run_repair(&binary, &file, &["--mode", "mixed"])?;
+        let default = run_repair(&binary, &file, &[])?;
         let m = &mixed[0].json;
         let b = &bad[0].json;
         let t_mixed = median(mixed.iter().map(|r| r.seconds).collect());
@@ -316,7 +319,7 @@ pub fn table(runs: usize, out: &Path) -> Result<(), String> {
             bench.paper.bad_only,
             bench.paper.mixed_seconds.map_or("-".to_owned(), |s| format!("{s} s")),
             ratio,
-            deadlocks_as_bugs(&strict.json).replace('|', "\\|"),
+            default_answer(&default).replace('|', "\\|"),
         );
         let fix_of = |j: &Value| {
             j["transformations"]
@@ -344,7 +347,7 @@ pub fn table(runs: usize, out: &Path) -> Result<(), String> {
             "runs": runs,
             "matches_known_fix": matches,
             "ablation": {"simplified": simplified.json, "no_fallback": no_fallback.json},
-            "deadlocks_as_bugs": strict.json,
+            "default": default.json,
         }));
     }
     let _ = writeln!(md, "\nWhole table: {:.1} s for {} runs per mode.", total.elapsed().as_secs_f64(), runs);

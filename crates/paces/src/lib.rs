@@ -50,6 +50,6 @@ pub use error::{Error, ErrorKind};
 pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
-    candidate_count, Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Mode,
-    Optimality, Refusal, Repair, RepairEvent, Report, StopReason, TimeSplit,
+    candidate_count, Acceptance, AdmittedDeadlock, DeadlockFate, DeadlockRule, Exhaustive, Fate, Iteration,
+    IterationKind, KeptBecause, Mode, Optimality, Refusal, Repair, RepairEvent, Report, StopReason, TimeSplit,
 };

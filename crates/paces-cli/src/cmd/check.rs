@@ -21,6 +21,10 @@ pub struct Args {
     /// each with a shortest witness trace.
     #[arg(long)]
     pub all: bool,
+    /// With --all, also list the program's outcomes: the values of the globals where every
+    /// thread is at its end or idle at a loop it may leave (a repair adds none).
+    #[arg(long, requires = "all")]
+    pub outcomes: bool,
     /// Write the verdict as one self-contained HTML page to this file, each counterexample
     /// drawn one column per thread with its partial order.
     #[arg(long, value_name = "FILE.html")]
@@ -186,7 +190,7 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
     if let Some(Err(message)) = args.report.as_deref().map(super::html::check_writable) {
         return fail_in(args.format, &input.name, &message);
     }
-    let config = config.stop_at_first_failure(!args.all);
+    let config = config.stop_at_first_failure(!args.all).outcomes(args.outcomes);
     let result = match check_with_status(&program, config, &input.name, !args.quiet) {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
@@ -204,8 +208,8 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
     };
     if args.all {
         let text = match args.format {
-            Format::Text => super::check_all::text(&input.name, &program, &result),
-            Format::Json => super::check_all::json(&input.name, &program, &result),
+            Format::Text => super::check_all::text(&input.name, &program, &result, args.outcomes),
+            Format::Json => super::check_all::json(&input.name, &program, &result, args.outcomes),
         };
         return match write_stdout(&text) {
             Outcome::Success => outcome,

@@ -35,9 +35,24 @@ fn finding(program: &Program, heading: &str, cex: &Counterexample) -> String {
     format!("\n{heading} ({steps}):\n{columns}")
 }
 
+/// The names of the program's globals, in declaration order (the order of an outcome's values).
+fn global_names(program: &Program) -> impl Iterator<Item = &str> {
+    program.vars.iter().filter(|v| matches!(v.scope, paces::cwhile::ir::VarScope::Global)).map(|v| v.name.as_str())
+}
+
+/// Each outcome in words, `x = 1, y = 0`, in order.
+fn outcome_texts(program: &Program, result: &CheckResult) -> Vec<String> {
+    let globals: Vec<&str> = global_names(program).collect();
+    result
+        .outcomes
+        .iter()
+        .map(|o| globals.iter().zip(o).map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", "))
+        .collect()
+}
+
 /// The text report: the counts, every finding in a fixed order (failing assertions by label,
 /// then deadlocks, then livelocks, each by identity), and the checker's figures.
-pub fn text(name: &str, program: &Program, result: &CheckResult) -> String {
+pub fn text(name: &str, program: &Program, result: &CheckResult, outcomes: bool) -> String {
     let mut s = format!("{name}: {}\n", counts_text(result));
     if let Some(unwind) = result.unwind {
         s.push_str(&format!("note: loops unwound at most {unwind} times per entry (not an exact verdict)\n"));
@@ -54,6 +69,12 @@ pub fn text(name: &str, program: &Program, result: &CheckResult) -> String {
     for (id, cex) in &result.livelocks {
         s.push_str(&finding(program, &format!("atomic livelock: {id}"), cex));
     }
+    if outcomes {
+        s.push_str(&format!("\n{}:\n", count(result.outcomes.len() as u64, "outcome")));
+        for o in outcome_texts(program, result) {
+            s.push_str(&format!("  {o}\n"));
+        }
+    }
     s.push_str(&format!(
         "\n{}, {}, {:.3} s\n",
         count(result.states as u64, "state"),
@@ -64,7 +85,7 @@ pub fn text(name: &str, program: &Program, result: &CheckResult) -> String {
 }
 
 /// The `paces-check-all/1` document (docs/json.md).
-pub fn json(name: &str, program: &Program, result: &CheckResult) -> String {
+pub fn json(name: &str, program: &Program, result: &CheckResult, outcomes: bool) -> String {
     let trace = |c: &Counterexample| schedule_json(program, &c.schedule, c.failing_step);
     let failures: Vec<serde_json::Value> = result
         .failures
@@ -83,6 +104,17 @@ pub fn json(name: &str, program: &Program, result: &CheckResult) -> String {
         .iter()
         .map(|(id, c)| serde_json::json!({"livelock": id.to_string(), "cycle_start": c.cycle_start, "trace": trace(c)}))
         .collect();
+    let globals: Vec<&str> = global_names(program).collect();
+    let outcomes = outcomes.then(|| {
+        let list: Vec<serde_json::Value> = result
+            .outcomes
+            .iter()
+            .map(|o| {
+                serde_json::Value::Object(globals.iter().zip(o).map(|(n, v)| ((*n).to_owned(), (*v).into())).collect())
+            })
+            .collect();
+        list
+    });
     let v = serde_json::json!({
         "schema": "paces-check-all/1",
         "file": name,
@@ -97,6 +129,7 @@ pub fn json(name: &str, program: &Program, result: &CheckResult) -> String {
         "failures": failures,
         "deadlocks": deadlocks,
         "livelocks": livelocks,
+        "outcomes": outcomes,
         "bound": result.bound.map(|b| b.to_string().replace(' ', "-")),
         "states": result.states,
         "transitions": result.transitions,

@@ -9,7 +9,7 @@ use paces::{Mode, Repair, RepairEvent, Report};
 
 use super::check::CheckerArgs;
 use super::progress::{print_line, progress_text, StatusLine};
-use super::{fail_in, ms, write_stdout, FileArg, Format, Outcome};
+use super::{count, fail_in, ms, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -84,8 +84,10 @@ pub struct Args {
     #[arg(long)]
     pub no_optimise: bool,
     /// Keep the original program's deadlocks (the paper's behaviour): a repair may keep them and
-    /// is refused only for a new one. Without it a deadlock of the original is a bug to repair,
-    /// and a program that can deadlock is never accepted nor called correct.
+    /// is refused only for a new one. Without it the assertions are repaired first with the
+    /// original's deadlocks kept, then each deadlock the repair still reaches is removed where
+    /// a program of the space removes it and kept (listed with the reason) where none does; a
+    /// repair that keeps some exits 1.
     #[arg(long)]
     pub keep_deadlocks: bool,
     /// Good traces per assertion (distinct writer combinations).
@@ -148,7 +150,7 @@ const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C sour
 const CANONICAL: &str = "  note: the source's layout cannot take the repair (a changed block has two statements on one line): the repaired program is printed in canonical layout, with the source's comments\n";
 
 /// Runs `paces repair`: exit 0 when repaired or already correct, 1 when no repair was found
-/// (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
+/// or the repair keeps deadlocks of the original without --keep-deadlocks (a bug remains), 2 on bad input or usage, 3 when repaired or already correct only within
 /// the `--unwind` loop bound that some path hit or a bound of the frontend's model (the range
 /// of nondeterministic values).
 pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
@@ -191,7 +193,9 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
             return fail_in(args.format, &input.name, &format!("cannot write DOT files to `{}`: {e}", dir.display()));
         }
     }
-    let success = report.stop.is_success();
+    // A repair that keeps deadlocks of the original is printed, but a bug remains (exit 1)
+    // unless --keep-deadlocks asked for that.
+    let success = !report.bug_remains();
     let kept = preserved(&input, &program, &report, &args.bounds.pthread_options(&args.file));
     let in_source_text = kept.is_some();
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
@@ -476,20 +480,24 @@ pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> Str
     }
     s.push_str(&deadlock_lines(report));
     if let Some(a) = &report.acceptance {
+        let outcomes = match a.outcomes {
+            Some(n) => format!("{} ({}, each the original's)", a.no_new_outcome, count(n as u64, "outcome")),
+            None => format!("{} (no reorder)", a.no_new_outcome),
+        };
         s.push_str(&format!(
-            "  accepted: no assertion failure: {}, {}: {}, no new livelock: {}, same sequential final states: {}, \
-             passing assertions still reached: {}\n",
+            "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final \
+             states: {}, passing assertions still reached: {}, no new outcome: {outcomes}\n",
             a.no_assertion_failure,
-            if report.keep_deadlocks { "no new deadlock" } else { "no deadlock" },
             a.no_new_deadlock,
             a.no_new_livelock,
             a.same_sequential_states,
-            a.assertions_reached
+            a.assertions_reached,
         ));
         for d in &a.deadlocks {
-            s.push_str(&format!("    deadlock kept: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
+            s.push_str(&format!("    deadlock admitted: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
         }
     }
+    s.push_str(&fate_lines(report));
     if let Some(line) = exhaustive_line(report) {
         s.push_str(&line);
     }
@@ -529,11 +537,27 @@ fn deadlock_lines(report: &Report) -> String {
         s.push_str(if report.keep_deadlocks {
             "  the original program deadlocks (a repair may keep these, never add one):\n"
         } else {
-            "  the original program deadlocks (bugs to repair; --keep-deadlocks keeps them):\n"
+            "  the original program deadlocks (removed where the space can, else kept; --keep-deadlocks keeps them):\n"
         });
         for d in deadlocks {
             s.push_str(&format!("    {d}\n"));
         }
+    }
+    s
+}
+
+/// The summary's lines on what became of the original's deadlocks in the program the run
+/// ends with: each kept one with its reason, then the removed ones known.
+fn fate_lines(report: &Report) -> String {
+    let mut s = String::new();
+    for d in &report.deadlock_fates {
+        s.push_str(&format!("  {} deadlock of the original: {}\n", d.fate.name(), d.deadlock));
+        if let paces::Fate::Kept(why) = &d.fate {
+            s.push_str(&format!("    {why}\n"));
+        }
+    }
+    if !report.keep_deadlocks && report.kept_deadlocks().next().is_some() {
+        s.push_str("  a bug remains: the program still deadlocks where the original does (exit 1)\n");
     }
     s
 }
@@ -626,6 +650,8 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
             "no_new_livelock": a.no_new_livelock,
             "same_sequential_states": a.same_sequential_states,
             "assertions_reached": a.assertions_reached,
+            "no_new_outcome": a.no_new_outcome,
+            "outcomes": a.outcomes,
             "deadlocks": a.deadlocks.iter().map(|d| serde_json::json!({
                 "deadlock": d.deadlock,
                 "rule": d.rule.name(),
@@ -634,6 +660,13 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         })),
         "original_deadlocks": report.original_deadlocks.as_deref().unwrap_or_default(),
         "keep_deadlocks": report.keep_deadlocks,
+        "deadlock_fates": report.deadlock_fates.iter().map(|d| serde_json::json!({
+            "deadlock": d.deadlock,
+            "fate": d.fate.name(),
+            "reason": d.fate.reason(),
+            "why": match &d.fate { paces::Fate::Kept(why) => Some(why.to_string()), _ => None },
+        })).collect::<Vec<_>>(),
+        "bug_remains": report.bug_remains(),
         "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
         "states_explored": report.states_explored,
         "original_states": report.original_states,

@@ -220,6 +220,11 @@ impl Config {
         self
     }
 
+    /// The bound [`Config::max_states`] set.
+    pub fn max_states_bound(&self) -> usize {
+        self.max_states
+    }
+
     /// Also collect the program's *outcomes*: the values of the globals (in declaration
     /// order) in every state where each thread is at its end or may stop where it stands
     /// (idle at a loop it may leave), in [`CheckResult::outcomes`](crate::CheckResult::outcomes).

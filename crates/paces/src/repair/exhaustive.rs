@@ -3,14 +3,14 @@
 //! accepted is the cheapest repair of the space. Also the count of a space's candidates, and
 //! the judging in cost order that the loop and its optimisation phase use on a small space.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::ControlFlow;
 
 use paces_constraint::{BlockId, Candidate, Space};
 use paces_cwhile::ir::Program;
 
 use super::config::Repair;
-use super::judge::{Judge, Judgement};
+use super::judge::{Deadlocks, Judge, Judgement};
 use super::report::{apply_time, Exhaustive, Report, StopReason};
 use crate::{Error, ErrorKind};
 
@@ -18,8 +18,9 @@ impl Repair {
     /// A cheapest repair of `program`, by brute force: every candidate of the space in cost
     /// order (atomic weight, then inversions; candidates of equal cost in the fixed order of
     /// [`Candidate::enumerate`](crate::constraint::Candidate::enumerate)), each judged with the
-    /// loop's acceptance (no assertion failure, no new deadlock under either deadlock rule, no
-    /// new livelock, the original's sequential final states); the first one accepted is the
+    /// loop's acceptance (no assertion failure, no deadlock (with [`Repair::keep_deadlocks`]: no
+    /// new deadlock, under either deadlock rule), no new livelock, no new outcome, the original's
+    /// sequential final states); the first one accepted is the
     /// answer, and [`Report::exhaustive`] says it is proved optimal. Nothing is learned: the
     /// report has no iterations and an empty constraint. The time limit and the checker's
     /// bounds stop the search as they stop the loop; the mode and the learner's settings play
@@ -63,9 +64,18 @@ fn exhaustive_search(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     };
     let candidates = in_cost_order(&space, size)?;
     let mut judge = Judge::new(cfg, program);
+    if !cfg.keep_deadlocks {
+        // The reference for a repair that removes every deadlock of the original.
+        judge.deadlocks = Deadlocks::Keep(BTreeSet::new());
+    }
     let (stop, checked) = search(&mut judge, candidates)?;
     let proved_optimal = stop == StopReason::Repaired;
     judge.report.exhaustive = Some(Exhaustive { space_size: size, checked, proved_optimal });
+    if stop.is_success() {
+        judge.settle_fates();
+    } else {
+        judge.report.clear_accepted();
+    }
     Ok(judge.report.finish(stop, None))
 }
 
@@ -87,8 +97,12 @@ pub(super) fn in_cost_order(space: &Space, size: usize) -> Result<Vec<Candidate>
 /// Judges the original, then the other candidates in the given order until one is accepted;
 /// the stop and how many candidates were judged (the original included).
 fn search(judge: &mut Judge<'_>, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
-    if let ControlFlow::Break(stop) = judge.judge_original()? {
-        return Ok((stop, 1));
+    match judge.judge_original()? {
+        // An original that only deadlocks is not correct when its deadlocks are bugs.
+        ControlFlow::Break(StopReason::AlreadyCorrect)
+            if judge.deadlocks != Deadlocks::KeepAll && !judge.report.accepted_deadlocks().is_empty() => {}
+        ControlFlow::Break(stop) => return Ok((stop, 1)),
+        ControlFlow::Continue(_) => {}
     }
     let (stop, checked) = judge_in_order(judge, candidates)?;
     Ok((stop, checked + 1))
@@ -106,7 +120,7 @@ pub(super) fn judge_in_order(judge: &mut Judge<'_>, candidates: Vec<Candidate>) 
         let original = judge.program;
         let repaired = judge.report.timed(apply_time, || original.apply(&candidate))?;
         checked += 1;
-        match judge.judge(&repaired)? {
+        match judge.judge(&repaired, &candidate)? {
             Judgement::Accepted(acceptance, _) => {
                 let transformations = candidate.transformations(&judge.space);
                 judge.accept(repaired, candidate, transformations, acceptance);

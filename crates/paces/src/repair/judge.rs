@@ -5,13 +5,13 @@
 //! a judgement needs once, when first needed. The loop, its optimisation phase and the
 //! exhaustive search all judge through it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use paces_constraint::{BlockId, Candidate, Space, Transformation};
-use paces_cwhile::ir::{Program, StmtKind};
+use paces_cwhile::ir::{Program, StmtKind, VarScope};
 use paces_explore::{
     check, sequential_deadlock, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds,
     LivelockId, Verdict,
@@ -20,6 +20,7 @@ use paces_trace::{EventKind, Trace};
 
 use super::config::Repair;
 use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
+use super::report::{DeadlockFate, Fate, KeptBecause};
 use super::report::{ReportBuilder, StopReason};
 use crate::Error;
 
@@ -28,8 +29,13 @@ pub(super) enum Rejection {
     /// An assertion fails or a deadlock is reachable (the original's too, unless they are
     /// kept): a trace to learn from.
     Trace { kind: IterationKind, problem: String, cex: Counterexample },
+    /// A deadlock the original reaches too, while the removal phase looks for a program
+    /// without it (see `removal.rs`): its trace to learn from.
+    OriginalDeadlock { id: DeadlockId, problem: String, cex: Counterexample },
     /// A new atomic livelock in the atomic block labelled `block_label`.
     Livelock { problem: String, block_label: String },
+    /// An outcome that no run of the original reaches (the globals' values, by name).
+    Outcome(Vec<(String, i64)>),
     /// The sequential final states changed.
     Sequential,
     /// Assertions the original checks are reached no more (their labels; see
@@ -44,6 +50,11 @@ impl Rejection {
     pub(super) fn iteration(&self) -> Iteration {
         match self {
             Rejection::Trace { kind, problem, .. } => Iteration::new(*kind, problem.clone()),
+            Rejection::OriginalDeadlock { problem, .. } => Iteration::new(IterationKind::Deadlock, problem.clone()),
+            Rejection::Outcome(values) => Iteration::new(
+                IterationKind::Outcome,
+                format!("new outcome: {} (no run of the original ends with these values)", outcome_text(values)),
+            ),
             Rejection::Livelock { problem, .. } => Iteration::new(IterationKind::Livelock, problem.clone()),
             Rejection::Sequential => Iteration::new(
                 IterationKind::Sequential,
@@ -87,6 +98,8 @@ struct Original {
     /// The blocked threads of every deadlock reachable after an assertion failed.
     after_failure: Option<BTreeSet<BTreeSet<String>>>,
     sequential: Option<BTreeSet<Vec<i64>>>,
+    /// Every outcome of the original (from one full exploration).
+    outcomes: Option<BTreeSet<Vec<i64>>>,
     /// The assertions some check of the original saw pass, and those it saw fail, and
     /// whether that is all of them (a check went through the whole space).
     passed: BTreeSet<String>,
@@ -115,6 +128,25 @@ impl Original {
     }
 }
 
+/// What the judge does with a candidate's deadlocks that the original reaches too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Deadlocks {
+    /// Admit every one (the repair of the assertions, and [`Repair::keep_deadlocks`]).
+    KeepAll,
+    /// Admit only these; reject a candidate with any other (the removal phase).
+    Keep(BTreeSet<DeadlockId>),
+}
+
+impl Deadlocks {
+    /// Whether a deadlock of the original with identity `id` is admitted.
+    fn admits(&self, id: &DeadlockId) -> bool {
+        match self {
+            Deadlocks::KeepAll => true,
+            Deadlocks::Keep(kept) => kept.contains(id),
+        }
+    }
+}
+
 /// Judges programs of one run against its original, recording in the run's report what each
 /// check cost and found.
 pub(super) struct Judge<'a> {
@@ -126,6 +158,18 @@ pub(super) struct Judge<'a> {
     original: Original,
     /// The states the last check of [`Judge::check`] stored (both stages).
     last_states: usize,
+    /// Which deadlocks of the original a candidate may have.
+    pub(super) deadlocks: Deadlocks,
+    /// The deadlocks of the last program judged accepted, with their traces, until
+    /// [`Judge::accept`] (or the loop's reserve) takes them.
+    pub(super) accepted_deadlocks: BTreeMap<DeadlockId, Counterexample>,
+    /// Why each deadlock of the original that the program in hand reaches is kept.
+    pub(super) kept_because: BTreeMap<DeadlockId, KeptBecause>,
+    /// Deadlocks of the original met in candidates (each one it reaches).
+    pub(super) met_deadlocks: BTreeSet<DeadlockId>,
+    /// A bound on the states each check may store, beside the run's own (the removal
+    /// phase's budget); a check that reaches it stops the phase.
+    pub(super) max_states: Option<usize>,
 }
 
 impl<'a> Judge<'a> {
@@ -133,7 +177,19 @@ impl<'a> Judge<'a> {
         let space = program.space();
         let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
         report.keep_deadlocks = cfg.keep_deadlocks;
-        Judge { cfg, program, space, report, original: Original::default(), last_states: 0 }
+        Judge {
+            cfg,
+            program,
+            space,
+            report,
+            original: Original::default(),
+            last_states: 0,
+            deadlocks: Deadlocks::KeepAll,
+            accepted_deadlocks: BTreeMap::new(),
+            kept_because: BTreeMap::new(),
+            met_deadlocks: BTreeSet::new(),
+            max_states: None,
+        }
     }
 
     /// Notes the assertions that `good`, a good trace of the original, passes: a run of the
@@ -157,7 +213,8 @@ impl<'a> Judge<'a> {
         acceptance: Acceptance,
     ) {
         let acceptance = Some(acceptance);
-        self.report.accept(Accepted { program, candidate, transformations, acceptance });
+        let deadlocks = std::mem::take(&mut self.accepted_deadlocks);
+        self.report.accept(Accepted { program, candidate, transformations, acceptance, deadlocks });
     }
 
     /// Checks the original program: the rejection of its first bad trace (a failing assertion,
@@ -177,14 +234,6 @@ impl<'a> Judge<'a> {
             let problem = failure_text(&cex);
             return Ok(ControlFlow::Continue(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
         }
-        if !self.cfg.keep_deadlocks {
-            // A deadlock of the original is a bug to repair: its trace is learned from as a
-            // failure's is (no candidate made it, so no guess of a move to undo).
-            if let Some((id, cex)) = first_deadlock(&original) {
-                let (problem, cex) = (format!("deadlock: {id}"), cex.clone());
-                return Ok(ControlFlow::Continue(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
-            }
-        }
         if let Some(bound) = original.bound {
             // Explored in part (after a deadlock, the whole space is searched): an assertion
             // may fail beyond the bound.
@@ -193,81 +242,100 @@ impl<'a> Judge<'a> {
         self.report.original_unwind_reached = original.unwind_reached;
         let candidate = Candidate::original(&self.space);
         let program = self.program.clone();
-        self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None });
+        // Its deadlocks, if any, are what the removal phase starts from (unless kept).
+        let deadlocks = original.deadlocks;
+        self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None, deadlocks });
         Ok(ControlFlow::Break(StopReason::AlreadyCorrect))
     }
 
-    /// "No repair" when the original has a deadlock that every program of the space keeps
-    /// ([`paces_explore::sequential_deadlock`]: the other threads run one after another to
-    /// their end, then a thread alone waits for good) and its deadlocks are bugs to repair;
-    /// `None` otherwise, or when the search passed [`SEQUENTIAL_DEADLOCK_STATES`] states or
-    /// another bound of the checker.
-    pub(super) fn deadlock_for_good(&mut self) -> Result<Option<StopReason>, Error> {
-        if self.cfg.keep_deadlocks {
-            return Ok(None);
-        }
-        // A shortcut, not a verdict: a search cut by its bound answers nothing and the loop goes on.
+    /// A deadlock of the original that every program of the space keeps, if the search
+    /// for one finds it ([`paces_explore::sequential_deadlock`]: the other threads run one
+    /// after another to their end, then a thread alone waits for good); `None` otherwise, or
+    /// when the search passed [`SEQUENTIAL_DEADLOCK_STATES`] states or another bound of the
+    /// checker.
+    pub(super) fn deadlock_alone(&mut self) -> Result<Option<paces_explore::SequentialDeadlock>, Error> {
+        // A shortcut, not a verdict: a search cut by its bound answers nothing.
         let config = self.check_config().max_states(SEQUENTIAL_DEADLOCK_STATES);
         let program = self.program;
-        let found = match self.report.timed(explore_time, || sequential_deadlock(program, &config)) {
-            Ok(found) => found,
-            Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => None,
-            Err(e) => return Err(e.into()),
-        };
-        let Some(d) = found else { return Ok(None) };
-        // The report lists the original's deadlocks: explore it whole, as a candidate's
-        // deadlock would have made the loop do.
-        self.ensure_original_sets()?;
-        let before = match d.before.as_slice() {
-            [] => "from the start".to_owned(),
-            [one] => format!("after `{one}` ran to its end"),
-            more => format!("after {} ran one after another to their end", quoted(more)),
-        };
-        let explanation = format!(
-            "the original deadlocks with no other thread's interleaving: {before}, thread `{}` alone waits at \
-             `{}` for good; a reorder or an atomic section changes no thread's runs alone, so every program of \
-             the space keeps this deadlock (--keep-deadlocks keeps the original's deadlocks and repairs the rest)",
-            d.thread, d.at
-        );
-        Ok(Some(StopReason::NoRepair { explanation }))
+        match self.report.timed(explore_time, || sequential_deadlock(program, &config)) {
+            Ok(found) => Ok(found),
+            Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Settles what became of each deadlock of the original known to the run, for the
+    /// program the run ends with (the report's [`DeadlockFate`]s): each of its deadlocks is
+    /// kept, with the reason recorded ([`Judge::kept_because`]; with
+    /// [`Repair::keep_deadlocks`] because asked), and every other one known is removed.
+    pub(super) fn settle_fates(&mut self) {
+        let now: BTreeSet<DeadlockId> = self.report.accepted_deadlocks().into_keys().collect();
+        let mut fates = Vec::new();
+        for id in &now {
+            let because = match self.kept_because.get(id) {
+                _ if self.cfg.keep_deadlocks => KeptBecause::Asked,
+                Some(because) => because.clone(),
+                None => KeptBecause::Budget,
+            };
+            fates.push(DeadlockFate { deadlock: id.to_string(), fate: Fate::Kept(because) });
+        }
+        let known: BTreeSet<&DeadlockId> = self.original.reached.iter().chain(&self.met_deadlocks).collect();
+        for id in known.into_iter().filter(|id| !now.contains(*id)) {
+            fates.push(DeadlockFate { deadlock: id.to_string(), fate: Fate::Removed });
+        }
+        self.report.deadlock_fates = fates;
+    }
+
+    /// Records an iteration in the history and tells the observer.
+    pub(super) fn record_iteration(&mut self, record: Iteration) {
+        if let Some(observer) = &self.cfg.observer {
+            let iteration = self.report.history.len() + 1;
+            observer.tell(&super::event::RepairEvent::IterationEnded { iteration, record: Box::new(record.clone()) });
+        }
+        self.report.history.push(record);
     }
 
     /// Checks a candidate program: accepted with no assertion failure, no deadlock (with
     /// [`Repair::keep_deadlocks`]: none the original does not reach), no new livelock, every assertion the original checks still reached and the original's
     /// sequential final states; otherwise rejected for the first of those it fails, or a stop
     /// when a bound cut the check short.
-    pub(super) fn judge(&mut self, program: &Program) -> Result<Judgement, Error> {
+    pub(super) fn judge(&mut self, program: &Program, candidate: &Candidate) -> Result<Judgement, Error> {
         if let Some(rule) = self.cfg.refuse {
             let reasons = rule(self.program, program);
             if !reasons.is_empty() {
                 return Ok(Judgement::Rejected(Rejection::Refused(reasons)));
             }
         }
+        // Only a reorder can add an outcome: an atomic section only takes runs away (each run
+        // of a program with sections is a run of it without them, to the same final state).
+        let reorders = candidate.cost(&self.space).inversions > 0;
         let result = self.check(program)?;
         if let Verdict::BoundReached { what, .. } = &result.verdict {
             return Ok(Judgement::Stop(self.bound_stop(*what)));
         }
-        // With deadlocks kept, the candidate's are asked of the original alone
-        // ([`Judge::ask_original`]); as bugs, the report lists the original's.
-        if !result.livelocks.is_empty() || !result.deadlocks.is_empty() && !self.cfg.keep_deadlocks {
+        if !result.livelocks.is_empty() {
             self.ensure_original_sets()?;
         }
         let failure = first_failure(&result);
         let mut admitted = Vec::new();
         let mut new_deadlock = None;
+        let mut not_kept = None;
         let mut after_failure = None;
         if failure.is_none() {
-            if self.cfg.keep_deadlocks {
-                self.ask_original(result.deadlocks.keys())?;
-            }
+            // The candidate's deadlocks are asked of the original alone
+            // ([`Judge::ask_original`]).
+            self.ask_original(result.deadlocks.keys())?;
             for (id, cex) in &result.deadlocks {
-                let rule = if self.cfg.keep_deadlocks { self.admit(id)? } else { None };
-                match rule {
-                    Some(rule) => {
+                match self.admit(id)? {
+                    Some(rule) if self.deadlocks.admits(id) => {
                         if rule == DeadlockRule::SameThreadsAfterFailure && after_failure.is_none() {
                             after_failure = Some((id.clone(), cex.clone()));
                         }
                         admitted.push(AdmittedDeadlock { deadlock: id.to_string(), rule });
+                    }
+                    Some(_) => {
+                        not_kept = Some((id, cex));
+                        break;
                     }
                     None => {
                         new_deadlock = Some((id, cex));
@@ -281,24 +349,27 @@ impl<'a> Judge<'a> {
         let new_livelock = result.livelocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.1.contains(id)));
         let mut acceptance = Acceptance {
             no_assertion_failure: failure.is_none(),
-            no_new_deadlock: failure.is_none() && new_deadlock.is_none(),
+            no_new_deadlock: failure.is_none() && new_deadlock.is_none() && not_kept.is_none(),
             no_new_livelock: new_livelock.is_none(),
             same_sequential_states: false,
             deadlocks: admitted,
             livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
             sequential_final_states: 0,
             assertions_reached: false,
+            no_new_outcome: false,
+            outcomes: None,
             unwind_reached: result.unwind_reached,
         };
         if let Some(cex) = failure {
             let problem = failure_text(&cex);
             return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
         }
+        if let Some((id, cex)) = not_kept {
+            let (id, problem, cex) = (id.clone(), format!("deadlock of the original: {id}"), cex.clone());
+            return Ok(Judgement::Rejected(Rejection::OriginalDeadlock { id, problem, cex }));
+        }
         if let Some((id, cex)) = new_deadlock {
-            let the_original_s = self.original.reached.contains(id);
-            let problem =
-                if the_original_s { format!("deadlock of the original: {id}") } else { format!("new deadlock: {id}") };
-            let cex = cex.clone();
+            let (problem, cex) = (format!("new deadlock: {id}"), cex.clone());
             return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
         }
         if let Some((id, _)) = new_livelock {
@@ -309,8 +380,68 @@ impl<'a> Judge<'a> {
             // No failure in the part explored: not enough to accept.
             return Ok(Judgement::Stop(self.bound_stop(bound)));
         }
-        let judgement = self.judge_reach_and_sequential(program, &result, &mut acceptance)?;
-        Ok(judgement.unwrap_or(Judgement::Accepted(acceptance, after_failure)))
+        if let Some(judgement) = self.judge_reach_and_sequential(program, &result, &mut acceptance)? {
+            return Ok(judgement);
+        }
+        if let Some(judgement) = self.judge_outcomes(program, reorders, &mut acceptance)? {
+            return Ok(judgement);
+        }
+        self.accepted_deadlocks = result.deadlocks;
+        Ok(Judgement::Accepted(acceptance, after_failure))
+    }
+
+    /// The outcome check of [`Judge::judge`], last: every outcome of the candidate (checked
+    /// whole with no failure, so each is an outcome of a run on which no assertion failed)
+    /// is one of the original's. A candidate without reorders has only outcomes of the
+    /// original, and is not asked. `None` when it holds.
+    fn judge_outcomes(
+        &mut self,
+        program: &Program,
+        reorders: bool,
+        acceptance: &mut Acceptance,
+    ) -> Result<Option<Judgement>, Error> {
+        acceptance.no_new_outcome = true;
+        if !reorders {
+            return Ok(None);
+        }
+        // The check that accepted the candidate forgets the globals no thread reads again; its
+        // outcomes come from a check that keeps them.
+        let config = self.check_config().stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
+        let mine = self.report.timed(explore_time, || check(program, &config))?;
+        self.report.states += mine.states;
+        if let Some(bound) = mine.bound {
+            return Ok(Some(Judgement::Stop(self.bound_stop(bound))));
+        }
+        acceptance.outcomes = Some(mine.outcomes.len());
+        if let ControlFlow::Break(stop) = self.ensure_original_outcomes()? {
+            return Ok(Some(Judgement::Stop(stop)));
+        }
+        let known = self.original.outcomes.as_ref();
+        let new = mine.outcomes.iter().find(|o| !known.is_some_and(|k| k.contains(*o)));
+        let Some(new) = new else { return Ok(None) };
+        acceptance.no_new_outcome = false;
+        let globals = program.vars.iter().filter(|v| matches!(v.scope, VarScope::Global)).map(|v| v.name.clone());
+        let values = globals.zip(new.iter().copied()).collect();
+        Ok(Some(Judgement::Rejected(Rejection::Outcome(values))))
+    }
+
+    /// Makes sure the original's outcomes are known (one full exploration that collects
+    /// them, once); the stop when a bound cut it short.
+    fn ensure_original_outcomes(&mut self) -> Result<ControlFlow<StopReason>, Error> {
+        if self.original.outcomes.is_some() {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // Outcomes alone are looked for: the search is no longer for it than the
+        // exploration of every state needs.
+        let config = self.check_config().stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
+        let program = self.program;
+        let full = self.report.timed(explore_time, || check(program, &config))?;
+        self.report.states += full.states;
+        if let Some(bound) = full.bound {
+            return Ok(ControlFlow::Break(self.bound_stop(bound)));
+        }
+        self.original.outcomes = Some(full.outcomes);
+        Ok(ControlFlow::Continue(()))
     }
 
     /// The last two checks of [`Judge::judge`], on a candidate with no failure, no new
@@ -358,6 +489,9 @@ impl<'a> Judge<'a> {
     /// progress going to the observer.
     pub(super) fn check_config(&self) -> paces_explore::Config {
         let mut c = self.cfg.check.clone().stop_at_first_failure(false);
+        if let Some(n) = self.max_states {
+            c = c.max_states(n.min(self.cfg.check.max_states_bound()));
+        }
         if let Some(observer) = &self.cfg.observer {
             c = observer.watch(c, self.report.history.len());
         }
@@ -370,10 +504,10 @@ impl<'a> Judge<'a> {
 
     fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
         let original = std::ptr::eq(program, self.program);
-        // With the original's deadlocks kept, a candidate's check that stops at its first
-        // failure goes on past every deadlock, which the candidate may share with the
-        // original: they are asked of the original when the check ends (`Judge::judge`).
-        let pass_deadlocks = self.cfg.keep_deadlocks && stop_at_first && !original;
+        // A candidate's check that stops at its first failure goes on past every deadlock,
+        // which the candidate may share with the original: they are asked of the original
+        // when the check ends (`Judge::judge`).
+        let pass_deadlocks = stop_at_first && !original;
         let config = self
             .check_config()
             .stop_at_first_failure(stop_at_first)
@@ -646,22 +780,13 @@ fn failure_text(cex: &Counterexample) -> String {
     }
 }
 
-/// The deadlock of a check with the shortest witness (the first in order among those as
-/// short); `None` when there is none.
-fn first_deadlock(result: &CheckResult) -> Option<(&DeadlockId, &Counterexample)> {
-    result.deadlocks.iter().min_by_key(|(_, c)| c.schedule.steps.len())
+/// An outcome in words: `x = 1, y = 0`.
+pub(super) fn outcome_text(values: &[(String, i64)]) -> String {
+    let parts: Vec<String> = values.iter().map(|(name, v)| format!("{name} = {v}")).collect();
+    parts.join(", ")
 }
 
 /// The names of the threads a deadlock blocks (those not done).
 fn blocked_threads(id: &DeadlockId) -> BTreeSet<String> {
     id.blocked_threads().into_iter().map(str::to_owned).collect()
-}
-
-/// `a`, `b` and `c`, each in backquotes.
-fn quoted(names: &[String]) -> String {
-    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    match q.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => q.concat(),
-    }
 }

@@ -10,7 +10,7 @@ use paces_constraint::{Candidate, Cost, NodeId, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{complete_counterexample, freely_bad, search_good_traces, translate_trace, Counterexample};
 use paces_generalize::Elimination;
-use paces_learn::{Learner, Proposal};
+use paces_learn::{Learner, LessonId, Proposal};
 use paces_trace::Trace;
 
 use super::judge::{Judge, Rejection};
@@ -39,6 +39,8 @@ pub(super) struct Learning {
     /// Per problem rejected candidates had with nothing to generalise: the changes they
     /// shared, and how many there were (see [`Learning::learn_shared_cause`]).
     causes: BTreeMap<String, (BTreeSet<Transformation>, usize)>,
+    /// The lesson of the last trace learned from with fixes (see [`Learning::last_lesson`]).
+    last: Option<LessonId>,
 }
 
 impl Learning {
@@ -46,7 +48,7 @@ impl Learning {
     pub(super) fn new(judge: &Judge<'_>) -> Result<Self, Error> {
         let mut learner = Learner::new(&judge.space, judge.cfg.learner.clone())?;
         learner.set_deadline(judge.cfg.time_limit.map(|limit| judge.report.start() + limit));
-        Ok(Learning { learner, causes: BTreeMap::new() })
+        Ok(Learning { learner, causes: BTreeMap::new(), last: None })
     }
 
     /// Mixed mode's first phase: LearnGoodUnder on the original's good traces.
@@ -98,7 +100,22 @@ impl Learning {
         rejected: &Rejected,
         record: &mut Iteration,
     ) -> Result<ControlFlow<StopReason>, Error> {
+        self.last = None;
         match &rejected.why {
+            Rejection::OriginalDeadlock { cex, .. } => {
+                let kind = IterationKind::Deadlock;
+                // A deadlock the original reaches too: no move of the candidate made it, so
+                // its fixes are learned with no guess of a move to undo.
+                if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, kind, cex, record, true)? {
+                    return Ok(ControlFlow::Break(stop));
+                }
+            }
+            Rejection::Outcome(_) => {
+                if let Some(candidate) = &rejected.candidate {
+                    self.learn_outcome_guess(judge, candidate, &record.problem)?;
+                    self.learn_shared_cause(judge, "adds an outcome", candidate, 2)?;
+                }
+            }
             Rejection::Trace { kind, cex, problem } => {
                 if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, *kind, cex, record, true)? {
                     return Ok(ControlFlow::Break(stop));
@@ -144,6 +161,27 @@ impl Learning {
             self.exclude(judge, candidate, "a rejected candidate")?;
         }
         Ok(ControlFlow::Continue(()))
+    }
+
+    /// The lesson learned from the last rejection's trace, when it had fixes (for a deadlock
+    /// of the original that the removal phase may give up on: see `removal.rs`).
+    pub(super) fn last_lesson(&self) -> Option<LessonId> {
+        self.last
+    }
+
+    /// Learns from a candidate that reaches an outcome the original never reaches. Only a
+    /// reorder adds an outcome (a section only takes runs away), so the guess is that not
+    /// all of its reorders are made together; the no-good excludes the candidate itself.
+    fn learn_outcome_guess(&mut self, judge: &Judge<'_>, candidate: &Candidate, problem: &str) -> Result<(), Error> {
+        let space = &judge.space;
+        let swaps: Vec<Transformation> =
+            candidate.transformations(space).into_iter().filter(|t| matches!(t, Transformation::Swap { .. })).collect();
+        if swaps.is_empty() {
+            return Ok(());
+        }
+        let lesson = self.learner.arena_mut().not_all_of(&swaps);
+        self.learner.require_guess(lesson, &format!("{problem}: not all of its reorders"))?;
+        Ok(())
     }
 
     /// Learns from a candidate rejected with little to generalise: for hiding assertions (no
@@ -235,8 +273,9 @@ impl Learning {
         // all or nothing, may wait for a later step while the step the trace shows could run
         // in the original), so its fixes would be no facts: the guess alone is learned.
         let learner = &mut self.learner;
+        let original_s = matches!(rejected.why, Rejection::OriginalDeadlock { .. });
         let undo = match (&rejected.candidate, kind) {
-            (Some(candidate), IterationKind::Deadlock) => {
+            (Some(candidate), IterationKind::Deadlock) if !original_s => {
                 Some(learner.arena_mut().undo_a_move(&trace.blocked_items(), candidate, &judge.space))
             }
             _ => None,
@@ -270,6 +309,9 @@ impl Learning {
                 Some(crate::chart::TraceChart::of_elimination(judge.program, &trace, &elimination, &judge.space));
         }
         record.fixes = lesson.fixes;
+        if lesson.fixes > 0 {
+            self.last = Some(lesson.id);
+        }
         if lesson.fixes == 0 && rejected.candidate.is_none() && kind == IterationKind::Deadlock {
             // The original's deadlock may be freed by a write its trace never reaches: no fix
             // proves nothing, so only the original itself is ruled out and the loop looks on.

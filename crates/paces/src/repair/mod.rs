@@ -10,6 +10,7 @@ mod exhaustive;
 mod judge;
 mod learning;
 mod optimise;
+mod removal;
 mod report;
 mod run;
 mod twins;
@@ -18,6 +19,6 @@ pub use config::{Mode, Refusal, Repair};
 pub use event::RepairEvent;
 pub use exhaustive::candidate_count;
 pub use report::{
-    Acceptance, AdmittedDeadlock, DeadlockRule, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
-    TimeSplit,
+    Acceptance, AdmittedDeadlock, DeadlockFate, DeadlockRule, Exhaustive, Fate, Iteration, IterationKind, KeptBecause,
+    Optimality, Report, StopReason, TimeSplit,
 };

@@ -73,7 +73,7 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
         }
         let original = judge.program;
         let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
-        match judge.judge(&program)? {
+        match judge.judge(&program, &candidate)? {
             Judgement::Accepted(acceptance, None) => {
                 let transformations = candidate.transformations(&judge.space);
                 judge.accept(program, candidate, transformations, acceptance);
@@ -140,7 +140,7 @@ fn by_learning(
         checked += 1;
         let original = judge.program;
         let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
-        let why = match judge.judge(&program)? {
+        let why = match judge.judge(&program, &candidate)? {
             Judgement::Accepted(acceptance, None) => {
                 cost = candidate.cost(&judge.space);
                 judge.accept(program, candidate, transformations, acceptance);

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use paces_constraint::{Candidate, Space, Stats, Transformation};
 use paces_cwhile::ir::Program;
-use paces_explore::{Bound, GoodBound};
+use std::collections::BTreeMap;
+
+use paces_explore::{Bound, Counterexample, DeadlockId, GoodBound};
 
 use super::config::Mode;
 use crate::chart::TraceChart;
@@ -100,6 +102,14 @@ pub struct Acceptance {
     pub livelocks: Vec<String>,
     /// How many distinct final states the complete sequential runs reach.
     pub sequential_final_states: usize,
+    /// Every outcome of the program (the globals' values where every thread is at its end
+    /// or idle at a loop it may leave) is an outcome of some run of the original: the
+    /// repair adds no behaviour that no assertion names.
+    pub no_new_outcome: bool,
+    /// How many distinct outcomes the program has, when they were compared with the
+    /// original's; `None` for a program without reorders (an atomic section only takes runs
+    /// away, so it adds no outcome, and none is compared).
+    pub outcomes: Option<usize>,
     /// The check of the accepted program cut some path at the checker's loop bound
     /// (`Config::unwind`): the checks hold only within that bound.
     pub unwind_reached: bool,
@@ -144,6 +154,111 @@ impl Acceptance {
             && self.no_new_livelock
             && self.same_sequential_states
             && self.assertions_reached
+            && self.no_new_outcome
+    }
+}
+
+/// What became of a deadlock of the original program in the repaired one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeadlockFate {
+    /// Where every thread stands, in words (`a at L, b done`).
+    pub deadlock: String,
+    /// Removed, or kept and why.
+    pub fate: Fate,
+}
+
+/// Whether the repair removed a deadlock of the original.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fate {
+    /// The repaired program does not reach it.
+    Removed,
+    /// The repaired program still reaches it.
+    Kept(KeptBecause),
+}
+
+/// Why a deadlock of the original stays in the repaired program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeptBecause {
+    /// [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks) asked to keep every one.
+    Asked,
+    /// Every program of the space keeps it: once the threads named in `before` ran one
+    /// after another to their end, `thread` alone waits at `at` for good, and no reorder or
+    /// section changes what a thread does alone.
+    ThreadAlone {
+        /// The threads that ran to their end first.
+        before: Vec<String>,
+        /// The thread that waits for good.
+        thread: String,
+        /// The label it waits at.
+        at: String,
+    },
+    /// Its trace offers no reorder or section that removes it (no elimination cycle).
+    NoFix,
+    /// Every candidate that removes it conflicts with what the repair of the assertions
+    /// (or of another deadlock) learned.
+    Conflict,
+    /// The removal phase's budget ran out before a program without it was found.
+    Budget,
+}
+
+impl fmt::Display for KeptBecause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeptBecause::Asked => f.write_str("kept as asked (--keep-deadlocks)"),
+            KeptBecause::ThreadAlone { before, thread, at } => {
+                let quoted: Vec<String> = before.iter().map(|t| format!("`{t}`")).collect();
+                let before = match quoted.as_slice() {
+                    [] => "from the start".to_owned(),
+                    [one] => format!("after {one} ran to its end"),
+                    [rest @ .., last] => {
+                        format!("after {} and {last} ran one after another to their end", rest.join(", "))
+                    }
+                };
+                write!(f, "every program of the space keeps it: {before}, `{thread}` alone waits at `{at}` for good")
+            }
+            KeptBecause::NoFix => f.write_str("its trace offers no reorder or atomic section that removes it"),
+            KeptBecause::Conflict => {
+                f.write_str("every candidate that removes it conflicts with what the repair of the assertions needs")
+            }
+            KeptBecause::Budget => {
+                f.write_str("the removal phase's budget ran out before a program without it was found")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Fate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fate::Removed => f.write_str("removed"),
+            Fate::Kept(why) => write!(f, "kept: {why}"),
+        }
+    }
+}
+
+impl Fate {
+    /// A stable short name: `removed` or `kept`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fate::Removed => "removed",
+            Fate::Kept(_) => "kept",
+        }
+    }
+
+    /// For a kept deadlock, a stable short name of the reason: `asked`, `thread-alone`,
+    /// `no-fix`, `conflict`, `budget`.
+    pub fn reason(&self) -> Option<&'static str> {
+        match self {
+            Fate::Removed => None,
+            Fate::Kept(KeptBecause::Asked) => Some("asked"),
+            Fate::Kept(KeptBecause::ThreadAlone { .. }) => Some("thread-alone"),
+            Fate::Kept(KeptBecause::NoFix) => Some("no-fix"),
+            Fate::Kept(KeptBecause::Conflict) => Some("conflict"),
+            Fate::Kept(KeptBecause::Budget) => Some("budget"),
+        }
     }
 }
 
@@ -231,10 +346,13 @@ pub enum IterationKind {
     Unreached,
     /// The input's language refuses the candidate ([`Repair::refuse_when`](super::Repair::refuse_when)).
     Refused,
+    /// The candidate reaches an outcome that no run of the original reaches.
+    Outcome,
 }
 
 impl IterationKind {
-    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`, `unreached`, `refused`.
+    /// A stable short name: `bad`, `deadlock`, `livelock`, `sequential`, `unreached`,
+    /// `refused`, `outcome`.
     pub fn name(self) -> &'static str {
         match self {
             IterationKind::Bad => "bad",
@@ -243,6 +361,7 @@ impl IterationKind {
             IterationKind::Sequential => "sequential",
             IterationKind::Unreached => "unreached",
             IterationKind::Refused => "refused",
+            IterationKind::Outcome => "outcome",
         }
     }
 }
@@ -409,6 +528,11 @@ pub struct Report {
     /// Whether the run kept the original's deadlocks
     /// ([`Repair::keep_deadlocks`](super::Repair::keep_deadlocks)) rather than repairing them.
     pub keep_deadlocks: bool,
+    /// The deadlocks of the original known to the run, each removed or kept (with why): every
+    /// deadlock of the repaired program (or of the original, when it only deadlocks), then
+    /// those of the original it no longer reaches. Every deadlock of the original not listed
+    /// is removed too: the repaired program's deadlocks are all listed.
+    pub deadlock_fates: Vec<DeadlockFate>,
     /// The space of the original program (names locations).
     pub space: Space,
     /// What the exhaustive search did: of [`Repair::optimum`](super::Repair::optimum), or of
@@ -432,6 +556,8 @@ pub(super) struct Accepted {
     pub(super) candidate: Candidate,
     pub(super) transformations: Vec<Transformation>,
     pub(super) acceptance: Option<Acceptance>,
+    /// Its deadlocks (each one the original reaches), with their traces.
+    pub(super) deadlocks: BTreeMap<DeadlockId, Counterexample>,
 }
 
 /// Collects the facts of a run as the loop computes them; [`ReportBuilder::finish`] makes the
@@ -447,6 +573,7 @@ pub(super) struct ReportBuilder {
     pub(super) original_unwind_reached: bool,
     pub(super) original_deadlocks: Option<Vec<String>>,
     pub(super) keep_deadlocks: bool,
+    pub(super) deadlock_fates: Vec<DeadlockFate>,
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
     pub(super) dots: Vec<(String, String)>,
@@ -457,6 +584,18 @@ pub(super) struct ReportBuilder {
 }
 
 impl Report {
+    /// The deadlocks of the original that the program the run ends with still reaches.
+    pub fn kept_deadlocks(&self) -> impl Iterator<Item = &DeadlockFate> {
+        self.deadlock_fates.iter().filter(|d| matches!(d.fate, Fate::Kept(_)))
+    }
+
+    /// Whether a bug remains in the program the run ends with: it was not repaired, or it
+    /// keeps deadlocks of the original that [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks)
+    /// did not ask to keep.
+    pub fn bug_remains(&self) -> bool {
+        !self.stop.is_success() || !self.keep_deadlocks && self.kept_deadlocks().next().is_some()
+    }
+
     /// The labels the transformations name (both items of a swap, both ends of an added
     /// section), in their order: the labels [`Report::repaired_text`] prints besides the
     /// written ones, and what [`paces_cwhile::print_preserving`] should be given.
@@ -478,6 +617,7 @@ impl ReportBuilder {
             original_unwind_reached: false,
             original_deadlocks: None,
             keep_deadlocks: false,
+            deadlock_fates: Vec::new(),
             good_search_bounds: Vec::new(),
             history: Vec::new(),
             dots: Vec::new(),
@@ -504,6 +644,21 @@ impl ReportBuilder {
     /// Records the program the run ends with.
     pub(super) fn accept(&mut self, accepted: Accepted) {
         self.accepted = Some(accepted);
+    }
+
+    /// Forgets the program accepted so far.
+    pub(super) fn clear_accepted(&mut self) {
+        self.accepted = None;
+    }
+
+    /// The deadlocks of the program accepted so far (none when there is none).
+    pub(super) fn accepted_deadlocks(&self) -> BTreeMap<DeadlockId, Counterexample> {
+        self.accepted.as_ref().map(|a| a.deadlocks.clone()).unwrap_or_default()
+    }
+
+    /// The program accepted so far, if any.
+    pub(super) fn accepted_program(&self) -> Option<&Program> {
+        self.accepted.as_ref().map(|a| &a.program)
     }
 
     /// The candidate accepted so far, if any.
@@ -565,6 +720,7 @@ impl ReportBuilder {
             history: self.history,
             original_deadlocks: self.original_deadlocks,
             keep_deadlocks: self.keep_deadlocks,
+            deadlock_fates: self.deadlock_fates,
             space: self.space,
             exhaustive: self.exhaustive,
             optimality: self.optimality,

@@ -9,11 +9,11 @@ use std::ops::ControlFlow;
 use paces_cwhile::ir::Program;
 
 use super::config::{Mode, Repair};
-use super::event::RepairEvent;
 use super::exhaustive::{candidate_count, in_cost_order, judge_in_order};
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Proposed, Rejected};
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
+use super::removal::remove_deadlocks;
 use super::report::{
     apply_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
 };
@@ -48,16 +48,62 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     let mut judge = Judge::new(cfg, program);
     let first = match until_deadline(judge.judge_original())? {
         ControlFlow::Continue(first) => first,
-        ControlFlow::Break(stop) => return Ok(judge.report.finish(stop, None)),
+        ControlFlow::Break(StopReason::AlreadyCorrect)
+            if !cfg.keep_deadlocks && !judge.report.accepted_deadlocks().is_empty() =>
+        {
+            return only_deadlocks(judge);
+        }
+        ControlFlow::Break(stop) => {
+            judge.settle_fates();
+            return Ok(judge.report.finish(stop, None));
+        }
     };
-    if let Some(stop) = judge.deadlock_for_good()? {
-        return Ok(judge.report.finish(stop, None));
-    }
     let learning = Learning::new(&judge)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
     let mut run = Run { judge, learning, reserve: None, listable: None, twins, alike: None };
     let stop = run.go(first)?;
+    run.judge.settle_fates();
     Ok(run.judge.report.finish(stop, Some(&mut run.learning.learner)))
+}
+
+/// A run on an original with no failure but deadlocks, which are bugs to repair: the
+/// removal phase from the original (after the good traces, in mixed mode). A repair when it
+/// removes some; otherwise "no repair", each deadlock kept with its reason.
+fn only_deadlocks(mut judge: Judge<'_>) -> Result<Report, Error> {
+    let mut learning = Learning::new(&judge)?;
+    if judge.cfg.mode == Mode::Mixed {
+        learning.learn_from_good_traces(&mut judge)?;
+    }
+    let removed = match remove_deadlocks(&mut judge, &mut learning) {
+        Err(e) if *e.kind() == ErrorKind::Deadline => false,
+        r => r?,
+    };
+    let stop = if removed {
+        if judge.cfg.optimise {
+            let listable = listable_size(&mut judge);
+            optimise(&mut judge, &mut learning, listable, None, None)?;
+        }
+        StopReason::Repaired
+    } else {
+        let explanation = "the original has no assertion failure, and no program of the space removes its deadlocks \
+                           (each is listed with the reason it is kept)"
+            .to_owned();
+        StopReason::NoRepair { explanation }
+    };
+    judge.settle_fates();
+    if !removed {
+        // Nothing changed: no program to print.
+        judge.report.clear_accepted();
+    }
+    Ok(judge.report.finish(stop, Some(&mut learning.learner)))
+}
+
+/// The number of candidates of the judge's space when it is small enough to list (at most
+/// [`OPTIMISE_LIST_LIMIT`], or the exhaustive search's limit if larger).
+fn listable_size(judge: &mut Judge<'_>) -> Option<usize> {
+    let limit = judge.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
+    let (space, report) = (&judge.space, &mut judge.report);
+    report.timed(list_time, || candidate_count(space)).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit)
 }
 
 /// The result of a phase, with the learner's SAT search stopped at the time limit (an error
@@ -105,6 +151,18 @@ impl Run<'_> {
             }
             _ => stop,
         };
+        if stop == StopReason::Repaired && !self.judge.cfg.keep_deadlocks {
+            // The assertions are repaired with the original's deadlocks kept; now remove
+            // those the repair still reaches where the space can.
+            let removed = match remove_deadlocks(&mut self.judge, &mut self.learning) {
+                Err(e) if *e.kind() == ErrorKind::Deadline => false,
+                r => r?,
+            };
+            if removed {
+                // A cheaper program than the one the removal found may exist: look again.
+                self.judge.report.optimality = None;
+            }
+        }
         if stop == StopReason::Repaired && self.judge.cfg.optimise && self.judge.report.optimality.is_none() {
             let (listable, alike) = (self.listable(), self.alike());
             optimise(&mut self.judge, &mut self.learning, listable, self.twins.as_ref(), alike)?;
@@ -200,7 +258,7 @@ impl Run<'_> {
         let (candidate, transformations) = proposed;
         let original = self.judge.program;
         let program = self.judge.report.timed(apply_time, || original.apply(&candidate))?;
-        let why = match self.judge.judge(&program)? {
+        let why = match self.judge.judge(&program, &candidate)? {
             Judgement::Accepted(acceptance, None) => {
                 self.judge.accept(program, candidate, transformations, acceptance);
                 return Ok(ControlFlow::Break(StopReason::Repaired));
@@ -213,6 +271,7 @@ impl Run<'_> {
                         candidate: candidate.clone(),
                         transformations,
                         acceptance,
+                        deadlocks: std::mem::take(&mut self.judge.accepted_deadlocks),
                     };
                     self.reserve = Some((accepted, self.judge.report.history.len()));
                     // The fallbacks' frozen orders may be what kept a better repair out:
@@ -276,22 +335,16 @@ impl Run<'_> {
     /// The number of candidates of the space when it is small enough to list (at most
     /// [`OPTIMISE_LIST_LIMIT`], or the exhaustive search's limit if larger); counted once.
     fn listable(&mut self) -> Option<usize> {
-        let limit = self.judge.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
-        let (space, report) = (&self.judge.space, &mut self.judge.report);
-        *self.listable.get_or_insert_with(|| {
-            report
-                .timed(list_time, || candidate_count(space))
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|&n| n <= limit)
-        })
+        if let Some(known) = self.listable {
+            return known;
+        }
+        let size = listable_size(&mut self.judge);
+        self.listable = Some(size);
+        size
     }
 
     /// Records an iteration in the history and tells the observer.
     fn end_iteration(&mut self, record: Iteration) {
-        if let Some(observer) = &self.judge.cfg.observer {
-            let iteration = self.judge.report.history.len() + 1;
-            observer.tell(&RepairEvent::IterationEnded { iteration, record: Box::new(record.clone()) });
-        }
-        self.judge.report.history.push(record);
+        self.judge.record_iteration(record);
     }
 }

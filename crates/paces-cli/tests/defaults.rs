@@ -1,0 +1,170 @@
+//! `paces repair` with no flag, as a new user runs it, on every held-in program (the paper's
+//! Table 1 in Cwhile and in the paper's C dialect, and the variants): each is repaired, and the
+//! repair is checked again through the binary, apart from the loop's own acceptance: no
+//! assertion fails, every deadlock it reaches is a deadlock of the original listed as kept (with
+//! its reason), and every outcome of it (`check --all --outcomes`) is an outcome of the
+//! original. A repair that keeps deadlocks exits 1 ("a bug remains"), one that keeps none 0.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use common::{paces, text};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The JSON document of `paces ARGS...`, with its exit code.
+fn json(args: &[&str]) -> (Option<i32>, Value) {
+    let out = paces(args);
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: no JSON ({e}): {}", text(&out.stderr)));
+    (out.status.code(), doc)
+}
+
+/// The failures, deadlocks and outcomes of `check --all --outcomes` on `file`.
+fn everything(file: &str) -> (usize, BTreeSet<String>, BTreeSet<String>) {
+    let (_, doc) = json(&["check", "--all", "--outcomes", "--format", "json", file]);
+    assert!(doc["bound"].is_null(), "{file}: the check reached a bound");
+    let deadlocks = doc["deadlocks"].as_array().unwrap().iter().map(|d| d["deadlock"].as_str().unwrap().to_owned());
+    let outcomes = doc["outcomes"].as_array().unwrap().iter().map(Value::to_string);
+    (doc["failures"].as_array().unwrap().len(), deadlocks.collect(), outcomes.collect())
+}
+
+/// Repairs `file` with no flag and checks the repair again; `ext` is the extension the
+/// repaired program is written with.
+#[track_caller]
+fn repaired_by_default(file: &str, ext: &str) {
+    let (code, doc) = json(&["repair", "--format", "json", file]);
+    assert_eq!(doc["stop_reason"], "repaired", "{file}: {}", doc["message"]);
+    let acceptance = &doc["acceptance"];
+    assert_eq!(acceptance["no_new_deadlock"], true, "{file}");
+    assert_eq!(acceptance["no_new_outcome"], true, "{file}");
+    let kept: BTreeSet<&str> = doc["deadlock_fates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["fate"] == "kept")
+        .map(|d| d["deadlock"].as_str().unwrap())
+        .collect();
+    assert_eq!(code, Some(if kept.is_empty() { 0 } else { 1 }), "{file}: a kept deadlock exits 1, else 0");
+    assert_eq!(doc["bug_remains"], !kept.is_empty(), "{file}");
+    let name = PathBuf::from(file).file_stem().unwrap().to_string_lossy().into_owned();
+    let repaired = common::scratch("defaults", &format!("{name}.{ext}"), doc["repaired_program"].as_str().unwrap());
+    let (failures, deadlocks, outcomes) = everything(&repaired);
+    assert_eq!(failures, 0, "{file}: the repair still fails");
+    for d in &deadlocks {
+        assert!(kept.contains(d.as_str()), "{file}: the repair deadlocks at {d}, not listed as kept: {kept:?}");
+    }
+    let (_, original_deadlocks, original_outcomes) = everything(file);
+    let admitted_after_failure: BTreeSet<&str> = acceptance["deadlocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "same-threads-after-failure")
+        .map(|d| d["deadlock"].as_str().unwrap())
+        .collect();
+    for d in &deadlocks {
+        assert!(
+            original_deadlocks.contains(d) || admitted_after_failure.contains(d.as_str()),
+            "{file}: {d} is no deadlock of the original"
+        );
+    }
+    let new: Vec<&String> = outcomes.difference(&original_outcomes).collect();
+    assert!(new.is_empty(), "{file}: the repair adds outcomes {new:?}");
+}
+
+/// The held-in program `name` of `examples/`.
+fn example(name: &str) -> String {
+    root().join("examples").join(name).display().to_string()
+}
+
+macro_rules! defaults {
+    ($($test:ident: $file:literal;)*) => {
+        $(
+            #[test]
+            fn $test() {
+                repaired_by_default(&example($file), "cw");
+            }
+        )*
+    };
+}
+
+defaults! {
+    paper1: "paper1.cw";
+    ex1: "ex1.cw";
+    ex2: "ex2.cw";
+    ex3: "ex3.cw";
+    ex4: "ex4.cw";
+    ex5: "ex5.cw";
+    ex_regr: "ex-regr.cw";
+    lc_rc: "lc-rc.cw";
+    dv1394: "dv1394.cw";
+    iwl3945: "iwl3945.cw";
+    usb_serial: "usb-serial.cw";
+    rtl8169: "rtl8169.cw";
+}
+
+/// The variants of `examples/variants/`, each a bug of the same driver model moved elsewhere.
+#[test]
+fn every_variant() {
+    let dir = root().join("examples/variants");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 12, "the variants are there");
+    for file in files {
+        repaired_by_default(&file.display().to_string(), "cw");
+    }
+}
+
+/// The same twelve programs in the paper's C dialect (their C twins, printed by `paces-c`).
+#[test]
+fn every_program_in_the_papers_c() {
+    for name in paces_heldin::NAMES {
+        let program = paces_cwhile::parse(paces_heldin::source(name)).unwrap();
+        let printed = paces_c::print(&program).unwrap_or_else(|e| panic!("{name}: cannot print as C: {e}"));
+        let file = common::scratch("defaults-c", &format!("{name}.c"), &printed.text);
+        repaired_by_default(&file, "c");
+    }
+}
+
+/// ex4's cheaper candidate (`c1_3` moved below `c1_5`, with sections) lets the worker leave
+/// `bsy` set with no request pending, an outcome of no run of the original: the default
+/// repair is the known fix, sections alone.
+#[test]
+fn ex4_adds_no_outcome() {
+    let (code, doc) = json(&["repair", "--format", "json", &example("ex4.cw")]);
+    assert_eq!(code, Some(0));
+    assert_eq!(doc["changes"], serde_json::json!(["atomic [c1_4; c1_6if]", "atomic [c2_4; c2_6if]"]));
+    assert_eq!(doc["acceptance"]["outcomes"], Value::Null, "sections alone add no outcome: not compared");
+}
+
+/// The README's worked example is what the binary prints: every line of its summary (the time
+/// of the last line apart) and the repaired program's lines it shows.
+#[test]
+fn the_readme_example_output_is_true() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("$ paces repair examples/paper1.cw\n").expect("the README has the example");
+    let block = &readme[start..];
+    let block = &block[..block.find("```").unwrap()];
+    let shown: Vec<&str> = block.lines().skip(1).collect();
+    let out = paces(&["repair", &example("paper1.cw")]);
+    assert_eq!(out.status.code(), Some(0));
+    let summary = text(&out.stderr).replace(&example("paper1.cw"), "examples/paper1.cw");
+    let program = text(&out.stdout);
+    let mut printed = summary.lines().chain(program.lines());
+    for line in shown.iter().filter(|l| **l != "...") {
+        let line = match line.split_once("; time ") {
+            Some((before, _)) => before,
+            None => line,
+        };
+        assert!(
+            printed.any(|p| p.starts_with(line)),
+            "the README shows `{line}`, which the binary does not print in that order"
+        );
+    }
+}
