@@ -154,9 +154,9 @@ fn a_division_by_zero_is_named_in_the_history() {
     assert_eq!(report.history[0].problem, "division by zero at `B`");
 }
 
-/// By default a deadlock of the original is a bug: the loop learns from its trace, and a
-/// deadlock no change removes is no repair, never "already correct" (said at once when the
-/// deadlock needs no other thread's interleaving).
+/// By default a deadlock of the original is a bug: the removal phase learns from its trace,
+/// and a deadlock no change removes is kept, with the reason, never "already correct" (said
+/// before any learning when the deadlock needs no other thread's interleaving).
 #[test]
 fn a_deadlock_of_the_original_is_a_bug_by_default() {
     let original = parse(
@@ -166,11 +166,18 @@ fn a_deadlock_of_the_original_is_a_bug_by_default() {
     let report = Repair::new().run(&original).unwrap();
     assert_eq!(report.stop, StopReason::Repaired);
     assert_eq!(report.history[0].kind, paces::IterationKind::Deadlock);
-    assert_eq!(report.history[0].problem, "deadlock: t1 at b1, t2 at a2");
+    assert_eq!(report.history[0].problem, "deadlock of the original: t1 at b1, t2 at a2");
+    let fates: Vec<String> = report.deadlock_fates.iter().map(|d| format!("{}: {}", d.fate, d.deadlock)).collect();
+    assert_eq!(fates, ["removed: t1 at b1, t2 at a2"]);
+    assert!(!report.bug_remains());
     let original = parse("var x = 0; thread a { A: await(x == 1); } thread b { B: x := 0; }");
     let report = Repair::new().run(&original).unwrap();
     let StopReason::NoRepair { explanation } = &report.stop else { panic!("{}", report.stop) };
-    assert!(explanation.contains("after `b` ran to its end, thread `a` alone waits at `A` for good"), "{explanation}");
+    assert!(explanation.contains("no program of the space removes its deadlocks"), "{explanation}");
+    let fates: Vec<String> = report.deadlock_fates.iter().map(|d| format!("{}: {}", d.fate, d.deadlock)).collect();
+    let why = "kept: every program of the space keeps it: after `b` ran to its end, `a` alone waits at `A` for good";
+    assert_eq!(fates, [format!("{why}: a at A, b done")]);
+    assert!(report.bug_remains());
     assert!(!report.keep_deadlocks);
     assert!(report.repaired.is_none());
     assert!(report.history.is_empty());

@@ -269,6 +269,10 @@ impl<'a> Judge<'a> {
     /// kept, with the reason recorded ([`Judge::kept_because`]; with
     /// [`Repair::keep_deadlocks`] because asked), and every other one known is removed.
     pub(super) fn settle_fates(&mut self) {
+        if self.report.accepted_program().is_none() {
+            // No program to speak of: nothing was removed or kept.
+            return;
+        }
         let now: BTreeSet<DeadlockId> = self.report.accepted_deadlocks().into_keys().collect();
         let mut fates = Vec::new();
         for id in &now {
