@@ -390,6 +390,7 @@ impl<'a> Judge<'a> {
         if let Some(judgement) = self.judge_outcomes(program, reorders, &mut acceptance)? {
             return Ok(judgement);
         }
+        debug_assert!(acceptance.accepted());
         self.accepted_deadlocks = result.deadlocks;
         Ok(Judgement::Accepted(acceptance, after_failure))
     }
@@ -475,7 +476,6 @@ impl<'a> Judge<'a> {
         if !acceptance.same_sequential_states {
             return Ok(Some(Judgement::Rejected(Rejection::Sequential)));
         }
-        debug_assert!(acceptance.accepted());
         Ok(None)
     }
 
