@@ -43,6 +43,11 @@ use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
 /// # Errors
 /// The first problem found, as [`Diagnostics`] whose spans point into `source`.
 pub fn parse(source: &str) -> Result<Program, Diagnostics> {
+    read_source(source).map_err(|d| tight(&d, source))
+}
+
+/// [`parse`], with spans as the parser gives them.
+fn read_source(source: &str) -> Result<Program, Diagnostics> {
     let one = |d: Diagnostic| Diagnostics::new(vec![d]).expect("one diagnostic");
     if u32::try_from(source.len()).is_err() {
         return Err(one(read::error("C0007", "the file is too large (4 GiB or more)", Span::default(), "")));
@@ -51,6 +56,30 @@ pub fn parse(source: &str) -> Result<Program, Diagnostics> {
     let unit = parse_c(&prepared).map_err(one)?;
     let model = read::Reader::new(source, &prepared).read(&unit).map_err(one)?;
     lower::lower(model, source)
+}
+
+/// Ends every primary span of `diagnostics` at the last byte of `source` it covers that is not
+/// white space. The C parser's expression nodes end after the blanks that follow them (in
+/// `y + 1`, `y` spans `y `), so their carets would run past the text they point at. A span
+/// of white space only is kept as it is.
+pub(crate) fn tight(diagnostics: &Diagnostics, source: &str) -> Diagnostics {
+    let bytes = source.as_bytes();
+    let list = diagnostics
+        .iter()
+        .map(|d| {
+            let mut d = d.clone();
+            let start = d.primary.start as usize;
+            let mut end = (d.primary.end as usize).min(bytes.len());
+            while end > start + 1 && bytes[end - 1].is_ascii_whitespace() {
+                end -= 1;
+            }
+            if start < end && !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+                d.primary.end = u32::try_from(end).unwrap_or(d.primary.end);
+            }
+            d
+        })
+        .collect();
+    Diagnostics::new(list).unwrap_or_else(|| diagnostics.clone())
 }
 
 /// The bounds the dialect's reading puts on a C model, each a sentence: "nondeterministic

@@ -24,7 +24,9 @@ pub fn print(p: &Program) -> String {
 /// declaration that follows it in the source, at that statement's indentation; a comment after
 /// a statement on the statement's last line stays at the end of that line; comments before the
 /// closing brace of a block stay inside the block, and those after the last declaration end
-/// the text. Blank lines are not kept. The text parses back to the same program.
+/// the text. Blank lines are not kept, but for one after a comment above the first declaration
+/// (the file's header) that the source sets apart by blank lines. The text parses back to the
+/// same program.
 pub fn print_with_comments(p: &Program, source: &str) -> String {
     print_shown(p, &vec![true; p.stmts.len()], &mut Comments::scan(source))
 }
@@ -109,6 +111,26 @@ impl<'s> Comments<'s> {
             out.push_str(self.source[start..end].trim_end());
             out.push('\n');
             self.next += 1;
+        }
+    }
+
+    /// Writes the comments that start before byte `at` (the first declaration) at the left
+    /// margin, as [`Comments::flush`] does, and one blank line after each that the source sets
+    /// apart from what follows it (the next comment, or the declaration) by blank lines: the
+    /// file's header comment keeps its blank line.
+    fn header(&mut self, at: usize, out: &mut String) {
+        while let Some(&(start, end)) = self.list.get(self.next) {
+            if start >= at {
+                break;
+            }
+            out.push_str(self.source[start..end].trim_end());
+            out.push('\n');
+            self.next += 1;
+            let gap = self.source.get(end..).unwrap_or("");
+            let space = &gap[..gap.find(|ch: char| !ch.is_whitespace()).unwrap_or(gap.len())];
+            if space.matches('\n').count() >= 2 {
+                out.push('\n');
+            }
         }
     }
 
@@ -209,6 +231,18 @@ fn pre_order(p: &Program, body: BlockId) -> Vec<StmtId> {
 /// carries its label.
 fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
     let mut out = String::new();
+    let owners = decl_order(p);
+    let owner_start = |o: &Owner| match *o {
+        Owner::Thread(t) => p.threads[t.index()].span.start,
+        Owner::Proc(q) => p.procs[q.index()].span.start,
+    };
+    let first_decl =
+        p.vars[..p.global_count()].iter().map(|v| v.span.start).chain(owners.iter().map(owner_start)).min();
+    if let Some(first) = first_decl {
+        c.header(first as usize, &mut out);
+    }
+    // The header ends with its own blank line where it has one.
+    let header_len = out.len();
     let globals: Vec<String> = p.vars[..p.global_count()].iter().map(|v| format!("{} = {}", v.name, v.init)).collect();
     if let Some(first) = p.vars[..p.global_count()].first() {
         c.flush(first.span.start as usize, 0, &mut out);
@@ -231,8 +265,8 @@ fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
         }
         out.push('\n');
     }
-    for owner in decl_order(p) {
-        if !out.is_empty() {
+    for owner in owners {
+        if out.len() > header_len {
             out.push('\n');
         }
         let (kw, name, locals, body, span) = match owner {

@@ -358,3 +358,16 @@ fn a_long_flat_expression_is_long_not_deep() {
         assert_eq!(paces_cwhile::print(&parse(&printed).unwrap()), printed, "`{op}` chain");
     }
 }
+
+/// An unknown variable's caret underlines its name exactly, one character or three.
+#[test]
+fn an_unknown_variable_is_underlined_exactly() {
+    let source = "var x;\nthread t { x := y + 1; x := yyy   + 1; }\n";
+    let rendered = paces_cwhile::render(&parse(source).expect_err("refused"), "t.cw", source, false);
+    let carets: Vec<&str> = rendered.lines().filter(|l| l.contains('^')).collect();
+    assert_eq!(
+        carets,
+        ["  │                 ^ not declared here", "  │                             ^^^ not declared here"],
+        "{rendered}"
+    );
+}

@@ -160,3 +160,24 @@ fn comments_everywhere_in_the_examples_are_kept() {
     }
     assert!(seen >= 10, "only {seen} examples");
 }
+
+/// A blank line (or several) after a comment above the first declaration is kept as one; one
+/// the source does not have is not added, and blank lines elsewhere are not kept.
+#[test]
+fn the_header_comment_keeps_its_blank_line() {
+    let body = "thread t {\n  t.0: x := 1;\n}\n";
+    // Before globals, after several blank lines, and between two paragraphs of the header.
+    let source = format!("// header\n//\n// more\n\n\n/* second */\n  \nvar x;\n\n\n{body}");
+    assert_eq!(format(&source), format!("// header\n//\n// more\n\n/* second */\n\nvar x = 0;\n\n{body}"));
+    // Without a blank line in the source, none is added.
+    let source = format!("// header\nvar x;\n{body}");
+    assert_eq!(format(&source), format!("// header\nvar x = 0;\n\n{body}"));
+    // Without globals: the header stands above the first thread, with its blank line or without.
+    let source = "// header\n\nthread t { skip; }\n// above u\n\n\nthread u { skip; }\n";
+    assert_eq!(format(source), "// header\n\nthread t {\n  t.0: skip;\n}\n\n// above u\nthread u {\n  u.0: skip;\n}\n");
+    let source = "// header\nthread t { skip; }\n";
+    assert_eq!(format(source), "// header\nthread t {\n  t.0: skip;\n}\n");
+    // A blank line before the header is not kept.
+    let source = "\n\n// header\n\nvar x;\nthread t { skip; }\n";
+    assert_eq!(format(source), "// header\n\nvar x = 0;\n\nthread t {\n  t.0: skip;\n}\n");
+}

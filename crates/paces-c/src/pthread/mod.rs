@@ -57,6 +57,11 @@ pub struct Reading {
 /// The first construct that cannot be read, as [`Diagnostics`] whose spans point into
 /// `source`: the construct, its line and its column.
 pub fn parse(source: &str, options: &Options) -> Result<Reading, Diagnostics> {
+    read_source(source, options).map_err(|d| crate::tight(&d, source))
+}
+
+/// [`parse`], with spans as the parser gives them.
+fn read_source(source: &str, options: &Options) -> Result<Reading, Diagnostics> {
     let one = |d: Diagnostic| Diagnostics::new(vec![d]).expect("one diagnostic");
     if u32::try_from(source.len()).is_err() {
         return Err(one(error("C0007", "the file is too large (4 GiB or more)", Span::default(), "")));

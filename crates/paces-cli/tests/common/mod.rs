@@ -1,5 +1,7 @@
 //! Shared by the binary's tests: running `paces` and writing scratch inputs.
 
+#![allow(dead_code)] // Reason: each test file uses a different part of this module.
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
