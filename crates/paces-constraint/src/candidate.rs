@@ -192,7 +192,8 @@ impl fmt::Display for Cost {
 
 /// One program of a [`Space`]: a new order for every block (a linear extension of its fixed
 /// pairs) and a set of added atomic sections (runs of consecutive items of the new order in an
-/// open block: two or more items of any kind, or one item that
+/// open block: two or more items of any kind but those [kept out of
+/// sections](crate::ItemInfo::no_section), or one item that
 /// [takes a section alone](crate::ItemInfo::takes_section_alone)).
 ///
 /// A candidate belongs to the space it was made from; using it with another space gives
@@ -224,8 +225,8 @@ impl Candidate {
     ///
     /// # Errors
     /// A list that is not a permutation of its block's items, a fixed pair out of order, or an
-    /// illegal section (overlapping, out of order, in a closed block, or holding one item that
-    /// is already atomic by itself).
+    /// illegal section (overlapping, out of order, in a closed block, holding an item kept out
+    /// of sections, or holding one item that is already atomic by itself).
     pub fn new(space: &Space, orders: Vec<Vec<Loc>>, sections: &[(Loc, Loc)]) -> Result<Candidate, Error> {
         if orders.len() != space.block_count() {
             return Err(Error::new(
@@ -633,6 +634,12 @@ fn check_section(space: &Space, block: BlockId, run: &[Loc]) -> Result<(), Error
             format!("block {block} is inside an atomic block and takes no atomic section"),
         ));
     }
+    if let Some(&kept) = run.iter().find(|&&l| !space.may_be_in_section(l)) {
+        return Err(Error::new(
+            ErrorKind::BadSection,
+            format!("`{}` is kept out of atomic sections", space.name(kept)),
+        ));
+    }
     match run {
         [one] if !space.takes_section_alone(*one) => Err(Error::new(
             ErrorKind::BadSection,
@@ -684,10 +691,15 @@ fn linear_extensions(space: &Space, block: BlockId, limit: usize) -> Option<Vec<
 }
 
 /// The positions `end` such that `order[p..=end]` may form an atomic section: `p` itself when
-/// the item takes a section alone, and every later position in an open block.
+/// the item takes a section alone, and every later position in an open block up to the first
+/// item kept out of sections.
 fn section_ends(space: &Space, block: BlockId, order: &[Loc], p: usize) -> impl Iterator<Item = usize> {
     let alone = section_allowed(space, block, &order[p..=p]);
-    let longer = if section_allowed(space, block, &order[p..]) && order.len() > p + 1 { order.len() } else { p + 1 };
+    let longer = if space.may_be_in_section(order[p]) {
+        order[p + 1..].iter().position(|&l| !space.may_be_in_section(l)).map_or(order.len(), |k| p + 1 + k)
+    } else {
+        p + 1
+    };
     (alone.then_some(p)).into_iter().chain(p + 1..longer)
 }
 

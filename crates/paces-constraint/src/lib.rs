@@ -7,7 +7,8 @@
 //!   pair of braces) whose direct members are its *items*.
 //! * [`Space`] (built with [`SpaceBuilder`]): every program reachable by the transformations:
 //!   per block its items in original order, the pairs that keep their order, the preemption
-//!   points and the items atomic by themselves ([`ItemInfo`], [`Waits`]) and whether the block may receive atomic sections.
+//!   points, the items atomic by themselves and those kept out of atomic sections
+//!   ([`ItemInfo`], [`Waits`]) and whether the block may receive atomic sections.
 //! * [`Candidate`]: one program of the space, with its [`Cost`] and the [`Transformation`]s
 //!   (the paper's theta sequence) that lead to it from the original.
 //! * [`Candidate`]s hold their added atomic [`Section`]s; [`Candidate::enumerate`] lists every

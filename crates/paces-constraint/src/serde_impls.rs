@@ -44,6 +44,9 @@ struct ItemWire {
     waits: Waits,
     #[serde(default = "yes")]
     atomic: bool,
+    /// Written only when set: no added section may hold the item.
+    #[serde(default, skip_serializing_if = "is_false")]
+    no_section: bool,
 }
 
 fn one() -> u32 {
@@ -56,6 +59,10 @@ fn never() -> Waits {
 
 fn yes() -> bool {
     true
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Serialize, Deserialize)]
@@ -76,7 +83,13 @@ impl Serialize for Space {
                     .iter()
                     .map(|&loc| {
                         let info = self.item_info(loc).unwrap_or(ItemInfo::SIMPLE);
-                        ItemWire { loc, weight: info.weight, waits: info.waits, atomic: info.atomic }
+                        ItemWire {
+                            loc,
+                            weight: info.weight,
+                            waits: info.waits,
+                            atomic: info.atomic,
+                            no_section: info.no_section,
+                        }
                     })
                     .collect(),
                 fixed: self.fixed_pairs(block).collect(),
@@ -107,7 +120,8 @@ fn build(wire: SpaceWire) -> Result<Space, crate::Error> {
     for block in &wire.blocks {
         let id = b.block(block.closed);
         for item in &block.items {
-            b.item(id, item.loc, ItemInfo::new(item.weight, item.waits, item.atomic))?;
+            let info = ItemInfo::new(item.weight, item.waits, item.atomic);
+            b.item(id, item.loc, if item.no_section { info.never_in_section() } else { info })?;
         }
         for &(earlier, later) in &block.fixed {
             b.fix(earlier, later)?;

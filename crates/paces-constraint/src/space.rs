@@ -33,23 +33,33 @@ pub struct ItemInfo {
     /// Whether the item already runs as one step (a simple statement, `lock`, `down`, a user
     /// `atomic` block, a `noreorder` of one step): it never needs a section of its own.
     pub atomic: bool,
+    /// Whether the item is kept out of added atomic sections: no section holds it, alone or
+    /// with others (a frontend marks so the items that start or join threads, where a section
+    /// would run threads one after the other). False unless set with
+    /// [`ItemInfo::never_in_section`].
+    pub no_section: bool,
 }
 
 impl ItemInfo {
     /// A simple statement that is not a wait: weight 1, no wait, already atomic.
-    pub const SIMPLE: ItemInfo = ItemInfo { weight: 1, waits: Waits::Never, atomic: true };
+    pub const SIMPLE: ItemInfo = ItemInfo { weight: 1, waits: Waits::Never, atomic: true, no_section: false };
     /// A simple `await`: weight 1, waits first, already atomic.
-    pub const AWAIT: ItemInfo = ItemInfo { weight: 1, waits: Waits::First, atomic: true };
+    pub const AWAIT: ItemInfo = ItemInfo { weight: 1, waits: Waits::First, atomic: true, no_section: false };
 
     /// A compound item of `weight` simple statements that waits as `waits` and is not atomic
     /// by itself (so a section may hold it alone when `weight` is at least 2).
     pub const fn compound(weight: u32, waits: Waits) -> ItemInfo {
-        ItemInfo { weight, waits, atomic: false }
+        ItemInfo { weight, waits, atomic: false, no_section: false }
     }
 
     /// Any item: its weight, where it waits, and whether it already runs as one step.
     pub const fn new(weight: u32, waits: Waits, atomic: bool) -> ItemInfo {
-        ItemInfo { weight, waits, atomic }
+        ItemInfo { weight, waits, atomic, no_section: false }
+    }
+
+    /// The same item kept out of added atomic sections ([`ItemInfo::no_section`]).
+    pub const fn never_in_section(self) -> ItemInfo {
+        ItemInfo { no_section: true, ..self }
     }
 
     /// Whether the item is a preemption point (a wait, or an item holding one).
@@ -57,10 +67,11 @@ impl ItemInfo {
         self.waits != Waits::Never
     }
 
-    /// Whether an atomic section may hold the item alone: it is not atomic by itself and holds
-    /// at least two simple statements. Every other item satisfies `[a; a]` trivially.
+    /// Whether an atomic section may hold the item alone: it is not atomic by itself, holds
+    /// at least two simple statements and is not kept out of sections. Every other item
+    /// satisfies `[a; a]` trivially.
     pub fn takes_section_alone(&self) -> bool {
-        !self.atomic && self.weight >= 2
+        !self.atomic && self.weight >= 2 && !self.no_section
     }
 }
 
@@ -370,8 +381,8 @@ impl SpaceBuilder {
 
 /// Every program reachable from the original by the allowed transformations: for each block
 /// its items in original order, the pairs that keep their order, what it knows of each item
-/// ([`ItemInfo`]: weight, waits, already atomic), and whether the block is closed to atomic
-/// sections.
+/// ([`ItemInfo`]: weight, waits, already atomic, kept out of sections), and whether the block
+/// is closed to atomic sections.
 ///
 /// Built with [`SpaceBuilder`]. Locations that are not items (steps inside a sugar, say) may
 /// be registered too, so that traces can name them.
@@ -468,6 +479,13 @@ impl Space {
     pub fn takes_section_alone(&self, loc: Loc) -> bool {
         self.block_of(loc).is_some_and(|b| !self.is_closed(b))
             && self.item_info(loc).is_some_and(|i| i.takes_section_alone())
+    }
+
+    /// Whether an added atomic section may hold the item (with others, or alone when it
+    /// [takes a section alone](Space::takes_section_alone)): an item of an open block that is
+    /// not [kept out of sections](ItemInfo::no_section).
+    pub fn may_be_in_section(&self, loc: Loc) -> bool {
+        self.block_of(loc).is_some_and(|b| !self.is_closed(b)) && self.item_info(loc).is_some_and(|i| !i.no_section)
     }
 
     /// Whether `a` must precede `b` in every candidate (directly or transitively fixed).

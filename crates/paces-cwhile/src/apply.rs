@@ -12,7 +12,9 @@ impl Program {
     /// The program that `candidate` describes: every block in its new order, and each added
     /// atomic section as a user-visible `atomic { }` statement around its items. The new
     /// statement is labelled `atomic_<label of its first item>` (with `_2`, `_3`, ... added
-    /// when that is taken); every other label is kept. Spans point into the original source.
+    /// when that is taken); every other label is kept, and so are the marks of
+    /// [`Parts::thread_structure`](crate::ir::Parts::thread_structure). Spans point into the
+    /// original source.
     ///
     /// The candidate must come from [`Program::space`] of this program.
     ///
@@ -31,8 +33,16 @@ impl Program {
         let decls = b.decls();
         let applied = crate::lower::lower(&decls, "")
             .map_err(|d| Error::new(ErrorKind::Rejected, format!("the transformed program is not valid: {d}")))?;
+        // The threads' structure is marked on the statements with the same labels.
+        let marked: Vec<StmtId> = self
+            .thread_structure
+            .iter()
+            .filter_map(|&id| self.stmts.get(id.index()))
+            .filter_map(|s| applied.loc(&s.label).and_then(|l| applied.stmt_at(l)))
+            .collect();
         let mut parts = applied.into_parts();
         parts.source_texts.clone_from(&self.source_texts);
+        parts.thread_structure.extend(marked);
         Ok(Program::new(parts))
     }
 }

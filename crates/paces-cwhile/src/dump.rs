@@ -10,9 +10,9 @@ use crate::print::{expr, head, var_name};
 impl Program {
     /// A deterministic, line-oriented description of the IR: variables, threads and
     /// procedures, blocks with their items, every statement with its label, location, kind,
-    /// read and write sets, weight, where it waits and whether it is atomic by itself (and its
-    /// derived steps), the
-    /// non-commuting pairs of each block, and the space's closed blocks and fixed pairs.
+    /// read and write sets, weight, where it waits, whether it is atomic by itself and whether
+    /// it holds the threads' structure (and its derived steps), the non-commuting pairs of each
+    /// block, and the space's closed blocks, fixed pairs and items kept out of sections.
     pub fn dump(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "vars:");
@@ -52,7 +52,11 @@ impl Program {
                 Waits::First => "first",
                 Waits::Inside => "inside",
             };
-            let role = format!("waits {waits}{}", if self.is_atomic(id) { " atomic" } else { "" });
+            let role = format!(
+                "waits {waits}{}{}",
+                if self.is_atomic(id) { " atomic" } else { "" },
+                if self.holds_thread_structure(id) { " thread" } else { "" }
+            );
             let _ = writeln!(
                 out,
                 "  {} {}{} [{}] {} | reads {{{}}} writes {{{}}} weight {} {role}",
@@ -95,14 +99,26 @@ impl Program {
                 }
             }
         }
-        let space = self.space();
-        let _ = writeln!(out, "space: {} locations, {} blocks", space.loc_count(), space.block_count());
-        for b in space.blocks() {
-            let fixed: Vec<String> =
-                space.fixed_pairs(b).map(|(x, y)| format!("{} < {}", space.name(x), space.name(y))).collect();
-            let _ =
-                writeln!(out, "  {b}{}: fixed [{}]", if space.is_closed(b) { " closed" } else { "" }, fixed.join(", "));
-        }
+        dump_space(&self.space(), &mut out);
         out
+    }
+}
+
+/// The space's part of the dump: per block whether it is closed, its fixed pairs and the items
+/// kept out of sections (when there are any).
+fn dump_space(space: &paces_constraint::Space, out: &mut String) {
+    let _ = writeln!(out, "space: {} locations, {} blocks", space.loc_count(), space.block_count());
+    for b in space.blocks() {
+        let fixed: Vec<String> =
+            space.fixed_pairs(b).map(|(x, y)| format!("{} < {}", space.name(x), space.name(y))).collect();
+        let kept: Vec<&str> = space
+            .items(b)
+            .iter()
+            .filter(|&&l| space.item_info(l).is_some_and(|i| i.no_section))
+            .map(|&l| space.name(l))
+            .collect();
+        let kept = if kept.is_empty() { String::new() } else { format!(", no section [{}]", kept.join(", ")) };
+        let closed = if space.is_closed(b) { " closed" } else { "" };
+        let _ = writeln!(out, "  {b}{closed}: fixed [{}]{kept}", fixed.join(", "));
     }
 }

@@ -1,5 +1,5 @@
-//! Facts derived from a program's IR: read and write sets, weights and section roles of every
-//! statement (through calls), and lookup tables. Computed once, on first use, without
+//! Facts derived from a program's IR: read and write sets, weights, section roles and parts in
+//! the threads' structure of every statement (through calls), and lookup tables. Computed once, on first use, without
 //! recursion (programs built by hand may nest arbitrarily deep). Their types, and the cache a
 //! [`Program`] holds them in, are in `ir.rs` with the program.
 
@@ -99,7 +99,23 @@ impl Facts {
         }
     }
 
+    /// A statement's summary from those of the statements inside it (and of the procedures it
+    /// calls): its effects, then its part in the threads' structure.
     fn stmt_summary(&self, p: &Program, s: StmtId, procs: &[Option<Summary>]) -> Summary {
+        let mut sum = self.effects(p, s, procs);
+        sum.assigns_only = match p.stmts[s.index()].kind {
+            StmtKind::Assign { .. } | StmtKind::Skip => true,
+            // The body's summary says it.
+            StmtKind::Atomic(_) | StmtKind::NoReorder(_) => sum.assigns_only,
+            _ => false,
+        };
+        sum.thread |= p.thread_structure.contains(&s);
+        sum
+    }
+
+    /// What a statement reads, writes, weighs, where it waits, whether it is atomic, and
+    /// whether anything inside it is part of the threads' structure.
+    fn effects(&self, p: &Program, s: StmtId, procs: &[Option<Summary>]) -> Summary {
         let stmt = &p.stmts[s.index()];
         let mut reads = Vec::new();
         let simple = |reads: Vec<VarIdx>, writes: Vec<VarIdx>, weight: u32, waits: Waits| Summary {
@@ -108,6 +124,8 @@ impl Facts {
             weight,
             waits: Some(waits),
             atomic: true,
+            thread: false,
+            assigns_only: false,
         };
         match &stmt.kind {
             StmtKind::Assign { var, expr } => {
@@ -137,9 +155,11 @@ impl Facts {
                     weight = 2;
                 }
                 let mut waits = Waits::Never;
+                let mut thread = false;
                 for b in stmt.kind.blocks() {
                     let sum = self.block_summary(p, b);
                     let branch_waits = sum.waits();
+                    thread |= sum.thread;
                     reads.extend(sum.reads);
                     writes.extend(sum.writes);
                     weight = weight.saturating_add(sum.weight);
@@ -149,7 +169,7 @@ impl Facts {
                         waits = Waits::Inside;
                     }
                 }
-                Summary { atomic: false, ..simple(reads, writes, weight, waits) }
+                Summary { atomic: false, thread, ..simple(reads, writes, weight, waits) }
             }
         }
     }
@@ -163,8 +183,11 @@ impl Facts {
         let mut waits: Option<Waits> = None;
         let mut steps = 0usize;
         let mut atomic = true;
+        let (mut thread, mut assigns_only) = (false, true);
         for &item in &block.items {
             let Some(sum) = self.stmts.get(item.index()) else { continue };
+            thread |= sum.thread;
+            assigns_only &= sum.assigns_only;
             reads.extend_from_slice(&sum.reads);
             writes.extend_from_slice(&sum.writes);
             weight = weight.saturating_add(sum.weight);
@@ -185,6 +208,8 @@ impl Facts {
             weight,
             waits: Some(waits.unwrap_or(Waits::Never)),
             atomic: atomic && steps <= 1,
+            thread,
+            assigns_only,
         }
     }
 }

@@ -467,6 +467,14 @@ pub struct Parts {
     /// place of their own (the items of their block may move across them, where an `assert`
     /// is a fixed point of its block's order).
     pub assertd: BTreeSet<StmtId>,
+    /// The statements that make the threads' structure: a frontend's steps that start a thread
+    /// or wait for one to end (the pthread frontend's `pthread_create` and `pthread_join`).
+    /// The repair keeps it: an item that is or holds one keeps its order with every other such
+    /// item and with every item of its block other than assignments (calls, loops, branches,
+    /// waits) ([`Program::space`]). Cwhile's own syntax
+    /// has no such statement, so a parsed program marks none; [`Program::apply`] keeps the
+    /// marks.
+    pub thread_structure: BTreeSet<StmtId>,
 }
 
 /// A Cwhile program (checked, when [`parse`](crate::parse) made it): its [`Parts`] and a
@@ -520,7 +528,8 @@ impl Deref for Program {
 /// Shows the parts as the program's own fields, then whether the cache is filled.
 impl fmt::Debug for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Parts { vars, threads, procs, stmts, blocks, loc_names, source_texts, assertd } = &self.parts;
+        let Parts { vars, threads, procs, stmts, blocks, loc_names, source_texts, assertd, thread_structure } =
+            &self.parts;
         f.debug_struct("Program")
             .field("vars", vars)
             .field("threads", threads)
@@ -530,6 +539,7 @@ impl fmt::Debug for Program {
             .field("loc_names", loc_names)
             .field("source_texts", source_texts)
             .field("assertd", assertd)
+            .field("thread_structure", thread_structure)
             .field("derived", &self.derived)
             .finish()
     }
@@ -569,6 +579,13 @@ pub(crate) struct Summary {
     /// Whether the statement runs as one step by itself (a simple statement, `lock`, `down`,
     /// an `atomic` block, a block of at most one such step).
     pub(crate) atomic: bool,
+    /// Whether the statement is or holds (through calls) one of
+    /// [`Parts::thread_structure`].
+    pub(crate) thread: bool,
+    /// Whether every step of the statement is an assignment or a `skip` (through `atomic` and
+    /// `noreorder` bodies; a call, branch, loop or wait is not): such an item may move across
+    /// the threads' structure.
+    pub(crate) assigns_only: bool,
 }
 
 /// The facts a [`Derived`] cache holds: locations by name, the statement at each location,

@@ -23,6 +23,7 @@ pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics
         loc_names: l.loc_names,
         source_texts: std::collections::BTreeMap::new(),
         assertd: l.assertd,
+        thread_structure: std::collections::BTreeSet::new(),
     });
     Ok(program)
 }

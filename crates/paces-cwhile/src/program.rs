@@ -160,6 +160,20 @@ impl Program {
         ItemInfo::new(self.weight(id), self.waits(id), self.is_atomic(id))
     }
 
+    /// Whether a statement is or holds (in its branches and bodies, through calls) a statement
+    /// of [`Parts::thread_structure`](crate::ir::Parts::thread_structure): one that starts a
+    /// thread or waits for one to end. False for an unknown id.
+    pub fn holds_thread_structure(&self, id: StmtId) -> bool {
+        self.facts().stmts.get(id.index()).is_some_and(|s| s.thread)
+    }
+
+    /// Whether every step of a statement is an assignment or a `skip` (through `atomic` and
+    /// `noreorder` bodies): such an item may move across an item that holds the threads'
+    /// structure; a call, a branch, a loop, a wait, a lock or a check may not.
+    fn assigns_only(&self, id: StmtId) -> bool {
+        self.facts().stmts.get(id.index()).is_some_and(|s| s.assigns_only)
+    }
+
     /// Whether a block is the body of a `noreorder`.
     fn is_noreorder_body(&self, b: BlockId) -> bool {
         self.blocks
@@ -204,7 +218,10 @@ impl Program {
     /// `paces-constraint`'s vocabulary. Its locations are registered in [`Loc`] order, so the
     /// space's `Loc`s are this program's; its blocks are this program's blocks in [`BlockId`]
     /// order. Every pair of items of a block that does not commute, every pair inside a
-    /// `noreorder` body, and every pair of an `assert` and another item of its block is fixed.
+    /// `noreorder` body, and every pair of an `assert` and another item of its block is fixed;
+    /// so is every pair of an item that [holds the threads'
+    /// structure](Program::holds_thread_structure) and another item of its block that holds
+    /// it too or is not made of assignments only (a call, a branch, a loop, a wait).
     pub fn space(&self) -> Space {
         let mut b = SpaceBuilder::new();
         for (i, name) in self.loc_names.iter().enumerate() {
@@ -242,12 +259,14 @@ impl Program {
     /// recorded pair is a pair that does not commute. A `noreorder` body fixes its items one
     /// after the other. An `assert` that keeps its place follows every item since the
     /// previous such `assert` and precedes every item up to the next one: linear again, and
-    /// through the chain of asserts every item before one stays before it.
+    /// through the chain of asserts every item before one stays before it. The items that
+    /// hold the threads' structure are chained the same way, with the items other than
+    /// assignments between them ([`Program::thread_pairs`]).
     fn fixed_pairs(&self, block: BlockId, items: &[StmtId]) -> Vec<(StmtId, StmtId)> {
         if self.is_noreorder_body(block) {
             return items.windows(2).map(|w| (w[0], w[1])).collect();
         }
-        let mut pairs = Vec::new();
+        let mut pairs = self.thread_pairs(items);
         let mut since: Vec<StmtId> = Vec::new();
         let mut last_assert: Option<StmtId> = None;
         for &y in items {
@@ -287,6 +306,27 @@ impl Program {
                 if at.writer != Some(y) {
                     at.readers.push(y);
                 }
+            }
+        }
+        pairs
+    }
+
+    /// Pairs whose closure fixes every item of `items` that holds the threads' structure
+    /// against every other such item and every item not made of assignments only: each such
+    /// item follows the previous one that holds the structure, and the items of that kind
+    /// since precede the next one. Empty when none holds it.
+    fn thread_pairs(&self, items: &[StmtId]) -> Vec<(StmtId, StmtId)> {
+        let mut pairs = Vec::new();
+        let mut last: Option<StmtId> = None;
+        let mut since: Vec<StmtId> = Vec::new();
+        for &y in items {
+            if self.holds_thread_structure(y) {
+                pairs.extend(last.map(|x| (x, y)));
+                pairs.extend(since.drain(..).map(|x| (x, y)));
+                last = Some(y);
+            } else if !self.assigns_only(y) {
+                pairs.extend(last.map(|x| (x, y)));
+                since.push(y);
             }
         }
         pairs

@@ -374,3 +374,68 @@ fn a_program_from_empty_parts() {
     assert_eq!(p.space().blocks().count(), 0);
     assert_eq!(Program::new(p.clone().into_parts()), p);
 }
+
+/// `src` with the statements labelled `marks` marked as the threads' structure.
+fn with_thread_structure(src: &str, marks: &[&str]) -> Program {
+    let p = program(src);
+    let ids: Vec<_> = marks.iter().map(|m| p.stmt_at(p.loc(m).expect("a label")).expect("a statement")).collect();
+    let mut parts = p.into_parts();
+    parts.thread_structure.extend(ids);
+    Program::new(parts)
+}
+
+/// The items that start and join threads keep their order with each other and with every call,
+/// branch, loop and wait of their block; assignments stay free across them, by the commute
+/// rule alone. Unmarked, the same program lets them move.
+#[test]
+fn the_threads_structure_keeps_its_place_in_the_space() {
+    let src = "var x = 0, y = 0, s1 = 0, d1 = 0, s2 = 0, d2 = 0, m = 0;\n\
+        thread main {\n  a: x := 1;\n  c1: s1 := 1;\n  b: y := 2;\n  f: work();\n  c2: s2 := 1;\n  \
+        w: while (*) { c3: s2 := 1; }\n  l: lock(m);\n  u: unlock(m);\n  j1: await(d1 == 1);\n  j2: await(d2 == 1);\n}\n\
+        thread t1 { await(s1 == 1); d1 := 1; }\nthread t2 { await(s2 == 1); d2 := 1; }\nproc work { skip; }\n";
+    let plain = program(src);
+    let pinned = with_thread_structure(src, &["c1", "c2", "c3", "j1", "j2"]);
+    let at = |p: &Program, l: &str| p.loc(l).unwrap();
+    let (space, free) = (pinned.space(), plain.space());
+    let structural = ["c1", "f", "c2", "w", "l", "u", "j1", "j2"];
+    for (i, x) in structural.iter().enumerate() {
+        for y in &structural[i + 1..] {
+            assert!(space.is_fixed(at(&pinned, x), at(&pinned, y)), "{x} before {y}");
+        }
+    }
+    // Unmarked, a create moves across a call, a wait and a join; the space lists such orders.
+    assert!(free.may_change_order(at(&plain, "c1"), at(&plain, "f")));
+    assert!(free.may_change_order(at(&plain, "c2"), at(&plain, "j1")));
+    // The assignments stay free across the creates: `a` may move below `c1`, `b` above it.
+    assert!(space.may_change_order(at(&pinned, "a"), at(&pinned, "c1")));
+    assert!(space.may_change_order(at(&pinned, "b"), at(&pinned, "c1")));
+    assert!(space.may_change_order(at(&pinned, "b"), at(&pinned, "c2")));
+    // The creates, the joins and the loop that holds a create hold the structure; the rest not.
+    for l in ["c1", "c2", "w", "c3", "j1", "j2"] {
+        assert!(pinned.holds_thread_structure(pinned.stmt_at(at(&pinned, l)).unwrap()), "{l}");
+    }
+    for l in ["a", "b", "f", "l", "u"] {
+        assert!(!pinned.holds_thread_structure(pinned.stmt_at(at(&pinned, l)).unwrap()), "{l}");
+    }
+    let dump = pinned.dump();
+    assert!(dump.lines().any(|l| l.contains(" c1 ") && l.ends_with("waits never atomic thread")), "{dump}");
+    assert!(dump.lines().any(|l| l.contains(" a ") && l.ends_with("waits never atomic")), "{dump}");
+    // A candidate that moves a create across a call is refused; one that moves an assignment
+    // above a create is a candidate.
+    let main = space.block_of(at(&pinned, "c1")).unwrap();
+    let orders_with = |order: &[&str]| -> Vec<Vec<paces_constraint::Loc>> {
+        space
+            .blocks()
+            .map(|b| if b == main { order.iter().map(|l| at(&pinned, l)).collect() } else { space.items(b).to_vec() })
+            .collect()
+    };
+    let across_call = orders_with(&["a", "b", "f", "c1", "c2", "w", "l", "u", "j1", "j2"]);
+    assert!(Candidate::new(&space, across_call, &[]).is_err());
+    let up = orders_with(&["a", "b", "c1", "f", "c2", "w", "l", "u", "j1", "j2"]);
+    let moved = Candidate::new(&space, up, &[]).expect("b moves above c1");
+    // A candidate applied keeps the marks, under the same labels.
+    let applied = pinned.apply(&moved).unwrap();
+    let marked: Vec<&str> = applied.thread_structure.iter().map(|&s| applied.stmt(s).label.as_str()).collect();
+    assert_eq!(marked, ["c1", "c2", "c3", "j1", "j2"]);
+    assert!(program(src).thread_structure.is_empty(), "Cwhile text marks nothing");
+}

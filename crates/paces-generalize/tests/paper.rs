@@ -302,6 +302,32 @@ fn a_block_closed_to_atomic_sections_gets_none() {
     assert_eq!(elim.constraint, arena.fals());
 }
 
+#[test]
+fn an_item_kept_out_of_sections_gets_none() {
+    // The [A; B] example in an open block, with B kept out of sections (as a thread's start
+    // is): no section may hold it, and the order of A and B is fixed, so no fix is left; with
+    // B not kept, the section [A; B] is the fix.
+    let space = |kept: bool| {
+        let mut b = paces_constraint::SpaceBuilder::new();
+        let (t1, t2) = (b.block(false), b.block(false));
+        let [a, bb, one] = ["A", "B", "1"].map(|n| b.loc(n).unwrap());
+        let info = paces_constraint::ItemInfo::SIMPLE;
+        b.item(t1, a, info).unwrap();
+        b.item(t1, bb, if kept { info.never_in_section() } else { info }).unwrap();
+        b.fix(a, bb).unwrap();
+        b.item(t2, one, info).unwrap();
+        b.build().unwrap()
+    };
+    let s = Setup::new(program(&[&["A: x := 0", "B: x := 1"], &["1: assert(x == 1)"]]));
+    let trace = s.trace_named(&["A", "1", "B"], &[]);
+    let mut arena = Arena::new();
+    let elim = eliminate(&trace, &space(true), &mut arena, &EliminateConfig::new()).unwrap();
+    assert!(elim.fixes.is_empty());
+    assert_eq!(elim.constraint, arena.fals());
+    let elim = eliminate(&trace, &space(false), &mut arena, &EliminateConfig::new()).unwrap();
+    assert_eq!(elim.fixes.len(), 1);
+}
+
 /// Thread 0: `L: loop { s: x := x + 1 }`, run twice, then `M: y := 1` when `after` is set;
 /// thread 1: `1: assert(x != 1)`, run between the two iterations. The space, the locations
 /// L, s, M (when there) and 1, and the trace.

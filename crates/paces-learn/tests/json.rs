@@ -29,6 +29,29 @@ fn a_space_reads_back_as_written() -> Result<()> {
     Ok(())
 }
 
+/// An item kept out of sections says so (`"no_section": true`); the others leave it out, so
+/// the spaces written before it read the same.
+#[test]
+fn an_item_kept_out_of_sections_reads_back_kept() -> Result<()> {
+    use paces_learn::constraint::{ItemInfo, SpaceBuilder};
+    let mut b = SpaceBuilder::new();
+    let block = b.open_block();
+    let start = b.add_item(block, "start", ItemInfo::SIMPLE.never_in_section())?;
+    let work = b.add_item(block, "work", ItemInfo::SIMPLE)?;
+    let space = b.build()?;
+    let value = serde_json::to_value(&space)?;
+    assert_eq!(value["blocks"][0]["items"][0]["no_section"], json!(true));
+    assert_eq!(value["blocks"][0]["items"][1].get("no_section"), None);
+    let back: Space = serde_json::from_value(value)?;
+    assert!(!back.may_be_in_section(start));
+    assert!(back.may_be_in_section(work));
+    let kept =
+        json!({ "locations": ["A", "B"], "blocks": [{ "items": [{ "loc": 0 }, { "loc": 1, "no_section": true }] }] });
+    let read: Space = serde_json::from_value(kept)?;
+    assert_eq!(read.item_info(read.loc("B").unwrap()).map(|i| i.no_section), Some(true));
+    Ok(())
+}
+
 #[test]
 fn a_space_from_json_gets_the_builders_checks() {
     let twice = json!({ "locations": ["A"], "blocks": [{ "items": [{ "loc": 0 }] }, { "items": [{ "loc": 0 }] }] });

@@ -6,7 +6,8 @@
 //!   A fixed pair is the constant false. Choosing "inverted" rather than "before" as the
 //!   variable makes the solvers' default phase (false) the original program.
 //! * `sec(i, j)`: items `i` and `j` lie in one added atomic section. Constant false in a
-//!   closed block; waits may stand anywhere in a section (it runs all or nothing).
+//!   closed block and for an item kept out of sections (`ItemInfo::no_section`); waits may
+//!   stand anywhere in a section (it runs all or nothing).
 //! * `one(i)`: item `i` lies alone in an added section; only for an item that takes a section
 //!   alone (a compound item of weight 2 or more that is not atomic by itself, in an open
 //!   block), exclusive with every `sec(i, j)`.
@@ -111,8 +112,9 @@ pub(crate) struct BlockEnc {
     one: Vec<Val>,
     /// `in(i)`, for the items that have one.
     member: Vec<Option<Lit>>,
-    /// Whether the block takes atomic sections.
-    open: bool,
+    /// Per item: whether a section may hold it (false for all items of a closed block and for
+    /// an item kept out of sections); `sec` of a pair with such an item is constant false.
+    sectioned: Vec<bool>,
     /// Whether the per-triple clauses are added on demand (see [`Encoder::refine`]).
     lazy: bool,
     /// Lazy blocks: the triples whose clauses are in (all of them, or the order ones only).
@@ -258,7 +260,6 @@ impl Encoder {
     fn encode_block(&mut self, space: &Space, block: BlockId, lazy_above: usize) -> Result<BlockEnc, Error> {
         let items = space.items(block).to_vec();
         let n = items.len();
-        let open = !space.is_closed(block);
         let lazy = n > lazy_above;
         let mut b = BlockEnc {
             items,
@@ -269,7 +270,7 @@ impl Encoder {
             sec_list: Vec::new(),
             one: Vec::new(),
             member: vec![None; n],
-            open,
+            sectioned: space.items(block).iter().map(|&l| space.may_be_in_section(l)).collect(),
             lazy,
             triples: FxHashSet::default(),
             order_triples: FxHashSet::default(),
@@ -291,7 +292,7 @@ impl Encoder {
                         b.inv_list.push((i as u32, j as u32, l));
                         self.inversion_lits.push(l);
                     }
-                    if open {
+                    if b.sectioned[i] && b.sectioned[j] {
                         let l = self.new_lit();
                         b.sec.insert((i as u32, j as u32), l);
                         b.sec_list.push((i as u32, j as u32, l));
@@ -326,7 +327,7 @@ impl Encoder {
             if let (Val::Lit(one), true) = (b.one(i), weight > 0) {
                 self.weight_lits.push((one, weight));
             }
-            if weight == 0 || !open || n < 2 {
+            if weight == 0 || !b.sectioned[i] || n < 2 {
                 continue;
             }
             let member = self.new_lit();
@@ -346,7 +347,7 @@ impl Encoder {
     pub(crate) fn sec_var(&mut self, block: usize, i: usize, j: usize) -> Result<Val, Error> {
         let b = &self.blocks[block];
         let existing = b.sec(i, j);
-        if existing != Val::Const(false) || !b.open || i == j {
+        if existing != Val::Const(false) || !b.sectioned[i] || !b.sectioned[j] || i == j {
             return Ok(existing);
         }
         let key = (i.min(j) as u32, i.max(j) as u32);

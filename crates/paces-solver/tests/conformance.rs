@@ -9,7 +9,7 @@ use proptest::prelude::*;
 type BlockSpec = (Vec<(u8, u32)>, bool, u32);
 
 fn block_spec() -> impl Strategy<Value = BlockSpec> {
-    (prop::collection::vec((0u8..8, 1u32..=3), 1..=5), prop::bool::weighted(0.2), any::<u32>())
+    (prop::collection::vec((0u8..10, 1u32..=3), 1..=5), prop::bool::weighted(0.2), any::<u32>())
 }
 
 fn space_spec() -> impl Strategy<Value = Vec<BlockSpec>> {
@@ -18,7 +18,7 @@ fn space_spec() -> impl Strategy<Value = Vec<BlockSpec>> {
 
 /// Builds the space; kinds: mostly simple statements, some compound items without waits, some
 /// awaits, few compound items waiting inside (compound items of weight 2 or more may be
-/// sections alone).
+/// sections alone), few items kept out of sections (simple, kind 8, and compound, kind 9).
 fn build_space(spec: &[BlockSpec]) -> Space {
     let mut b = SpaceBuilder::new();
     let mut count = 0;
@@ -32,7 +32,9 @@ fn build_space(spec: &[BlockSpec]) -> Space {
                 0..=3 => ItemInfo::new(weight, Waits::Never, true),
                 4 => ItemInfo::compound(weight, Waits::Never),
                 5 | 6 => ItemInfo::new(weight, Waits::First, true),
-                _ => ItemInfo::compound(weight, Waits::Inside),
+                7 => ItemInfo::compound(weight, Waits::Inside),
+                8 => ItemInfo::new(weight, Waits::Never, true).never_in_section(),
+                _ => ItemInfo::compound(weight, Waits::Never).never_in_section(),
             };
             b.item(block, loc, info).unwrap();
             locs.push(loc);
@@ -283,6 +285,56 @@ macro_rules! conformance {
                 assert!(checked > 10_000);
             }
 
+            /// Items kept out of sections, every combination of `Atomic` atom values over four
+            /// items (simple, compound waiting inside, kept compound, kept simple): the solver
+            /// agrees with the enumeration, which never puts a kept item in a section.
+            #[test]
+            fn kept_items_atom_combinations() {
+                let roles = |code: usize| -> Vec<(u8, u32)> {
+                    (0..4).map(|i| ([0u8, 7, 9, 8][code >> (2 * i) & 3], 2)).collect()
+                };
+                let mut checked = 0;
+                for code in 0..256usize {
+                    let space = build_space(&[(roles(code), false, 0)]);
+                    let all = Candidate::enumerate(&space, 100_000).unwrap();
+                    let items = space.items(space.blocks().next().unwrap()).to_vec();
+                    let kept: Vec<Loc> = items.iter().copied().filter(|&l| !space.may_be_in_section(l)).collect();
+                    assert!(all.iter().all(|c| kept.iter().all(|&k| c.section_of(k).is_none())));
+                    let mut atoms = Vec::new();
+                    for i in 0..4 {
+                        for j in i..4 {
+                            atoms.push(Atom::atomic(items[i], items[j]));
+                        }
+                    }
+                    for mask in (0..1u32 << atoms.len()).step_by(7) {
+                        let mut arena = Arena::new();
+                        let lits: Vec<NodeId> = atoms
+                            .iter()
+                            .enumerate()
+                            .map(|(k, &a)| {
+                                let x = arena.atom(a);
+                                if mask >> k & 1 == 1 {
+                                    x
+                                } else {
+                                    arena.not(x)
+                                }
+                            })
+                            .collect();
+                        let root = arena.and(lits);
+                        let expected = optimum(&space, &arena, &[root], &all);
+                        let mut solver = solver(&space);
+                        solver.add(&arena, root, "pin").unwrap();
+                        let got = solver.solve().unwrap();
+                        assert_eq!(got.solution().map(|s| s.cost), expected, "space {space:?}, mask {mask:b}");
+                        if let Some(s) = got.solution() {
+                            assert!(kept.iter().all(|&k| s.candidate.section_of(k).is_none()));
+                        }
+                        checked += 1;
+                    }
+                }
+                assert!(checked > 10_000);
+            }
+
             proptest! {
                 #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
 
@@ -290,7 +342,7 @@ macro_rules! conformance {
                 /// demand give optima of one cost, and both candidates satisfy the constraints.
                 #[test]
                 fn eager_and_lazy_agree_on_larger_blocks(
-                    items in prop::collection::vec((0u8..8, 1u32..=3), 8..=16),
+                    items in prop::collection::vec((0u8..10, 1u32..=3), 8..=16),
                     fixed in any::<u32>(),
                     dags in prop::collection::vec(dag_spec(30), 1..=3),
                 ) {

@@ -177,7 +177,10 @@ impl<'a> Lower<'a> {
                 let k = self.handle(&args[0], false)?;
                 self.joined.insert(k);
                 let done = self.instances[k].done.clone();
-                self.simple_item(span, format!("await({GUARD}{done} == 1)"))
+                let lab = self.label(span);
+                self.texts.insert(lab.clone(), self.c_text(span));
+                self.thread_steps.insert(lab.clone());
+                Ok(Item::Nodes(vec![N::Simple(lab, format!("await({GUARD}{done} == 1)"))]))
             }
             "pthread_exit" => {
                 if !last || !self.frame.is_thread {

@@ -177,6 +177,10 @@ pub(super) struct Lower<'a> {
     /// The functions other than `main` that create threads.
     pub(super) creators: BTreeSet<String>,
     pub(super) joined: BTreeSet<usize>,
+    /// The labels of the steps that make the threads' structure (a `pthread_create`'s start
+    /// flag, a `pthread_join`'s wait), and of the items a statement's steps were grouped in
+    /// under such a label: the program's `thread_structure`.
+    pub(super) thread_steps: BTreeSet<String>,
     /// Procedures to lower, and lowered: name to (Cwhile name, text).
     pub(super) procs: BTreeMap<String, String>,
     /// Each lowered procedure's Cwhile text.

@@ -41,6 +41,7 @@ pub(super) fn lower(
         handles: BTreeMap::new(),
         creators: BTreeSet::new(),
         joined: BTreeSet::new(),
+        thread_steps: BTreeSet::new(),
         procs: BTreeMap::new(),
         proc_texts: BTreeMap::new(),
         pending: Vec::new(),
@@ -95,7 +96,11 @@ impl<'a> Lower<'a> {
         }
         self.spans.insert(first.clone(), span);
         if let Some(t) = self.texts.remove(&first) {
-            self.texts.insert(fresh, t);
+            self.texts.insert(fresh.clone(), t);
+        }
+        if self.thread_steps.contains(&first) {
+            // The step keeps its mark under its new label; the item named `first` holds it.
+            self.thread_steps.insert(fresh);
         }
         vec![N::NoReorder(first, nodes)]
     }
@@ -239,6 +244,13 @@ impl<'a> Lower<'a> {
             }
         }
         parts.source_texts = self.texts.clone();
+        parts.thread_structure = parts
+            .stmts
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| self.thread_steps.contains(&s.label))
+            .filter_map(|(i, _)| paces_cwhile::ir::StmtId::new(i))
+            .collect();
         Program::new(parts)
     }
 

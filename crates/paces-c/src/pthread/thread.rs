@@ -69,6 +69,7 @@ impl<'a> Lower<'a> {
         self.use_function(&function, span, true)?;
         let label = self.label(span);
         self.texts.insert(label.clone(), self.c_text(span));
+        self.thread_steps.insert(label.clone());
         Ok(vec![N::Simple(label, format!("{start} := 1"))])
     }
 

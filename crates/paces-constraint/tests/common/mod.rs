@@ -18,6 +18,15 @@ pub struct BlockDesc {
     pub closed: bool,
     /// Direct fixed pairs as (earlier, later) indices into `items`.
     pub fixed: Vec<(usize, usize)>,
+    /// The items kept out of added sections: bit `i` for item `i`.
+    pub kept: u64,
+}
+
+impl BlockDesc {
+    /// Whether item `i` is kept out of added sections.
+    pub fn is_kept(&self, i: usize) -> bool {
+        self.kept >> i & 1 == 1
+    }
 }
 
 /// A space described independently of the crate, so that oracles do not trust its tables.
@@ -47,7 +56,8 @@ impl SpaceDesc {
             let mut ls = Vec::new();
             for (i, &(waits, weight, atomic)) in block.items.iter().enumerate() {
                 let loc = b.loc(&format!("b{k}i{i}")).unwrap();
-                b.item(id, loc, ItemInfo::new(weight, waits, atomic)).unwrap();
+                let info = ItemInfo::new(weight, waits, atomic);
+                b.item(id, loc, if block.is_kept(i) { info.never_in_section() } else { info }).unwrap();
                 ls.push(loc);
             }
             for &(i, j) in &block.fixed {
@@ -72,8 +82,10 @@ fn block_desc(max_items: usize) -> impl Strategy<Value = BlockDesc> {
     (
         len.prop_flat_map(|n| proptest::collection::vec((waits(), 1u32..4, proptest::bool::weighted(0.5)), n)),
         proptest::bool::weighted(0.2),
+        // Mostly no item kept out of sections.
+        prop_oneof![3 => Just(0u64), 1 => any::<u64>()],
     )
-        .prop_flat_map(|(items, closed)| {
+        .prop_flat_map(|(items, closed, kept)| {
             let n = items.len();
             let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
             let count = pairs.len();
@@ -81,6 +93,7 @@ fn block_desc(max_items: usize) -> impl Strategy<Value = BlockDesc> {
                 items: items.clone(),
                 closed,
                 fixed: pairs.iter().zip(mask).filter(|(_, m)| *m).map(|(p, _)| *p).collect(),
+                kept,
             })
         })
 }
@@ -138,16 +151,17 @@ pub fn runs(n: usize, mask: u64) -> Vec<(usize, usize)> {
 }
 
 /// Whether item `i` of a block may be an added section alone: an open block, an item not
-/// atomic by itself, of weight at least 2.
+/// atomic by itself, of weight at least 2, not kept out of sections.
 pub fn alone_legal(block: &BlockDesc, i: usize) -> bool {
     let (_, weight, atomic) = block.items[i];
-    !block.closed && !atomic && weight >= 2
+    !block.closed && !atomic && weight >= 2 && !block.is_kept(i)
 }
 
 /// Whether a run of at least two items (given as item indices in the new order) may be an
-/// added section: any run of an open block (waits may stand anywhere).
-pub fn run_legal(block: &BlockDesc, _run: &[usize]) -> bool {
-    !block.closed
+/// added section: a run of an open block (waits may stand anywhere) without an item kept out
+/// of sections.
+pub fn run_legal(block: &BlockDesc, run: &[usize]) -> bool {
+    !block.closed && run.iter().all(|&i| !block.is_kept(i))
 }
 
 /// The sections of a join mask and a mask of one-item sections over one order: the runs of
@@ -187,11 +201,12 @@ pub fn naive_position(space: &Space, c: &Candidate, loc: Loc) -> Option<(BlockId
     space.blocks().find_map(|b| c.order(b).iter().position(|&l| l == loc).map(|p| (b, p)))
 }
 
-/// Whether `a` runs as one step without a section: not an item, an item of a closed block, or
-/// one that is atomic by itself or of weight below 2 (read from the item infos given).
+/// Whether `[a; a]` holds without a section: not an item, an item of a closed block, one kept
+/// out of sections, or one that is atomic by itself or of weight below 2 (read from the item
+/// infos given).
 fn naive_atomic_alone(space: &Space, a: Loc) -> bool {
     match (space.block_of(a), space.item_info(a)) {
-        (Some(block), Some(info)) => space.is_closed(block) || info.atomic || info.weight < 2,
+        (Some(block), Some(info)) => space.is_closed(block) || info.no_section || info.atomic || info.weight < 2,
         _ => true,
     }
 }

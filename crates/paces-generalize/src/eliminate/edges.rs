@@ -17,21 +17,24 @@ pub(super) struct Opt {
 
 impl Graph<'_> {
     /// Whether an atomic section may hold items `a` and `b` (`a == b`: the item alone): the
-    /// block takes sections, and an item alone is one that takes a section alone. A section
-    /// runs all or nothing, so waits may stand anywhere in it.
+    /// block takes sections, neither item is kept out of them, and an item alone is one that
+    /// takes a section alone. A section runs all or nothing, so waits may stand anywhere in
+    /// it. (The items between `a` and `b` may be kept out too; the solver then finds the
+    /// section only in an order that moves them away, or not at all.)
     fn atomic_legal(&self, a: Loc, b: Loc) -> bool {
         let space = self.space;
         if a == b {
             return space.takes_section_alone(a);
         }
-        space.common_block(a, b).is_ok_and(|block| !space.is_closed(block))
+        space.common_block(a, b).is_ok() && space.may_be_in_section(a) && space.may_be_in_section(b)
     }
 
     /// Backward between two events of one item (the guard of an `if` and a step of its
     /// branch, or steps of two iterations of a loop), or of two items of a block closed to
     /// sections: no order between them can change, but a section that holds the item holds
-    /// both. The item is the innermost one holding both whose block takes sections (a
-    /// frontend closes the `noreorder` of one C statement: a section holds the statement); it
+    /// both. The item is the innermost one holding both that a section may hold (its block
+    /// takes sections, and it is not kept out of them; a frontend closes the `noreorder` of
+    /// one C statement: a section holds the statement); it
     /// is offered alone, `Atomic(item, item)`, and with each neighbour in the original order,
     /// `Atomic(item, neighbour)`.
     fn enclosing_sections(&self, u: u32, v: u32, out: &mut SmallVec<[Opt; 2]>) {
@@ -43,7 +46,7 @@ impl Graph<'_> {
             .zip(&y.scope)
             .take_while(|(sx, sy)| sx.instance == sy.instance && sx.item == sy.item)
             .map(|(sx, _)| sx.item)
-            .filter(|&item| space.block_of(item).is_some_and(|b| !space.is_closed(b)))
+            .filter(|&item| space.may_be_in_section(item))
             .last();
         let Some(item) = common else { return };
         let Some((block, pos)) = space.item_position(item) else { return };
