@@ -168,8 +168,17 @@ fn a_repair_that_reads_a_checked_value_before_its_thread_starts_is_stale() {
     // The creation below both reads: stale.
     let (p, q) = transformed(&s, &["swap 32 <-> 34", "swap 32 <-> 38"]);
     assert_eq!(paces_c::pthread::stale_checks(&p, &q).len(), 1);
-    // A section over the creation and the read: the thread cannot run before the read.
-    let (p, q) = transformed(&s, &["atomic [32; 38]"]);
+    // A section over the creation and the read: the thread cannot run before the read. No
+    // candidate holds a create in a section (`docs/c-frontend.md`, "The threads' structure"),
+    // so the program is made from a copy without the marks of the threads' structure.
+    let p = parse(&s, &Options::default()).unwrap().program;
+    let (create, read) = (p.loc("32").unwrap(), p.loc("38").unwrap());
+    let section = paces_constraint::Transformation::Atomic { first: create, last: read };
+    let refused = paces_constraint::Candidate::apply(&p.space(), &[section]).unwrap_err();
+    assert_eq!(refused.kind(), &paces_constraint::ErrorKind::BadSection);
+    let mut parts = p.clone().into_parts();
+    parts.thread_structure.clear();
+    let q = steps::apply(&Program::new(parts), &["atomic [32; 38]"]);
     assert_eq!(paces_c::pthread::stale_checks(&p, &q).len(), 1);
     // Moving the reads of `tally.c` into one section reads after the creation: not stale.
     let s = source("tally.c");

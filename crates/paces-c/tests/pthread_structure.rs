@@ -1,8 +1,8 @@
 //! The threads' structure is not the repair's to change: `pthread_create` and `pthread_join`
-//! keep their order with each other and with every call, loop, branch and wait of their block
-//! (`docs/c-frontend.md`, "The threads' structure"). Assignments may still move across them.
-//! Checked on the space of hand-written programs, on the repairs the loop returns, and on the
-//! spaces and candidates of generated programs.
+//! keep their order with each other and with every call, loop, branch and wait of their block,
+//! and no added atomic section holds one (`docs/c-frontend.md`, "The threads' structure").
+//! Assignments may still move across them. Checked on the space of hand-written programs, on
+//! the repairs the loop returns, and on the spaces and candidates of generated programs.
 
 use paces::constraint::{Candidate, Loc, Space};
 use paces::Repair;
@@ -94,6 +94,23 @@ fn abba_keeps_both_creates_above_both_joins() {
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{items:?}");
     let labels: Vec<&str> = structure.iter().map(String::as_str).collect();
     assert!(!in_section(&items, &labels), "{items:?}");
+}
+
+/// Three clerks sell two seats (check, then act): the repair keeps create, create, create,
+/// join, join, join and makes the clerk's check and sale one atomic step.
+#[test]
+fn three_clerks_keep_their_threads_and_get_a_section() {
+    let (r, source) = read("clerks.c");
+    let repaired = repair(&r);
+    let items = main_items(&repaired);
+    let structure: Vec<String> =
+        ["(&a, 0", "(&b, 0", "(&c, 0", "join(a", "join(b", "join(c"].iter().map(|n| line_of(&source, n)).collect();
+    let positions: Vec<usize> = structure.iter().map(|l| at(&items, l)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{items:?}");
+    assert!(!items.iter().any(|(_, held)| *held), "no section in main: {items:?}");
+    // The fix is a section in the clerk's code: an atomic block main's original has not.
+    let atomics = |p: &Program| p.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Atomic(_))).count();
+    assert!(atomics(&repaired) > atomics(&r.program), "{}", paces_cwhile::print(&repaired));
 }
 
 /// main starts a helper and then calls the racing function itself: moving the create below the
@@ -294,13 +311,17 @@ fn pinned(a: Role, b: Role) -> bool {
 }
 
 /// Whether a candidate keeps the contract in `main`'s block: the items of the threads'
-/// structure keep their original order with each other and with every compound item.
+/// structure keep their original order with each other and with every compound item, and no
+/// added section holds one.
 fn keeps_structure(space: &Space, c: &Candidate, main: &[(Loc, Role)]) -> Result<(), String> {
     for (i, &(a, ra)) in main.iter().enumerate() {
         for &(b, rb) in &main[i + 1..] {
             if pinned(ra, rb) && c.position(a) > c.position(b) {
                 return Err(format!("`{}` moved below `{}`", space.name(a), space.name(b)));
             }
+        }
+        if ra == Role::Structure && c.section_of(a).is_some() {
+            return Err(format!("a section holds `{}`", space.name(a)));
         }
     }
     Ok(())
@@ -310,9 +331,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// On generated programs: in the space, every item of the threads' structure in `main` is
-    /// fixed against every other such item and every call, loop and branch, while an
-    /// assignment next to a create or a join that it commutes with stays free; every candidate
-    /// of a small space, and the repair the loop returns, keep the structure.
+    /// fixed against every other such item and every call, loop and branch, and kept out of
+    /// sections, while an assignment next to a create or a join that it commutes with stays
+    /// free; every candidate of a small space, and the repair the loop returns, keep the
+    /// structure and hold none of it in a section.
     #[test]
     fn no_candidate_and_no_repair_changes_the_threads_structure(steps in steps()) {
         let (source, roles) = program_text(&steps);
@@ -322,6 +344,9 @@ proptest! {
         let main = main_roles(p, &space, &roles);
         prop_assert!(main.iter().any(|&(_, r)| r == Role::Structure) == p.thread_structure.iter().next().is_some());
         for (i, &(a, ra)) in main.iter().enumerate() {
+            if ra == Role::Structure {
+                prop_assert!(!space.may_be_in_section(a), "{} in a section\n{source}", space.name(a));
+            }
             for (j, &(b, rb)) in main.iter().enumerate().skip(i + 1) {
                 if pinned(ra, rb) {
                     prop_assert!(space.is_fixed(a, b), "{} / {}\n{source}", space.name(a), space.name(b));

@@ -471,7 +471,7 @@ pub struct Parts {
     /// or wait for one to end (the pthread frontend's `pthread_create` and `pthread_join`).
     /// The repair keeps it: an item that is or holds one keeps its order with every other such
     /// item and with every item of its block other than assignments (calls, loops, branches,
-    /// waits) ([`Program::space`]). Cwhile's own syntax
+    /// waits), and no added atomic section holds it ([`Program::space`]). Cwhile's own syntax
     /// has no such statement, so a parsed program marks none; [`Program::apply`] keeps the
     /// marks.
     pub thread_structure: BTreeSet<StmtId>,

@@ -155,9 +155,15 @@ impl Program {
     }
 
     /// [`Program::weight`], [`Program::waits`] and [`Program::is_atomic`] together, as the
-    /// space needs them.
+    /// space needs them; an item that [holds the threads'
+    /// structure](Program::holds_thread_structure) is kept out of added atomic sections.
     pub fn item_info(&self, id: StmtId) -> ItemInfo {
-        ItemInfo::new(self.weight(id), self.waits(id), self.is_atomic(id))
+        let info = ItemInfo::new(self.weight(id), self.waits(id), self.is_atomic(id));
+        if self.holds_thread_structure(id) {
+            info.never_in_section()
+        } else {
+            info
+        }
     }
 
     /// Whether a statement is or holds (in its branches and bodies, through calls) a statement
@@ -221,7 +227,8 @@ impl Program {
     /// `noreorder` body, and every pair of an `assert` and another item of its block is fixed;
     /// so is every pair of an item that [holds the threads'
     /// structure](Program::holds_thread_structure) and another item of its block that holds
-    /// it too or is not made of assignments only (a call, a branch, a loop, a wait).
+    /// it too or is not made of assignments only (a call, a branch, a loop, a wait), and no
+    /// added atomic section may hold such an item ([`Program::item_info`]).
     pub fn space(&self) -> Space {
         let mut b = SpaceBuilder::new();
         for (i, name) in self.loc_names.iter().enumerate() {

@@ -385,8 +385,9 @@ fn with_thread_structure(src: &str, marks: &[&str]) -> Program {
 }
 
 /// The items that start and join threads keep their order with each other and with every call,
-/// branch, loop and wait of their block; assignments stay free across them, by the commute
-/// rule alone. Unmarked, the same program lets them move.
+/// branch, loop and wait of their block, and no section holds them (nor an item holding one);
+/// assignments stay free across them, by the commute rule alone. Unmarked, the same program
+/// lets them move and puts them in sections.
 #[test]
 fn the_threads_structure_keeps_its_place_in_the_space() {
     let src = "var x = 0, y = 0, s1 = 0, d1 = 0, s2 = 0, d2 = 0, m = 0;\n\
@@ -410,14 +411,19 @@ fn the_threads_structure_keeps_its_place_in_the_space() {
     assert!(space.may_change_order(at(&pinned, "a"), at(&pinned, "c1")));
     assert!(space.may_change_order(at(&pinned, "b"), at(&pinned, "c1")));
     assert!(space.may_change_order(at(&pinned, "b"), at(&pinned, "c2")));
-    // The creates, the joins and the loop that holds a create hold the structure; the rest not.
+    // The creates, the joins and the loop that holds a create hold the structure and take no
+    // section; the rest do.
     for l in ["c1", "c2", "w", "c3", "j1", "j2"] {
         assert!(pinned.holds_thread_structure(pinned.stmt_at(at(&pinned, l)).unwrap()), "{l}");
+        assert!(!space.may_be_in_section(at(&pinned, l)), "{l}");
     }
     for l in ["a", "b", "f", "l", "u"] {
         assert!(!pinned.holds_thread_structure(pinned.stmt_at(at(&pinned, l)).unwrap()), "{l}");
+        assert!(space.may_be_in_section(at(&pinned, l)), "{l}");
     }
+    assert!(free.may_be_in_section(at(&plain, "c1")));
     let dump = pinned.dump();
+    assert!(dump.contains("fixed [") && dump.contains("], no section [c1, c2, w, j1, j2]"), "{dump}");
     assert!(dump.lines().any(|l| l.contains(" c1 ") && l.ends_with("waits never atomic thread")), "{dump}");
     assert!(dump.lines().any(|l| l.contains(" a ") && l.ends_with("waits never atomic")), "{dump}");
     // A candidate that moves a create across a call is refused; one that moves an assignment
@@ -432,7 +438,11 @@ fn the_threads_structure_keeps_its_place_in_the_space() {
     let across_call = orders_with(&["a", "b", "f", "c1", "c2", "w", "l", "u", "j1", "j2"]);
     assert!(Candidate::new(&space, across_call, &[]).is_err());
     let up = orders_with(&["a", "b", "c1", "f", "c2", "w", "l", "u", "j1", "j2"]);
-    let moved = Candidate::new(&space, up, &[]).expect("b moves above c1");
+    let moved = Candidate::new(&space, up.clone(), &[]).expect("b moves above c1");
+    // A section may hold the assignments, never a create.
+    let (a, b, c1) = (at(&pinned, "a"), at(&pinned, "b"), at(&pinned, "c1"));
+    assert!(Candidate::new(&space, up.clone(), &[(a, b)]).is_ok());
+    assert!(Candidate::new(&space, up, &[(b, c1)]).is_err());
     // A candidate applied keeps the marks, under the same labels.
     let applied = pinned.apply(&moved).unwrap();
     let marked: Vec<&str> = applied.thread_structure.iter().map(|&s| applied.stmt(s).label.as_str()).collect();

@@ -271,6 +271,31 @@ fn the_search_refuses_a_space_above_its_limit() {
     assert!(search.proved_optimal && search.checked <= search.space_size);
 }
 
+/// The count of a space's candidates knows the items kept out of sections (a frontend keeps a
+/// thread's create and join out of them): it is the length of the enumeration, which the
+/// listing of a small space checks. Every one-block space of up to four items, simple and
+/// compound, with every set of kept items.
+#[test]
+fn the_count_keeps_kept_items_out_of_sections() {
+    use paces::constraint::{ItemInfo, SpaceBuilder, Waits};
+    for n in 1..=4usize {
+        for kinds in 0..1usize << n {
+            for kept in 0..1usize << n {
+                let mut b = SpaceBuilder::new();
+                let block = b.open_block();
+                for i in 0..n {
+                    let info = if kinds >> i & 1 == 1 { ItemInfo::compound(2, Waits::Never) } else { ItemInfo::SIMPLE };
+                    let info = if kept >> i & 1 == 1 { info.never_in_section() } else { info };
+                    b.add_item(block, &format!("i{i}"), info).expect("an item");
+                }
+                let space = b.build().expect("a space");
+                let listed = paces::constraint::Candidate::enumerate(&space, 100_000).expect("a small space").len();
+                assert_eq!(candidate_count(&space), Some(listed as u128), "{n} items, kinds {kinds:b}, kept {kept:b}");
+            }
+        }
+    }
+}
+
 /// Counts each kind of comparison over `n` programs and prints every miss.
 #[test]
 #[ignore = "a measurement: PACES_OPTIMUM_CASES programs (default 300), minutes in debug"]
