@@ -185,7 +185,8 @@ fn block_count(space: &Space, block: BlockId) -> Option<u128> {
     if items.len() > 128 {
         return None;
     }
-    let open = !space.is_closed(block);
+    // An item no added section may hold (a thread's create or join) is only ever outside one.
+    let open: Vec<bool> = items.iter().map(|&l| space.may_be_in_section(l)).collect();
     let before: Vec<u128> = items
         .iter()
         .map(|&b| items.iter().enumerate().filter(|&(_, &a)| space.is_fixed(a, b)).map(|(j, _)| 1u128 << j).sum())
@@ -197,7 +198,7 @@ fn block_count(space: &Space, block: BlockId) -> Option<u128> {
         for (&(placed, state), &ways) in &layer {
             let free = (0..items.len()).filter(|&i| placed & (1 << i) == 0 && before[i] & !placed == 0);
             for i in free {
-                for s in section_steps(state, alone[i], open) {
+                for s in section_steps(state, alone[i], open[i]).filter(|&s| open[i] || s == SectionState::Outside) {
                     let slot = next.entry((placed | (1 << i), s)).or_insert(0);
                     *slot = slot.saturating_add(ways);
                 }
