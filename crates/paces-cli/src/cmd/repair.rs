@@ -584,6 +584,21 @@ fn deadlock_rule_text(rule: paces::DeadlockRule) -> &'static str {
     }
 }
 
+/// What became of each deadlock of the original, as `deadlock_fates` of the JSON report.
+fn fates_json(report: &Report) -> Vec<serde_json::Value> {
+    let why = |fate: &paces::Fate| match fate {
+        paces::Fate::Kept(why) => Some(why.to_string()),
+        _ => None,
+    };
+    report
+        .deadlock_fates
+        .iter()
+        .map(|d| {
+            serde_json::json!({"deadlock": d.deadlock, "fate": d.fate.name(), "reason": d.fate.reason(), "why": why(&d.fate)})
+        })
+        .collect()
+}
+
 /// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md)
 /// of a run that took `times`.
 pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report, times: &Times) -> serde_json::Value {
@@ -660,12 +675,7 @@ pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report
         })),
         "original_deadlocks": report.original_deadlocks.as_deref().unwrap_or_default(),
         "keep_deadlocks": report.keep_deadlocks,
-        "deadlock_fates": report.deadlock_fates.iter().map(|d| serde_json::json!({
-            "deadlock": d.deadlock,
-            "fate": d.fate.name(),
-            "reason": d.fate.reason(),
-            "why": match &d.fate { paces::Fate::Kept(why) => Some(why.to_string()), _ => None },
-        })).collect::<Vec<_>>(),
+        "deadlock_fates": fates_json(report),
         "bug_remains": report.bug_remains(),
         "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
         "states_explored": report.states_explored,
