@@ -113,6 +113,34 @@ fn a_thread_running_forever_does_not_hide_a_shallow_failure() {
     );
 }
 
+/// A thread whose only way on is a wait, beside a loop exit that starts with a false
+/// `assume`: `t2` waits at the lock `t0` holds while `t0` waits for `x == 1`; it is blocked,
+/// not cut, so every thread is blocked.
+fn wait_beside_an_impossible_exit() -> Prog {
+    Prog {
+        threads: vec![
+            vec![St::Locked(vec![St::Await(Cond::Eq(0, 1))])],
+            vec![St::Locked(Vec::new())],
+            vec![St::WhileStar(vec![St::Locked(Vec::new())]), St::Assume(Cond::Eq(0, 1))],
+        ],
+        proc_body: vec![St::Skip],
+    }
+}
+
+#[test]
+fn a_wait_beside_an_impossible_exit_is_a_deadlock() {
+    let prog = wait_beside_an_impossible_exit();
+    let text = Code::new(&prog).text();
+    assert_eq!(deadlocks(&prog), ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "{text}");
+    no_disagreement(&prog, 100_000);
+    let program = paces_cwhile::parse(&text).unwrap();
+    for por in [true, false] {
+        let r = check(&program, &Config::new().stop_at_first_failure(false).por(por)).unwrap();
+        let found: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+        assert_eq!(found, ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "por {por}");
+    }
+}
+
 /// The interpreter's answers on the three programs, which the tests above rely on.
 #[test]
 fn the_interpreter_answers_the_three_programs() {

@@ -114,9 +114,13 @@ impl Engine<'_> {
         regions.settle(&mut exp.blocked, blocked_start, &mut cut);
         exp.regions = regions;
         exp.next = next;
+        // A thread that cannot step is blocked when some option waits, even where another is
+        // cut: the choice is made with the first step of the branch taken, so a branch that
+        // cannot start (a loop's exit into a false `assume`) leaves the other branches' waits.
+        // It is cut only when every option is.
         if point.can_finish {
             StandAt::Done
-        } else if cut {
+        } else if cut && exp.blocked.len() == blocked_start {
             StandAt::Cut
         } else {
             StandAt::Blocked { start: blocked_start, end: exp.blocked.len() }
