@@ -3,7 +3,7 @@
 //! the checker, witnesses replayed) and with the answer written out.
 
 use paces_explore::{check, Config, Verdict};
-use paces_testkit::diff::{compare, deadlock_text, Options};
+use paces_testkit::diff::{compare, deadlock_text, Options, SpinUse};
 use paces_testkit::gen::{Cond, Ex, Prog, St};
 use paces_testkit::interp::{interpret, Code};
 
@@ -139,6 +139,17 @@ fn a_wait_beside_an_impossible_exit_is_a_deadlock() {
         let found: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
         assert_eq!(found, ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "por {por}");
     }
+    // The export gives SPIN the same deadlocks, by name.
+    if !paces_testkit::spin::available_for_test() {
+        return;
+    }
+    let model = paces_cwhile::to_promela(&program, &text).expect("exports");
+    let spin = paces_testkit::spin::deadlocks(&model).expect("SPIN runs").expect("SPIN answers");
+    let named: Vec<String> = spin.iter().map(deadlock_text).collect();
+    assert_eq!(named, ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "{model}");
+    let with_spin = compare(&prog, Options { limit: 100_000, spin: true });
+    assert!(with_spin.disagreements.is_empty(), "{:?}\n{}", with_spin.disagreements, with_spin.text);
+    assert_eq!(with_spin.spin, SpinUse::Compared);
 }
 
 /// The interpreter's answers on the three programs, which the tests above rely on.

@@ -20,7 +20,7 @@ impl Engine<'_> {
     pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool, exp: &mut Expansion) {
         debug_assert!(self.is_canonical(s), "an expanded state is canonical");
         self.expand_all(s, exp);
-        if por && !exp.succs.is_empty() && !self.spin_end_states {
+        if por && !exp.succs.is_empty() {
             self.reduce(s, exp, is_old);
         }
         if self.merge_independent {
@@ -40,10 +40,6 @@ impl Engine<'_> {
             let stand = self.expand_thread(s, t, exp);
             exp.ranges.push(begin..exp.succs.len());
             exp.stands.push(stand);
-        }
-        if self.spin_end_states {
-            exp.deadlock = self.spin_stuck(s);
-            return;
         }
         // A thread may stop where it can finish (a `while (*)` it may leave, an `if (*)` with
         // an empty branch): a deadlock is a state where, with those threads stopped, no thread
