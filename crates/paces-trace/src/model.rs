@@ -190,7 +190,9 @@ pub enum TraceErrorKind {
     /// An event has an empty scope.
     EmptyScope,
     /// An event of a thread is out of scope order: a different top block, a block instance
-    /// that was already left, or an item of an instance that was already left.
+    /// that was already left, an item of an instance that was already left, an item that runs
+    /// as one step run again by the next step (with a space), or an event after its thread's
+    /// blocked or pending steps.
     ScopeOrder,
     /// More events than fit in 32 bits.
     TooManyEvents,
@@ -339,6 +341,8 @@ struct ThreadState {
     last_scope: Vec<ScopeEntry>,
     /// For each level of `last_scope`, the position of the step that entered its item.
     since: Vec<usize>,
+    /// The location of the thread's last step.
+    last_loc: Option<Loc>,
     /// Instances this thread has entered (open or left).
     entered: FxHashSet<BlockInstance>,
     /// Items already left in each open instance, with the position of the step that entered
@@ -357,6 +361,10 @@ pub(crate) enum ScopeProblem {
     ReturnsTo { item: Loc, at: usize },
     /// The step re-enters a block instance that the thread left.
     ReEnters { instance: BlockInstance },
+    /// The step is an item that runs as one step (its location is its innermost item) that
+    /// the thread's last step, at position `at`, already ran in the same block instance: such
+    /// an item runs once per instance.
+    Repeats { item: Loc, at: usize },
 }
 
 /// Each thread's place in its blocks, step by step: the scope order of [`TraceBuilder`], also
@@ -370,7 +378,10 @@ pub(crate) struct ScopeTracker {
 impl ScopeTracker {
     /// Checks that `event`, at `position` in the sequence of steps, continues its thread's
     /// scope and, only when it does, records it: a refused step leaves the tracker as it was.
-    pub(crate) fn step(&mut self, event: &Event, position: usize) -> Result<(), ScopeProblem> {
+    /// `runs_once` says that the event's location is an item that runs as one step (the
+    /// space's [`ItemInfo::atomic`](paces_constraint::ItemInfo)): such an item runs once per
+    /// block instance, so the step of the thread's last step again is refused.
+    pub(crate) fn step(&mut self, event: &Event, position: usize, runs_once: bool) -> Result<(), ScopeProblem> {
         let Some(first) = event.scope.first() else {
             return Err(ScopeProblem::Empty);
         };
@@ -379,6 +390,18 @@ impl ScopeTracker {
             return Err(ScopeProblem::TopDiffers);
         }
         let prev: &[ScopeEntry] = state.map_or(&[], |s| &s.last_scope);
+        // An item that runs as one step runs once per instance: the same step again, at the
+        // same place, is a step the thread already took (a pending step it ran, say). (A
+        // compound item's own location may stand for several steps, such as a loop's test.)
+        let innermost = event.scope.last().map(|e| e.item);
+        if runs_once
+            && innermost == Some(event.loc)
+            && prev == &event.scope[..]
+            && state.is_some_and(|s| s.last_loc == Some(event.loc))
+        {
+            let at = state.and_then(|s| s.since.last().copied()).unwrap_or(position);
+            return Err(ScopeProblem::Repeats { item: event.loc, at });
+        }
         // Length of the common prefix (same instance and same item) with the previous event.
         let mut k = 0;
         while k < prev.len() && k < event.scope.len() && prev[k] == event.scope[k] {
@@ -426,6 +449,7 @@ impl ScopeTracker {
         state.since.truncate(k);
         state.since.resize(event.scope.len(), position);
         state.last_scope = event.scope.clone();
+        state.last_loc = Some(event.loc);
         Ok(())
     }
 }
@@ -688,6 +712,7 @@ impl TraceBuilder {
             .ok_or_else(|| TraceError::new(TraceErrorKind::TooManyEvents, "too many events".into()))?;
         self.validate_reads(&event, position)?;
         self.check_final(&event, position)?;
+        self.check_not_after_next_steps(&event, position)?;
         if !event.is_final_check() {
             self.check_scope(&event, position)?;
         }
@@ -697,6 +722,25 @@ impl TraceBuilder {
         }
         self.events.push(event);
         Ok(id)
+    }
+
+    /// Checks that the event's thread has no blocked or pending step yet: those are the steps
+    /// it would take after its last event, so no event of it comes after them.
+    fn check_not_after_next_steps(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+        let parts = [("blocked step", &self.blocked), ("pending step", &self.pending)];
+        for (what, steps) in parts {
+            if let Some(k) = steps.iter().position(|e| e.thread == event.thread) {
+                let this = self.event_name(position, event);
+                let thread = self.thread_name(event.thread);
+                let this = if self.space.is_some() { this } else { format!("{this} of {thread}") };
+                let problem = format!(
+                    "{this} comes after {what} {k} of {thread}: a blocked or pending step comes after its \
+                     thread's last event"
+                );
+                return Err(TraceError::new(TraceErrorKind::ScopeOrder, problem));
+            }
+        }
+        Ok(())
     }
 
     /// Checks that a final check only reads and that no thread's step follows one.
@@ -718,7 +762,9 @@ impl TraceBuilder {
     /// Checks the event's scope against its thread's earlier events and, only when it is
     /// fine, records it: a rejected event leaves the builder as it was.
     fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), TraceError> {
-        self.scopes.step(event, position).map_err(|problem| {
+        let runs_once =
+            self.space.as_ref().is_some_and(|space| space.item_info(event.loc).is_some_and(|info| info.atomic));
+        self.scopes.step(event, position, runs_once).map_err(|problem| {
             let kind =
                 if problem == ScopeProblem::Empty { TraceErrorKind::EmptyScope } else { TraceErrorKind::ScopeOrder };
             let this = self.event_name(position, event);
@@ -729,6 +775,11 @@ impl TraceBuilder {
                 ScopeProblem::ReturnsTo { item, at } => format!(
                     "{thread} already ran {} at event {at} and went on to another item of its block: a step \
                      after the thread's last event must come after it in the thread's order",
+                    self.loc_name(item)
+                ),
+                ScopeProblem::Repeats { item, at } => format!(
+                    "{thread} already ran {} at event {at} in the same block instance: a step after the \
+                     thread's last event must come after it in the thread's order",
                     self.loc_name(item)
                 ),
                 ScopeProblem::ReEnters { instance } => {
