@@ -3,9 +3,11 @@
 //! is given): the witnesses of failing assertions and deadlocks (with their blocked steps), the
 //! completions of counterexamples (with their pending steps) and the good traces, on random
 //! programs with loops, locks held while waiting, `assume`s after loops and up to four
-//! threads. The door's checks (a step after its thread's blocked or pending steps, the very
-//! step of a thread's last event again) refuse malformed traces only: what the learner learns
-//! from these is what it learned before them.
+//! threads; and every good trace is good (no failing event, no blocked or pending step, as
+//! `Learner::learn_good` asks). The door's checks (a step after its thread's blocked or pending
+//! steps, the very step of a thread's last event again, a good trace that fails or stops
+//! short) refuse malformed traces only: what the learner learns from these is what it learned
+//! before them.
 
 use paces_explore::{check, complete_counterexample, good_traces, Config, GoodConfig};
 use paces_testkit::gen::{self, Features};
@@ -37,6 +39,10 @@ proptest! {
         }
         for trace in good_traces(&program, &GoodConfig::new().max_traces(8)).expect("good traces") {
             prop_assert!(trace.check_against(&space).is_ok(), "good trace: {:?}\n{}", trace.check_against(&space), text);
+            // And it is good, as the door asks of a good trace: no failing event, no blocked
+            // or pending step.
+            prop_assert!(trace.events().iter().all(|e| !e.failed), "a good trace fails\n{}", text);
+            prop_assert!(trace.blocked().is_empty() && trace.pending().is_empty(), "a good trace stops short\n{}", text);
             seen += 1;
         }
         prop_assume!(seen > 0);

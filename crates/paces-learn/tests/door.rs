@@ -286,3 +286,34 @@ fn a_pending_step_that_repeats_its_threads_last_event_is_refused() {
          after the thread's last event must come after it in the thread's order"
     );
 }
+
+/// A trace given as good must be one: no failing event (learned as good it would keep the
+/// failure's orders), no blocked or pending steps (a run cut short). Each is refused with the
+/// learner unchanged; the same traces are taken as bad.
+#[test]
+fn a_good_trace_that_fails_or_stops_short_is_refused() {
+    let s = space();
+    let mut failing = TraceBuilder::new();
+    step(&mut failing, &s, "B1", &[], &[Y], false);
+    step(&mut failing, &s, "B3", &[Y], &[W], false);
+    step(&mut failing, &s, "B4", &[W], &[], true);
+    let mut pending = TraceBuilder::new();
+    step(&mut pending, &s, "A1", &[], &[X], false);
+    pending.flat_step(&s, A, s.loc("A2").unwrap()).read(X).write(R, 1).push_pending();
+    let mut blocked = TraceBuilder::new();
+    step(&mut blocked, &s, "A1", &[], &[X], false);
+    blocked.flat_step(&s, B, s.loc("B1").unwrap()).kind(EventKind::Await).read(X).push_blocked().unwrap();
+    let cases = [
+        (failing.finish(), "the trace is not good: event 2 (at `B4`) fails: a good trace has no failing step"),
+        (pending.finish(), "the trace is not good: it lists pending steps: a good trace has none"),
+        (blocked.finish(), "the trace is not good: it ends with blocked steps (a deadlock): a good trace has none"),
+    ];
+    for (trace, message) in cases {
+        let mut learner = learner_with_lessons(&s);
+        let before = state(&mut learner);
+        let e = learner.learn_good(&trace).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::NotGood);
+        assert_eq!(e.to_string(), message);
+        assert_eq!(state(&mut learner), before, "a refused trace changes nothing");
+    }
+}
