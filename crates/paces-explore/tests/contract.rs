@@ -57,6 +57,10 @@ fn spin_agrees_that_leaving_a_final_loop_deadlocks() {
     }
     let model = paces_cwhile::to_promela(&program, text).expect("exports");
     assert_eq!(paces_testkit::spin::verdicts(&model), Ok((Some(false), Some(true))), "{model}");
+    // By name too: t0 stopped after leaving its loop (its process ended), t1 waiting.
+    let spin = paces_testkit::spin::deadlocks(&model).expect("SPIN runs").expect("SPIN answers");
+    let named: Vec<String> = spin.iter().map(deadlock_text).collect();
+    assert_eq!(named, ["t0 done, t1 at A"], "{model}");
     let with_spin = compare(&leaves_a_final_loop(), Options { limit: 100_000, spin: true });
     assert!(with_spin.disagreements.is_empty(), "{}", with_spin.text);
 }
@@ -159,4 +163,30 @@ fn the_interpreter_answers_the_three_programs() {
     assert_eq!(deadlocks(&assume_in_atomic()), ["t0 at L2, t1 at L3"]);
     let outcome = interpret(&Code::new(&ticker_beside_a_shallow_failure()), 2_000);
     assert!(!outcome.complete && outcome.failures.contains("L7"), "{outcome:?}");
+}
+
+/// The program of the issue as written, with labels: the checker finds the two deadlocks,
+/// and SPIN on its export finds the same two, by name.
+#[test]
+fn the_issues_program_deadlocks_alike_for_the_checker_and_spin() {
+    let text = "var m = 0, stop = 0;
+        thread holder { H1: lock(m); H2: await(stop == 1); }
+        thread waiter { W1: lock(m); }
+        thread poller { P0: while (*) { P1: lock(m); P2: unlock(m); } P3: assume(stop == 1); }";
+    let program = paces_cwhile::parse(text).expect("parses");
+    let want = ["holder at H1, waiter done, poller at P1", "holder at H2, waiter at W1, poller at P1"];
+    for por in [true, false] {
+        let r = check(&program, &Config::new().stop_at_first_failure(false).por(por)).expect("checks");
+        let found: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+        assert_eq!(found, want, "por {por}");
+    }
+    if !paces_testkit::spin::available_for_test() {
+        return;
+    }
+    let model = paces_cwhile::to_promela(&program, text).expect("exports");
+    let spin = paces_testkit::spin::deadlocks(&model).expect("SPIN runs").expect("SPIN answers");
+    let named: Vec<String> = spin.iter().map(deadlock_text).collect();
+    let mut want: Vec<String> = want.iter().map(|d| (*d).to_owned()).collect();
+    want.sort();
+    assert_eq!(named, want, "{model}");
 }
