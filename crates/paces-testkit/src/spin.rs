@@ -89,8 +89,8 @@ const MAX_TRAILS: usize = 400;
 pub type Deadlock = Vec<(String, Option<BTreeSet<String>>)>;
 
 /// Every invalid end state SPIN finds in the model, by the deadlock's name; `None` where SPIN
-/// gives no answer (as for [`verdicts`]) or finds more than `MAX_TRAILS` (400) invalid end
-/// states. An error when `spin` or `gcc` fails, or a trail does not read as expected.
+/// gives no answer (as for [`verdicts`]), where its search ran into the depth bound, or where
+/// it finds more than `MAX_TRAILS` (400) invalid end states. An error when `spin` or `gcc` fails, or a trail does not read as expected.
 pub fn deadlocks(promela: &str) -> Result<Option<BTreeSet<Deadlock>>, String> {
     let dir = scratch_dir()?;
     let result = deadlocks_in(&dir, promela);
@@ -107,7 +107,9 @@ fn deadlocks_in(dir: &Path, promela: &str) -> Result<Option<BTreeSet<Deadlock>>,
     else {
         return Ok(None);
     };
-    if timed_out || (n == 0 && out.contains("max search depth too small")) || n > MAX_TRAILS {
+    // A search cut by the depth bound may have missed invalid end states: no answer, whatever
+    // it found.
+    if timed_out || out.contains("max search depth too small") || n > MAX_TRAILS {
         return Ok(None);
     }
     let lines: Vec<&str> = promela.lines().collect();
