@@ -206,7 +206,13 @@ fn export_promela() {
     let out = paces(&["export", "--promela", &example("paper1")], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let pml = text(&out.stdout);
-    for needle in ["int g_x = 0;", "active proctype t_thread1()", "L3_1: (g_x == (1));", "assert((g_z == (1)));"] {
+    let needles = [
+        "int g_x = 0;",
+        "active proctype t_thread1()",
+        "pc0: if /* waits at 1 */\n  :: (g_x == (1)); goto pc1\n  fi;",
+        "assert((g_z == (1))); goto pc_end",
+    ];
+    for needle in needles {
         assert!(pml.contains(needle), "{needle} missing in:\n{pml}");
     }
 }

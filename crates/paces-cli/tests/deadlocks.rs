@@ -172,3 +172,49 @@ fn a_lock_order_deadlock_in_the_papers_c_is_repaired() {
     let check = paces(&["check", "--all", &repaired]);
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
 }
+
+/// `poller`'s only way on once `holder` has `m` is the lock's wait: leaving its loop starts
+/// with `assume(stop == 1)`, which cannot step (the choice is made with the first step of the
+/// branch taken). So every thread is blocked: a deadlock, with `waiter` at its lock or done.
+const WAIT_BESIDE_AN_IMPOSSIBLE_EXIT: &str = "var m = 0, stop = 0;\n\
+thread holder { H1: lock(m); H2: await(stop == 1); }\n\
+thread waiter { W1: lock(m); }\n\
+thread poller { P0: while (*) { P1: lock(m); P2: unlock(m); } P3: assume(stop == 1); }\n";
+
+#[test]
+fn a_wait_beside_an_impossible_exit_is_a_deadlock() {
+    let file = scratch("wait-beside-impossible-exit.cw", WAIT_BESIDE_AN_IMPOSSIBLE_EXIT);
+    let both = ["holder at H1, waiter done, poller at P1", "holder at H2, waiter at W1, poller at P1"];
+    for extra in [&[][..], &["--no-por"][..]] {
+        let mut args = vec!["check", &file];
+        args.extend_from_slice(extra);
+        let out = paces(&args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", text(&out.stdout));
+        let first = text(&out.stdout);
+        assert!(
+            first.lines().next().is_some_and(|l| both.iter().any(|d| l.ends_with(&format!("deadlock: {d}")))),
+            "{extra:?}: {first}"
+        );
+        args.push("--all");
+        let all = paces(&args);
+        assert_eq!(all.status.code(), Some(1), "{extra:?}: {}", text(&all.stdout));
+        let out = text(&all.stdout);
+        assert!(out.contains(": 0 failing assertions, 2 deadlocks, 0 atomic livelocks"), "{extra:?}: {out}");
+        for d in both {
+            assert!(out.contains(&format!("deadlock: {d} (")), "{extra:?}: {d} missing from\n{out}");
+        }
+    }
+    // The repair answers by the contract: both deadlocks are the original's bugs, and the
+    // program it prints has none (moving the `assume` first cuts `poller` at its start, so no
+    // stuck state is a deadlock any more).
+    let out = paces(&["repair", &file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    for d in both {
+        assert!(err.contains(&format!("    {d}\n")), "{d} missing from\n{err}");
+    }
+    let repaired = scratch("wait-beside-impossible-exit-repaired.cw", &text(&out.stdout));
+    let check = paces(&["check", "--all", &repaired]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+    assert!(text(&check.stdout).contains("0 deadlocks"), "{}", text(&check.stdout));
+}

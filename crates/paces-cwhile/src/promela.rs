@@ -1,5 +1,7 @@
 //! Export to Promela, for differential testing against SPIN.
 
+mod flat;
+
 use std::fmt::Write as _;
 
 use paces_constraint::{BlockId, Waits};
@@ -7,19 +9,29 @@ use paces_constraint::{BlockId, Waits};
 use crate::diag::line_col;
 use crate::error::{Error, ErrorKind};
 use crate::ir::{BinOp, Chain, Cond, Expr, ProcIdx, Program, StmtId, StmtKind, UnOp, VarIdx, VarScope};
+use flat::Step;
 
 /// Translates a program to Promela (see `docs/language.md`, "Promela export").
 ///
-/// Each thread becomes an `active proctype`; procedures are inlined at every call (each
-/// inlined copy gets its own labels); `atomic` stays `atomic`, `await(b)` is the blocking
-/// guard `(b)`, `assume(b)` is a guard whose failing branch blocks forever behind an
-/// `end`-prefixed label (a trace cut by an assume is not a deadlock), `assert` stays
+/// Each thread becomes an `active proctype` whose control outside atomic blocks is written
+/// point by point: a point is a place where the thread stands between two steps, and it is
+/// one `if`, labelled `pcK`, whose options are the steps the thread may take next, each guarded by the step
+/// itself and followed by a `goto` to the point after it. The choices of `if (*)` and
+/// `while (*)` (leaving a loop, taking an empty branch, reaching a block's end) take no step:
+/// they are folded into the options, so a choice is made with the first step of the branch
+/// taken, as the language's contract says, and a thread blocks only where no option can
+/// start. `await(b)` and `assume(b)` are both the guard `(b)`; a point where the thread may
+/// finish has an option to its end (`pc_end`). A state where no thread can step is a deadlock
+/// unless some thread is cut (every option of it is an `assume`): such a thread's point has
+/// the option `timeout -> paces_cut = 1`, after which every waiting thread may go to its end,
+/// so SPIN's invalid end states are exactly the checker's deadlocks; the `if` of a point where
+/// the thread waits names, in a comment, the labels it waits at (the deadlock's name for the
+/// thread). Procedures are inlined at every call; an atomic block, `lock` and `down` are
+/// SPIN's `atomic` sequences (the block's branches and loops nested inside). `assert` stays
 /// `assert`, and a division or remainder by zero or a shift by an amount outside 0..=63 is an
-/// assertion failure. `if (*)` and `while (*)` become nondeterministic `if`/`do` whose options
-/// start with the branch's first step; an empty branch is `skip`. Loop heads carry `end` labels so that an idle worker loop
-/// is a valid end state. Names are prefixed (`g_` globals, `l_` thread locals, `pN_`
-/// procedure locals, `Lk_` statement labels with `k` the location id) so they never clash
-/// with Promela keywords. Promela's `int` has 32 bits where Cwhile has 64.
+/// assertion failure. Names are prefixed (`g_` globals, `l_` thread locals, `pN_` procedure
+/// locals) so they never clash with Promela keywords. Promela's `int` has 32 bits where
+/// Cwhile has 64.
 ///
 /// `source` is the text the program was parsed from (for a program built by
 /// [`Program::apply`], the original's): it places the error.
@@ -35,10 +47,14 @@ pub fn to_promela(p: &Program, source: &str) -> Result<String, Error> {
     for v in &p.vars[..p.global_count()] {
         let _ = writeln!(out, "int g_{} = {};", v.name, v.init);
     }
-    if p.global_count() > 0 {
-        out.push('\n');
+    let points: Vec<Vec<flat::Point>> = p.threads.iter().map(|t| flat::points(p, t.body)).collect();
+    // Whether some thread can be cut: only then the model has the flag and the options.
+    let cuts = points.iter().flatten().any(|pt| !pt.can_finish && stops(p, pt) && wait_labels(p, pt).is_empty());
+    if cuts {
+        out.push_str("bit paces_cut = 0;\n");
     }
-    for thread in &p.threads {
+    out.push('\n');
+    for (thread, points) in p.threads.iter().zip(&points) {
         let _ = writeln!(out, "active proctype t_{}() {{", thread.name);
         for &v in &thread.locals {
             if let Some(var) = p.vars.get(v.index()) {
@@ -53,12 +69,96 @@ pub fn to_promela(p: &Program, source: &str) -> Result<String, Error> {
                 }
             }
         }
-        let mut e = Emitter { p, out: String::new(), counter: 0 };
-        e.body(thread.body);
-        out.push_str(&e.out);
+        thread_body(p, points, cuts, &mut out);
         out.push_str("}\n\n");
     }
     Ok(out)
+}
+
+/// Whether some option of `point` is an `assume` or the guard of an `if (b)`/`while (b)`.
+fn stops(p: &Program, point: &flat::Point) -> bool {
+    point.options.iter().any(|o| match o.step {
+        Step::Guard(..) => true,
+        Step::Stmt(id) => matches!(p.stmts.get(id.index()).map(|s| &s.kind), Some(StmtKind::Assume(_))),
+    })
+}
+
+/// The points of a thread (see [`to_promela`]), then its end; with `cuts`, the options of a
+/// cut thread and of the threads that may end after it.
+fn thread_body(p: &Program, points: &[flat::Point], cuts: bool, out: &mut String) {
+    for (k, point) in points.iter().enumerate() {
+        let waits = wait_labels(p, point);
+        let comment = if waits.is_empty() { String::new() } else { format!(" /* waits at {} */", waits.join(" ")) };
+        if point.options.is_empty() {
+            let _ = writeln!(out, "pc{k}: goto pc_end;");
+            continue;
+        }
+        let _ = writeln!(out, "pc{k}: if{comment}");
+        for opt in &point.options {
+            let target = opt.target.map_or_else(|| "pc_end".to_owned(), |t| format!("pc{t}"));
+            let text = match opt.step {
+                Step::Stmt(id) => match p.stmts.get(id.index()).map(|s| &s.kind) {
+                    Some(StmtKind::Atomic(b)) => {
+                        let mut e = Emitter { p, out: String::new() };
+                        e.body(*b, 3);
+                        format!("atomic {{\n{}    }}", e.out)
+                    }
+                    _ => simple_step(p, id).unwrap_or_else(|| "skip".to_owned()),
+                },
+                Step::Guard(id, then) => {
+                    let cond = match p.stmts.get(id.index()).map(|s| &s.kind) {
+                        Some(StmtKind::If { cond, .. } | StmtKind::While { cond, .. }) => guards(p, cond),
+                        _ => (None, None),
+                    };
+                    let g = if then { cond.0 } else { cond.1 };
+                    g.unwrap_or_else(|| "skip".to_owned())
+                }
+            };
+            let _ = writeln!(out, "  :: {text}; goto {target}");
+        }
+        if point.can_finish {
+            out.push_str("  :: goto pc_end\n");
+        } else if cuts {
+            let stops = stops(p, point);
+            if !waits.is_empty() || stops {
+                out.push_str("  :: paces_cut == 1 -> goto pc_end\n");
+            }
+            if waits.is_empty() && stops {
+                out.push_str("  :: timeout -> paces_cut = 1; goto pc_end\n");
+            }
+        }
+        out.push_str("  fi;\n");
+    }
+    out.push_str("pc_end: skip\n");
+}
+
+/// The labels a thread blocked at `point` waits at, as the checker names them: an `await`'s,
+/// a `lock`'s or `down`'s, an atomic block's (for a section a repair added, `atomic_FIRST`,
+/// the label `FIRST` of its first item).
+fn wait_labels(p: &Program, point: &flat::Point) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for opt in &point.options {
+        let Step::Stmt(id) = opt.step else { continue };
+        let Some(s) = p.stmts.get(id.index()) else { continue };
+        let label = match &s.kind {
+            StmtKind::Await(_) | StmtKind::Lock { .. } | StmtKind::Down { .. } => s.label.clone(),
+            StmtKind::Atomic(b) => added_section_first(p, &s.label, *b).unwrap_or_else(|| s.label.clone()),
+            _ => continue,
+        };
+        if !out.contains(&label) {
+            out.push(label);
+        }
+    }
+    out
+}
+
+/// For an atomic block labelled `atomic_FIRST` or `atomic_FIRST_k` (a section a repair added)
+/// whose first item is labelled `FIRST`: that label.
+fn added_section_first(p: &Program, label: &str, body: BlockId) -> Option<String> {
+    let first = p.stmts.get(p.blocks.get(body.index())?.items.first()?.index())?;
+    let rest = label.strip_prefix("atomic_")?.strip_prefix(first.label.as_str())?;
+    let numbered = rest.strip_prefix('_').is_some_and(|k| !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()));
+    (rest.is_empty() || numbered).then(|| first.label.clone())
 }
 
 /// The error for the first atomic block (in statement order) that waits, or stops at an
@@ -246,31 +346,28 @@ fn conjunction(parts: impl IntoIterator<Item = Option<String>>) -> Option<String
     (!parts.is_empty()).then(|| format!("({})", parts.join(" && ")))
 }
 
-/// Work for the iterative emitter.
+/// Work for the iterative emitter of an atomic block's body.
 enum Work {
-    /// A statement; `bare` when it may not carry a label (SPIN forbids labels on the first
-    /// statement of an option or an atomic sequence).
     Stmt {
         id: StmtId,
         level: usize,
-        copy: u32,
-        bare: bool,
     },
     Line(String),
-    /// The items of a block as one sequence (`skip` when empty); `bare` for its first item.
+    /// The items of a block as one sequence (`skip` when empty).
     Seq {
         block: BlockId,
         level: usize,
-        copy: u32,
-        bare: bool,
     },
 }
 
+/// Writes the body of an atomic block as SPIN's atomic sequence: nested `if`/`do` for the
+/// branches and loops (the block runs whole, so SPIN's `break` and empty `skip` are steps no
+/// other process sees), `assume` and `await` as guards (a false one stops the path, and the
+/// export refuses a block where that can happen after its first step). No statement carries a
+/// label: one block may be written as an option of several points.
 struct Emitter<'a> {
     p: &'a Program,
     out: String,
-    /// Numbers `end` labels and inlined copies, unique within the proctype.
-    counter: u32,
 }
 
 fn pad(level: usize) -> String {
@@ -278,169 +375,137 @@ fn pad(level: usize) -> String {
 }
 
 impl Emitter<'_> {
-    fn next(&mut self) -> u32 {
-        self.counter += 1;
-        self.counter
-    }
-
-    fn label(&self, id: StmtId, copy: u32) -> String {
-        let s = &self.p.stmts[id.index()];
-        let clean: String = s.label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-        if copy == 0 {
-            format!("L{}_{clean}", s.loc.index())
-        } else {
-            format!("L{}_{clean}_c{copy}", s.loc.index())
-        }
-    }
-
-    fn body(&mut self, block: BlockId) {
-        let mut stack = vec![Work::Seq { block, level: 1, copy: 0, bare: false }];
+    fn body(&mut self, block: BlockId, level: usize) {
+        let mut stack = vec![Work::Seq { block, level }];
         while let Some(w) = stack.pop() {
             match w {
                 Work::Line(l) => {
                     self.out.push_str(&l);
                     self.out.push('\n');
                 }
-                Work::Seq { block, level, copy, bare } => {
+                Work::Seq { block, level } => {
                     let items = self.p.blocks.get(block.index()).map_or(&[][..], |b| &b.items[..]);
                     if items.is_empty() {
                         stack.push(Work::Line(format!("{}skip;", pad(level))));
                     }
-                    stack.extend(items.iter().enumerate().rev().map(|(k, &id)| Work::Stmt {
-                        id,
-                        level,
-                        copy,
-                        bare: bare && k == 0,
-                    }));
+                    stack.extend(items.iter().rev().map(|&id| Work::Stmt { id, level }));
                 }
-                Work::Stmt { id, level, copy, bare } => self.stmt(id, level, copy, bare, &mut stack),
+                Work::Stmt { id, level } => self.stmt(id, level, &mut stack),
             }
         }
     }
 
-    /// A blocking guard `(b)`; with a division in `b`, a guard that also fires when a
-    /// divisor is zero and then fails an assertion, in one atomic step.
-    fn guard(&self, x: &Expr, text: String) -> String {
-        match defined(self.p, x) {
-            None => text,
-            Some(d) => format!("atomic {{ (!{d} || {text}); assert({d}) }}"),
-        }
-    }
-
-    /// A simple statement with its division check, as one line.
-    fn guarded(&self, checks: &[&Expr], text: String) -> String {
-        let conds: Vec<String> = checks.iter().filter_map(|e| defined(self.p, e)).collect();
-        if conds.is_empty() {
-            text
-        } else {
-            format!("atomic {{ assert({}); {} }}", conds.join(" && "), text.trim_end_matches(';'))
-        }
-    }
-
-    fn stmt(&mut self, id: StmtId, level: usize, copy: u32, bare: bool, stack: &mut Vec<Work>) {
+    fn stmt(&mut self, id: StmtId, level: usize, stack: &mut Vec<Work>) {
         let p = self.p;
         let Some(s) = p.stmts.get(id.index()) else { return };
         let ind = pad(level);
-        let label = if bare { String::new() } else { format!("{}: ", self.label(id, copy)) };
-        let e = |x: &Expr| promela_expr(p, x);
-        let simple = match &s.kind {
-            StmtKind::Assign { var, expr } => {
-                Some(self.guarded(&[expr], format!("{} = {};", var_ref(p, *var), e(expr))))
-            }
-            StmtKind::Await(x) => Some(format!("{};", self.guard(x, e(x)))),
-            StmtKind::Assert(x) => Some(self.guarded(&[x], format!("assert({});", e(x)))),
-            StmtKind::Skip => Some("skip;".to_owned()),
-            StmtKind::Unlock(v) => Some(format!("{} = 0;", var_ref(p, *v))),
-            StmtKind::Up(v) => Some(format!("{0} = {0} + 1;", var_ref(p, *v))),
-            StmtKind::Lock { var, .. } => Some(format!("atomic {{ ({0} == 0); {0} = 1 }};", var_ref(p, *var))),
-            StmtKind::Down { var, .. } => Some(format!("atomic {{ ({0} > 0); {0} = {0} - 1 }};", var_ref(p, *var))),
-            StmtKind::Assume(x) => {
-                let n = self.next();
-                let guard = self.guard(x, e(x));
-                Some(format!("if :: {guard} :: else -> end_cut{n}: false fi;"))
-            }
-            _ => None,
-        };
-        if let Some(text) = simple {
-            stack.push(Work::Line(format!("{ind}{label}{text}")));
+        if let Some(text) = simple_step(p, id) {
+            stack.push(Work::Line(format!("{ind}{text};")));
             return;
         }
         // Compound statements: push in reverse order of output.
         match &s.kind {
             StmtKind::If { cond, then_block, else_block } => {
                 stack.push(Work::Line(format!("{ind}fi;")));
-                let (then_guard, else_guard) = self.guards(cond);
+                let (then_guard, else_guard) = guards(p, cond);
                 match else_block {
-                    Some(b) => self.option(stack, else_guard.as_deref(), *b, level, copy),
+                    Some(b) => self.option(stack, else_guard.as_deref(), *b, level),
                     None => stack.push(Work::Line(format!("{ind}:: {}", else_guard.as_deref().unwrap_or("skip")))),
                 }
-                self.option(stack, then_guard.as_deref(), *then_block, level, copy);
-                stack.push(Work::Line(format!("{ind}{label}if")));
+                self.option(stack, then_guard.as_deref(), *then_block, level);
+                stack.push(Work::Line(format!("{ind}if")));
             }
             StmtKind::While { cond, body } => {
                 stack.push(Work::Line(format!("{ind}od;")));
-                let (body_guard, exit_guard) = self.guards(cond);
+                let (body_guard, exit_guard) = guards(p, cond);
                 match exit_guard {
                     Some(g) => stack.push(Work::Line(format!("{ind}:: {g} -> break"))),
                     None => stack.push(Work::Line(format!("{ind}:: break"))),
                 }
-                self.option(stack, body_guard.as_deref(), *body, level, copy);
-                let n = self.next();
-                let end = if bare { String::new() } else { format!("end_loop{n}: ") };
-                stack.push(Work::Line(format!("{ind}{label}{end}do")));
+                self.option(stack, body_guard.as_deref(), *body, level);
+                stack.push(Work::Line(format!("{ind}do")));
             }
             StmtKind::Atomic(b) => {
                 stack.push(Work::Line(format!("{ind}}};")));
-                stack.push(Work::Seq { block: *b, level: level + 1, copy, bare: true });
-                stack.push(Work::Line(format!("{ind}{label}atomic {{")));
+                stack.push(Work::Seq { block: *b, level: level + 1 });
+                stack.push(Work::Line(format!("{ind}atomic {{")));
             }
-            StmtKind::NoReorder(b) => {
-                stack.push(Work::Seq { block: *b, level, copy, bare });
-                stack.push(Work::Line(format!("{ind}/* {}: noreorder */", s.label)));
-            }
+            StmtKind::NoReorder(b) => stack.push(Work::Seq { block: *b, level }),
             StmtKind::Call(q) => {
-                let copy = self.next();
-                let name = p.procs.get(q.index()).map_or("?", |q| q.name.as_str());
-                stack.push(Work::Line(format!("{ind}/* end of {name}() */")));
                 if let Some(proc_) = p.procs.get(q.index()) {
-                    stack.push(Work::Seq { block: proc_.body, level, copy, bare });
+                    stack.push(Work::Seq { block: proc_.body, level });
                 }
-                stack.push(Work::Line(format!("{ind}/* {}: {name}() */", s.label)));
             }
             _ => {}
         }
     }
 
-    /// The guards of a condition: `None` for `*`.
-    fn guards(&self, cond: &Cond) -> (Option<String>, Option<String>) {
-        match cond {
-            Cond::Star => (None, None),
-            Cond::Expr { cond, .. } => {
-                let c = promela_expr(self.p, cond);
-                let then_g = self.guard(cond, c.clone());
-                let else_g = self.guard(cond, format!("(!{c})"));
-                (Some(then_g), Some(else_g))
-            }
-        }
-    }
-
     /// One option `:: guard -> body` (or the body's own first step when there is no guard).
-    fn option(&mut self, stack: &mut Vec<Work>, guard: Option<&str>, block: BlockId, level: usize, copy: u32) {
+    fn option(&mut self, stack: &mut Vec<Work>, guard: Option<&str>, block: BlockId, level: usize) {
         let ind = pad(level);
         let empty = self.p.blocks.get(block.index()).is_none_or(|b| b.items.is_empty());
         match (guard, empty) {
             (Some(g), true) => stack.push(Work::Line(format!("{ind}:: {g}"))),
             (None, true) => stack.push(Work::Line(format!("{ind}:: skip"))),
             (Some(g), false) => {
-                stack.push(Work::Seq { block, level: level + 1, copy, bare: false });
+                stack.push(Work::Seq { block, level: level + 1 });
                 stack.push(Work::Line(format!("{ind}:: {g} ->")));
             }
             (None, false) => {
-                stack.push(Work::Seq { block, level: level + 1, copy, bare: true });
+                stack.push(Work::Seq { block, level: level + 1 });
                 stack.push(Work::Line(format!("{ind}::")));
             }
         }
     }
+}
+
+/// A blocking guard `(b)`; with a division in `b`, a guard that also fires when a divisor is
+/// zero and then fails an assertion, in one atomic step.
+fn guard(p: &Program, x: &Expr, text: String) -> String {
+    match defined(p, x) {
+        None => text,
+        Some(d) => format!("atomic {{ (!{d} || {text}); assert({d}) }}"),
+    }
+}
+
+/// A simple statement with its division check.
+fn guarded(p: &Program, checks: &[&Expr], text: String) -> String {
+    let conds: Vec<String> = checks.iter().filter_map(|e| defined(p, e)).collect();
+    if conds.is_empty() {
+        text
+    } else {
+        format!("atomic {{ assert({}); {} }}", conds.join(" && "), text)
+    }
+}
+
+/// The guards of a condition: `None` for `*`.
+fn guards(p: &Program, cond: &Cond) -> (Option<String>, Option<String>) {
+    match cond {
+        Cond::Star => (None, None),
+        Cond::Expr { cond, .. } => {
+            let c = promela_expr(p, cond);
+            (Some(guard(p, cond, c.clone())), Some(guard(p, cond, format!("(!{c})"))))
+        }
+    }
+}
+
+/// A statement that is one step and no block, as one Promela statement (without its `;`);
+/// `None` for the others. `assume(b)` is the guard `(b)` as `await(b)` is: where a thread can
+/// only stop at one, the model's `timeout` option says so (see [`to_promela`]).
+fn simple_step(p: &Program, id: StmtId) -> Option<String> {
+    let s = p.stmts.get(id.index())?;
+    let e = |x: &Expr| promela_expr(p, x);
+    Some(match &s.kind {
+        StmtKind::Assign { var, expr } => guarded(p, &[expr], format!("{} = {}", var_ref(p, *var), e(expr))),
+        StmtKind::Await(x) | StmtKind::Assume(x) => guard(p, x, e(x)),
+        StmtKind::Assert(x) => guarded(p, &[x], format!("assert({})", e(x))),
+        StmtKind::Skip => "skip".to_owned(),
+        StmtKind::Unlock(v) => format!("{} = 0", var_ref(p, *v)),
+        StmtKind::Up(v) => format!("{0} = {0} + 1", var_ref(p, *v)),
+        StmtKind::Lock { var, .. } => format!("atomic {{ ({0} == 0); {0} = 1 }}", var_ref(p, *var)),
+        StmtKind::Down { var, .. } => format!("atomic {{ ({0} > 0); {0} = {0} - 1 }}", var_ref(p, *var)),
+        _ => return None,
+    })
 }
 
 /// The first statement in `block` (run as an atomic body) that waits after the block's first

@@ -43,10 +43,16 @@ fn promela_agrees_with_the_semantics() {
         .replace("  A: x := 1;\n  B: y := 1;\n  C: z := 1;", "  B: y := 1;\n  C: z := 1;\n  A: x := 1;");
     let report = spin("fixed", &fixed);
     assert!(report.contains("errors: 0"), "{report}");
-    // An assume cuts the trace; an idle worker loop is finished: neither is a deadlock.
-    let src = "var x, y;\nthread a { assume(x == 1); x := 2; }\nthread b { while (*) { await(y == 1); } }\nthread c { if (*) { await(y == 2); } }\n";
+    // An assume cuts the trace; an idle worker loop is finished: neither is a deadlock, also
+    // beside a thread that waits for good (the cut thread ends the run).
+    let src = "var x, y;\nthread a { assume(x == 1); x := 2; }\nthread b { while (*) { await(y == 1); } }\nthread c { if (*) { await(y == 2); } }\nthread d { await(y == 3); }\n";
     let report = spin("cut", src);
     assert!(report.contains("errors: 0"), "{report}");
+    // A wait beside a loop exit whose first step is a false assume blocks its thread: the
+    // choice is made with the first step of the branch taken.
+    let src = "var m, stop;\nthread h { lock(m); await(stop == 1); }\nthread p { while (*) { lock(m); unlock(m); } assume(stop == 1); }\n";
+    let report = spin("wait-beside-cut", src);
+    assert!(report.contains("invalid end state"), "{report}");
     // Two locks taken in opposite orders can deadlock: an invalid end state for SPIN.
     let src = "var m, n;\nthread a { lock(m); lock(n); unlock(n); unlock(m); }\nthread b { lock(n); lock(m); unlock(m); unlock(n); }\n";
     let report = spin("deadlock", src);

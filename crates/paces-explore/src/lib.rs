@@ -63,9 +63,10 @@
 //! provisos and fairness in depth) is in `docs/explore.md`,
 //! "Partial-order reduction, and why it is sound".
 //!
-//! [`Config::spin_end_states`] switches to SPIN's weaker notion of an invalid end state, for
-//! differential tests against SPIN on `paces_cwhile::to_promela`; `docs/explore.md` has the
-//! details and the measurements.
+//! The Promela export `paces_cwhile::to_promela` makes a choice with the first step of the
+//! branch taken, as the checker does, so SPIN's invalid end states on it are the checker's
+//! deadlocks; the differential tests compare them by name (`docs/explore.md`, "Comparing
+//! with SPIN").
 //!
 //! # Example
 //! ```

@@ -3,7 +3,7 @@
 //! the checker, witnesses replayed) and with the answer written out.
 
 use paces_explore::{check, Config, Verdict};
-use paces_testkit::diff::{compare, deadlock_text, Options};
+use paces_testkit::diff::{compare, deadlock_text, Options, SpinUse};
 use paces_testkit::gen::{Cond, Ex, Prog, St};
 use paces_testkit::interp::{interpret, Code};
 
@@ -57,6 +57,10 @@ fn spin_agrees_that_leaving_a_final_loop_deadlocks() {
     }
     let model = paces_cwhile::to_promela(&program, text).expect("exports");
     assert_eq!(paces_testkit::spin::verdicts(&model), Ok((Some(false), Some(true))), "{model}");
+    // By name too: t0 stopped after leaving its loop (its process ended), t1 waiting.
+    let spin = paces_testkit::spin::deadlocks(&model).expect("SPIN runs").expect("SPIN answers");
+    let named: Vec<String> = spin.iter().map(deadlock_text).collect();
+    assert_eq!(named, ["t0 done, t1 at A"], "{model}");
     let with_spin = compare(&leaves_a_final_loop(), Options { limit: 100_000, spin: true });
     assert!(with_spin.disagreements.is_empty(), "{}", with_spin.text);
 }
@@ -113,6 +117,45 @@ fn a_thread_running_forever_does_not_hide_a_shallow_failure() {
     );
 }
 
+/// A thread whose only way on is a wait, beside a loop exit that starts with a false
+/// `assume`: `t2` waits at the lock `t0` holds while `t0` waits for `x == 1`; it is blocked,
+/// not cut, so every thread is blocked.
+fn wait_beside_an_impossible_exit() -> Prog {
+    Prog {
+        threads: vec![
+            vec![St::Locked(vec![St::Await(Cond::Eq(0, 1))])],
+            vec![St::Locked(Vec::new())],
+            vec![St::WhileStar(vec![St::Locked(Vec::new())]), St::Assume(Cond::Eq(0, 1))],
+        ],
+        proc_body: vec![St::Skip],
+    }
+}
+
+#[test]
+fn a_wait_beside_an_impossible_exit_is_a_deadlock() {
+    let prog = wait_beside_an_impossible_exit();
+    let text = Code::new(&prog).text();
+    assert_eq!(deadlocks(&prog), ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "{text}");
+    no_disagreement(&prog, 100_000);
+    let program = paces_cwhile::parse(&text).unwrap();
+    for por in [true, false] {
+        let r = check(&program, &Config::new().stop_at_first_failure(false).por(por)).unwrap();
+        let found: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+        assert_eq!(found, ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "por {por}");
+    }
+    // The export gives SPIN the same deadlocks, by name.
+    if !paces_testkit::spin::available_for_test() {
+        return;
+    }
+    let model = paces_cwhile::to_promela(&program, &text).expect("exports");
+    let spin = paces_testkit::spin::deadlocks(&model).expect("SPIN runs").expect("SPIN answers");
+    let named: Vec<String> = spin.iter().map(deadlock_text).collect();
+    assert_eq!(named, ["t0 at L3, t1 done, t2 at L8", "t0 at L3, t1 at L5, t2 at L8"], "{model}");
+    let with_spin = compare(&prog, Options { limit: 100_000, spin: true });
+    assert!(with_spin.disagreements.is_empty(), "{:?}\n{}", with_spin.disagreements, with_spin.text);
+    assert_eq!(with_spin.spin, SpinUse::Compared);
+}
+
 /// The interpreter's answers on the three programs, which the tests above rely on.
 #[test]
 fn the_interpreter_answers_the_three_programs() {
@@ -120,4 +163,30 @@ fn the_interpreter_answers_the_three_programs() {
     assert_eq!(deadlocks(&assume_in_atomic()), ["t0 at L2, t1 at L3"]);
     let outcome = interpret(&Code::new(&ticker_beside_a_shallow_failure()), 2_000);
     assert!(!outcome.complete && outcome.failures.contains("L7"), "{outcome:?}");
+}
+
+/// The program of the issue as written, with labels: the checker finds the two deadlocks,
+/// and SPIN on its export finds the same two, by name.
+#[test]
+fn the_issues_program_deadlocks_alike_for_the_checker_and_spin() {
+    let text = "var m = 0, stop = 0;
+        thread holder { H1: lock(m); H2: await(stop == 1); }
+        thread waiter { W1: lock(m); }
+        thread poller { P0: while (*) { P1: lock(m); P2: unlock(m); } P3: assume(stop == 1); }";
+    let program = paces_cwhile::parse(text).expect("parses");
+    let want = ["holder at H1, waiter done, poller at P1", "holder at H2, waiter at W1, poller at P1"];
+    for por in [true, false] {
+        let r = check(&program, &Config::new().stop_at_first_failure(false).por(por)).expect("checks");
+        let found: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
+        assert_eq!(found, want, "por {por}");
+    }
+    if !paces_testkit::spin::available_for_test() {
+        return;
+    }
+    let model = paces_cwhile::to_promela(&program, text).expect("exports");
+    let spin = paces_testkit::spin::deadlocks(&model).expect("SPIN runs").expect("SPIN answers");
+    let named: Vec<String> = spin.iter().map(deadlock_text).collect();
+    let mut want: Vec<String> = want.iter().map(|d| (*d).to_owned()).collect();
+    want.sort();
+    assert_eq!(named, want, "{model}");
 }

@@ -1,21 +1,22 @@
 //! Differential against SPIN on the exported Promela (`paces_cwhile::to_promela`): for every
-//! held-in program, every C model of the tests (read by `paces-c`) and random programs, an assertion failure is reachable for us exactly
-//! when SPIN finds an assertion violation, and a deadlock is reachable exactly when SPIN finds
-//! an invalid end state.
+//! held-in program, every C model of the tests (read by `paces-c`) and random programs, an
+//! assertion failure is reachable for us exactly when SPIN finds an assertion violation, and
+//! a deadlock is reachable exactly when SPIN finds an invalid end state; on the random
+//! programs, SPIN's invalid end states are our deadlocks by name.
 //!
-//! SPIN lets a process leave its loops and terminate, so its invalid end states include
-//! states where some threads idle at their end while another waits for good; a thread stopped
-//! by a false `assume` sits at a valid end state. Our checker counts those the same way under
-//! [`Config::spin_end_states`]; the language's own deadlock (no thread can step) is stricter
-//! and is compared with SPIN by the first property only through that mode.
+//! The export makes a choice with the first step of the branch taken and lets a thread cut
+//! by a false `assume` end the run, so SPIN's invalid end states are the language's
+//! deadlocks (docs/language.md, "Promela export").
 //!
 //! Without `spin` (or `gcc`) on PATH the tests say that they skipped, unless
 //! `PACES_REQUIRE_SPIN=1`, then they fail.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use paces_explore::{check, Config, FailureKinds, Verdict};
+use paces_testkit::diff::deadlock_text;
 use paces_testkit::{gen, spin};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -28,10 +29,10 @@ fn spin_verdicts(promela: &str) -> (Option<bool>, Option<bool>) {
     spin::verdicts(promela).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Our verdicts: (assertion failure reachable, SPIN-style deadlock reachable).
+/// Our verdicts: (assertion failure reachable, deadlock reachable).
 fn our_verdicts(program: &paces_cwhile::Program) -> (bool, bool) {
     let bad = check(program, &Config::new().find(FailureKinds::BAD)).expect("check");
-    let dl = check(program, &Config::new().spin_end_states(true).find(FailureKinds::DEADLOCKS)).expect("check");
+    let dl = check(program, &Config::new().find(FailureKinds::DEADLOCKS)).expect("check");
     for r in [&bad, &dl] {
         assert!(!matches!(r.verdict, Verdict::BoundReached { .. }), "bound reached: {r}");
     }
@@ -103,7 +104,8 @@ fn dv1394_known_fix_still_fails_in_promela() {
     assert!(["4", "E"].contains(&failing.as_str()), "fails at {failing}");
 }
 
-/// Random programs (40 cases). A program whose atomic block waits after its first step has
+/// Random programs (40 cases; with `assume`s after loops, waits under held locks and up to
+/// four threads). A program whose atomic block waits after its first step has
 /// no Promela model (the export refuses it): such programs are skipped and counted.
 #[test]
 fn random_programs_agree_with_spin() {
@@ -113,23 +115,31 @@ fn random_programs_agree_with_spin() {
     let compared = AtomicUsize::new(0);
     let refused = AtomicUsize::new(0);
     let mut runner = TestRunner::new(ProptestConfig { cases: 40, ..ProptestConfig::default() });
-    let result = runner.run(&gen::prog(), |prog| {
-        let text = prog.text();
-        let program = paces_cwhile::parse(&text).map_err(|d| TestCaseError::fail(d.to_string()))?;
-        let model = match paces_cwhile::to_promela(&program, &text) {
-            Ok(model) => model,
-            Err(e) => {
-                prop_assert_eq!(e.kind(), &paces_cwhile::ErrorKind::WaitInAtomic);
-                refused.fetch_add(1, Ordering::Relaxed);
-                return Ok(());
+    let result =
+        runner.run(&gen::prog_with(gen::Features { loop_last: true, wide: true, ..gen::Features::BASE }), |prog| {
+            let text = prog.text();
+            let program = paces_cwhile::parse(&text).map_err(|d| TestCaseError::fail(d.to_string()))?;
+            let model = match paces_cwhile::to_promela(&program, &text) {
+                Ok(model) => model,
+                Err(e) => {
+                    prop_assert_eq!(e.kind(), &paces_cwhile::ErrorKind::WaitInAtomic);
+                    refused.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+            };
+            let ours = our_verdicts(&program);
+            let spin = spin_verdicts(&model);
+            prop_assert!(spin::agree(ours, spin), "ours {:?}, spin {:?}\n{}\n{}", ours, spin, text, model);
+            // Every deadlock by name.
+            let all = check(&program, &Config::new().stop_at_first_failure(false)).expect("check");
+            let ours: BTreeSet<String> = all.deadlocks.keys().map(ToString::to_string).collect();
+            if let Some(theirs) = spin::deadlocks(&model).unwrap_or_else(|e| panic!("{e}")) {
+                let theirs: BTreeSet<String> = theirs.iter().map(deadlock_text).collect();
+                prop_assert_eq!(&ours, &theirs, "{}\n{}", text, model);
             }
-        };
-        let ours = our_verdicts(&program);
-        let spin = spin_verdicts(&model);
-        prop_assert!(spin::agree(ours, spin), "ours {:?}, spin {:?}\n{}\n{}", ours, spin, text, model);
-        compared.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    });
+            compared.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        });
     eprintln!(
         "compared {} random programs with SPIN; skipped {} programs the export refuses",
         compared.load(Ordering::Relaxed),

@@ -8,6 +8,9 @@ pub enum ErrorKind {
     Learn,
     /// A trace given as bad has no failing event and no blocked thread.
     NotBad,
+    /// A trace given as good has a failing event, or blocked or pending steps (a run that
+    /// stops short of its threads' ends, or a deadlock).
+    NotGood,
     /// A trace does not fit the space: its events lift to locations that are not items of one
     /// block, or it names events it does not hold.
     SpaceMismatch,
@@ -55,6 +58,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Learn => "learning from a trace failed",
             ErrorKind::NotBad => "the trace is not bad",
+            ErrorKind::NotGood => "the trace is not good",
             ErrorKind::SpaceMismatch => "the trace does not fit the space",
             ErrorKind::Solve => "the solver failed",
             ErrorKind::Internal => "internal inconsistency",

@@ -14,6 +14,23 @@ use crate::lesson::{Conjunct, ConjunctKind, Lesson, LessonId, Role, Shown, SHOWN
 use crate::proposal::Proposal;
 use crate::{Error, ErrorKind};
 
+/// Why `trace`, given as good, is not: its first failing event, or its blocked or pending
+/// steps (LearnGoodUnder keeps the orders of a trace whose every thread got through: a failing
+/// run kept would protect the failure, and a run cut short says nothing of what follows).
+fn not_good(trace: &Trace, space: &Space) -> Option<String> {
+    if let Some((i, e)) = trace.events().iter().enumerate().find(|(_, e)| e.failed) {
+        let at = if e.is_final_check() { "the final check".to_owned() } else { format!("`{}`", space.name(e.loc)) };
+        return Some(format!("event {i} (at {at}) fails: a good trace has no failing step"));
+    }
+    if !trace.blocked().is_empty() {
+        return Some("it ends with blocked steps (a deadlock): a good trace has none".to_owned());
+    }
+    if !trace.pending().is_empty() {
+        return Some("it lists pending steps: a good trace has none".to_owned());
+    }
+    None
+}
+
 /// Whether a bad trace ends at its failure with no blocked and no pending steps (a final
 /// check does not: every thread ran to its end before it).
 fn stops_at_failure(trace: &Trace) -> bool {
@@ -238,8 +255,9 @@ impl Learner {
     /// When the trace does not fit the space or breaks program order (see
     /// [`Trace::check_against`]: unknown threads, locations or blocks, a fixed pair run out of
     /// order, a pending step its thread already ran, a local shared by two threads), with the
-    /// step, thread and labels named; when the solver cannot take the constraint (a resource
-    /// limit).
+    /// step, thread and labels named; [`ErrorKind::NotGood`] when it is no good trace (a
+    /// failing event, blocked or pending steps); when the solver cannot take the constraint (a
+    /// resource limit).
     pub fn learn_good(&mut self, trace: &Trace) -> Result<Lesson, Error> {
         self.learn_good_checked(trace, || None)
     }
@@ -260,6 +278,9 @@ impl Learner {
         freely_bad: impl FnOnce() -> Option<bool>,
     ) -> Result<Lesson, Error> {
         trace.check_against(&self.space)?;
+        if let Some(problem) = not_good(trace, &self.space) {
+            return Err(Error::new(ErrorKind::NotGood, format!("the trace is not good: {problem}")));
+        }
         let config = &self.config.learn;
         let mut learned = learn_good(trace, &mut self.arena, config);
         if learned.fallback_used && freely_bad() == Some(true) {

@@ -1,6 +1,7 @@
-//! The issue's three harmful traces, refused at the door: a thread that runs a fixed pair out
-//! of order, a pending step its thread already ran, and a register shared across threads. Each
-//! error names the step, the thread and the labels; the learner goes on exactly as before the
+//! Harmful traces, refused at the door: a thread that runs a fixed pair out of order, a
+//! pending step its thread already ran (also the very step of its last event), an event after
+//! its thread's pending or blocked step, and a register shared across threads. Each error
+//! names the step, the thread and the labels; the learner goes on exactly as before the
 //! refusal.
 
 use paces_learn::constraint::{ItemInfo, Space, SpaceBuilder};
@@ -209,4 +210,110 @@ fn a_builder_for_the_space_names_the_labels_in_its_errors() {
     );
     // The refused steps left the builder as it was.
     assert_eq!(tb.len(), 2);
+}
+
+/// A thread's pending step listed first and then run as an event (pending first, event
+/// after): the builder refuses the event, since a pending step comes after its thread's last
+/// event; the builder is left as it was.
+#[test]
+fn an_event_after_its_threads_pending_step_is_refused() {
+    let s = space();
+    let mut tb = TraceBuilder::for_space(&s);
+    let (a1, a2) = (s.loc("A1").unwrap(), s.loc("A2").unwrap());
+    tb.flat(A, a1).write(X, 1).push().unwrap();
+    tb.flat(A, a2).read(X).write(R, 1).push_pending();
+    let e = tb.flat(A, a2).read(X).write(R, 1).push().unwrap_err();
+    assert_eq!(e.kind(), &paces_learn::trace::TraceErrorKind::ScopeOrder);
+    assert_eq!(
+        e.to_string(),
+        "event 1 (thread `A`, at `A2`) comes after pending step 0 of thread `A`: a blocked or pending step comes \
+         after its thread's last event"
+    );
+    // The same after a blocked step, and in a builder without a space.
+    let mut plain = TraceBuilder::new();
+    plain.flat_step(&s, B, s.loc("B1").unwrap()).write(Y, 1).push_blocked().unwrap();
+    let e = plain.flat_step(&s, B, s.loc("B1").unwrap()).write(Y, 1).push().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "event 0 of thread 1 comes after blocked step 0 of thread 1: a blocked or pending step comes after its \
+         thread's last event"
+    );
+    assert_eq!(tb.len(), 1);
+    // Another thread's event may still come.
+    tb.flat(B, s.loc("B1").unwrap()).write(Y, 1).push().unwrap();
+}
+
+/// The same step as its thread's last event, listed again as pending: the thread already
+/// ran it, so it is no step the thread would take next. Refused at the door with the step
+/// named, the learner unchanged.
+#[test]
+fn a_pending_step_that_repeats_its_threads_last_event_is_refused() {
+    let s = space();
+    let mut tb = TraceBuilder::new();
+    step(&mut tb, &s, "B1", &[], &[Y], false);
+    step(&mut tb, &s, "B4", &[W], &[], true);
+    tb.flat_step(&s, B, s.loc("B4").unwrap()).read(W).push_pending();
+    let (kind, text) = refused(&s, &tb.finish());
+    assert_eq!(kind, ErrorKind::ProgramOrder);
+    assert_eq!(
+        text,
+        "the trace does not fit the space: pending step 0 (thread `B`, at `B4`): thread `B` already ran `B4` at \
+         event 1 in the same block instance: a step after the thread's last event must come after it in the \
+         thread's order"
+    );
+    // A blocked step that repeats the last event, and an event that repeats the one before.
+    let mut tb = TraceBuilder::new();
+    step(&mut tb, &s, "A1", &[], &[X], false);
+    tb.flat_step(&s, A, s.loc("A1").unwrap()).push_blocked().unwrap();
+    let (kind, text) = refused(&s, &tb.finish());
+    assert_eq!(kind, ErrorKind::ProgramOrder);
+    assert!(text.contains("blocked step 0 (thread `A`, at `A1`): thread `A` already ran `A1` at event 0"), "{text}");
+    // A builder without the space cannot tell a one-step item from a loop's test at its
+    // own location, so it takes the repeated event; the door refuses it.
+    let mut tb = TraceBuilder::new();
+    step(&mut tb, &s, "A1", &[], &[X], false);
+    step(&mut tb, &s, "A1", &[], &[X], false);
+    let (kind, text) = refused(&s, &tb.finish());
+    assert_eq!(kind, ErrorKind::ProgramOrder);
+    assert!(text.contains("event 1 (thread `A`, at `A1`): thread `A` already ran `A1` at event 0"), "{text}");
+    // A builder for the space refuses it at once.
+    let mut tb = TraceBuilder::for_space(&s);
+    tb.flat(A, s.loc("A1").unwrap()).write(X, 1).push().unwrap();
+    let e = tb.flat(A, s.loc("A1").unwrap()).write(X, 1).push().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "event 1 (thread `A`, at `A1`): thread `A` already ran `A1` at event 0 in the same block instance: a step \
+         after the thread's last event must come after it in the thread's order"
+    );
+}
+
+/// A trace given as good must be one: no failing event (learned as good it would keep the
+/// failure's orders), no blocked or pending steps (a run cut short). Each is refused with the
+/// learner unchanged; the same traces are taken as bad.
+#[test]
+fn a_good_trace_that_fails_or_stops_short_is_refused() {
+    let s = space();
+    let mut failing = TraceBuilder::new();
+    step(&mut failing, &s, "B1", &[], &[Y], false);
+    step(&mut failing, &s, "B3", &[Y], &[W], false);
+    step(&mut failing, &s, "B4", &[W], &[], true);
+    let mut pending = TraceBuilder::new();
+    step(&mut pending, &s, "A1", &[], &[X], false);
+    pending.flat_step(&s, A, s.loc("A2").unwrap()).read(X).write(R, 1).push_pending();
+    let mut blocked = TraceBuilder::new();
+    step(&mut blocked, &s, "A1", &[], &[X], false);
+    blocked.flat_step(&s, B, s.loc("B1").unwrap()).kind(EventKind::Await).read(X).push_blocked().unwrap();
+    let cases = [
+        (failing.finish(), "the trace is not good: event 2 (at `B4`) fails: a good trace has no failing step"),
+        (pending.finish(), "the trace is not good: it lists pending steps: a good trace has none"),
+        (blocked.finish(), "the trace is not good: it ends with blocked steps (a deadlock): a good trace has none"),
+    ];
+    for (trace, message) in cases {
+        let mut learner = learner_with_lessons(&s);
+        let before = state(&mut learner);
+        let e = learner.learn_good(&trace).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::NotGood);
+        assert_eq!(e.to_string(), message);
+        assert_eq!(state(&mut learner), before, "a refused trace changes nothing");
+    }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use paces_explore::{check, replay, CheckResult, Config, FailureKinds, ThreadStand, Verdict};
+use paces_explore::{check, replay, CheckResult, Config, ThreadStand};
 
 use paces_cwhile::Program;
 
@@ -81,8 +81,9 @@ pub enum Kind {
     Replay,
     /// SPIN's assertion verdict differs from the interpreter's.
     SpinAssertion,
-    /// SPIN's invalid end state verdict differs from the checker's in SPIN's end-state mode.
-    SpinEndState,
+    /// SPIN's invalid end states, by the deadlock's name, differ from the interpreter's
+    /// deadlocks.
+    SpinDeadlocks,
     /// The program does not parse, or the checker, the export or SPIN failed.
     Error,
 }
@@ -101,7 +102,7 @@ impl Kind {
             Kind::Parallel => "parallel vs sequential",
             Kind::Replay => "witness replay",
             Kind::SpinAssertion => "SPIN assertion",
-            Kind::SpinEndState => "SPIN end state",
+            Kind::SpinDeadlocks => "SPIN deadlocks",
             Kind::Error => "error",
         }
     }
@@ -162,7 +163,7 @@ pub struct Times {
     pub interpreter: Duration,
     /// The checker's searches (every configuration) and the witnesses' replays.
     pub checker: Duration,
-    /// SPIN (the export, `spin`, `gcc` and `pan`) and the checker in SPIN's end-state mode.
+    /// SPIN (the export, `spin`, `gcc`, `pan` and the replays of its trails).
     pub spin: Duration,
 }
 
@@ -175,7 +176,7 @@ impl std::ops::AddAssign for Times {
 }
 
 /// Compares the checker (with and without the reduction, with one and four workers,
-/// sequential, and merging from the first state; exhaustive and stopping at the first failure; in SPIN's end-state mode), the
+/// sequential, and merging from the first state; exhaustive and stopping at the first failure), the
 /// interpreter and SPIN on `prog`; every witness is replayed.
 pub fn compare(prog: &Prog, options: Options) -> Report {
     let code = Code::new(prog);
@@ -243,7 +244,7 @@ pub fn compare(prog: &Prog, options: Options) -> Report {
     // SPIN on the export, against the interpreter and the checker.
     let start = Instant::now();
     if options.spin && outcome.complete {
-        report.spin = against_spin(&program, &text, &outcome, bound, &mut say);
+        report.spin = against_spin(&program, &text, &outcome, &mut say);
     }
     times.spin = start.elapsed();
     report.times = times;
@@ -380,29 +381,24 @@ fn replay_witnesses(program: &Program, results: &[(&str, CheckResult)], say: &mu
     }
 }
 
-/// SPIN on the export of `program` (its `text`): its assertion verdict against the
-/// interpreter's complete `outcome`, its invalid end states against the checker in SPIN's
-/// end-state mode (SPIN lets a process stop at the end of its loops, and takes leaving a loop
-/// as a step). Whether SPIN's verdicts were compared.
-fn against_spin(
-    program: &Program,
-    text: &str,
-    outcome: &Outcome,
-    bound: usize,
-    say: &mut impl FnMut(Kind, String),
-) -> SpinUse {
+/// SPIN on the export of `program` (its `text`): its assertion verdict and its invalid end
+/// states, by the deadlock's name, against the interpreter's complete `outcome` (the export
+/// makes a choice with the first step of the branch taken and lets a cut thread end the run,
+/// so SPIN's invalid end states are the contract's deadlocks). Whether SPIN was compared.
+fn against_spin(program: &Program, text: &str, outcome: &Outcome, say: &mut impl FnMut(Kind, String)) -> SpinUse {
     let Ok(model) = paces_cwhile::to_promela(program, text) else {
         return SpinUse::Refused;
     };
-    let spin_mode = Config::new().max_states(bound).spin_end_states(true).find(FailureKinds::DEADLOCKS);
-    match (check(program, &spin_mode).map_err(|e| format!("{e}")), crate::spin::verdicts(&model)) {
-        (Ok(r), Ok((assertion, end_state))) => {
+    match (crate::spin::verdicts(&model), crate::spin::deadlocks(&model)) {
+        (Ok((assertion, _)), Ok(deadlocks)) => {
             if assertion.is_some_and(|a| a == outcome.failures.is_empty()) {
                 say(Kind::SpinAssertion, format!("SPIN: {assertion:?}, interpreter: {:?}", outcome.failures));
             }
-            let ours = matches!(r.verdict, Verdict::Deadlock(..));
-            if r.bound.is_none() && end_state.is_some_and(|d| d != ours) {
-                say(Kind::SpinEndState, format!("SPIN: {end_state:?}, checker in SPIN's mode: {}", r.verdict));
+            if let Some(d) = deadlocks.filter(|d| *d != outcome.deadlocks) {
+                say(
+                    Kind::SpinDeadlocks,
+                    format!("SPIN: {}, interpreter: {}", deadlocks_text(&d), deadlocks_text(&outcome.deadlocks)),
+                );
             }
             SpinUse::Compared
         }

@@ -24,13 +24,20 @@ pub struct Features {
     pub unbounded: bool,
     /// Atomic blocks, `lock`/`unlock` and `down`/`up` inside atomic blocks.
     pub nested: bool,
+    /// The shapes where waits and cuts meet: `assume` outside atomic blocks (often right
+    /// after a `while (*)`, so that leaving the loop starts with a guard), waits and guards
+    /// while a lock or the semaphore is held, loops nested three deep, and 2 to 4 threads
+    /// (2 or 3 without it).
+    pub wide: bool,
 }
 
 impl Features {
     /// The base set with assumes inside atomic blocks.
-    pub const BASE: Features = Features { assume_in_atomic: true, loop_last: false, unbounded: false, nested: false };
+    pub const BASE: Features =
+        Features { assume_in_atomic: true, loop_last: false, unbounded: false, nested: false, wide: false };
     /// Every construct.
-    pub const ALL: Features = Features { assume_in_atomic: true, loop_last: true, unbounded: true, nested: true };
+    pub const ALL: Features =
+        Features { assume_in_atomic: true, loop_last: true, unbounded: true, nested: true, wide: true };
 }
 
 /// A generated statement.
@@ -213,26 +220,28 @@ fn atomic_body(depth: u32, f: Features) -> BoxedStrategy<St> {
 }
 
 fn stmt(depth: u32, with_call: bool, f: Features) -> BoxedStrategy<St> {
+    let wide = u32::from(f.wide);
     let leaf = prop_oneof![
         8 => (var(), ex()).prop_map(|(v, e)| St::Assign(v, e)),
         2 => cond().prop_map(St::Await),
         1 => cond().prop_map(St::Assert),
         1 => Just(St::Skip),
+        wide => cond().prop_map(St::Assume),
     ];
     if depth == 0 {
         return leaf.boxed();
     }
-    let body = move || prop::collection::vec(stmt(depth - 1, with_call, f), 0..3);
+    let body = move || seq(depth - 1, with_call, f, 0..3);
     let call = u32::from(with_call);
     let unbounded = u32::from(f.unbounded);
     prop_oneof![
         8 => leaf,
         1 => (body(), body()).prop_map(|(a, b)| St::IfStar(a, b)),
         1 => (cond(), body(), body()).prop_map(|(c, a, b)| St::IfCond(c, a, b)),
-        1 => prop::collection::vec(stmt(depth - 1, with_call, f), 1..3).prop_map(St::WhileStar),
+        1 => seq(depth - 1, with_call, f, 1..3).prop_map(St::WhileStar),
         2 => (prop::option::of(cond()), prop::collection::vec(atomic_body(1 + u32::from(f.nested), f), 1..4)).prop_map(|(c, b)| St::Atomic(c, b)),
-        1 => prop::collection::vec(plain(1), 0..3).prop_map(St::Locked),
-        1 => prop::collection::vec(plain(1), 0..2).prop_map(St::Sem),
+        1 => held(f, 0..3).prop_map(St::Locked),
+        1 => held(f, 0..2).prop_map(St::Sem),
         call => Just(St::Call),
         unbounded => body().prop_map(|mut b| {
             b.insert(0, St::Tick);
@@ -242,13 +251,49 @@ fn stmt(depth: u32, with_call: bool, f: Features) -> BoxedStrategy<St> {
     .boxed()
 }
 
+/// Statements in sequence: with [`Features::wide`], some of them a `while (*)` followed by an
+/// `assume` (leaving the loop starts with a guard) or a lock held while waiting, so that a
+/// thread can stand between a wait and a cut.
+fn seq(depth: u32, with_call: bool, f: Features, len: std::ops::Range<usize>) -> BoxedStrategy<Vec<St>> {
+    if !f.wide {
+        return prop::collection::vec(stmt(depth, with_call, f), len).boxed();
+    }
+    let chunk = prop_oneof![
+        6 => stmt(depth, with_call, f).prop_map(|s| vec![s]),
+        1 => (prop::collection::vec(stmt(depth.saturating_sub(1), with_call, f), 1..3), cond())
+            .prop_map(|(b, c)| vec![St::WhileStar(b), St::Assume(c)]),
+        1 => (cond(), prop::collection::vec(plain(0), 0..2))
+            .prop_map(|(c, mut b)| {
+                b.insert(0, St::Await(c));
+                vec![St::Locked(b)]
+            }),
+    ];
+    prop::collection::vec(chunk, len).prop_map(|chunks| chunks.into_iter().flatten().collect()).boxed()
+}
+
+/// The body of a `lock`/`unlock` or `down`/`up` pair: statements without awaits, and with
+/// [`Features::wide`] also awaits, assumes and nested loops (a thread waits while it holds
+/// the lock).
+fn held(f: Features, len: std::ops::Range<usize>) -> BoxedStrategy<Vec<St>> {
+    if !f.wide {
+        return prop::collection::vec(plain(1), len).boxed();
+    }
+    let item = prop_oneof![
+        6 => plain(1),
+        2 => cond().prop_map(St::Await),
+        1 => cond().prop_map(St::Assume),
+        1 => prop::collection::vec(plain(1), 1..3).prop_map(St::WhileStar),
+    ];
+    prop::collection::vec(item, len).boxed()
+}
+
 /// A thread's last item with [`Features::loop_last`]: a `while (*)` or an `if (*)` with an
 /// empty branch.
 fn last(f: Features) -> BoxedStrategy<Option<St>> {
     if !f.loop_last {
         return Just(None).boxed();
     }
-    let body = move || prop::collection::vec(stmt(1, true, f), 1..3);
+    let body = move || seq(1, true, f, 1..3);
     prop_oneof![
         2 => Just(None),
         1 => body().prop_map(|b| Some(St::WhileStar(b))),
@@ -263,16 +308,19 @@ pub fn prog() -> impl Strategy<Value = Prog> {
     prog_with(Features::BASE)
 }
 
-/// Random programs of 2 or 3 threads with the constructs of `f`.
+/// Random programs of 2 or 3 threads (2 to 4 with [`Features::wide`], loops nested up to
+/// three deep) with the constructs of `f`.
 pub fn prog_with(f: Features) -> impl Strategy<Value = Prog> {
-    let thread = (prop::collection::vec(stmt(2, true, f), 1..6), last(f)).prop_map(move |(mut body, last)| {
+    let depth = if f.wide { 3 } else { 2 };
+    let thread = (seq(depth, true, f, 1..6), last(f)).prop_map(move |(mut body, last)| {
         body.extend(last);
         if !f.loop_last {
             body.push(St::Skip);
         }
         body
     });
-    (prop::collection::vec(thread, 2..4), prop::collection::vec(stmt(1, false, f), 1..3))
+    let threads = if f.wide { 2..5 } else { 2..4 };
+    (prop::collection::vec(thread, threads), seq(1, false, f, 1..3))
         .prop_map(|(threads, proc_body)| Prog { threads, proc_body })
 }
 

@@ -5,7 +5,8 @@
 //! (also one with no step of its own, through an empty branch); a failure counts only on such
 //! a path; a block no path gets through makes its thread wait
 //! before it (blocked at the block's label, whether the paths met a false `await` or a false
-//! `assume`). A false `assume` outside atomic blocks cuts its thread. Every reachable state is
+//! `assume`). A false `assume` outside atomic blocks cuts its thread when no other option of
+//! it waits (a thread that can wait is blocked, whatever its other options). Every reachable state is
 //! visited breadth-first up to a state limit; [`Outcome::complete`] says whether the limit
 //! stopped it.
 
@@ -515,7 +516,9 @@ pub fn interpret(code: &Code, limit: usize) -> Outcome {
                     queue.push_back((g2, ps));
                 }
             }
-            let blocked = !finish && !cut && !stepped;
+            // Blocked when some option waits, even beside a cut one (a loop whose exit is a
+            // false `assume`); cut only when every option is.
+            let blocked = !finish && !stepped && (!waits.is_empty() || !cut);
             all_blocked_or_done &= finish || blocked;
             any_blocked |= blocked;
             let stands_at = blocked.then_some(waits);

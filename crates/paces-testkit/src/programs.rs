@@ -1,7 +1,7 @@
 //! A seeded stream of generated programs; each can shrink to a smaller one that keeps a
 //! property (a disagreement, say).
 
-use proptest::strategy::{Strategy, ValueTree};
+use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::gen::{prog_with, Features, Prog};
@@ -9,7 +9,9 @@ use crate::gen::{prog_with, Features, Prog};
 /// Programs generated from a seed: the same seed gives the same programs.
 pub struct Programs {
     runner: TestRunner,
-    features: Features,
+    /// The generator, made once: making it is most of the cost of a small program (it draws
+    /// nothing from the random stream, so the stream is the same as with one made per program).
+    strategy: BoxedStrategy<Prog>,
 }
 
 /// One generated program, which can shrink.
@@ -25,12 +27,12 @@ impl Programs {
             chunk.copy_from_slice(&seed.wrapping_add(i as u64).to_le_bytes());
         }
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
-        Programs { runner: TestRunner::new_with_rng(Config::default(), rng), features }
+        Programs { runner: TestRunner::new_with_rng(Config::default(), rng), strategy: prog_with(features).boxed() }
     }
 
     /// The next program.
     pub fn next_case(&mut self) -> Case {
-        let tree = prog_with(self.features).new_tree(&mut self.runner).expect("the generator never rejects");
+        let tree = self.strategy.new_tree(&mut self.runner).expect("the generator never rejects");
         Case { tree: Box::new(tree) }
     }
 }
@@ -57,5 +59,23 @@ impl Case {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Code;
+
+    /// Made once or made for every program, the generator gives the same stream.
+    #[test]
+    fn the_stream_does_not_depend_on_making_the_generator_once() {
+        let mut once = Programs::new(11, Features::ALL);
+        let mut fresh = Programs::new(11, Features::ALL);
+        for _ in 0..40 {
+            let a = Code::new(&once.next_case().prog()).text();
+            let tree = prog_with(Features::ALL).new_tree(&mut fresh.runner).expect("the generator never rejects");
+            assert_eq!(a, Code::new(&tree.current()).text());
+        }
     }
 }

@@ -1,10 +1,13 @@
 //! SPIN on a Promela model (`paces_cwhile::to_promela`): whether an assertion violation and
-//! whether an invalid end state is reachable.
+//! whether an invalid end state is reachable, and every invalid end state by the deadlock's
+//! name.
 //!
-//! SPIN lets a process leave its loops and terminate, so its invalid end states include
-//! states where some threads idle at their end while another waits for good; a thread stopped
-//! by a false `assume` sits at a valid end state.
+//! The export makes a choice with the first step of the branch taken and lets a cut thread
+//! end the run (docs/language.md, "Promela export"), so SPIN's invalid end states are the
+//! checker's deadlocks: a process that terminated is `done`, and one that waits stands at a
+//! point whose `if` names the labels it waits at.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,6 +81,80 @@ fn verdicts_in(dir: &Path, promela: &str) -> Result<(Option<bool>, Option<bool>)
     Ok((errors("-E")?, errors("-A")?))
 }
 
+/// The most invalid end states whose trails are replayed; past it, no answer.
+const MAX_TRAILS: usize = 400;
+
+/// A deadlock as the checker names it: per thread, `None` when done, the labels it waits at
+/// otherwise (as [`crate::interp::Deadlock`]).
+pub type Deadlock = Vec<(String, Option<BTreeSet<String>>)>;
+
+/// Every invalid end state SPIN finds in the model, by the deadlock's name; `None` where SPIN
+/// gives no answer (as for [`verdicts`]), where its search ran into the depth bound, or where
+/// it finds more than `MAX_TRAILS` (400) invalid end states. An error when `spin` or `gcc` fails, or a trail does not read as expected.
+pub fn deadlocks(promela: &str) -> Result<Option<BTreeSet<Deadlock>>, String> {
+    let dir = scratch_dir()?;
+    let result = deadlocks_in(&dir, promela);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn deadlocks_in(dir: &Path, promela: &str) -> Result<Option<BTreeSet<Deadlock>>, String> {
+    std::fs::write(dir.join("model.pml"), promela).map_err(|e| format!("write model: {e}"))?;
+    run(dir, "spin", &["-a", "model.pml"])?;
+    run(dir, "gcc", &["-O1", "-DVECTORSZ=4096", "-o", "pan", "pan.c"])?;
+    let (out, timed_out) = run_timed(dir, &[PAN_SECONDS, "./pan", "-A", "-c0", "-e", "-m200000", "-w22"])?;
+    let Some(n) = out.lines().find_map(|l| l.split("errors:").nth(1)).and_then(|v| v.trim().parse::<usize>().ok())
+    else {
+        return Ok(None);
+    };
+    // A search cut by the depth bound may have missed invalid end states: no answer, whatever
+    // it found.
+    if timed_out || out.contains("max search depth too small") || n > MAX_TRAILS {
+        return Ok(None);
+    }
+    let lines: Vec<&str> = promela.lines().collect();
+    let threads: Vec<String> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("active proctype t_").and_then(|r| r.split('(').next()))
+        .map(str::to_owned)
+        .collect();
+    let mut found = BTreeSet::new();
+    for k in 1..=n {
+        let replay = run(dir, "spin", &[&format!("-t{k}"), "model.pml"])?;
+        found.insert(end_state(&replay, &lines, &threads)?);
+    }
+    Ok(Some(found))
+}
+
+/// The deadlock at the end of a trail's replay (`spin -tK`): where each process stands, read
+/// from the list of processes after `#processes:`.
+fn end_state(replay: &str, model: &[&str], threads: &[String]) -> Result<Deadlock, String> {
+    let mut stands: Vec<(String, Option<BTreeSet<String>>)> = threads.iter().map(|t| (t.clone(), None)).collect();
+    let list = replay.split("#processes:").nth(1).ok_or_else(|| format!("no process list in\n{replay}"))?;
+    for line in list.lines().filter(|l| l.contains("proc ") && l.contains("model.pml:")) {
+        if line.contains("<valid end state>") {
+            continue;
+        }
+        let name = line.split("(t_").nth(1).and_then(|r| r.split(':').next()).ok_or_else(|| format!("read {line}"))?;
+        let at: usize = line
+            .split("model.pml:")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("read {line}"))?;
+        // The point the process stands at: the nearest `pcK:` line at or before its line.
+        let point = model[..at.min(model.len())].iter().rev().find(|l| l.starts_with("pc")).copied().unwrap_or("");
+        if point.starts_with("pc_end") {
+            continue;
+        }
+        let waits = point.split("/* waits at ").nth(1).and_then(|r| r.split(" */").next()).unwrap_or("");
+        let labels: BTreeSet<String> = waits.split_whitespace().map(str::to_owned).collect();
+        let slot = stands.iter_mut().find(|(t, _)| t == name).ok_or_else(|| format!("no thread {name}"))?;
+        slot.1 = Some(labels);
+    }
+    Ok(stands)
+}
+
 fn run(dir: &Path, cmd: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new(cmd).args(args).current_dir(dir).output().map_err(|e| format!("{cmd}: {e}"))?;
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -95,8 +172,8 @@ fn run_timed(dir: &Path, args: &[&str]) -> Result<(String, bool), String> {
     Ok((text, out.status.code() == Some(124)))
 }
 
-/// Whether our verdicts (assertion failure reachable, SPIN-style deadlock reachable) agree
-/// with SPIN's where SPIN gave an answer.
+/// Whether our verdicts (assertion failure reachable, deadlock reachable) agree with SPIN's
+/// where SPIN gave an answer.
 pub fn agree(ours: (bool, bool), spin: (Option<bool>, Option<bool>)) -> bool {
     spin.0.is_none_or(|b| b == ours.0) && spin.1.is_none_or(|d| d == ours.1)
 }

@@ -22,7 +22,11 @@ fn no_disagreement(features: Features, n: usize, seed: u64) {
 /// them; every thread ends with a step.
 #[test]
 fn nested_atomic_blocks_agree() {
-    no_disagreement(Features { assume_in_atomic: false, loop_last: false, unbounded: false, nested: true }, 150, 7);
+    no_disagreement(
+        Features { assume_in_atomic: false, loop_last: false, unbounded: false, nested: true, wide: false },
+        150,
+        7,
+    );
 }
 
 #[test]

@@ -22,7 +22,7 @@ impl Trace {
     /// Program order too: no thread runs two items of one block instance against a pair the
     /// space fixes ([`Space::is_fixed`]); the blocked and pending steps continue their
     /// thread's steps in scope order after its last event (a pending step of an item the
-    /// thread already ran is refused); a variable declared local
+    /// thread already ran is refused, the very step of its last event too); a variable declared local
     /// ([`TraceBuilder::local`](crate::TraceBuilder::local)) is read and written by one
     /// thread only. Reads from earlier events that write the variable are the
     /// [`TraceBuilder`](crate::TraceBuilder)'s own check, which every trace passed.
@@ -59,7 +59,8 @@ impl Trace {
                 tops.check(&at)?;
                 // The events passed this check in the builder: replayed, they place each
                 // thread for its blocked and pending steps.
-                scopes.step(event, position).map_err(|problem| scope_error(&at, problem, self))?;
+                let runs_once = space.item_info(event.loc).is_some_and(|info| info.atomic);
+                scopes.step(event, position, runs_once).map_err(|problem| scope_error(&at, problem, self))?;
                 order.check(&at, self)?;
                 locals.check(&at, self)?;
                 position += 1;
@@ -93,6 +94,12 @@ fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> TraceErr
         ScopeProblem::ReturnsTo { item, at: entered } => format!(
             "{thread} already ran {} at {} and went on to another item of its block: a step after the \
              thread's last event must come after it in the thread's order",
+            loc_name(space, item),
+            step_name(trace, space, entered, false)
+        ),
+        ScopeProblem::Repeats { item, at: entered } => format!(
+            "{thread} already ran {} at {} in the same block instance: a step after the thread's last event \
+             must come after it in the thread's order",
             loc_name(space, item),
             step_name(trace, space, entered, false)
         ),

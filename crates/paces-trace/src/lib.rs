@@ -94,6 +94,7 @@ mod graph;
 mod learn;
 mod model;
 mod names;
+mod scope;
 #[cfg(feature = "serde")]
 mod serde_impls;
 

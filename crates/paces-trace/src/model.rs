@@ -4,8 +4,10 @@
 use std::fmt;
 
 use paces_constraint::{define_id, Atom, BlockId, Loc, Space};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+
+pub(crate) use crate::scope::{ScopeProblem, ScopeTracker};
 
 define_id!(
     /// A thread of the traced program.
@@ -190,7 +192,9 @@ pub enum TraceErrorKind {
     /// An event has an empty scope.
     EmptyScope,
     /// An event of a thread is out of scope order: a different top block, a block instance
-    /// that was already left, or an item of an instance that was already left.
+    /// that was already left, an item of an instance that was already left, an item that runs
+    /// as one step run again by the next step (with a space), or an event after its thread's
+    /// blocked or pending steps.
     ScopeOrder,
     /// More events than fit in 32 bits.
     TooManyEvents,
@@ -330,103 +334,6 @@ impl Trace {
         t.sort_unstable();
         t.dedup();
         t
-    }
-}
-
-#[derive(Clone, Default)]
-struct ThreadState {
-    top: Option<BlockInstance>,
-    last_scope: Vec<ScopeEntry>,
-    /// For each level of `last_scope`, the position of the step that entered its item.
-    since: Vec<usize>,
-    /// Instances this thread has entered (open or left).
-    entered: FxHashSet<BlockInstance>,
-    /// Items already left in each open instance, with the position of the step that entered
-    /// each.
-    done_items: FxHashMap<BlockInstance, FxHashMap<Loc, usize>>,
-}
-
-/// Why a step does not continue its thread's scope (see [`ScopeTracker::step`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ScopeProblem {
-    /// The step has an empty scope.
-    Empty,
-    /// The step's top block instance differs from the thread's.
-    TopDiffers,
-    /// The step returns to `item` of `instance`, which the thread entered at step `at` and left.
-    ReturnsTo { item: Loc, at: usize },
-    /// The step re-enters a block instance that the thread left.
-    ReEnters { instance: BlockInstance },
-}
-
-/// Each thread's place in its blocks, step by step: the scope order of [`TraceBuilder`], also
-/// replayed over a whole trace by [`Trace::check_against`] (blocked and pending steps after
-/// the events).
-#[derive(Clone, Default)]
-pub(crate) struct ScopeTracker {
-    threads: FxHashMap<ThreadId, ThreadState>,
-}
-
-impl ScopeTracker {
-    /// Checks that `event`, at `position` in the sequence of steps, continues its thread's
-    /// scope and, only when it does, records it: a refused step leaves the tracker as it was.
-    pub(crate) fn step(&mut self, event: &Event, position: usize) -> Result<(), ScopeProblem> {
-        let Some(first) = event.scope.first() else {
-            return Err(ScopeProblem::Empty);
-        };
-        let state = self.threads.get(&event.thread);
-        if state.and_then(|s| s.top).is_some_and(|top| top != first.instance) {
-            return Err(ScopeProblem::TopDiffers);
-        }
-        let prev: &[ScopeEntry] = state.map_or(&[], |s| &s.last_scope);
-        // Length of the common prefix (same instance and same item) with the previous event.
-        let mut k = 0;
-        while k < prev.len() && k < event.scope.len() && prev[k] == event.scope[k] {
-            k += 1;
-        }
-        // The previous event left every instance strictly below level k, and, at level k,
-        // the item it stood in (when the instance is the same).
-        let same_instance_at_k = k < prev.len() && k < event.scope.len() && prev[k].instance == event.scope[k].instance;
-        let first_left = if same_instance_at_k { k + 1 } else { k };
-        if same_instance_at_k {
-            let entry = event.scope[k];
-            let done = state.and_then(|s| s.done_items.get(&entry.instance));
-            if let Some(&at) = done.and_then(|d| d.get(&entry.item)) {
-                return Err(ScopeProblem::ReturnsTo { item: entry.item, at });
-            }
-        }
-        // Below the level where the event parts from the previous one, every instance must be
-        // new: an instance already entered was left (or is above), and one instance cannot
-        // stand at two levels.
-        let fresh = &event.scope[first_left..];
-        for (i, entry) in fresh.iter().enumerate() {
-            let seen = state.is_some_and(|s| s.entered.contains(&entry.instance))
-                || event.scope[..first_left].iter().any(|e| e.instance == entry.instance)
-                || fresh[..i].iter().any(|e| e.instance == entry.instance);
-            if seen {
-                return Err(ScopeProblem::ReEnters { instance: entry.instance });
-            }
-        }
-        // Everything checked: record the event.
-        let left: Vec<ScopeEntry> = prev.get(first_left..).unwrap_or(&[]).to_vec();
-        let left_item = same_instance_at_k.then(|| (prev[k], state.map_or(position, |s| s.since[k])));
-        let state = self.threads.entry(event.thread).or_default();
-        state.top.get_or_insert(first.instance);
-        if let Some((entry, at)) = left_item {
-            state.done_items.entry(entry.instance).or_default().insert(entry.item, at);
-        }
-        for entry in &left {
-            state.done_items.remove(&entry.instance);
-        }
-        for entry in fresh {
-            state.entered.insert(entry.instance);
-        }
-        // The levels the event shares with the previous one keep their entering step; the
-        // others are entered now.
-        state.since.truncate(k);
-        state.since.resize(event.scope.len(), position);
-        state.last_scope = event.scope.clone();
-        Ok(())
     }
 }
 
@@ -688,6 +595,7 @@ impl TraceBuilder {
             .ok_or_else(|| TraceError::new(TraceErrorKind::TooManyEvents, "too many events".into()))?;
         self.validate_reads(&event, position)?;
         self.check_final(&event, position)?;
+        self.check_not_after_next_steps(&event, position)?;
         if !event.is_final_check() {
             self.check_scope(&event, position)?;
         }
@@ -697,6 +605,25 @@ impl TraceBuilder {
         }
         self.events.push(event);
         Ok(id)
+    }
+
+    /// Checks that the event's thread has no blocked or pending step yet: those are the steps
+    /// it would take after its last event, so no event of it comes after them.
+    fn check_not_after_next_steps(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+        let parts = [("blocked step", &self.blocked), ("pending step", &self.pending)];
+        for (what, steps) in parts {
+            if let Some(k) = steps.iter().position(|e| e.thread == event.thread) {
+                let this = self.event_name(position, event);
+                let thread = self.thread_name(event.thread);
+                let this = if self.space.is_some() { this } else { format!("{this} of {thread}") };
+                let problem = format!(
+                    "{this} comes after {what} {k} of {thread}: a blocked or pending step comes after its \
+                     thread's last event"
+                );
+                return Err(TraceError::new(TraceErrorKind::ScopeOrder, problem));
+            }
+        }
+        Ok(())
     }
 
     /// Checks that a final check only reads and that no thread's step follows one.
@@ -718,7 +645,9 @@ impl TraceBuilder {
     /// Checks the event's scope against its thread's earlier events and, only when it is
     /// fine, records it: a rejected event leaves the builder as it was.
     fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), TraceError> {
-        self.scopes.step(event, position).map_err(|problem| {
+        let runs_once =
+            self.space.as_ref().is_some_and(|space| space.item_info(event.loc).is_some_and(|info| info.atomic));
+        self.scopes.step(event, position, runs_once).map_err(|problem| {
             let kind =
                 if problem == ScopeProblem::Empty { TraceErrorKind::EmptyScope } else { TraceErrorKind::ScopeOrder };
             let this = self.event_name(position, event);
@@ -729,6 +658,11 @@ impl TraceBuilder {
                 ScopeProblem::ReturnsTo { item, at } => format!(
                     "{thread} already ran {} at event {at} and went on to another item of its block: a step \
                      after the thread's last event must come after it in the thread's order",
+                    self.loc_name(item)
+                ),
+                ScopeProblem::Repeats { item, at } => format!(
+                    "{thread} already ran {} at event {at} in the same block instance: a step after the \
+                     thread's last event must come after it in the thread's order",
                     self.loc_name(item)
                 ),
                 ScopeProblem::ReEnters { instance } => {

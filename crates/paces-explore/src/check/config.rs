@@ -24,7 +24,6 @@ pub struct Config {
     pub(crate) min_parallel_batch: usize,
     pub(crate) stop_at_first_failure: bool,
     pub(crate) unwind: Option<u32>,
-    pub(crate) spin_end_states: bool,
     pub(crate) find: FailureKinds,
     pub(crate) deadlocks_after_failure: bool,
     pub(crate) stop_at_deadlocks: bool,
@@ -51,7 +50,6 @@ impl Default for Config {
             min_parallel_batch: 64,
             stop_at_first_failure: true,
             unwind: None,
-            spin_end_states: false,
             find: FailureKinds::ALL,
             deadlocks_after_failure: false,
             stop_at_deadlocks: true,
@@ -155,17 +153,6 @@ impl Config {
     /// [`FailureKinds::ALL`].
     pub fn find(mut self, kinds: FailureKinds) -> Self {
         self.find = kinds;
-        self
-    }
-
-    /// Report deadlocks as SPIN reports invalid end states, for comparing with SPIN on the
-    /// exported Promela: a state where every thread that can still step could instead stop
-    /// at its end (SPIN lets such a process leave its loop and terminate), where a thread
-    /// cut by a false `assume` counts as stopped, and where some thread waits at a false
-    /// `await` for good. This is weaker than the language's deadlock (no thread can step)
-    /// and turns partial-order reduction off. Default: `false`.
-    pub fn spin_end_states(mut self, on: bool) -> Self {
-        self.spin_end_states = on;
         self
     }
 

@@ -64,7 +64,7 @@ pub(crate) fn check_compiled(c: &Compiled, config: &Config) -> Result<CheckResul
 
 /// The answer of the searches [`check_compiled`] runs, stitched together.
 fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error> {
-    let merging = config.por && !config.spin_end_states;
+    let merging = config.por;
     if !merging {
         return search(c, config, false, start, (0, 0));
     }

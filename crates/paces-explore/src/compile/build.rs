@@ -26,9 +26,8 @@ pub(super) fn thread(program: &Program, layout: &VarLayout, t: usize) -> Result<
     ThreadBuilder::new(program, layout, t).build()
 }
 
-/// Silent edge: target point, the moves along it, and whether SPIN's Promela export makes
-/// it a step of its own (a loop's `break`, an empty branch's `skip`).
-type Silent = SmallVec<[(u32, SmallVec<[Move; 2]>, bool); 2]>;
+/// Silent edges: target point and the moves along it.
+type Silent = SmallVec<[(u32, SmallVec<[Move; 2]>); 2]>;
 
 struct ThreadBuilder<'p> {
     program: &'p Program,
@@ -195,7 +194,7 @@ impl<'p> ThreadBuilder<'p> {
     }
 
     /// An `if`: into the then block, and into the else block or past the item. A `*` choice
-    /// is made silently (a SPIN step into an empty block or past the item); a condition is
+    /// is made silently (with the first step of the branch taken); a condition is
     /// made guard steps.
     fn branch(
         &mut self,
@@ -215,10 +214,10 @@ impl<'p> ThreadBuilder<'p> {
         };
         match cond {
             Cond::Star => {
-                self.choice_edge(at.here, then_first, &[Move::Push(then_occ)], then_occ);
+                self.silent_edge(at.here, then_first, &[Move::Push(then_occ)]);
                 match else_target {
-                    Some((p, o)) => self.choice_edge(at.here, p, &[Move::Push(o)], o),
-                    None => self.commit_edge(at.here, at.next, &[]),
+                    Some((p, o)) => self.silent_edge(at.here, p, &[Move::Push(o)]),
+                    None => self.silent_edge(at.here, at.next, &[]),
                 }
             }
             Cond::Expr { then_guard, else_guard, .. } => {
@@ -242,8 +241,8 @@ impl<'p> ThreadBuilder<'p> {
         let leave = [Move::LoopExit(loop_id)];
         match cond {
             Cond::Star => {
-                self.choice_edge(at.here, body_first, &enter, body_occ);
-                self.commit_edge(at.here, at.next, &leave);
+                self.silent_edge(at.here, body_first, &enter);
+                self.silent_edge(at.here, at.next, &leave);
             }
             Cond::Expr { then_guard, else_guard, .. } => {
                 self.guard_step(at.here, body_first, enter.to_vec(), then_guard)?;
@@ -291,9 +290,6 @@ impl<'p> ThreadBuilder<'p> {
     /// The finished graph.
     fn finish(self, top: u32) -> TCode {
         let entry = self.occs[top as usize].first_point;
-        let end = entry + self.occs[top as usize].len;
-        let silent = self.silent.iter().map(|v| v.iter().map(|(t, _, c)| (*t, *c)).collect()).collect();
-        let steps_at = self.steps_at.iter().map(|v| v.to_vec()).collect();
         let local_init = self.local_init();
         TCode {
             name: self.program.threads[self.t].name.clone(),
@@ -304,9 +300,6 @@ impl<'p> ThreadBuilder<'p> {
             entry,
             n_loops: self.n_loops,
             local_init,
-            silent,
-            steps_at,
-            end,
         }
     }
 
@@ -509,21 +502,6 @@ impl<'p> ThreadBuilder<'p> {
     }
 
     fn silent_edge(&mut self, from: u32, to: u32, moves: &[Move]) {
-        self.silent[from as usize].push((to, moves.iter().copied().collect(), false));
-    }
-
-    /// A silent edge that SPIN takes as a step (`break`, `skip` of an empty branch).
-    fn commit_edge(&mut self, from: u32, to: u32, moves: &[Move]) {
-        self.silent[from as usize].push((to, moves.iter().copied().collect(), true));
-    }
-
-    /// The edge of a `*` choice into occurrence `occ`: a SPIN step when the block is empty,
-    /// silent otherwise.
-    fn choice_edge(&mut self, from: u32, to: u32, moves: &[Move], occ: u32) {
-        if self.occs[occ as usize].len == 0 {
-            self.commit_edge(from, to, moves);
-        } else {
-            self.silent_edge(from, to, moves);
-        }
+        self.silent[from as usize].push((to, moves.iter().copied().collect()));
     }
 }

@@ -139,10 +139,4 @@ pub(crate) struct TCode {
     pub n_loops: u32,
     /// Initial values of the local slots.
     pub local_init: Vec<i64>,
-    /// Per point: the silent edges (target, whether SPIN takes it as a step).
-    pub silent: Vec<Vec<(u32, bool)>>,
-    /// Per point: the steps taken there.
-    pub steps_at: Vec<Vec<u32>>,
-    /// The end point of the thread body.
-    pub end: u32,
 }

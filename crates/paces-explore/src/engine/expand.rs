@@ -20,7 +20,7 @@ impl Engine<'_> {
     pub(crate) fn expand(&self, s: &[i64], por: bool, is_old: &dyn Fn(&[i64]) -> bool, exp: &mut Expansion) {
         debug_assert!(self.is_canonical(s), "an expanded state is canonical");
         self.expand_all(s, exp);
-        if por && !exp.succs.is_empty() && !self.spin_end_states {
+        if por && !exp.succs.is_empty() {
             self.reduce(s, exp, is_old);
         }
         if self.merge_independent {
@@ -42,10 +42,6 @@ impl Engine<'_> {
             exp.stands.push(stand);
         }
         exp.outcome = self.outcomes && exp.stands.iter().all(|s| matches!(s, StandAt::Done));
-        if self.spin_end_states {
-            exp.deadlock = self.spin_stuck(s);
-            return;
-        }
         // A thread may stop where it can finish (a `while (*)` it may leave, an `if (*)` with
         // an empty branch): a deadlock is a state where, with those threads stopped, no thread
         // can step, not every thread is done and none is cut.
@@ -115,9 +111,13 @@ impl Engine<'_> {
         regions.settle(&mut exp.blocked, blocked_start, &mut cut);
         exp.regions = regions;
         exp.next = next;
+        // A thread that cannot step is blocked when some option waits, even where another is
+        // cut: the choice is made with the first step of the branch taken, so a branch that
+        // cannot start (a loop's exit into a false `assume`) leaves the other branches' waits.
+        // It is cut only when every option is.
         if point.can_finish {
             StandAt::Done
-        } else if cut {
+        } else if cut && exp.blocked.len() == blocked_start {
             StandAt::Cut
         } else {
             StandAt::Blocked { start: blocked_start, end: exp.blocked.len() }

@@ -10,8 +10,7 @@
 //! The engine's rooms: this file (layout, stepping, the expansion's types), `expand`
 //! (expanding a state), `stops` (how a thread's options that enter atomic regions stop),
 //! `atomic` (running an atomic block to its ends), `merge` (steps
-//! carried along with a transition) and `reduce` (persistent sets, gated futures and SPIN's
-//! end states).
+//! carried along with a transition) and `reduce` (persistent sets and gated futures).
 
 mod atomic;
 mod expand;
@@ -256,7 +255,7 @@ impl Expansion {
 }
 
 /// How an [`Engine`] explores, beyond the program: the loop bound, the bound of an atomic
-/// block's search, the state reductions, SPIN's end states and the deadline.
+/// block's search, the state reductions and the deadline.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Settings {
     /// Cut paths where a loop runs more than this many iterations per entry (see
@@ -268,9 +267,6 @@ pub(crate) struct Settings {
     /// Reset dead locals, and globals no thread may read before writing them, in successors
     /// (sound for every query that does not look at final values). Default: `false`.
     pub reset_dead: bool,
-    /// Count SPIN's invalid end states as deadlocks (see [`crate::Config::spin_end_states`]).
-    /// Default: `false`.
-    pub spin_end_states: bool,
     /// Merge private steps into the transition before them (see `Engine::merge_private`).
     /// Default: `false`.
     pub merge: bool,
@@ -294,7 +290,6 @@ impl Default for Settings {
             unwind: None,
             max_atomic: usize::MAX,
             reset_dead: false,
-            spin_end_states: false,
             merge: false,
             merge_independent: false,
             deadline: None,
@@ -310,7 +305,6 @@ pub(crate) struct Engine<'c> {
     pub lay: Layout,
     max_atomic: usize,
     reset_dead: bool,
-    spin_end_states: bool,
     merge: bool,
     merge_independent: bool,
     deadline: Option<Instant>,
@@ -322,23 +316,13 @@ pub(crate) struct Engine<'c> {
 
 impl<'c> Engine<'c> {
     pub(crate) fn new(c: &'c Compiled, settings: Settings) -> Self {
-        let Settings {
-            unwind,
-            max_atomic,
-            reset_dead,
-            spin_end_states,
-            merge,
-            merge_independent,
-            deadline,
-            failure_flag,
-            outcomes,
-        } = settings;
+        let Settings { unwind, max_atomic, reset_dead, merge, merge_independent, deadline, failure_flag, outcomes } =
+            settings;
         Engine {
             c,
             lay: Layout::new(c, unwind, failure_flag),
             max_atomic,
             reset_dead,
-            spin_end_states,
             merge,
             merge_independent: merge && merge_independent && c.threads.len() <= 64,
             deadline,

@@ -53,7 +53,7 @@ impl ThreadBuilder<'_> {
             for &st in &self.steps_at[q as usize] {
                 self.add_option(&mut options, st, &moves);
             }
-            for (target, emoves, _) in &self.silent[q as usize] {
+            for (target, emoves) in &self.silent[q as usize] {
                 let mut m = moves.clone();
                 m.extend(emoves.iter().copied());
                 let inside = self.points[q as usize].region;

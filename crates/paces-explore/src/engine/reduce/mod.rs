@@ -1,15 +1,13 @@
-//! The partial-order reduction: persistent sets grown over gated futures (`gates`), the
-//! cycle proviso, and SPIN's notion of an invalid end state; the argument is in
-//! docs/explore.md.
+//! The partial-order reduction: persistent sets grown over gated futures (`gates`) and the
+//! cycle proviso; the argument is in docs/explore.md.
 
 pub(super) mod gates;
 
-use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 use crate::bits::Bits;
 
-use super::{Engine, Expansion, Outcome, Stand, Trans};
+use super::{Engine, Expansion, Trans};
 use gates::Gates;
 
 impl Engine<'_> {
@@ -44,104 +42,6 @@ impl Engine<'_> {
             }
         }
         (r, w)
-    }
-
-    /// Whether SPIN would find an invalid end state here: every thread can stop (at a valid
-    /// end, cut, or waiting) after the moves SPIN takes as steps (`break`, `skip` of an empty
-    /// branch), and some thread can stop waiting at a false `await`.
-    pub(super) fn spin_stuck(&self, s: &[i64]) -> Option<Vec<Stand>> {
-        let mut stands = Vec::new();
-        let mut any_blocked = false;
-        for t in 0..self.lay.threads {
-            let code = &self.c.threads[t];
-            let leaves_region = |q: u32, target: u32| {
-                code.points[q as usize].region.is_some_and(|r| code.points[target as usize].region != Some(r))
-            };
-            // Positions: where the thread stands, and every point right after a SPIN step
-            // reachable without a step of ours.
-            let mut positions = vec![self.pc(s, t) as u32];
-            let mut seen = FxHashSet::default();
-            seen.insert(self.pc(s, t) as u32);
-            let mut k = 0;
-            while k < positions.len() {
-                let mut work = vec![positions[k]];
-                let mut inner = FxHashSet::default();
-                while let Some(q) = work.pop() {
-                    for &(target, commit) in &code.silent[q as usize] {
-                        if leaves_region(q, target) {
-                            // A block passed along a path with no step: its pass step, ours.
-                            continue;
-                        }
-                        if commit {
-                            if seen.insert(target) {
-                                positions.push(target);
-                            }
-                        } else if inner.insert(target) {
-                            work.push(target);
-                        }
-                    }
-                }
-                k += 1;
-            }
-            let mut stoppable = false;
-            let mut blocked_at: Option<Vec<u16>> = None;
-            for &q in &positions {
-                // SPIN's position q: its next statements, without further SPIN steps.
-                let mut work = vec![q];
-                let mut inner = FxHashSet::default();
-                inner.insert(q);
-                let (mut at_end, mut movable, mut cut) = (false, false, false);
-                let mut waits: Vec<u32> = Vec::new();
-                while let Some(p) = work.pop() {
-                    at_end |= p == code.end;
-                    for &st in &code.steps_at[p as usize] {
-                        let opt = code.points[p as usize].options.iter().find(|o| o.step == st);
-                        let mut next = s.to_vec();
-                        // Only a written `assume` cuts (SPIN's `end_cut`); a false guard of an
-                        // `if (b)`/`while (b)` is an option that cannot be taken.
-                        let written = code.points[p as usize].item == Some(code.steps[st as usize].loc);
-                        match opt.map(|o| self.apply(&mut next, t, o)) {
-                            Some(Outcome::Done { .. }) => movable = true,
-                            Some(Outcome::Disabled { assume: false }) => waits.push(st),
-                            Some(Outcome::Disabled { assume: true }) if !written => {}
-                            _ => cut = true,
-                        }
-                    }
-                    for &(target, commit) in &code.silent[p as usize] {
-                        if commit || leaves_region(p, target) {
-                            movable = true;
-                        } else if inner.insert(target) {
-                            work.push(target);
-                        }
-                    }
-                }
-                if at_end || cut {
-                    stoppable = true;
-                } else if !movable {
-                    stoppable = true;
-                    if blocked_at.is_none() {
-                        let pc = self.pc(s, t);
-                        let opts = waits
-                            .iter()
-                            .filter_map(|w| code.points[pc].options.iter().position(|o| o.step == *w))
-                            .map(|i| i as u16)
-                            .collect();
-                        blocked_at = Some(opts);
-                    }
-                }
-            }
-            if !stoppable {
-                return None;
-            }
-            match blocked_at {
-                Some(opts) => {
-                    any_blocked = true;
-                    stands.push(Stand::Blocked(opts));
-                }
-                None => stands.push(Stand::Done),
-            }
-        }
-        any_blocked.then_some(stands)
     }
 
     /// The gated future of every thread outside `set` (the threads inside get their whole
