@@ -218,3 +218,24 @@ fn a_wait_beside_an_impossible_exit_is_a_deadlock() {
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
     assert!(text(&check.stdout).contains("0 deadlocks"), "{}", text(&check.stdout));
 }
+
+/// The lock-order deadlock in pthread C (two mutexes taken in opposite orders): repaired by
+/// default, the creates and joins where they were, and the repair, written as C, checks with
+/// no deadlock left.
+#[test]
+fn a_lock_order_deadlock_in_pthread_c_is_repaired() {
+    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../paces-c/tests/pthread/abba.c");
+    let doc = repaired_json(&file.display().to_string(), &[]);
+    assert_eq!(doc["bug_remains"], false);
+    let fates = doc["deadlock_fates"].as_array().unwrap();
+    assert!(!fates.is_empty() && fates.iter().all(|d| d["fate"] == "removed"), "{fates:?}");
+    let repaired = doc["repaired_program"].as_str().unwrap();
+    let order: Vec<usize> = ["pthread_create(&l", "pthread_create(&r", "pthread_join(l", "pthread_join(r"]
+        .iter()
+        .map(|call| repaired.find(call).unwrap_or_else(|| panic!("{call} missing from\n{repaired}")))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "the creates and joins moved:\n{repaired}");
+    let written = scratch("abba-repaired.c", repaired);
+    let check = paces(&["check", "--all", &written]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+}
