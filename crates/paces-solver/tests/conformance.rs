@@ -113,6 +113,25 @@ fn optimum(space: &Space, arena: &Arena, roots: &[NodeId], all: &[Candidate]) ->
     all.iter().filter(|c| roots.iter().all(|&r| arena.eval(r, c))).map(|c| c.cost(space)).min()
 }
 
+/// The conjunction that gives each of `atoms` the value of its bit of `mask` (bit k for atom k).
+fn pinned(atoms: &[Atom], mask: u32) -> (Arena, NodeId) {
+    let mut arena = Arena::new();
+    let lits: Vec<NodeId> = atoms
+        .iter()
+        .enumerate()
+        .map(|(k, &a)| {
+            let x = arena.atom(a);
+            if mask >> k & 1 == 1 {
+                x
+            } else {
+                arena.not(x)
+            }
+        })
+        .collect();
+    let root = arena.and(lits);
+    (arena, root)
+}
+
 macro_rules! conformance {
     ($name:ident, $config:expr) => {
         mod $name {
@@ -258,20 +277,7 @@ macro_rules! conformance {
                                 }
                             }
                             for mask in 0..1u32 << atoms.len() {
-                                let mut arena = Arena::new();
-                                let lits: Vec<NodeId> = atoms
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(k, &a)| {
-                                        let x = arena.atom(a);
-                                        if mask >> k & 1 == 1 {
-                                            x
-                                        } else {
-                                            arena.not(x)
-                                        }
-                                    })
-                                    .collect();
-                                let root = arena.and(lits);
+                                let (arena, root) = pinned(&atoms, mask);
                                 let expected = optimum(&space, &arena, &[root], &all);
                                 let mut solver = solver(&space);
                                 solver.add(&arena, root, "pin").unwrap();
@@ -307,20 +313,7 @@ macro_rules! conformance {
                         }
                     }
                     for mask in (0..1u32 << atoms.len()).step_by(7) {
-                        let mut arena = Arena::new();
-                        let lits: Vec<NodeId> = atoms
-                            .iter()
-                            .enumerate()
-                            .map(|(k, &a)| {
-                                let x = arena.atom(a);
-                                if mask >> k & 1 == 1 {
-                                    x
-                                } else {
-                                    arena.not(x)
-                                }
-                            })
-                            .collect();
-                        let root = arena.and(lits);
+                        let (arena, root) = pinned(&atoms, mask);
                         let expected = optimum(&space, &arena, &[root], &all);
                         let mut solver = solver(&space);
                         solver.add(&arena, root, "pin").unwrap();
