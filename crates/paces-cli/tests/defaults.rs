@@ -67,6 +67,12 @@ fn same_deadlock(repaired: &str, listed: &str) -> bool {
         })
 }
 
+/// The `deadlock` of each entry of the JSON array `list` whose `key` is `value`.
+fn deadlocks_where<'a>(list: &'a Value, key: &str, value: &str) -> BTreeSet<&'a str> {
+    let entries = list.as_array().expect("an array of deadlocks").iter();
+    entries.filter(|d| d[key] == value).map(|d| d["deadlock"].as_str().unwrap()).collect()
+}
+
 /// Repairs `file` with no flag and checks the repair again; `ext` is the extension the
 /// repaired program is written with.
 #[track_caller]
@@ -76,13 +82,7 @@ fn repaired_by_default(file: &str, ext: &str) {
     let acceptance = &doc["acceptance"];
     assert_eq!(acceptance["no_new_deadlock"], true, "{file}");
     assert_eq!(acceptance["no_new_outcome"], true, "{file}");
-    let kept: BTreeSet<&str> = doc["deadlock_fates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["fate"] == "kept")
-        .map(|d| d["deadlock"].as_str().unwrap())
-        .collect();
+    let kept = deadlocks_where(&doc["deadlock_fates"], "fate", "kept");
     assert_eq!(code, Some(if kept.is_empty() { 0 } else { 1 }), "{file}: a kept deadlock exits 1, else 0");
     assert_eq!(doc["bug_remains"], !kept.is_empty(), "{file}");
     let name = PathBuf::from(file).file_stem().unwrap().to_string_lossy().into_owned();
@@ -96,13 +96,7 @@ fn repaired_by_default(file: &str, ext: &str) {
     let small = states <= OUTCOME_STATES;
     let outcomes = if small { everything(&repaired, true).2 } else { BTreeSet::new() };
     let (_, original_deadlocks, original_outcomes, _) = everything(file, small);
-    let admitted_after_failure: BTreeSet<&str> = acceptance["deadlocks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "same-threads-after-failure")
-        .map(|d| d["deadlock"].as_str().unwrap())
-        .collect();
+    let admitted_after_failure = deadlocks_where(&acceptance["deadlocks"], "rule", "same-threads-after-failure");
     for d in &deadlocks {
         let known = original_deadlocks.iter().map(String::as_str).chain(admitted_after_failure.iter().copied());
         assert!(known.into_iter().any(|o| same_deadlock(d, o)), "{file}: {d} is no deadlock of the original");

@@ -163,10 +163,9 @@ pub(super) struct Judge<'a> {
     /// The deadlocks of the last program judged accepted, with their traces, until
     /// [`Judge::accept`] (or the loop's reserve) takes them.
     pub(super) accepted_deadlocks: BTreeMap<DeadlockId, Counterexample>,
-    /// Why each deadlock of the original that the program in hand reaches is kept.
+    /// Why the removal phase kept each deadlock of the original it kept (a deadlock of the
+    /// program in hand without a reason here was kept when the phase's budget ran out).
     pub(super) kept_because: BTreeMap<DeadlockId, KeptBecause>,
-    /// Deadlocks of the original met in candidates (each one it reaches).
-    pub(super) met_deadlocks: BTreeSet<DeadlockId>,
     /// A bound on the states each check may store, beside the run's own (the removal
     /// phase's budget); a check that reaches it stops the phase.
     pub(super) max_states: Option<usize>,
@@ -187,7 +186,6 @@ impl<'a> Judge<'a> {
             deadlocks: Deadlocks::KeepAll,
             accepted_deadlocks: BTreeMap::new(),
             kept_because: BTreeMap::new(),
-            met_deadlocks: BTreeSet::new(),
             max_states: None,
         }
     }
@@ -283,8 +281,7 @@ impl<'a> Judge<'a> {
             };
             fates.push(DeadlockFate { deadlock: id.to_string(), fate: Fate::Kept(because) });
         }
-        let known: BTreeSet<&DeadlockId> = self.original.reached.iter().chain(&self.met_deadlocks).collect();
-        for id in known.into_iter().filter(|id| !now.contains(*id)) {
+        for id in self.original.reached.iter().filter(|id| !now.contains(*id)) {
             fates.push(DeadlockFate { deadlock: id.to_string(), fate: Fate::Removed });
         }
         self.report.deadlock_fates = fates;
@@ -411,18 +408,19 @@ impl<'a> Judge<'a> {
         }
         // The check that accepted the candidate forgets the globals no thread reads again; its
         // outcomes come from a check that keeps them.
-        let config = self.check_config().stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
-        let mine = self.report.timed(explore_time, || check(program, &config))?;
-        self.report.states += mine.states;
-        if let Some(bound) = mine.bound {
-            return Ok(Some(Judgement::Stop(self.bound_stop(bound))));
-        }
-        acceptance.outcomes = Some(mine.outcomes.len());
-        if let ControlFlow::Break(stop) = self.ensure_original_outcomes()? {
-            return Ok(Some(Judgement::Stop(stop)));
+        let mine = match self.outcomes_of(program)? {
+            ControlFlow::Continue(mine) => mine,
+            ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
+        };
+        acceptance.outcomes = Some(mine.len());
+        if self.original.outcomes.is_none() {
+            match self.outcomes_of(self.program)? {
+                ControlFlow::Continue(theirs) => self.original.outcomes = Some(theirs),
+                ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
+            }
         }
         let known = self.original.outcomes.as_ref();
-        let new = mine.outcomes.iter().find(|o| !known.is_some_and(|k| k.contains(*o)));
+        let new = mine.iter().find(|o| !known.is_some_and(|k| k.contains(*o)));
         let Some(new) = new else { return Ok(None) };
         acceptance.no_new_outcome = false;
         let globals = program.vars.iter().filter(|v| matches!(v.scope, VarScope::Global)).map(|v| v.name.clone());
@@ -430,23 +428,17 @@ impl<'a> Judge<'a> {
         Ok(Some(Judgement::Rejected(Rejection::Outcome(values))))
     }
 
-    /// Makes sure the original's outcomes are known (one full exploration that collects
-    /// them, once); the stop when a bound cut it short.
-    fn ensure_original_outcomes(&mut self) -> Result<ControlFlow<StopReason>, Error> {
-        if self.original.outcomes.is_some() {
-            return Ok(ControlFlow::Continue(()));
-        }
-        // Outcomes alone are looked for: the search is no longer for it than the
-        // exploration of every state needs.
+    /// Every outcome of `program` (the original or a candidate applied), from one
+    /// exploration that looks for nothing else and keeps every global; the stop when a bound
+    /// cut it short.
+    fn outcomes_of(&mut self, program: &Program) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
         let config = self.check_config().stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
-        let program = self.program;
         let full = self.report.timed(explore_time, || check(program, &config))?;
         self.report.states += full.states;
-        if let Some(bound) = full.bound {
-            return Ok(ControlFlow::Break(self.bound_stop(bound)));
-        }
-        self.original.outcomes = Some(full.outcomes);
-        Ok(ControlFlow::Continue(()))
+        Ok(match full.bound {
+            Some(bound) => ControlFlow::Break(self.bound_stop(bound)),
+            None => ControlFlow::Continue(full.outcomes),
+        })
     }
 
     /// The last two checks of [`Judge::judge`], on a candidate with no failure, no new

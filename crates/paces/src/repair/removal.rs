@@ -15,7 +15,7 @@ use paces_learn::{LessonId, Proposal};
 use super::judge::{Deadlocks, Judge, Judgement, Rejection};
 use super::learning::{Learning, Rejected};
 use super::report::{apply_time, solve_time, KeptBecause};
-use crate::Error;
+use crate::{Error, ErrorKind};
 
 /// The most candidates the removal phase judges.
 pub(super) const REMOVAL_ITERATIONS: usize = 10;
@@ -30,19 +30,39 @@ struct Removal {
     kept: BTreeMap<DeadlockId, KeptBecause>,
     /// The lesson learned from each deadlock's trace, to take back when it conflicts.
     lessons: BTreeMap<LessonId, DeadlockId>,
-    /// The deadlocks of the original the phase met, in candidates or in the repair in hand.
-    met: BTreeSet<DeadlockId>,
 }
 
-/// Runs the removal phase on the repair in hand (the judge's accepted program, whose
-/// deadlocks are [`Judge::accepted_deadlocks`]), or on the original when it has no failure
-/// and only deadlocks (`repaired` false). Ends with the judge admitting exactly the
-/// deadlocks kept, and the report's [`DeadlockFate`]s. Returns whether a program without
-/// some of the deadlocks was accepted.
+impl Removal {
+    /// Keeps deadlock `id` (unless kept already, for another reason), and has the judge admit
+    /// it from now on.
+    fn keep(&mut self, judge: &mut Judge<'_>, id: DeadlockId, because: KeptBecause) {
+        self.kept.entry(id).or_insert(because);
+        judge.deadlocks = Deadlocks::Keep(self.kept.keys().cloned().collect());
+    }
+}
+
+/// Runs the removal phase on the repair in hand (the judge's accepted program: the loop's
+/// repair, or the original when it has no failure and only deadlocks). Ends with the judge
+/// admitting exactly the deadlocks of the program then in hand, each with the reason it is
+/// kept ([`Judge::kept_because`]). Returns whether a program without some of the deadlocks
+/// was accepted; the run's time limit ends the phase like its budget.
 pub(super) fn remove_deadlocks(judge: &mut Judge<'_>, learning: &mut Learning) -> Result<bool, Error> {
+    let mut removal = Removal { kept: BTreeMap::new(), lessons: BTreeMap::new() };
+    let removed = match remove(judge, learning, &mut removal) {
+        Err(e) if *e.kind() == ErrorKind::Deadline => false,
+        r => r?,
+    };
+    judge.max_states = None;
+    judge.deadlocks = Deadlocks::Keep(judge.report.accepted_deadlocks().into_keys().collect());
+    judge.kept_because = removal.kept;
+    Ok(removed)
+}
+
+/// The phase of [`remove_deadlocks`].
+fn remove(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal) -> Result<bool, Error> {
     let start: BTreeMap<DeadlockId, Counterexample> = judge.report.accepted_deadlocks();
     let Some(in_hand) = judge.report.accepted_candidate().cloned() else { return Ok(false) };
-    let mut removal = Removal { kept: BTreeMap::new(), lessons: BTreeMap::new(), met: start.keys().cloned().collect() };
+    judge.deadlocks = Deadlocks::Keep(BTreeSet::new());
     if let Some(alone) = judge.deadlock_alone()? {
         for id in start.keys().filter(|id| is_alone(id, &alone.thread, &alone.at)) {
             let because = KeptBecause::ThreadAlone {
@@ -50,10 +70,9 @@ pub(super) fn remove_deadlocks(judge: &mut Judge<'_>, learning: &mut Learning) -
                 thread: alone.thread.clone(),
                 at: alone.at.clone(),
             };
-            removal.kept.insert(id.clone(), because);
+            removal.keep(judge, id.clone(), because);
         }
     }
-    judge.deadlocks = Deadlocks::Keep(removal.kept.keys().cloned().collect());
     let program = judge.report.accepted_program().cloned().unwrap_or_else(|| judge.program.clone());
     let to_remove: Vec<(&DeadlockId, &Counterexample)> =
         start.iter().filter(|(id, _)| !removal.kept.contains_key(*id)).collect();
@@ -66,7 +85,7 @@ pub(super) fn remove_deadlocks(judge: &mut Judge<'_>, learning: &mut Learning) -
         // The repair in hand is no-good only for this phase's candidates: it stays the answer
         // when the phase finds nothing better.
         let rejected = Rejected { why, program: program.clone(), candidate: Some(in_hand.clone()) };
-        learn(judge, learning, &mut removal, &rejected)?;
+        learn(judge, learning, removal, &rejected)?;
     }
     let budget = judge.report.states / 3;
     let budget = judge.report.states + budget.max(REMOVAL_MIN_STATES);
@@ -76,7 +95,7 @@ pub(super) fn remove_deadlocks(judge: &mut Judge<'_>, learning: &mut Learning) -
         {
             break;
         }
-        let Some(candidate) = propose(judge, learning, &mut removal)? else { break };
+        let Some(candidate) = propose(judge, learning, removal)? else { break };
         // No check of the phase goes past its budget.
         judge.max_states = Some(budget.saturating_sub(judge.report.states).max(1));
         let original = judge.program;
@@ -89,17 +108,12 @@ pub(super) fn remove_deadlocks(judge: &mut Judge<'_>, learning: &mut Learning) -
                 break;
             }
             Judgement::Rejected(why) => {
-                if let Rejection::OriginalDeadlock { id, .. } = &why {
-                    removal.met.insert(id.clone());
-                }
                 let rejected = Rejected { why, program: applied, candidate: Some(candidate) };
-                learn(judge, learning, &mut removal, &rejected)?;
+                learn(judge, learning, removal, &rejected)?;
             }
             Judgement::Stop(_) => break,
         }
     }
-    judge.max_states = None;
-    finish(judge, removal);
     Ok(removed_some)
 }
 
@@ -119,10 +133,7 @@ fn learn(
             Some(lesson) => {
                 removal.lessons.insert(lesson, id.clone());
             }
-            None => {
-                removal.kept.entry(id.clone()).or_insert(KeptBecause::NoFix);
-                judge.deadlocks = Deadlocks::Keep(removal.kept.keys().cloned().collect());
-            }
+            None => removal.keep(judge, id.clone(), KeptBecause::NoFix),
         }
     }
     judge.record_iteration(record);
@@ -147,26 +158,12 @@ fn propose(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal
                 for (lesson, id) in conflicting {
                     learning.learner.retract(lesson)?;
                     removal.lessons.remove(&lesson);
-                    removal.kept.entry(id).or_insert(KeptBecause::Conflict);
+                    removal.keep(judge, id, KeptBecause::Conflict);
                 }
-                judge.deadlocks = Deadlocks::Keep(removal.kept.keys().cloned().collect());
             }
             _ => return Ok(None),
         }
     }
-}
-
-/// The judge's policy for what follows (the optimisation phase): the deadlocks of the
-/// program in hand are kept, each with its reason ([`Judge::kept_because`]); the fates are
-/// settled when the run ends ([`Judge::settle_fates`]).
-fn finish(judge: &mut Judge<'_>, removal: Removal) {
-    let now: BTreeSet<DeadlockId> = judge.report.accepted_deadlocks().into_keys().collect();
-    for id in &now {
-        let because = removal.kept.get(id).cloned().unwrap_or(KeptBecause::Budget);
-        judge.kept_because.insert(id.clone(), because);
-    }
-    judge.met_deadlocks.extend(removal.met);
-    judge.deadlocks = Deadlocks::Keep(now);
 }
 
 /// Whether deadlock `id` is thread `thread` waiting at `at` with every other thread done.

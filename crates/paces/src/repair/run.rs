@@ -74,10 +74,7 @@ fn only_deadlocks(mut judge: Judge<'_>) -> Result<Report, Error> {
     if judge.cfg.mode == Mode::Mixed {
         learning.learn_from_good_traces(&mut judge)?;
     }
-    let removed = match remove_deadlocks(&mut judge, &mut learning) {
-        Err(e) if *e.kind() == ErrorKind::Deadline => false,
-        r => r?,
-    };
+    let removed = remove_deadlocks(&mut judge, &mut learning)?;
     let stop = if removed {
         if judge.cfg.optimise {
             let listable = listable_size(&mut judge);
@@ -154,10 +151,7 @@ impl Run<'_> {
         if stop == StopReason::Repaired && !self.judge.cfg.keep_deadlocks {
             // The assertions are repaired with the original's deadlocks kept; now remove
             // those the repair still reaches where the space can.
-            let removed = match remove_deadlocks(&mut self.judge, &mut self.learning) {
-                Err(e) if *e.kind() == ErrorKind::Deadline => false,
-                r => r?,
-            };
+            let removed = remove_deadlocks(&mut self.judge, &mut self.learning)?;
             if removed {
                 // A cheaper program than the one the removal found may exist: look again.
                 self.judge.report.optimality = None;
