@@ -6,6 +6,11 @@
 use paces::Repair;
 use paces_explore::{check, Config};
 
+/// The transformations of a report in words (`swap A <-> B`, `atomic [A; B]`).
+fn words(report: &paces::Report) -> Vec<String> {
+    report.transformations.iter().map(|t| t.display(&report.space).to_string()).collect()
+}
+
 fn read(source: &str) -> paces_cwhile::Program {
     paces_c::parse(source)
         .unwrap_or_else(|d| panic!("does not read:\n{}", paces_cwhile::render(&d, "t.c", source, false)))
@@ -134,9 +139,9 @@ fn a_moved_noreorder_region_is_written_into_the_c_file() {
     let original = read(source);
     assert_eq!(check(&original, &Config::new()).unwrap().verdict.name(), "bad");
     let report = Repair::new().run(&original).unwrap();
-    let repaired = report.repaired.unwrap_or_else(|| panic!("not repaired: {}", report.stop));
+    let repaired = report.repaired.clone().unwrap_or_else(|| panic!("not repaired: {}", report.stop));
     let text = paces_c::print_preserving(source, &original, &repaired)
-        .unwrap_or_else(|| panic!("the repair ({:?}) is not written into C", report.transformation_text));
+        .unwrap_or_else(|| panic!("the repair ({:?}) is not written into C", words(&report)));
     let again = read(&text);
     assert_eq!(check(&again, &Config::new()).unwrap().verdict.name(), "correct", "{text}");
     let (h, begin) = (text.find("ready = 1;").unwrap(), text.find("noReorderBegin();").unwrap());

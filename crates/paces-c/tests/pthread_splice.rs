@@ -7,6 +7,11 @@ use paces_c::pthread::{parse, Options};
 use paces_cwhile::Program;
 use paces_explore::{check, Config, FailureKinds, Verdict};
 
+/// The transformations of a report in words (`swap A <-> B`, `atomic [A; B]`).
+fn words(report: &paces::Report) -> Vec<String> {
+    report.transformations.iter().map(|t| t.display(&report.space).to_string()).collect()
+}
+
 fn source(name: &str) -> String {
     let path = format!("{}/tests/pthread/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).expect("test program")
@@ -112,9 +117,9 @@ fn repairs_of_programs_with_shared_lines_are_written_and_recheck() {
         let config = Config::new().find(FailureKinds::BAD);
         assert!(matches!(check(&original, &config).unwrap().verdict, Verdict::Bad(_)), "{name} fails");
         let report = Repair::new().run(&original).unwrap();
-        let repaired = report.repaired.unwrap_or_else(|| panic!("{name}: not repaired: {}", report.stop));
+        let repaired = report.repaired.clone().unwrap_or_else(|| panic!("{name}: not repaired: {}", report.stop));
         let text = paces_c::pthread::print_preserving(&s, &original, &repaired)
-            .unwrap_or_else(|| panic!("{name}: {:?} not written into C", report.transformation_text));
+            .unwrap_or_else(|| panic!("{name}: {:?} not written into C", words(&report)));
         let again = parse(&text, &Options::default()).unwrap().program;
         assert!(matches!(check(&again, &config).unwrap().verdict, Verdict::Correct), "{name}:\n{text}");
     }
@@ -129,8 +134,8 @@ fn a_section_around_a_for_loop_is_written_without_nesting() {
     let s = source("ladder.c");
     let original = parse(&s, &Options::default()).unwrap().program;
     let report = Repair::new().run(&original).unwrap();
-    let repaired = report.repaired.unwrap_or_else(|| panic!("not repaired: {}", report.stop));
-    assert_eq!(report.transformation_text, ["atomic [12; 12]"]);
+    let repaired = report.repaired.clone().unwrap_or_else(|| panic!("not repaired: {}", report.stop));
+    assert_eq!(words(&report), ["atomic [12; 12]"]);
     let text = paces_c::pthread::print_preserving(&s, &original, &repaired).expect("written into the file");
     let body = "  __VERIFIER_atomic_begin();\n  for (step = 0; step < 2; step++) {\n    rung = rung + 1;\n  }\n  \
                 __VERIFIER_atomic_end();\n";

@@ -16,7 +16,6 @@
 //!   traces (to check that a repair kept the sequential meaning).
 //! * [`Config::on_progress`] reports a running check's [`Progress`] (states, transitions,
 //!   depth, time, memory) to a callback, a few times a second.
-//! * [`render_columns`] draws a trace with one column per thread.
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
 //!
 //! # Semantics
@@ -98,7 +97,6 @@ mod error;
 mod free;
 mod good;
 mod progress;
-mod render;
 mod replay;
 mod seq;
 mod store;
@@ -112,7 +110,6 @@ pub use error::{Error, ErrorKind, ReplayStop};
 pub use free::freely_bad;
 pub use good::{good_traces, search_good_traces, GoodBound, GoodConfig, GoodTraces};
 pub use progress::Progress;
-pub use render::{render_columns, Steps};
 pub use replay::{replay, Schedule, ScheduleStep};
 pub use seq::{sequential_deadlock, sequential_final_states, var_id, var_name, SequentialDeadlock};
 pub use translate::translate_trace;

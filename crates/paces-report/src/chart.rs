@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use paces::TraceChart;
+use crate::TraceChart;
 
 use crate::page::escape;
 

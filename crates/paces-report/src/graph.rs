@@ -9,7 +9,7 @@ use layout::std_shapes::render::get_shape_size;
 use layout::std_shapes::shapes::{Arrow, Element, LineEndKind, ShapeKind};
 use layout::topo::layout::VisualGraph;
 
-use paces::TraceChart;
+use crate::TraceChart;
 
 /// The font size of the nodes' text.
 const FONT: usize = 13;

@@ -1,4 +1,10 @@
-//! The HTML report of a repair or a check: one self-contained page (its style and script
+//! Every rendering of a run of paces: a [`paces::Report`] (and a check's result) is data; this
+//! crate says it in words ([`text`]: the summary, an iteration's line, the changes), as JSON
+//! ([`json`], serde types of the `paces-repair/1` schema), as a line diff ([`line_diff`]), as DOT
+//! graphs ([`dot_files`]), as trace charts in text ([`text_chart`]) and SVG (through
+//! [`TraceChart`]), and as one HTML page.
+//!
+//! The HTML report of a repair or a check is one self-contained page (its style and script
 //! inline, no network) that opens from disk in any browser.
 //!
 //! A repair's page ([`repair_page`]) shows the diff of the repair in the input's own text with
@@ -9,15 +15,23 @@
 //! `layout-rs`, and the acceptance of the final program. A check's page ([`check_page`]) draws
 //! its counterexamples the same way. The page is the same for the same input on every run.
 //!
-//! The charts and graphs come from [`paces::TraceChart`]: a repair keeps them when
-//! [`paces::Repair::dot`] is on.
+//! The charts and graphs are drawn from the traces a repair keeps when
+//! [`paces::Repair::record_traces`] is on.
 
 mod chart;
+mod diff;
+mod dot;
 mod graph;
+pub mod json;
 mod page;
 mod sections;
+pub mod text;
+pub mod text_chart;
+mod trace_chart;
 
-use paces::TraceChart;
+pub use diff::line_diff;
+pub use dot::dot_files;
+pub use trace_chart::{ChartEdge, ChartFix, ChartStep, TraceChart};
 
 use page::escape;
 
@@ -43,7 +57,7 @@ pub struct Counterexample {
 
 /// The page of a repair of `source`: `repaired` is the repaired program in the input's own
 /// text (the source with the repair written in), `None` when there is no repair; `report` is
-/// the loop's report, made with [`paces::Repair::dot`] on so that it holds the charts.
+/// the loop's report, made with [`paces::Repair::record_traces`] on so that it holds the traces.
 pub fn repair_page(source: &Source<'_>, repaired: Option<&str>, report: &paces::Report) -> String {
     let mut body = format!("<h1>paces repair: {}</h1>\n", escape(source.name));
     sections::summary(&mut body, source, report);

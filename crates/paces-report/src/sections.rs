@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use paces::{Report, StopReason, TraceChart};
+use paces::{Report, StopReason};
 
 use crate::page::escape;
-use crate::{chart, graph, Source};
+use crate::{chart, graph, Source, TraceChart};
 
 /// The most good traces drawn; the others are counted.
 const GOOD_DRAWN: usize = 12;
@@ -44,11 +44,12 @@ pub(crate) fn changes(out: &mut String, source: &Source<'_>, repaired: Option<&s
         return;
     };
     out.push_str("<ol class=\"changes\">\n");
-    for change in &report.change_text {
+    let changes = crate::text::changes(report);
+    for change in &changes {
         let _ = writeln!(out, "<li><code>{}</code></li>", escape(change));
     }
     out.push_str("</ol>\n<div class=\"diff\">");
-    for line in paces::line_diff(source.text, repaired).lines() {
+    for line in crate::line_diff(source.text, repaired).lines() {
         let class = match line.chars().next() {
             Some('-') => "del",
             Some('+') => "add",
@@ -56,7 +57,7 @@ pub(crate) fn changes(out: &mut String, source: &Source<'_>, repaired: Option<&s
         };
         let tags: Vec<&str> = match (class, line_label(line)) {
             ("same", _) | (_, None) => Vec::new(),
-            (_, Some(label)) => report.change_text.iter().filter(|c| names(c, label)).map(String::as_str).collect(),
+            (_, Some(label)) => changes.iter().filter(|c| names(c, label)).map(String::as_str).collect(),
         };
         let tag = if tags.is_empty() {
             String::new()
@@ -95,8 +96,12 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         let class = if accepted { "iteration accepted" } else { "iteration" };
         let judged = if n == 0 { "the original program".to_owned() } else { format!("the candidate of iteration {n}") };
         let _ = writeln!(out, "<div class=\"{class}\">\n<h3>Iteration {}: {}</h3>", n + 1, it.kind);
-        let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem));
-        match &it.chart {
+        let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem.to_string()));
+        let chart = it
+            .learned
+            .as_ref()
+            .map(|l| TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space));
+        match &chart {
             Some(c) => {
                 let _ = writeln!(out, "<p>Counterexample: {} steps.</p>", c.steps.len());
                 trace_figures(out, c, &format!("bad-{}", n + 1));
@@ -110,11 +115,12 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         let proposal = if it.proposal.is_empty() {
             "none (the original order)".to_owned()
         } else {
-            it.proposal.iter().map(|p| format!("<code>{}</code>", escape(p))).collect::<Vec<_>>().join(", ")
+            let texts = it.proposal.iter().map(|t| t.display(&report.space).to_string());
+            texts.map(|p| format!("<code>{}</code>", escape(&p))).collect::<Vec<_>>().join(", ")
         };
         let _ = writeln!(out, "<p>Candidate proposed: {proposal}.</p>");
         let verdict = match report.history.get(n + 1) {
-            Some(next) => format!("Rejected in iteration {}: {}.", n + 2, escape(&next.problem)),
+            Some(next) => format!("Rejected in iteration {}: {}.", n + 2, escape(&next.problem.to_string())),
             None if accepted => "Accepted: it passed every check of the acceptance below.".to_owned(),
             None => format!("The run stopped: {}.", escape(&report.stop.to_string())),
         };
@@ -175,15 +181,16 @@ fn strip_prolog(svg: &str) -> &str {
 
 /// The good traces learned from, each with the assertions it protects.
 pub(crate) fn good_traces(out: &mut String, report: &Report) {
-    if report.good_charts.is_empty() {
+    if report.learned_good.is_empty() {
         return;
     }
+    let charts = report.learned_good.iter().take(GOOD_DRAWN).map(|t| TraceChart::of_good_trace(&report.original, t));
     out.push_str(
         "<h2>Good traces</h2>\n<p>Traces of the original program on which the assertions hold: \
                   the constraint they teach keeps every repair from breaking them. Blue arrows: \
                   the data flow between threads into their assertions and conditions.</p>\n",
     );
-    for (g, c) in report.good_charts.iter().take(GOOD_DRAWN).enumerate() {
+    for (g, c) in charts.enumerate() {
         let asserts: Vec<String> = c
             .steps
             .iter()
@@ -193,10 +200,10 @@ pub(crate) fn good_traces(out: &mut String, report: &Report) {
             .collect();
         let protects = if asserts.is_empty() { "no assertion".to_owned() } else { asserts.join(", ") };
         let _ = writeln!(out, "<div class=\"good\">\n<h3>Good trace {}</h3>\n<p>Protects {protects}.</p>", g + 1);
-        let _ = writeln!(out, "<div class=\"figure\">{}</div>\n</div>", chart::svg(c, &format!("good-{}", g + 1)));
+        let _ = writeln!(out, "<div class=\"figure\">{}</div>\n</div>", chart::svg(&c, &format!("good-{}", g + 1)));
     }
-    if report.good_charts.len() > GOOD_DRAWN {
-        let _ = writeln!(out, "<p>{} more good traces are not drawn.</p>", report.good_charts.len() - GOOD_DRAWN);
+    if report.learned_good.len() > GOOD_DRAWN {
+        let _ = writeln!(out, "<p>{} more good traces are not drawn.</p>", report.learned_good.len() - GOOD_DRAWN);
     }
 }
 
@@ -221,7 +228,12 @@ pub(crate) fn acceptance(out: &mut String, report: &Report) {
     }
     let _ = writeln!(out, "<tr><td>sequential final states</td><td>{}</td></tr>", a.sequential_final_states);
     for d in &a.deadlocks {
-        let _ = writeln!(out, "<tr><td>deadlock kept</td><td>{} ({})</td></tr>", escape(&d.deadlock), d.rule.name());
+        let _ = writeln!(
+            out,
+            "<tr><td>deadlock kept</td><td>{} ({})</td></tr>",
+            escape(&d.deadlock.to_string()),
+            d.rule.name()
+        );
     }
     let _ = writeln!(out, "<tr><td>states explored (all checks)</td><td>{}</td></tr>", report.states_explored);
     if let Some(c) = &report.candidate {
@@ -229,7 +241,7 @@ pub(crate) fn acceptance(out: &mut String, report: &Report) {
     }
     if let Some(o) = &report.optimality {
         let word = if o.is_proved() { "optimal in the space" } else { "cheapest found" };
-        let _ = writeln!(out, "<tr><td>optimality</td><td>{word}: {}</td></tr>", escape(o.why()));
+        let _ = writeln!(out, "<tr><td>optimality</td><td>{word}: {}</td></tr>", escape(&o.why()));
     }
     if a.unwind_reached {
         out.push_str("<tr><td>bound</td><td>the checks hold only within the loop bound (--unwind)</td></tr>\n");

@@ -1,17 +1,17 @@
 //! The pages of held-in repairs and checks: what they show, one column per thread in every
 //! chart, HTML escaping, and the same page on every run.
 
-use paces::{Repair, TraceChart};
-use paces_report::{check_page, repair_page, Counterexample, Source};
+use paces::Repair;
+use paces_report::{check_page, repair_page, Counterexample, Source, TraceChart};
 
 /// The page of the repair of the held-in program `name`, with the report it draws.
 fn repair(name: &str) -> (String, paces::Report) {
     let text = paces_heldin::source(name);
     let program = paces::cwhile::parse(text).expect("the held-in program parses");
     // The held-in models deadlock on purpose: keep their deadlocks, as Table 1 does.
-    let report = Repair::new().dot(true).keep_deadlocks(true).run(&program).expect("the repair runs");
-    let source = Source { name, language: "Cwhile", text: &report.original_text };
-    (repair_page(&source, report.repaired_text.as_deref(), &report), report)
+    let report = Repair::new().record_traces(true).keep_deadlocks(true).run(&program).expect("the repair runs");
+    let source = Source { name, language: "Cwhile", text: &report.original_text() };
+    (repair_page(&source, report.repaired_text().as_deref(), &report), report)
 }
 
 /// For every chart of `page` (in order): the threads its `data-threads` says and the thread
@@ -32,7 +32,8 @@ fn columns(page: &str) -> Vec<(usize, usize)> {
 fn ex1_shows_the_change_the_iteration_and_the_acceptance() {
     let (page, report) = repair("ex1");
     assert_eq!(report.history.len(), 1);
-    let chart = report.history[0].chart.as_ref().expect("the iteration keeps its chart");
+    let learned = report.history[0].learned.as_ref().expect("the iteration keeps its trace");
+    let chart = TraceChart::of_elimination(&report.original, &learned.trace, &learned.elimination, &report.space);
     assert_eq!(chart.threads, ["thread1", "thread2", "thread3"]);
     assert!(!chart.failing.is_empty() && !chart.orderings.is_empty() && chart.fixes.len() == 2, "{chart:?}");
     // The diff names its change on both changed lines.
@@ -43,14 +44,16 @@ fn ex1_shows_the_change_the_iteration_and_the_acceptance() {
     assert!(page.contains("<h3>Elimination graph, fix 2</h3><svg"));
     assert!(page.contains("<td>optimality</td><td>optimal in the space"));
     // The good traces, each drawn, each with the assertion it protects.
-    assert_eq!(report.good_charts.len(), report.good_traces);
+    assert_eq!(report.learned_good.len(), report.good_traces);
+    let good_charts: Vec<TraceChart> =
+        report.learned_good.iter().map(|t| TraceChart::of_good_trace(&report.original, t)).collect();
     // A good trace of ex1 that reaches `62` passes it because `20` (thread1) wrote `updated`
     // first: that data flow is drawn.
     let flows = |c: &TraceChart| {
         c.orderings.iter().map(|&(a, b)| (c.steps[a].label.clone(), c.steps[b].label.clone())).collect::<Vec<_>>()
     };
     let reaching_62: Vec<&TraceChart> =
-        report.good_charts.iter().filter(|c| c.steps.iter().any(|s| s.label == "62")).collect();
+        good_charts.iter().filter(|c| c.steps.iter().any(|s| s.label == "62")).collect();
     assert!(!reaching_62.is_empty());
     for c in reaching_62 {
         assert!(flows(c).contains(&("20".to_owned(), "62".to_owned())), "{:?}", flows(c));

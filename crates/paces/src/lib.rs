@@ -24,15 +24,12 @@
 //! let report = paces::Repair::new().run(&program)?;
 //! assert_eq!(report.stop, paces::StopReason::Repaired);
 //! assert_eq!(report.iterations, 1);
-//! let text = report.repaired_text.unwrap();
+//! let text = report.repaired_text().unwrap();
 //! assert!(text.find("B:").unwrap() < text.find("C:").unwrap());
 //! assert!(text.find("C:").unwrap() < text.find("A:").unwrap());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod chart;
-mod diff;
-mod dot;
 mod error;
 mod repair;
 
@@ -44,12 +41,11 @@ pub use paces_learn as learn;
 pub use paces_solver as solver;
 pub use paces_trace as trace;
 
-pub use chart::{ChartEdge, ChartFix, ChartStep, TraceChart};
-pub use diff::line_diff;
 pub use error::{Error, ErrorKind};
 pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
-    candidate_count, Acceptance, AdmittedDeadlock, DeadlockFate, DeadlockRule, Exhaustive, Fate, Iteration,
-    IterationKind, KeptBecause, Mode, Optimality, Refusal, Repair, RepairEvent, Report, StopReason, TimeSplit,
+    candidate_count, Acceptance, AdmittedDeadlock, BoundHit, DeadlockFate, DeadlockRule, Exhaustive, FailureKind, Fate,
+    Iteration, IterationKind, KeptBecause, LearnedTrace, Mode, NoRepair, Optimality, Problem, Proof, Refusal, Repair,
+    RepairEvent, Report, StopReason, TimeSplit, Unproved,
 };

@@ -66,7 +66,7 @@ fn in_place(src: &str, p: &Program, report: &Report, how: &str) -> Result<usize,
     prop_assert!(
         moved.is_empty(),
         "{how} moved an assert across an item of its block: {moved:?}\n{src}\n{}",
-        report.repaired_text.as_deref().unwrap_or("")
+        report.repaired_text().unwrap_or_default()
     );
     Ok(checked)
 }
@@ -113,7 +113,7 @@ fn an_assert_keeps_its_place_where_an_assertd_moves() {
     assert!(report.stop.is_success(), "{}", report.stop);
     let (moved, _) = moved_asserts(&movable, report.candidate.as_ref().unwrap());
     assert!(moved.is_empty(), "an assertd is no `assert`: it is not counted");
-    let repaired = report.repaired_text.unwrap();
+    let repaired = report.repaired_text().unwrap();
     assert!(repaired.contains("b2: assertd(x <= 1);"), "{repaired}");
     assert!(repaired.find("b2:").unwrap() < repaired.find("b1:").unwrap(), "the assertd moved above b1:\n{repaired}");
 }

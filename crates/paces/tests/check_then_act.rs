@@ -7,6 +7,11 @@ use common::check_accepted;
 use paces::explore::{check, Config};
 use paces::{Mode, Repair};
 
+/// The transformations of a report in words (`swap A <-> B`, `atomic [A; B]`).
+fn words(report: &paces::Report) -> Vec<String> {
+    report.transformations.iter().map(|t| t.display(&report.space).to_string()).collect()
+}
+
 /// `if (b)` spelled as the language has it.
 const GUARDED: &str = "var claimed = 0, owners = 0;
 thread a { i: if (claimed == 0) { s: claimed := 1; o: owners := owners + 1; } x: assert(owners <= 1); }
@@ -35,8 +40,8 @@ fn repaired_by_a_section_per_thread(source: &str) -> Vec<String> {
     assert!(!before.failures.is_empty(), "the original must fail");
     let report = Repair::new().mode(Mode::Mixed).run(&p).unwrap();
     check_accepted(&report);
-    let text = report.repaired_text.as_ref().unwrap();
-    let after = check(&paces::cwhile::parse(text).unwrap(), &Config::new().stop_at_first_failure(false)).unwrap();
+    let text = report.repaired_text().unwrap();
+    let after = check(&paces::cwhile::parse(&text).unwrap(), &Config::new().stop_at_first_failure(false)).unwrap();
     assert!(after.failures.is_empty(), "{text}");
     let space = &report.space;
     let candidate = report.candidate.as_ref().unwrap();
@@ -51,7 +56,7 @@ fn repaired_by_a_section_per_thread(source: &str) -> Vec<String> {
     }
     threads.sort_unstable();
     assert_eq!(threads, ["a", "b"], "one section per thread:\n{text}");
-    report.transformation_text.clone()
+    words(&report).clone()
 }
 
 #[test]

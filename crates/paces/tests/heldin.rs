@@ -19,6 +19,11 @@ use common::{check_accepted, program};
 use expect_test::{expect, Expect};
 use paces::{Mode, Repair, StopReason};
 
+/// The transformations of a report in words (`swap A <-> B`, `atomic [A; B]`).
+fn words(report: &paces::Report) -> Vec<String> {
+    report.transformations.iter().map(|t| t.display(&report.space).to_string()).collect()
+}
+
 /// Runs the loop, re-checks a repair, and compares the outcome with the snapshot.
 fn run(name: &str, mode: Mode, expected: Expect) {
     run_with(name, Repair::new().mode(mode).keep_deadlocks(true), expected);
@@ -32,7 +37,7 @@ fn run_with(name: &str, repair: Repair, expected: Expect) {
     let outcome = match &report.stop {
         StopReason::Repaired => {
             check_accepted(&report);
-            format!("repaired, iterations: {}: {}", report.iterations, report.transformation_text.join("; "))
+            format!("repaired, iterations: {}: {}", report.iterations, words(&report).join("; "))
         }
         StopReason::NoRepair { .. } => {
             assert!(report.repaired.is_none(), "{name}: no repair, yet a repaired program");
@@ -97,9 +102,9 @@ fn ex1_by_default_is_repaired_and_keeps_its_deadlock() {
     let report = Repair::new().run(&program("ex1")).unwrap();
     assert_eq!(report.stop, StopReason::Repaired);
     check_accepted(&report);
-    assert_eq!(report.transformation_text, ["swap 1 <-> 32", "swap 1 <-> 2"]);
+    assert_eq!(words(&report), ["swap 1 <-> 32", "swap 1 <-> 2"]);
     let fates: Vec<(String, String)> =
-        report.deadlock_fates.iter().map(|d| (d.deadlock.clone(), d.fate.to_string())).collect();
+        report.deadlock_fates.iter().map(|d| (d.deadlock.to_string(), d.fate.to_string())).collect();
     let why = "kept: every program of the space keeps it: after `thread1` and `thread2` ran one after another to \
                their end, `thread3` alone waits at `73` for good";
     assert_eq!(fates, [("thread1 done, thread2 done, thread3 at 73".to_owned(), why.to_owned())]);

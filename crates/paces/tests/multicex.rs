@@ -41,7 +41,8 @@ fn the_first_check_gives_a_trace_per_failing_assertion() {
     // The first trace fails one assertion, the further one the other.
     let failed = first.schedule.get(first.failing.unwrap()).unwrap().clone();
     let other = if failed == "c1" { "`c2` fails" } else { "`c1` fails" };
-    assert_eq!(first.more, vec![other.to_owned()], "{first:?}");
+    let more: Vec<String> = first.more.iter().map(ToString::to_string).collect();
+    assert_eq!(more, vec![other.to_owned()], "{first:?}");
     let more: usize = report.history.iter().map(|i| i.more.len()).sum();
     assert_eq!(report.bad_traces, report.iterations + more);
 }

@@ -5,6 +5,11 @@ mod common;
 use common::{check_accepted, program};
 use paces::{Mode, Repair, StopReason};
 
+/// The transformations of a report in words (`swap A <-> B`, `atomic [A; B]`).
+fn words(report: &paces::Report) -> Vec<String> {
+    report.transformations.iter().map(|t| t.display(&report.space).to_string()).collect()
+}
+
 /// Labels of one block of the repaired program, in their new order.
 fn block_of(report: &paces::Report, label: &str) -> Vec<String> {
     let space = &report.space;
@@ -16,9 +21,9 @@ fn block_of(report: &paces::Report, label: &str) -> Vec<String> {
 
 /// The explanation of a "no repair in this space" stop; any other stop fails the test.
 #[track_caller]
-fn no_repair(report: &paces::Report) -> &str {
-    let StopReason::NoRepair { explanation } = &report.stop else { panic!("not `no repair`: {}", report.stop) };
-    explanation
+fn no_repair(report: &paces::Report) -> String {
+    let StopReason::NoRepair(why) = &report.stop else { panic!("not `no repair`: {}", report.stop) };
+    why.to_string()
 }
 
 #[test]
@@ -46,8 +51,8 @@ fn no_repair_when_nothing_in_the_space_helps() {
     // reordering and no atomic section (sections stay inside one block) can order them.
     let p = paces::cwhile::parse("var x = 0; thread a { A: x := 1; } thread b { B: assert(x == 1); }").unwrap();
     let report = Repair::new().run(&p).unwrap();
-    assert!(matches!(report.stop, StopReason::NoRepair { .. }), "got {}", report.stop);
-    assert!(report.repaired_text.is_none());
+    assert!(matches!(report.stop, StopReason::NoRepair(_)), "got {}", report.stop);
+    assert!(report.repaired_text().is_none());
 }
 
 #[test]
@@ -62,7 +67,7 @@ fn atomic_section_when_no_reordering_works() {
     .unwrap();
     let report = Repair::new().run(&p).unwrap();
     check_accepted(&report);
-    assert_eq!(report.transformation_text, ["atomic [A; B]"]);
+    assert_eq!(words(&report), ["atomic [A; B]"]);
 }
 
 /// Held-in benchmarks that the loop repairs in mixed mode, with the order or section of the
@@ -86,7 +91,7 @@ fn heldin_small_benchmarks_are_repaired_in_mixed_mode() {
         let report = Repair::new().run(&program(name)).unwrap();
         check_accepted(&report);
         let t = format!("atomic [{first}; {last}]");
-        assert!(report.transformation_text.contains(&t), "{name}: {:?}", report.transformation_text);
+        assert!(words(&report).contains(&t), "{name}: {:?}", words(&report));
     }
 }
 
@@ -96,7 +101,7 @@ fn ex_regr_needs_two_iterations_as_in_the_paper() {
     check_accepted(&report);
     assert_eq!(report.iterations, 2);
     // The first proposal, the reordering, regressed at 20; the second iteration learned that.
-    assert_eq!(report.history[1].problem, "`20` fails");
+    assert_eq!(report.history[1].problem.to_string(), "`20` fails");
 }
 
 #[test]
@@ -113,35 +118,6 @@ fn iteration_limit_is_a_stop_reason_not_an_error() {
     assert_eq!(report.stop, StopReason::IterationLimit);
 }
 
-#[test]
-fn dot_output_is_collected_on_request() {
-    let report = Repair::new().dot(true).run(&program("paper1")).unwrap();
-    assert!(report.dots.iter().any(|(n, d)| n.starts_with("good-") && d.starts_with("digraph")));
-    assert!(report.dots.iter().any(|(n, d)| n.ends_with("-order.dot") && d.contains("digraph")));
-    assert!(report.dots.iter().any(|(n, _)| n.contains("-fix-")));
-    // Nodes are named by their statement's label and text.
-    assert!(report.dots.iter().any(|(_, d)| d.contains("A  x := 1")), "{:?}", report.dots);
-}
-
-/// A deadlock's partial order numbers its blocked steps after the executed events: the DOT
-/// graphs name them by their statements, and the iteration's chart draws them, failing
-/// (usb-serial's candidates deadlock).
-#[test]
-fn dot_output_and_charts_show_the_blocked_steps_of_a_deadlock() {
-    let report = Repair::new().dot(true).run(&program("usb-serial")).unwrap();
-    let deadlocks: Vec<_> = report.history.iter().filter(|it| it.kind == paces::IterationKind::Deadlock).collect();
-    assert!(!deadlocks.is_empty(), "{:?}", report.history);
-    for it in deadlocks {
-        let chart = it.chart.as_ref().expect("a generalised trace keeps its chart");
-        assert!(!chart.failing.is_empty());
-        assert!(chart.failing.iter().all(|&i| chart.steps[i].blocked), "{chart:?}");
-    }
-    // Every node of a partial order or a fix is named by its statement: none by a bare id.
-    for (name, dot) in report.dots.iter().filter(|(name, _)| name.starts_with("bad-")) {
-        assert!(!dot.contains("label=\"e"), "{name}: {dot}");
-    }
-}
-
 /// iwl3945's bad trace stops at the failure (every thread then blocks): the fix needs the
 /// pending write `H`, and a good trace's fallback forbids it until relaxed. Kept (no
 /// relaxing), the fallbacks leave only sections that hold waits past their first step.
@@ -151,12 +127,12 @@ fn iwl3945_needs_pending_steps_and_a_relaxed_fallback() {
     check_accepted(&report);
     assert_eq!(report.iterations, 1);
     assert!(report.relaxed_good_traces >= 1);
-    assert_eq!(report.transformation_text, ["swap CDEFG <-> H"]);
+    assert_eq!(words(&report), ["swap CDEFG <-> H"]);
     let strict = Repair::new().relax_on_conflict(false).run(&program("iwl3945")).unwrap();
     check_accepted(&strict);
     assert_eq!(strict.relaxed_good_traces, 0);
     let candidate = strict.candidate.as_ref().unwrap();
-    assert!(candidate.waits_inside_section(&strict.space), "{:?}", strict.transformation_text);
+    assert!(candidate.waits_inside_section(&strict.space), "{:?}", words(&strict));
 }
 
 /// lc-rc's fix moves `1` behind the wait `6` for the failing thread's signal `R`: a cycle
@@ -185,7 +161,7 @@ fn a_guard_and_its_branch_are_held_together_by_a_section_around_the_if() {
     .unwrap();
     let report = Repair::new().run(&p).unwrap();
     check_accepted(&report);
-    assert_eq!(report.transformation_text, ["swap 1 <-> 2", "atomic [A; A]"]);
+    assert_eq!(words(&report), ["swap 1 <-> 2", "atomic [A; A]"]);
 }
 
 /// A producer loop with an unbounded counter has no finite state space: the run ends at the
@@ -199,9 +175,9 @@ fn an_unbounded_counter_ends_at_the_checkers_bound() {
     )
     .unwrap();
     let report = Repair::new().checker(paces::explore::Config::new().max_states(20_000)).run(&p).unwrap();
-    let StopReason::BoundReached { bound, what, .. } = &report.stop else { panic!("{}", report.stop) };
-    assert!(what.contains("state bound"), "{what}");
-    assert_eq!(*bound, Some(paces::explore::Bound::States), "{what}");
+    let StopReason::BoundReached(hit) = &report.stop else { panic!("{}", report.stop) };
+    assert!(report.stop.to_string().contains("state bound"), "{hit}");
+    assert_eq!(*hit, paces::BoundHit::Check(paces::explore::Bound::States), "{hit}");
     assert!(report.repaired.is_none());
 }
 
@@ -218,7 +194,7 @@ fn a_lazy_initialisation_race_gets_a_section_around_each_test_and_set() {
     .unwrap();
     let report = Repair::new().run(&p).unwrap();
     check_accepted(&report);
-    assert_eq!(report.transformation_text, ["atomic [1; 1]", "atomic [A; A]"]);
+    assert_eq!(words(&report), ["atomic [1; 1]", "atomic [A; A]"]);
 }
 
 /// A random program (found by a stress run): after two rounds a candidate's complete bad trace
@@ -277,8 +253,9 @@ fn dv1394_is_repaired_without_the_deadlock_its_detectors_encode() {
     assert!(acceptance.deadlocks.is_empty(), "{:?}", acceptance.deadlocks);
     // The candidate kept in reserve reads as such, not as a rejection nor as the repair.
     assert!(
-        report.history.iter().any(|i| i.problem.starts_with("candidate kept in reserve, not yet the repair")
-            && i.problem.contains("admitted only after a failure")),
+        report.history.iter().any(|i| matches!(i.problem, paces::Problem::InReserve { .. })
+            && i.problem.to_string().starts_with("candidate kept in reserve, not yet the repair")
+            && i.problem.to_string().contains("admitted only after a failure")),
         "{:?}",
         report.history.iter().map(|i| &i.problem).collect::<Vec<_>>()
     );
@@ -297,7 +274,7 @@ thread b { C: if (x == 1 && y == 0) { D: assert(false); } }",
     .unwrap();
     let report = Repair::new().run(&p).unwrap();
     check_accepted(&report);
-    assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    assert_eq!(words(&report), ["swap A <-> B"]);
     assert!(report.acceptance.as_ref().is_some_and(|a| a.assertions_reached));
 }
 
@@ -396,7 +373,7 @@ fn a_blocked_section_of_a_candidate_teaches_no_fixes() {
     // Checked again from its text: no assertion fails. (Its deadlocks are the variant's, but
     // the text names the added section's deadlock by the section's generated label, so
     // `check_accepted` would count it as new.)
-    let repaired = paces::cwhile::parse(report.repaired_text.as_ref().unwrap()).unwrap();
+    let repaired = paces::cwhile::parse(&report.repaired_text().unwrap()).unwrap();
     let all = paces::explore::Config::new().stop_at_first_failure(false);
     let after = paces::explore::check(&repaired, &all).unwrap();
     assert!(after.bound.is_none() && after.failures.is_empty(), "{:?}", after.failures.keys());
@@ -407,6 +384,6 @@ fn a_blocked_section_of_a_candidate_teaches_no_fixes() {
     assert!(
         candidate.in_one_section(lock, wait) || candidate.position(lock) < candidate.position(wait),
         "{:?}",
-        report.transformation_text
+        words(&report)
     );
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use paces::cwhile::Program;
-use paces::explore::{check, render_columns, CheckResult, Config, Verdict};
+use paces::explore::{check, CheckResult, Config, Verdict};
 
 use super::progress::{progress_text, StatusLine};
 use super::{count, fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Lang, Outcome};
@@ -230,7 +230,7 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
             }
             if let Some(c) = cex {
                 s.push('\n');
-                s.push_str(&render_columns(&program, (&c.schedule).into(), c.failing_step));
+                s.push_str(&paces_report::text_chart::columns(&program, (&c.schedule).into(), c.failing_step));
             }
             s.push_str(&format!(
                 "\n{}, {}, {:.3} s\n",

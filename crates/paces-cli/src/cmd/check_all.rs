@@ -2,7 +2,7 @@
 //! state space holds, each with a shortest witness, in text or JSON.
 
 use paces::cwhile::Program;
-use paces::explore::{render_columns, CheckResult, Counterexample};
+use paces::explore::{CheckResult, Counterexample};
 
 use super::{count, ms, schedule_json, threads_json, verdict_json};
 
@@ -31,7 +31,7 @@ fn failure_heading(label: &str, cex: &Counterexample) -> String {
 /// One finding: its heading, the length of its witness, and the witness one column per thread.
 fn finding(program: &Program, heading: &str, cex: &Counterexample) -> String {
     let steps = count(cex.schedule.steps.len() as u64, "step");
-    let columns = render_columns(program, (&cex.schedule).into(), cex.failing_step);
+    let columns = paces_report::text_chart::columns(program, (&cex.schedule).into(), cex.failing_step);
     format!("\n{heading} ({steps}):\n{columns}")
 }
 

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use paces::cwhile::Program;
 use paces::explore::CheckResult;
-use paces::{Report, TraceChart};
-use paces_report::{Counterexample, Source};
+use paces::Report;
+use paces_report::{Counterexample, Source, TraceChart};
 
 use super::{count, Input, Lang};
 
@@ -40,13 +40,20 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write the report to `{}`: {e}", path.display()))
 }
 
-/// Writes the page of a repair. `kept` says whether `report.repaired_text` is the input's own
-/// text with the repair written in; otherwise the diff is of the canonical texts.
-pub fn write_repair(path: &Path, input: &Input, report: &Report, kept: bool) -> Result<(), String> {
+/// Writes the page of a repair whose program was printed as `printed`. `kept` says whether
+/// that is the input's own text with the repair written in; otherwise the diff is of the
+/// canonical texts.
+pub fn write_repair(
+    path: &Path,
+    input: &Input,
+    report: &Report,
+    printed: Option<&str>,
+    kept: bool,
+) -> Result<(), String> {
     let source_text = String::from_utf8_lossy(&input.bytes);
-    let text = if kept { &*source_text } else { report.original_text.as_str() };
-    let source = Source { name: &input.name, language: language(input.lang), text };
-    write(path, &paces_report::repair_page(&source, report.repaired_text.as_deref(), report))
+    let original = if kept { source_text.into_owned() } else { report.original_text() };
+    let source = Source { name: &input.name, language: language(input.lang), text: &original };
+    write(path, &paces_report::repair_page(&source, printed, report))
 }
 
 /// Writes the page of a check: its verdict, figures and counterexamples.

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use paces_cwhile::Program;
 
-pub mod chart;
 pub mod check;
 pub mod check_all;
 pub mod export;

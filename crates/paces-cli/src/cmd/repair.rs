@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use paces::{Mode, Repair, RepairEvent, Report};
+use paces_report::json::{Printed, RepairDocument};
+use paces_report::text::{self, Times};
 
 use super::check::CheckerArgs;
 use super::progress::{print_line, progress_text, StatusLine};
-use super::{count, fail_in, ms, write_stdout, FileArg, Format, Outcome};
+use super::{fail_in, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -179,17 +181,17 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     }
     let verbose = args.verbose && args.format == Format::Text;
     let threads: Vec<String> = program.threads.iter().map(|t| t.name.clone()).collect();
-    let repair = repair.on_event(observer(&input.name, threads, status.clone(), verbose));
+    let repair = repair.on_event(observer(&input.name, threads, program.space(), status.clone(), verbose));
     let outcome = if args.exhaustive { repair.optimum(&program) } else { repair.run(&program) };
     if let Some(line) = &status {
         line.clear();
     }
-    let mut report = match outcome {
+    let report = match outcome {
         Ok(r) => r,
         Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
     };
     if let Some(dir) = &args.dot {
-        if let Err(e) = write_dots(dir, &report) {
+        if let Err(e) = write_dots(dir, &paces_report::dot_files(&report)) {
             return fail_in(args.format, &input.name, &format!("cannot write DOT files to `{}`: {e}", dir.display()));
         }
     }
@@ -200,27 +202,27 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let in_source_text = kept.is_some();
     // A C model whose repair cannot be written into its source is printed as Cwhile: the
     // summary says so.
+    let canonical = report.repaired_text();
     let layout_lost = kept.is_none()
-        && report.repaired_text.is_some()
+        && canonical.is_some()
         && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
     let as_cwhile = layout_lost && input.lang == super::Lang::C;
-    match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
-        (Some(text), _, _) => report.repaired_text = Some(text),
+    let printed = match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
+        (Some(text), _, _) => Some(text),
         // The fallback keeps every comment of the source, as `paces fmt` does.
         (None, Some(repaired), Ok(source)) if layout_lost => {
-            report.repaired_text =
-                Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()));
+            Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()))
         }
-        _ => {}
-    }
+        _ => canonical,
+    };
     if let Some(path) = &args.report {
-        if let Err(message) = super::html::write_repair(path, &input, &report, in_source_text) {
+        if let Err(message) = super::html::write_repair(path, &input, &report, printed.as_deref(), in_source_text) {
             return fail_in(args.format, &input.name, &message);
         }
     }
     let times = Times::of(&report, read, started.elapsed());
     let layout = Layout { lost: layout_lost, as_cwhile };
-    let written = emit(args, &input, &program, (&report, &times), layout, success, &bounds);
+    let written = emit(args, &input, &program, (&report, printed.as_deref(), &times), layout, success, &bounds);
     match written {
         Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
         Outcome::Success if success => Outcome::Success,
@@ -250,7 +252,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .optimise(!args.no_optimise)
         .keep_deadlocks(args.keep_deadlocks)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps))
-        .dot(args.dot.is_some() || args.report.is_some())
+        .record_traces(args.dot.is_some() || args.report.is_some())
         .exhaustive_limit(args.exhaustive_limit)
         .hunt_states(args.hunt_states)
         .counterexamples(args.counterexamples)
@@ -265,38 +267,6 @@ struct Layout {
     as_cwhile: bool,
 }
 
-/// Where a repair command's time went, part by part: reading the program, the parts of the
-/// run ([`paces::TimeSplit`]), then printing (building the report's texts and the repaired
-/// program); the parts sum to the total.
-pub struct Times {
-    /// From the command's start to the printing of its answer.
-    pub total: Duration,
-    /// Each part: its key in JSON, its name in the summary, its time.
-    pub parts: Vec<(&'static str, &'static str, Duration)>,
-}
-
-impl Times {
-    /// The parts of a command that read its program in `read` and reached its answer after
-    /// `elapsed`, whose run `report` tells.
-    pub fn of(report: &Report, read: Duration, elapsed: Duration) -> Times {
-        let t = &report.time;
-        let total = elapsed.max(read + t.total);
-        let parts = vec![
-            ("read", "reading", read),
-            ("explore", "checking", t.explore),
-            ("good", "good-trace search", t.good),
-            ("complete", "completing bad traces", t.complete),
-            ("learn", "learning", t.learn),
-            ("solve", "solving", t.solve),
-            ("apply", "building candidates", t.apply),
-            ("list", "listing candidates", t.list),
-            ("print", "printing", total.saturating_sub(read + t.total)),
-            ("other", "other", t.other()),
-        ];
-        Times { total, parts }
-    }
-}
-
 /// Writes the repaired program (to `--output` or stdout) and the summary or JSON report of the
 /// run and its `times`; the outcome of the writing (`success` and the model's `bounds` shape
 /// the summary's notes).
@@ -304,12 +274,12 @@ fn emit(
     args: &Args,
     input: &super::Input,
     program: &paces::cwhile::Program,
-    (report, times): (&Report, &Times),
+    (report, printed, times): (&Report, Option<&str>, &Times),
     layout: Layout,
     success: bool,
     bounds: &[String],
 ) -> Outcome {
-    let written = match (&report.repaired_text, &args.output) {
+    let written = match (printed, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
             Ok(()) => Outcome::Success,
             Err(e) => fail_in(args.format, &input.name, &format!("cannot write `{}`: {e}", path.display())),
@@ -318,13 +288,12 @@ fn emit(
     };
     match (written, args.format) {
         (Outcome::Success, Format::Json) => {
-            let mut doc = report_json(&input.name, program, report, times);
-            doc["layout_kept"] = serde_json::Value::Bool(!layout.lost);
-            write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()))
+            let printed = Printed { file: &input.name, program: printed, layout_kept: !layout.lost };
+            write_stdout(&RepairDocument::new(program, report, times, printed).to_json())
         }
         (Outcome::Success, Format::Text) => {
             if !args.quiet {
-                let mut text = summary(&input.name, report, times, args.verbose);
+                let mut text = text::summary(&input.name, report, times, args.verbose);
                 if layout.as_cwhile {
                     text.push_str(C_AS_CWHILE);
                 } else if layout.lost {
@@ -337,7 +306,7 @@ fn emit(
                 }
                 let _ = std::io::stderr().lock().write_all(text.as_bytes());
             }
-            match (&report.repaired_text, &args.output) {
+            match (printed, &args.output) {
                 (Some(text), None) => write_stdout(text),
                 _ => Outcome::Success,
             }
@@ -352,6 +321,7 @@ fn emit(
 fn observer(
     name: &str,
     threads: Vec<String>,
+    space: paces::constraint::Space,
     status: Option<Arc<StatusLine>>,
     verbose: bool,
 ) -> impl Fn(&RepairEvent) + Send + Sync + 'static {
@@ -367,31 +337,11 @@ fn observer(
             }
         }
         RepairEvent::IterationEnded { iteration, record, .. } if verbose => {
-            let mut text = format!("paces: {name}: {}", iteration_text(*iteration, record));
-            if !record.schedule.is_empty() {
-                let steps: Vec<(usize, &str)> =
-                    record.threads.iter().copied().zip(record.schedule.iter().map(String::as_str)).collect();
-                text.push('\n');
-                text.push_str(super::chart::chart(&threads, &steps, record.failing, "    ").trim_end());
-            }
+            let text = format!("paces: {name}: {}", text::iteration_text(*iteration, record, &space, &threads));
             print_line(status.as_deref(), &text);
         }
         _ => {}
     }
-}
-
-/// One iteration in words: `iteration 1: bad trace: `3` fails (5 steps), and `4` fails; 2
-/// fixes; next: swap A <-> B` (the further failures only when the check found some; the steps themselves are drawn as a chart, see [`super::chart::chart`]).
-pub fn iteration_text(number: usize, it: &paces::Iteration) -> String {
-    let more = if it.more.is_empty() { String::new() } else { format!(", and {}", it.more.join(", ")) };
-    format!(
-        "iteration {number}: {} trace: {} ({}){more}; {}; next: {}",
-        it.kind,
-        it.problem,
-        super::count(it.schedule.len() as u64, "step"),
-        if it.fixes == 1 { "1 fix".to_owned() } else { format!("{} fixes", it.fixes) },
-        if it.proposal.is_empty() { "the original program".to_owned() } else { it.proposal.join(", ") }
-    )
 }
 
 /// Checks, before the repair starts, that `-o` names a file that can be written (an existing
@@ -407,294 +357,11 @@ fn check_destinations(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Says which bounds cut the good-trace search short; `None` when none did.
-pub fn good_bounds_note(bounds: &[paces::explore::GoodBound]) -> Option<String> {
-    if bounds.is_empty() {
-        return None;
-    }
-    let names: Vec<String> = bounds
-        .iter()
-        .map(|b| match b {
-            paces::explore::GoodBound::Steps => format!("{b} (--good-steps raises it)"),
-            paces::explore::GoodBound::Time => format!("{b} (--time-limit)"),
-            _ => b.to_string(),
-        })
-        .collect();
-    Some(format!("the good-trace search stopped at its {}: the good traces are a sample", names.join(", ")))
-}
-
-fn write_dots(dir: &std::path::Path, report: &Report) -> std::io::Result<()> {
+/// Writes the DOT `files` (name, text) into `dir`.
+fn write_dots(dir: &std::path::Path, files: &[(String, String)]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    for (name, text) in &report.dots {
+    for (name, text) in files {
         std::fs::write(dir.join(name), text)?;
     }
     Ok(())
-}
-
-/// The text summary written to stderr (with `verbose`, also the diff; the iterations are
-/// written as they end, not here); its last line tells the `times`.
-pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> String {
-    let how = match report.exhaustive {
-        Some(_) => "exhaustive search".to_owned(),
-        None => format!("{} mode", report.mode),
-    };
-    let mut s = format!("paces: {name}: {} ({how})\n", report.stop);
-    if report.unwind_reached {
-        s.push_str("  note: the loop bound (--unwind) cut some path: this holds only within that bound (exit 3)\n");
-    }
-    if !report.change_text.is_empty() {
-        s.push_str("  changes:\n");
-        for t in &report.change_text {
-            s.push_str(&format!("    {t}\n"));
-        }
-    }
-    s.push_str(&format!(
-        "  iterations: {}, good traces: {}{}, bad traces: {}{}, constraint: {} nodes ({} atoms)\n",
-        report.iterations,
-        report.good_traces,
-        match report.relaxed_good_traces {
-            0 => String::new(),
-            n => format!(" ({n} relaxed to their covered edges)"),
-        },
-        report.bad_traces,
-        {
-            let notes: Vec<String> = [
-                (report.deepened_bad_traces, "searched again with a larger K"),
-                (report.dropped_constraints, "dropped"),
-            ]
-            .iter()
-            .filter(|(n, _)| *n > 0)
-            .map(|(n, what)| format!("{n} {what}"))
-            .collect();
-            if notes.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", notes.join(", "))
-            }
-        },
-        report.constraint.nodes,
-        report.constraint.atoms
-    ));
-    if let Some(note) = good_bounds_note(&report.good_search_bounds) {
-        s.push_str(&format!("  warning: {note}\n"));
-    }
-    s.push_str(&deadlock_lines(report));
-    if let Some(a) = &report.acceptance {
-        let outcomes = match a.outcomes {
-            Some(n) => format!("{} ({}, each the original's)", a.no_new_outcome, count(n as u64, "outcome")),
-            None => format!("{} (no reorder)", a.no_new_outcome),
-        };
-        s.push_str(&format!(
-            "  accepted: no assertion failure: {}, no new deadlock: {}, no new livelock: {}, same sequential final \
-             states: {}, passing assertions still reached: {}, no new outcome: {outcomes}\n",
-            a.no_assertion_failure,
-            a.no_new_deadlock,
-            a.no_new_livelock,
-            a.same_sequential_states,
-            a.assertions_reached,
-        ));
-        for d in &a.deadlocks {
-            s.push_str(&format!("    deadlock admitted: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
-        }
-    }
-    s.push_str(&fate_lines(report));
-    if let Some(line) = exhaustive_line(report) {
-        s.push_str(&line);
-    }
-    if let (Some(o), Some(c)) = (&report.optimality, &report.candidate) {
-        let verdict = if o.is_proved() { "optimal in the space" } else { "cheapest found" };
-        s.push_str(&format!("  cost {}: {verdict} ({})\n", c.cost(&report.space), o.why()));
-    }
-    // The parts that show as 0.001 s or more (each left out is under half a millisecond).
-    let parts: Vec<String> = times
-        .parts
-        .iter()
-        .filter(|(_, _, d)| *d >= Duration::from_micros(500))
-        .map(|(_, what, d)| format!("{what} {:.3} s", d.as_secs_f64()))
-        .collect();
-    s.push_str(&format!(
-        "  states explored: {}; time {:.3} s ({})\n",
-        report.states_explored,
-        times.total.as_secs_f64(),
-        if parts.is_empty() { "each part under a millisecond".to_owned() } else { parts.join(", ") }
-    ));
-    if verbose && !report.diff.is_empty() {
-        s.push_str("  diff:\n");
-        for line in report.diff.lines() {
-            s.push_str(&format!("    {line}\n"));
-        }
-    }
-    s
-}
-
-/// The summary's lines on the original's deadlocks: whether they are kept, and which they are.
-fn deadlock_lines(report: &Report) -> String {
-    let mut s = String::new();
-    if report.keep_deadlocks {
-        s.push_str("  --keep-deadlocks: the original's deadlocks are kept, only new ones refused\n");
-    }
-    if let Some(deadlocks) = report.original_deadlocks.as_ref().filter(|d| !d.is_empty()) {
-        s.push_str(if report.keep_deadlocks {
-            "  the original program deadlocks (a repair may keep these, never add one):\n"
-        } else {
-            "  the original program deadlocks (removed where the space can, else kept; --keep-deadlocks keeps them):\n"
-        });
-        for d in deadlocks {
-            s.push_str(&format!("    {d}\n"));
-        }
-    }
-    s
-}
-
-/// The summary's lines on what became of the original's deadlocks in the program the run
-/// ends with: each kept one with its reason, then the removed ones known.
-fn fate_lines(report: &Report) -> String {
-    let mut s = String::new();
-    for d in &report.deadlock_fates {
-        s.push_str(&format!("  {} deadlock of the original: {}\n", d.fate.name(), d.deadlock));
-        if let paces::Fate::Kept(why) = &d.fate {
-            s.push_str(&format!("    {why}\n"));
-        }
-    }
-    if !report.keep_deadlocks && report.kept_deadlocks().next().is_some() {
-        s.push_str("  a bug remains: the program still deadlocks where the original does (exit 1)\n");
-    }
-    s
-}
-
-/// What the exhaustive search did, as a summary line; `None` for a run of the loop.
-fn exhaustive_line(report: &Report) -> Option<String> {
-    let e = report.exhaustive?;
-    let cost = match (&report.candidate, &report.stop) {
-        (Some(c), paces::StopReason::Repaired) => format!(", cost {}", c.cost(&report.space)),
-        _ => String::new(),
-    };
-    let verdict = if e.proved_optimal { "; proved optimal in the space" } else { "" };
-    Some(format!("  exhaustive: {} of {} candidates checked{cost}{verdict}\n", e.checked, e.space_size))
-}
-
-/// Why a kept deadlock is no regression, in words.
-fn deadlock_rule_text(rule: paces::DeadlockRule) -> &'static str {
-    match rule {
-        paces::DeadlockRule::SamePlace => "the original reaches it",
-        paces::DeadlockRule::SameThreadsAfterFailure => {
-            "the original deadlocks with the same threads blocked after an assertion failed"
-        }
-        _ => "admitted",
-    }
-}
-
-/// What became of each deadlock of the original, as `deadlock_fates` of the JSON report.
-fn fates_json(report: &Report) -> Vec<serde_json::Value> {
-    let why = |fate: &paces::Fate| match fate {
-        paces::Fate::Kept(why) => Some(why.to_string()),
-        _ => None,
-    };
-    report
-        .deadlock_fates
-        .iter()
-        .map(|d| {
-            serde_json::json!({"deadlock": d.deadlock, "fate": d.fate.name(), "reason": d.fate.reason(), "why": why(&d.fate)})
-        })
-        .collect()
-}
-
-/// The JSON document of `paces repair --format json` (schema `paces-repair/1`, docs/json.md)
-/// of a run that took `times`.
-pub fn report_json(name: &str, program: &paces::cwhile::Program, report: &Report, times: &Times) -> serde_json::Value {
-    let space = &report.space;
-    let candidate = report.candidate.as_ref().map(|c| {
-        let blocks: Vec<Vec<&str>> = space
-            .blocks()
-            .filter(|b| space.items(*b).len() > 1)
-            .map(|b| c.order(b).iter().map(|l| space.name(*l)).collect())
-            .collect();
-        let sections: Vec<serde_json::Value> = c
-            .sections()
-            .iter()
-            .map(|s| {
-                let order = c.order(s.block);
-                let (i, j) = (c.position(s.first).unwrap_or(0), c.position(s.last).unwrap_or(0));
-                let items: Vec<&str> = order.get(i..=j).unwrap_or(&[]).iter().map(|l| space.name(*l)).collect();
-                serde_json::json!({"first": space.name(s.first), "last": space.name(s.last), "items": items})
-            })
-            .collect();
-        serde_json::json!({"blocks": blocks, "sections": sections})
-    });
-    let history: Vec<serde_json::Value> = report
-        .history
-        .iter()
-        .map(|it| {
-            serde_json::json!({
-                "kind": it.kind.name(), "problem": it.problem, "schedule": it.schedule,
-                "fixes": it.fixes, "more": it.more, "proposal": it.proposal,
-            })
-        })
-        .collect();
-    let explanation = match &report.stop {
-        paces::StopReason::NoRepair { explanation } => Some(explanation.clone()),
-        _ => None,
-    };
-    serde_json::json!({
-        "schema": "paces-repair/1",
-        "file": name,
-        "mode": report.mode.to_string(),
-        "stop_reason": report.stop.name(),
-        "message": report.stop.to_string(),
-        "explanation": explanation,
-        "program": {
-            "lines": report.original_text.lines().filter(|l| !l.trim().is_empty()).count(),
-            "threads": program.threads.len(),
-            "statements": program.stmts.len(),
-        },
-        "iterations": report.iterations,
-        "good_traces": report.good_traces,
-        "good_search_bounds": report.good_search_bounds.iter().map(|b| b.name()).collect::<Vec<_>>(),
-        "relaxed_good_traces": report.relaxed_good_traces,
-        "deepened_bad_traces": report.deepened_bad_traces,
-        "dropped_constraints": report.dropped_constraints,
-        "bad_traces": report.bad_traces,
-        "transformations": report.transformation_text,
-        "changes": report.change_text,
-        "candidate": candidate,
-        "repaired_program": report.repaired_text,
-        "diff": report.diff,
-        "acceptance": report.acceptance.as_ref().map(|a| serde_json::json!({
-            "no_assertion_failure": a.no_assertion_failure,
-            "no_new_deadlock": a.no_new_deadlock,
-            "no_new_livelock": a.no_new_livelock,
-            "same_sequential_states": a.same_sequential_states,
-            "assertions_reached": a.assertions_reached,
-            "no_new_outcome": a.no_new_outcome,
-            "outcomes": a.outcomes,
-            "deadlocks": a.deadlocks.iter().map(|d| serde_json::json!({
-                "deadlock": d.deadlock,
-                "rule": d.rule.name(),
-            })).collect::<Vec<_>>(),
-            "livelocks": a.livelocks,
-        })),
-        "original_deadlocks": report.original_deadlocks.as_deref().unwrap_or_default(),
-        "keep_deadlocks": report.keep_deadlocks,
-        "deadlock_fates": fates_json(report),
-        "bug_remains": report.bug_remains(),
-        "constraint": {"nodes": report.constraint.nodes, "atoms": report.constraint.atoms, "depth": report.constraint.depth},
-        "states_explored": report.states_explored,
-        "original_states": report.original_states,
-        "unwind_reached": report.unwind_reached,
-        "time_ms": std::iter::once(("total", times.total))
-            .chain(times.parts.iter().map(|(key, _, d)| (*key, *d)))
-            .map(|(key, d)| (key.to_owned(), serde_json::json!(ms(d))))
-            .collect::<serde_json::Map<_, _>>(),
-        "history": history,
-        "cost": report.candidate.as_ref().map(|c| {
-            let cost = c.cost(space);
-            serde_json::json!({"atomic_weight": cost.atomic_weight, "inversions": cost.inversions})
-        }),
-        "exhaustive": report.exhaustive.map(|e| serde_json::json!({
-            "space_size": e.space_size, "checked": e.checked, "proved_optimal": e.proved_optimal,
-        })),
-        "optimality": report.optimality.as_ref().map(|o| serde_json::json!({
-            "proved": o.is_proved(), "why": o.why(),
-        })),
-    })
 }

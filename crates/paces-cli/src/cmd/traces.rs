@@ -1,6 +1,6 @@
 //! `paces traces FILE`: the good traces mixed mode learns from, and the first bad trace.
 
-use paces::explore::{check, render_columns, search_good_traces, GoodConfig, Verdict};
+use paces::explore::{check, search_good_traces, GoodConfig, Verdict};
 
 use super::check::CheckerArgs;
 use super::{fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, Outcome};
@@ -59,16 +59,16 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
             let mut s = String::new();
             for (i, t) in good.iter().enumerate() {
                 s.push_str(&format!("good trace {} ({} steps):\n", i + 1, t.len()));
-                s.push_str(&render_columns(&program, t.into(), None));
+                s.push_str(&paces_report::text_chart::columns(&program, t.into(), None));
                 s.push('\n');
             }
-            if let Some(note) = super::repair::good_bounds_note(&found.bounds) {
+            if let Some(note) = paces_report::text::good_bounds_note(&found.bounds) {
                 s.push_str(&format!("note: {note}\n"));
             }
             match bad {
                 Some(c) => {
                     s.push_str(&format!("{} trace ({} steps):\n", result.verdict.name(), c.schedule.steps.len()));
-                    s.push_str(&render_columns(&program, (&c.schedule).into(), c.failing_step));
+                    s.push_str(&paces_report::text_chart::columns(&program, (&c.schedule).into(), c.failing_step));
                 }
                 None => s.push_str(&format!("no bad trace: {}\n", result.verdict.name())),
             }

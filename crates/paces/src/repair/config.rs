@@ -1,7 +1,6 @@
 //! The configuration of the repair loop and the exhaustive search: [`Repair`] and its
-//! [`Mode`].
+//! [`Mode`] (its own file).
 
-use std::fmt;
 use std::time::Duration;
 
 use paces_explore::GoodConfig;
@@ -10,25 +9,7 @@ use paces_solver::BackendKind;
 use paces_trace::Variant;
 
 use super::event::{Observer, RepairEvent};
-
-/// Which traces the loop learns from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// PACES: learn from good traces of the original program first, then from bad traces.
-    #[default]
-    Mixed,
-    /// The CEGIS baseline: learn from counterexamples only.
-    BadOnly,
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Mode::Mixed => "mixed",
-            Mode::BadOnly => "bad-only",
-        })
-    }
-}
+use super::mode::Mode;
 
 /// A frontend's own reasons to refuse a candidate that the checker accepts: given the
 /// original program and the candidate program, one sentence per reason (none: no objection).
@@ -54,7 +35,7 @@ pub struct Repair {
     pub(super) check: paces_explore::Config,
     pub(super) max_iterations: usize,
     pub(super) time_limit: Option<Duration>,
-    pub(super) dot: bool,
+    pub(super) record_traces: bool,
     pub(super) exhaustive_limit: usize,
     pub(super) hunt_states: usize,
     pub(super) counterexamples: usize,
@@ -75,7 +56,7 @@ impl Default for Repair {
             check: paces_explore::Config::new(),
             max_iterations: Self::DEFAULT_MAX_ITERATIONS,
             time_limit: None,
-            dot: false,
+            record_traces: false,
             exhaustive_limit: Self::DEFAULT_EXHAUSTIVE_LIMIT,
             hunt_states: Self::DEFAULT_HUNT_STATES,
             counterexamples: Self::DEFAULT_COUNTEREXAMPLES,
@@ -231,9 +212,12 @@ impl Repair {
         self
     }
 
-    /// Collect DOT graphs of every trace graph, partial order and fix cycle. Default: off.
-    pub fn dot(mut self, on: bool) -> Self {
-        self.dot = on;
+    /// Keep the traces the loop learns from in the report: the good ones
+    /// ([`Report::learned_good`](super::Report::learned_good)) and each bad one with its
+    /// partial order and fixes ([`Iteration::learned`](super::Iteration::learned)), what
+    /// `paces-report` draws as charts and DOT graphs. Default: off.
+    pub fn record_traces(mut self, on: bool) -> Self {
+        self.record_traces = on;
         self
     }
 

@@ -11,7 +11,7 @@ use paces_cwhile::ir::Program;
 
 use super::config::Repair;
 use super::judge::{Deadlocks, Judge, Judgement};
-use super::report::{apply_time, Exhaustive, Report, StopReason};
+use super::report::{apply_time, Exhaustive, NoRepair, Report, StopReason};
 use crate::{Error, ErrorKind};
 
 impl Repair {
@@ -130,8 +130,7 @@ pub(super) fn judge_in_order(judge: &mut Judge<'_>, candidates: Vec<Candidate>) 
             Judgement::Stop(stop) => return Ok((stop, checked)),
         }
     }
-    let explanation = format!("the checker rejects every one of the space's {total} candidates");
-    Ok((StopReason::NoRepair { explanation }, checked))
+    Ok((StopReason::NoRepair(NoRepair::EveryCandidateRejected { candidates: total }), checked))
 }
 
 /// The refusal of a space larger than the limit, naming its size.

@@ -19,21 +19,20 @@ use paces_explore::{
 use paces_trace::{EventKind, Trace};
 
 use super::config::Repair;
-use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, DeadlockRule, Iteration, IterationKind};
-use super::report::{DeadlockFate, Fate, KeptBecause};
-use super::report::{ReportBuilder, StopReason};
+use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, BoundHit, DeadlockFate, DeadlockRule};
+use super::report::{FailureKind, Fate, Iteration, KeptBecause, Problem, Recorder, StopReason};
 use crate::Error;
 
 /// What a candidate (or the original) was rejected for.
 pub(super) enum Rejection {
     /// An assertion fails or a deadlock is reachable (the original's too, unless they are
     /// kept): a trace to learn from.
-    Trace { kind: IterationKind, problem: String, cex: Counterexample },
+    Trace { problem: Problem, cex: Counterexample },
     /// A deadlock the original reaches too, while the removal phase looks for a program
     /// without it (see `removal.rs`): its trace to learn from.
-    OriginalDeadlock { id: DeadlockId, problem: String, cex: Counterexample },
-    /// A new atomic livelock in the atomic block labelled `block_label`.
-    Livelock { problem: String, block_label: String },
+    OriginalDeadlock { id: DeadlockId, cex: Counterexample },
+    /// A new atomic livelock.
+    Livelock(LivelockId),
     /// An outcome that no run of the original reaches (the globals' values, by name).
     Outcome(Vec<(String, i64)>),
     /// The sequential final states changed.
@@ -46,26 +45,22 @@ pub(super) enum Rejection {
 }
 
 impl Rejection {
+    /// The problem of the rejected program.
+    pub(super) fn problem(&self) -> Problem {
+        match self {
+            Rejection::Trace { problem, .. } => problem.clone(),
+            Rejection::OriginalDeadlock { id, .. } => Problem::OriginalDeadlock(id.clone()),
+            Rejection::Livelock(id) => Problem::NewLivelock(id.clone()),
+            Rejection::Outcome(values) => Problem::NewOutcome(values.clone()),
+            Rejection::Sequential => Problem::SequentialStates,
+            Rejection::Unreached(labels) => Problem::Unreached(labels.clone()),
+            Rejection::Refused(reasons) => Problem::Refused(reasons.clone()),
+        }
+    }
+
     /// The record of an iteration that learns from this rejection, before it learned.
     pub(super) fn iteration(&self) -> Iteration {
-        match self {
-            Rejection::Trace { kind, problem, .. } => Iteration::new(*kind, problem.clone()),
-            Rejection::OriginalDeadlock { problem, .. } => Iteration::new(IterationKind::Deadlock, problem.clone()),
-            Rejection::Outcome(values) => Iteration::new(
-                IterationKind::Outcome,
-                format!("new outcome: {} (no run of the original ends with these values)", outcome_text(values)),
-            ),
-            Rejection::Livelock { problem, .. } => Iteration::new(IterationKind::Livelock, problem.clone()),
-            Rejection::Sequential => Iteration::new(
-                IterationKind::Sequential,
-                "the final states of complete sequential traces changed".into(),
-            ),
-            Rejection::Refused(reasons) => Iteration::new(IterationKind::Refused, reasons.join("; ")),
-            Rejection::Unreached(labels) => Iteration::new(
-                IterationKind::Unreached,
-                format!("assertions the original checks are reached no more: {}", labels.join(", ")),
-            ),
-        }
+        Iteration::new(self.problem())
     }
 }
 
@@ -154,7 +149,7 @@ pub(super) struct Judge<'a> {
     /// The original program, the one the run was given.
     pub(super) program: &'a Program,
     pub(super) space: Space,
-    pub(super) report: ReportBuilder,
+    pub(super) report: Recorder,
     original: Original,
     /// The states the last check of [`Judge::check`] stored (both stages).
     last_states: usize,
@@ -174,7 +169,7 @@ pub(super) struct Judge<'a> {
 impl<'a> Judge<'a> {
     pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
         let space = program.space();
-        let mut report = ReportBuilder::new(cfg.mode, program, space.clone());
+        let mut report = Recorder::new(cfg.mode, program, space.clone());
         report.keep_deadlocks = cfg.keep_deadlocks;
         Judge {
             cfg,
@@ -229,8 +224,8 @@ impl<'a> Judge<'a> {
             self.record_original_sets(&original);
         }
         if let Some(cex) = first_failure(&original) {
-            let problem = failure_text(&cex);
-            return Ok(ControlFlow::Continue(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
+            let problem = failure_problem(&cex);
+            return Ok(ControlFlow::Continue(Rejection::Trace { problem, cex }));
         }
         if let Some(bound) = original.bound {
             // Explored in part (after a deadlock, the whole space is searched): an assertion
@@ -279,10 +274,10 @@ impl<'a> Judge<'a> {
                 Some(because) => because.clone(),
                 None => KeptBecause::Budget,
             };
-            fates.push(DeadlockFate { deadlock: id.to_string(), fate: Fate::Kept(because) });
+            fates.push(DeadlockFate { deadlock: id.clone(), fate: Fate::Kept(because) });
         }
         for id in self.original.reached.iter().filter(|id| !now.contains(*id)) {
-            fates.push(DeadlockFate { deadlock: id.to_string(), fate: Fate::Removed });
+            fates.push(DeadlockFate { deadlock: id.clone(), fate: Fate::Removed });
         }
         self.report.deadlock_fates = fates;
     }
@@ -332,7 +327,7 @@ impl<'a> Judge<'a> {
                         if rule == DeadlockRule::SameThreadsAfterFailure && after_failure.is_none() {
                             after_failure = Some((id.clone(), cex.clone()));
                         }
-                        admitted.push(AdmittedDeadlock { deadlock: id.to_string(), rule });
+                        admitted.push(AdmittedDeadlock { deadlock: id.clone(), rule });
                     }
                     Some(_) => {
                         not_kept = Some((id, cex));
@@ -354,7 +349,7 @@ impl<'a> Judge<'a> {
             no_new_livelock: new_livelock.is_none(),
             same_sequential_states: false,
             deadlocks: admitted,
-            livelocks: result.livelocks.keys().map(ToString::to_string).collect(),
+            livelocks: result.livelocks.keys().cloned().collect(),
             sequential_final_states: 0,
             assertions_reached: false,
             no_new_outcome: false,
@@ -362,20 +357,18 @@ impl<'a> Judge<'a> {
             unwind_reached: result.unwind_reached,
         };
         if let Some(cex) = failure {
-            let problem = failure_text(&cex);
-            return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Bad, problem, cex }));
+            let problem = failure_problem(&cex);
+            return Ok(Judgement::Rejected(Rejection::Trace { problem, cex }));
         }
         if let Some((id, cex)) = not_kept {
-            let (id, problem, cex) = (id.clone(), format!("deadlock of the original: {id}"), cex.clone());
-            return Ok(Judgement::Rejected(Rejection::OriginalDeadlock { id, problem, cex }));
+            return Ok(Judgement::Rejected(Rejection::OriginalDeadlock { id: id.clone(), cex: cex.clone() }));
         }
         if let Some((id, cex)) = new_deadlock {
-            let (problem, cex) = (format!("new deadlock: {id}"), cex.clone());
-            return Ok(Judgement::Rejected(Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }));
+            let problem = Problem::NewDeadlock(id.clone());
+            return Ok(Judgement::Rejected(Rejection::Trace { problem, cex: cex.clone() }));
         }
         if let Some((id, _)) = new_livelock {
-            let problem = format!("new atomic livelock: {id}");
-            return Ok(Judgement::Rejected(Rejection::Livelock { problem, block_label: id.block.clone() }));
+            return Ok(Judgement::Rejected(Rejection::Livelock(id.clone())));
         }
         if let Some(bound) = result.bound {
             // No failure in the part explored: not enough to accept.
@@ -477,7 +470,7 @@ impl<'a> Judge<'a> {
         if bound == Bound::Time && self.out_of_time() {
             StopReason::TimeLimit
         } else {
-            StopReason::BoundReached { bound: Some(bound), what: bound.to_string() }
+            StopReason::BoundReached(BoundHit::Check(bound))
         }
     }
 
@@ -556,7 +549,7 @@ impl<'a> Judge<'a> {
         program: &Program,
         original: bool,
         first: &Counterexample,
-    ) -> Result<Vec<(String, Counterexample)>, Error> {
+    ) -> Result<Vec<(Problem, Counterexample)>, Error> {
         let wanted = self.cfg.counterexamples.saturating_sub(1);
         // A candidate is searched only when the original's search found another failing
         // assertion: a program that fails one assertion at a time pays one search, not one per
@@ -582,12 +575,12 @@ impl<'a> Judge<'a> {
         if original {
             self.original.saw(&result);
         }
-        let more: Vec<(String, Counterexample)> = result
+        let more: Vec<(Problem, Counterexample)> = result
             .failures
             .into_iter()
             .filter(|(label, _)| Some(label.as_str()) != first_label)
             .take(wanted)
-            .map(|(_, cex)| (failure_text(&cex), cex))
+            .map(|(_, cex)| (failure_problem(&cex), cex))
             .collect();
         if original {
             self.original.several = !more.is_empty();
@@ -605,7 +598,7 @@ impl<'a> Judge<'a> {
                 Ok(ControlFlow::Break(if self.out_of_time() {
                     StopReason::TimeLimit
                 } else {
-                    StopReason::BoundReached { bound: None, what: e.to_string() }
+                    StopReason::BoundReached(BoundHit::SequentialRuns { message: e.to_string() })
                 }))
             }
             Err(e) => Err(e.into()),
@@ -630,7 +623,7 @@ impl<'a> Judge<'a> {
 
     /// Records `all`, every deadlock of the original.
     fn record_original_deadlocks(&mut self, all: &BTreeSet<DeadlockId>) {
-        self.report.original_deadlocks = Some(all.iter().map(ToString::to_string).collect());
+        self.report.original_deadlocks = Some(all.iter().cloned().collect());
         self.original.reached.extend(all.iter().cloned());
         self.original.reached_all = true;
     }
@@ -767,19 +760,18 @@ fn first_failure(result: &CheckResult) -> Option<Counterexample> {
     result.failures.values().min_by_key(|c| c.schedule.steps.len()).cloned()
 }
 
-fn failure_text(cex: &Counterexample) -> String {
-    match cex.failing_step.and_then(|i| cex.schedule.steps.get(i)) {
-        Some(step) if cex.division_by_zero => format!("division by zero at `{}`", step.label),
-        Some(step) if cex.shift_out_of_range => format!("shift out of range at `{}`", step.label),
-        Some(step) => format!("`{}` fails", step.label),
-        None => "a failure".into(),
-    }
-}
-
-/// An outcome in words: `x = 1, y = 0`.
-pub(super) fn outcome_text(values: &[(String, i64)]) -> String {
-    let parts: Vec<String> = values.iter().map(|(name, v)| format!("{name} = {v}")).collect();
-    parts.join(", ")
+fn failure_problem(cex: &Counterexample) -> Problem {
+    let at = cex.failing_step.and_then(|i| cex.schedule.steps.get(i)).map(|step| step.label.clone());
+    let kind = if at.is_none() {
+        FailureKind::Assertion
+    } else if cex.division_by_zero {
+        FailureKind::DivisionByZero
+    } else if cex.shift_out_of_range {
+        FailureKind::ShiftOutOfRange
+    } else {
+        FailureKind::Assertion
+    };
+    Problem::Failure { at, kind }
 }
 
 /// The names of the threads a deadlock blocks (those not done).

@@ -9,12 +9,12 @@ use std::ops::ControlFlow;
 use paces_constraint::{Candidate, Cost, NodeId, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{complete_counterexample, freely_bad, search_good_traces, translate_trace, Counterexample};
-use paces_generalize::Elimination;
 use paces_learn::{Learner, LessonId, Proposal};
 use paces_trace::Trace;
 
 use super::judge::{Judge, Rejection};
-use super::report::{complete_time, good_time, learn_time, solve_time, Iteration, IterationKind, StopReason};
+use super::report::{complete_time, good_time, learn_time, solve_time, BoundHit, Iteration, IterationKind};
+use super::report::{LearnedTrace, NoRepair, StopReason};
 use crate::{Error, ErrorKind};
 
 /// Configurations the free-transformation search of one good trace may visit.
@@ -62,7 +62,7 @@ impl Learning {
         for t in &traces {
             judge.saw_good_trace(t);
         }
-        for (i, t) in traces.iter().enumerate() {
+        for t in &traces {
             if judge.out_of_time() {
                 break; // the loop stops with the time limit
             }
@@ -70,9 +70,8 @@ impl Learning {
             judge.report.timed(learn_time, || {
                 learner.learn_good_checked(t, || freely_bad(program, t, FREE_BUDGET).ok().flatten())
             })?;
-            if judge.cfg.dot {
-                judge.report.dots.push((format!("good-{}.dot", i + 1), crate::dot::trace_graph(program, t)));
-                judge.report.good_charts.push(crate::chart::TraceChart::of_good_trace(program, t));
+            if judge.cfg.record_traces {
+                judge.report.learned_good.push(t.clone());
             }
         }
         Ok(())
@@ -112,11 +111,12 @@ impl Learning {
             }
             Rejection::Outcome(_) => {
                 if let Some(candidate) = &rejected.candidate {
-                    self.learn_outcome_guess(judge, candidate, &record.problem)?;
+                    self.learn_outcome_guess(judge, candidate, &record.problem.to_string())?;
                     self.learn_shared_cause(judge, "adds an outcome", candidate, 2)?;
                 }
             }
-            Rejection::Trace { kind, cex, problem } => {
+            Rejection::Trace { cex, problem } => {
+                let kind = &problem.kind();
                 if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, *kind, cex, record, true)? {
                     return Ok(ControlFlow::Break(stop));
                 }
@@ -135,10 +135,11 @@ impl Learning {
                     _ => None,
                 };
                 if let (Some(after), Some(candidate)) = (after, &rejected.candidate) {
-                    self.learn_shared_cause(judge, problem, candidate, after)?;
+                    self.learn_shared_cause(judge, &problem.to_string(), candidate, after)?;
                 }
             }
-            Rejection::Livelock { block_label, .. } => {
+            Rejection::Livelock(id) => {
+                let block_label = &id.block;
                 let locs = rejected.program.loops_in_added_section(judge.program, block_label);
                 let constraint = self.learner.arena_mut().outside_sections(&locs, &judge.space);
                 self.learner.require(constraint, &format!("livelock in {block_label}"))?;
@@ -234,7 +235,7 @@ impl Learning {
     ) -> Result<ControlFlow<StopReason>, Error> {
         let more = judge.more_failures(&rejected.program, rejected.candidate.is_none(), first)?;
         for (problem, cex) in more {
-            let mut also = Iteration::new(IterationKind::Bad, problem);
+            let mut also = Iteration::new(problem);
             if let ControlFlow::Break(stop) =
                 self.learn_from_trace(judge, rejected, IterationKind::Bad, &cex, &mut also, false)?
             {
@@ -298,15 +299,13 @@ impl Learning {
             }
             Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-                let what = format!("memory bound in learning from a bad trace: {detail}");
-                return Ok(ControlFlow::Break(StopReason::BoundReached { bound: None, what }));
+                let hit = BoundHit::LearningMemory { message: detail };
+                return Ok(ControlFlow::Break(StopReason::BoundReached(hit)));
             }
             r => r?,
         };
-        if judge.cfg.dot && charted {
-            push_bad_dots(judge, &trace, &elimination);
-            record.chart =
-                Some(crate::chart::TraceChart::of_elimination(judge.program, &trace, &elimination, &judge.space));
+        if judge.cfg.record_traces && charted {
+            record.learned = Some(Box::new(LearnedTrace { trace, elimination }));
         }
         record.fixes = lesson.fixes;
         if lesson.fixes > 0 {
@@ -318,20 +317,15 @@ impl Learning {
             let original = Candidate::original(&judge.space);
             self.exclude(judge, &original, "the original program deadlocks")?;
         } else if lesson.fixes == 0 && rejected.candidate.is_none() {
-            let explanation = match solo {
-                Some(thread) => format!(
-                    "the failure ({}) needs no other thread: thread `{}` fails running alone, so no \
-                     scheduling repair (reordering or atomic section) exists",
-                    record.problem,
-                    judge.program.threads.get(thread).map_or("?", |t| t.name.as_str())
-                ),
-                None => format!(
-                    "the elimination graph of the original program's bad trace ({}) has no cycle: \
-                     no reordering or atomic section of this space removes it",
-                    record.problem
-                ),
+            let failure = record.problem.clone();
+            let why = match solo {
+                Some(thread) => {
+                    let thread = judge.program.threads.get(thread).map_or("?", |t| t.name.as_str()).to_owned();
+                    NoRepair::FailsAlone { failure, thread }
+                }
+                None => NoRepair::NoCycle { failure },
             };
-            return Ok(ControlFlow::Break(StopReason::NoRepair { explanation }));
+            return Ok(ControlFlow::Break(StopReason::NoRepair(why)));
         }
         Ok(ControlFlow::Continue(()))
     }
@@ -380,26 +374,14 @@ impl Learning {
             }
         })?;
         match proposal {
-            Proposal::Unsatisfiable { explanation, .. } => Ok(ControlFlow::Break(StopReason::NoRepair { explanation })),
+            Proposal::Unsatisfiable { explanation, .. } => {
+                Ok(ControlFlow::Break(StopReason::NoRepair(NoRepair::Conflict { explanation })))
+            }
             Proposal::Candidate { candidate, transformations, .. } => {
-                record.proposal = transformations.iter().map(|t| t.display(&judge.space).to_string()).collect();
+                record.proposal = transformations.clone();
                 Ok(ControlFlow::Continue((candidate, transformations)))
             }
             other => Err(Error::new(ErrorKind::Internal, format!("the learner proposed something unknown: {other:?}"))),
-        }
-    }
-}
-
-/// Adds the DOT graphs of a bad trace's partial order and fixes to the report.
-fn push_bad_dots(judge: &mut Judge<'_>, trace: &Trace, e: &Elimination) {
-    let round = judge.report.history.len() + 1;
-    let program = judge.program;
-    let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
-    let threads = crate::dot::thread_names(program);
-    judge.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &threads, &label)));
-    for i in 0..e.fixes.len() {
-        if let Some(d) = e.fix_dot(i, trace, &judge.space, &threads, &label) {
-            judge.report.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
         }
     }
 }

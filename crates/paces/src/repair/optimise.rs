@@ -8,7 +8,7 @@ use paces_learn::Proposal;
 use super::exhaustive::in_cost_order;
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Rejected};
-use super::report::{apply_time, list_time, solve_time, IterationKind, Optimality};
+use super::report::{apply_time, list_time, solve_time, Optimality, Problem, Proof, Unproved};
 use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
@@ -38,16 +38,14 @@ pub(super) fn optimise(
         return Ok(());
     };
     let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
-        Optimality::Proved("a single swap is the least change, and the original program is rejected".into())
+        Optimality::Proved(Proof::SingleSwap)
     } else {
         let searched = match listable {
             Some(n) => by_listing(judge, cost, n),
             None => by_learning(judge, learning, cost, twins, alike),
         };
         match searched {
-            Err(e) if *e.kind() == ErrorKind::Deadline => {
-                Optimality::CheapestFound("the time limit came during the search for a cheaper candidate".to_owned())
-            }
+            Err(e) if *e.kind() == ErrorKind::Deadline => Optimality::CheapestFound(Unproved::TimeLimit),
             r => r?,
         }
     };
@@ -68,8 +66,7 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
     let total = cheaper.len();
     for (checked, candidate) in cheaper.into_iter().enumerate() {
         if judge.out_of_time() {
-            let why = format!("the time limit came after {checked} of the {total} cheaper candidates");
-            return Ok(Optimality::CheapestFound(why));
+            return Ok(Optimality::CheapestFound(Unproved::TimeLimitInList { checked, total }));
         }
         let original = judge.program;
         let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
@@ -77,23 +74,16 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
             Judgement::Accepted(acceptance, None) => {
                 let transformations = candidate.transformations(&judge.space);
                 judge.accept(program, candidate, transformations, acceptance);
-                let why = format!(
-                    "the optimisation phase judged the {} candidates cheaper than the loop's repair in cost order \
-                     and took the first accepted",
-                    checked + 1
-                );
-                return Ok(Optimality::Proved(why));
+                return Ok(Optimality::Proved(Proof::FirstCheaperAccepted { judged: checked + 1 }));
             }
             Judgement::Accepted(_, Some(_)) | Judgement::Rejected(_) => {}
             Judgement::Stop(stop) => {
-                let why =
-                    format!("the checker stopped ({}) after {checked} of the {total} cheaper candidates", stop.name());
+                let why = Unproved::CheckerStoppedInList { stop: stop.name(), checked, total };
                 return Ok(Optimality::CheapestFound(why));
             }
         }
     }
-    let why = format!("each of the space's {total} cheaper candidates was judged and rejected");
-    Ok(Optimality::Proved(why))
+    Ok(Optimality::Proved(Proof::EveryCheaperRejected { cheaper: total }))
 }
 
 /// Asks the learner, its fallbacks relaxed, for candidates cheaper than `cost`; judges each,
@@ -113,13 +103,11 @@ fn by_learning(
     }
     exclude_accepted(judge, learning)?;
     let mut checked = 0;
-    let not_tried = "cheaper candidates that the bad traces' fixes (at most K constraint edges) and the good \
-                     traces' covered edges exclude were not judged";
     // Twins race alike, so the cheapest candidate that changes them alike comes first, for as
     // long as there is one cheaper than the repair; then the learner's own proposals.
     while checked < OPTIMISE_CHECKS {
         if judge.out_of_time() {
-            return Ok(Optimality::CheapestFound(format!("the time limit came; {not_tried}")));
+            return Ok(Optimality::CheapestFound(Unproved::TimeLimitLearning));
         }
         let symmetric = match alike {
             Some(node) => learning.cheapest_under(judge, node)?.filter(|(_, c, _)| *c < cost),
@@ -131,9 +119,7 @@ fn by_learning(
             None => match cheaper_proposal(judge, learning, cost, twins)? {
                 Some(proposed) => proposed,
                 None => {
-                    let why =
-                        format!("no cheaper candidate satisfies what the loop learned ({checked} judged); {not_tried}");
-                    return Ok(Optimality::CheapestFound(why));
+                    return Ok(Optimality::CheapestFound(Unproved::NoCheaperProposal { checked }));
                 }
             },
         };
@@ -147,15 +133,12 @@ fn by_learning(
                 exclude_accepted(judge, learning)?;
                 continue;
             }
-            Judgement::Accepted(_, Some((_, cex))) => {
-                let problem = "deadlock admitted only after a failure".to_owned();
-                Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }
+            Judgement::Accepted(_, Some((id, cex))) => {
+                Rejection::Trace { problem: Problem::AdmittedAfterFailure(id), cex }
             }
             Judgement::Rejected(why) => why,
             Judgement::Stop(stop) => {
-                let why =
-                    format!("the checker stopped ({}) after {checked} cheaper candidates; {not_tried}", stop.name());
-                return Ok(Optimality::CheapestFound(why));
+                return Ok(Optimality::CheapestFound(Unproved::CheckerStopped { stop: stop.name(), checked }));
             }
         };
         // Learned from outside the loop's history; a stop of learning ends nothing here.
@@ -163,8 +146,7 @@ fn by_learning(
         let mut record = rejected.why.iteration();
         let _ = learning.learn_from_rejection(judge, &rejected, &mut record)?;
     }
-    let why = format!("the optimisation phase judged its {OPTIMISE_CHECKS} cheaper candidates; {not_tried}");
-    Ok(Optimality::CheapestFound(why))
+    Ok(Optimality::CheapestFound(Unproved::ChecksSpent { checks: OPTIMISE_CHECKS }))
 }
 
 /// The learner's cheapest candidate if it costs less than `cost`, with its changes made

@@ -77,11 +77,7 @@ fn remove(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal)
     let to_remove: Vec<(&DeadlockId, &Counterexample)> =
         start.iter().filter(|(id, _)| !removal.kept.contains_key(*id)).collect();
     for (id, cex) in to_remove {
-        let why = Rejection::OriginalDeadlock {
-            id: id.clone(),
-            problem: format!("deadlock of the original: {id}"),
-            cex: cex.clone(),
-        };
+        let why = Rejection::OriginalDeadlock { id: id.clone(), cex: cex.clone() };
         // The repair in hand is no-good only for this phase's candidates: it stays the answer
         // when the phase finds nothing better.
         let rejected = Rejected { why, program: program.clone(), candidate: Some(in_hand.clone()) };

@@ -8,15 +8,15 @@ use std::ops::ControlFlow;
 
 use paces_cwhile::ir::Program;
 
-use super::config::{Mode, Repair};
+use super::config::Repair;
 use super::exhaustive::{candidate_count, in_cost_order, judge_in_order};
 use super::judge::{Judge, Judgement, Rejection};
 use super::learning::{Learning, Proposed, Rejected};
+use super::mode::Mode;
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
 use super::removal::remove_deadlocks;
-use super::report::{
-    apply_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, Optimality, Report, StopReason,
-};
+use super::report::{apply_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, NoRepair, Optimality};
+use super::report::{Problem, Proof, Report, StopReason};
 use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
@@ -82,10 +82,7 @@ fn only_deadlocks(mut judge: Judge<'_>) -> Result<Report, Error> {
         }
         StopReason::Repaired
     } else {
-        let explanation = "the original has no assertion failure, and no program of the space removes its deadlocks \
-                           (each is listed with the reason it is kept)"
-            .to_owned();
-        StopReason::NoRepair { explanation }
+        StopReason::NoRepair(NoRepair::DeadlocksStay)
     };
     judge.settle_fates();
     if !removed {
@@ -220,7 +217,7 @@ impl Run<'_> {
         let Some(candidate) = candidate else { return Ok(proposed) };
         let space = &self.judge.space;
         let transformations = candidate.transformations(space);
-        record.proposal = transformations.iter().map(|t| t.display(space).to_string()).collect();
+        record.proposal = transformations.clone();
         Ok((candidate, transformations))
     }
 
@@ -274,14 +271,8 @@ impl Run<'_> {
                         self.learning.relax_fallbacks()?;
                     }
                 }
-                let problem = format!(
-                    "candidate kept in reserve, not yet the repair: it passes every check, but with a deadlock \
-                     admitted only after a failure ({id}: the original deadlocks with the same threads blocked \
-                     once an assertion failed); looking for at most {STRICT_SEARCH_ITERATIONS} more iterations \
-                     for a repair whose deadlocks all stand where the original's do (the reserve is the answer \
-                     when none is found)"
-                );
-                Rejection::Trace { kind: IterationKind::Deadlock, problem, cex }
+                let problem = Problem::InReserve { deadlock: id, iterations: STRICT_SEARCH_ITERATIONS };
+                Rejection::Trace { problem, cex }
             }
             Judgement::Rejected(why) => why,
             Judgement::Stop(stop) => return Ok(ControlFlow::Break(stop)),
@@ -309,19 +300,13 @@ impl Run<'_> {
         let (stop, checked) = judge_in_order(&mut self.judge, candidates)?;
         let proved_optimal = stop == StopReason::Repaired;
         self.judge.report.exhaustive = Some(Exhaustive { space_size: size, checked: checked + 1, proved_optimal });
-        let walked = format!(
-            "the loop's last {BLIND_ITERATIONS} candidates were rejected with nothing to generalise, so it judged \
-             the space's candidates in cost order"
-        );
+        let blind = BLIND_ITERATIONS;
         Ok(Some(match stop {
             StopReason::Repaired => {
-                let why = format!("{walked} and took the first accepted");
-                self.judge.report.optimality = Some(Optimality::Proved(why));
+                self.judge.report.optimality = Some(Optimality::Proved(Proof::WalkedInCostOrder { blind }));
                 stop
             }
-            StopReason::NoRepair { .. } => {
-                StopReason::NoRepair { explanation: format!("{walked}: the checker rejects each of its {size}") }
-            }
+            StopReason::NoRepair(_) => StopReason::NoRepair(NoRepair::WalkedAndRejected { candidates: size, blind }),
             other => other,
         }))
     }

@@ -23,10 +23,10 @@ pub fn program(name: &str) -> paces::cwhile::Program {
 #[track_caller]
 pub fn check_accepted(report: &paces::Report) {
     assert!(report.stop.is_success(), "not repaired: {}", report.stop);
-    let original = paces::cwhile::parse(&report.original_text).expect("the original parses");
-    let text = report.repaired_text.as_ref().expect("an accepted program has its text");
-    let repaired = paces::cwhile::parse(text).unwrap_or_else(|d| panic!("the repair does not parse: {d}"));
-    assert_eq!(&paces::cwhile::print_named(&repaired, &[]), text, "printing the parsed repair gives another text");
+    let original = paces::cwhile::parse(&report.original_text()).expect("the original parses");
+    let text = report.repaired_text().expect("an accepted program has its text");
+    let repaired = paces::cwhile::parse(&text).unwrap_or_else(|d| panic!("the repair does not parse: {d}"));
+    assert_eq!(paces::cwhile::print_named(&repaired, &[]), text, "printing the parsed repair gives another text");
     for t in &report.transformations {
         let (a, b) = match *t {
             paces::constraint::Transformation::Swap { first, second } => (first, second),
@@ -46,7 +46,7 @@ pub fn check_accepted(report: &paces::Report) {
     assert!(after.failures.is_empty(), "assertions still fail: {:?}", after.failures.keys());
     // Every deadlock of the repair is one the report lists as kept.
     for id in after.deadlocks.keys() {
-        let listed = report.kept_deadlocks().any(|d| d.deadlock == id.to_string());
+        let listed = report.kept_deadlocks().any(|d| d.deadlock == *id);
         assert!(listed, "the repair deadlocks at {id}, which the report does not list as kept");
     }
     // No new outcome: every outcome of the repair is one of the original's. The original's
@@ -108,8 +108,8 @@ pub fn check_accepted(report: &paces::Report) {
         assert!(a.no_assertion_failure && a.no_new_deadlock && a.no_new_livelock && a.same_sequential_states);
         assert!(a.assertions_reached);
         assert!(a.accepted());
-        let kept: Vec<_> = a.deadlocks.iter().map(|d| (d.deadlock.clone(), Some(d.rule))).collect();
+        let kept: Vec<_> = a.deadlocks.iter().map(|d| (d.deadlock.to_string(), Some(d.rule))).collect();
         assert_eq!(kept, rules);
-        assert_eq!(a.livelocks, after.livelocks.keys().map(ToString::to_string).collect::<Vec<_>>());
+        assert_eq!(a.livelocks, after.livelocks.keys().cloned().collect::<Vec<_>>());
     }
 }

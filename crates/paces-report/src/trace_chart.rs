@@ -1,10 +1,10 @@
 //! A trace as a report draws it: its steps by thread, the failing step, the orderings its
 //! failure needs (the partial order's cross-thread edges) and the cycles of the fixes.
 
-use paces_constraint::Space;
-use paces_cwhile::ir::Program;
-use paces_generalize::{Elimination, Failure, PartialOrder};
-use paces_trace::{EdgeKind, EventId, Trace, TraceGraph};
+use paces::constraint::Space;
+use paces::cwhile::ir::Program;
+use paces::generalize::{Elimination, Failure, PartialOrder};
+use paces::trace::{EdgeKind, Event, EventId, Trace, TraceGraph};
 
 /// One step of a [`TraceChart`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,7 +69,7 @@ impl TraceChart {
     /// one before it is generalised.
     pub fn new(program: &Program, trace: &Trace) -> TraceChart {
         let threads = program.threads.iter().map(|t| t.name.clone()).collect();
-        let step = |e: &paces_trace::Event, blocked: bool| ChartStep {
+        let step = |e: &Event, blocked: bool| ChartStep {
             thread: e.thread.index(),
             label: program.loc_names.get(e.loc.index()).cloned().unwrap_or_else(|| e.loc.to_string()),
             text: program.step_text(e.loc).unwrap_or_default(),
