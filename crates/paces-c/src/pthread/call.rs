@@ -137,7 +137,7 @@ impl<'a> Lower<'a> {
     }
 
     /// One simple step for the call at `span`, whose C text it keeps.
-    fn simple_item(&mut self, span: Span, text: String) -> Result<Item, Diagnostic> {
+    pub(super) fn simple_item(&mut self, span: Span, text: String) -> Result<Item, Diagnostic> {
         let lab = self.label(span);
         self.texts.insert(lab.clone(), self.c_text(span));
         Ok(Item::Nodes(vec![N::Simple(lab, text)]))

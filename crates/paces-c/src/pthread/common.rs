@@ -21,6 +21,8 @@ pub(super) const GUARD: &str = "\u{1}";
 
 /// The most iterations a `for` loop is unrolled to (one thread per iteration).
 pub(super) const MAX_UNROLL: i64 = 64;
+/// The most elements of an array of values or mutexes (each is a Cwhile variable).
+pub(super) const MAX_ELEMENTS: usize = 4096;
 
 /// An integer type: its width in bits and whether it is signed (`_Bool`: width 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +154,9 @@ pub(super) struct Frame {
     pub(super) returned: Option<String>,
     /// For each loop around the statement, the flag its `break` and `continue` set.
     pub(super) jumps: Vec<Option<String>>,
+    /// The labels a forward `goto` of an enclosing block jumps to, each with the flag the
+    /// jump sets (`Lower::forward_goto`).
+    pub(super) forward: BTreeMap<String, String>,
     /// Whether the function returns a value (its Cwhile local `result__`-like name).
     pub(super) result: Option<String>,
     /// The function's return type (`int` when it is not an integer type of its own).
@@ -200,6 +205,9 @@ pub(super) struct Lower<'a> {
     pub(super) index_cut: bool,
     /// Whether a loop that creates threads is cut after its rounds somewhere (a bound).
     pub(super) rounds_cut: bool,
+    /// Whether a `for` of more than [`MAX_UNROLL`] creations or joins runs only its first
+    /// rounds somewhere (a bound).
+    pub(super) prefix_cut: bool,
     /// Every identifier some function's body names.
     pub(super) used: BTreeSet<String>,
     /// The flag an `abort()` or `exit()` inside an atomic block sets.

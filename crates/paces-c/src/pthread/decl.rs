@@ -9,7 +9,7 @@ use lang_c::ast::{
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
-use super::common::{unsupported, Base, Kind, Lower, Param, Shape, Target, Ty, Var, BOOL, INT, N};
+use super::common::{unsupported, Base, Kind, Lower, Param, Shape, Target, Ty, Var, BOOL, INT, MAX_ELEMENTS, N};
 use super::diag::error;
 
 impl<'a> Lower<'a> {
@@ -98,7 +98,10 @@ impl<'a> Lower<'a> {
                         _ => None,
                     };
                     match (size, &shape) {
-                        (Some(n), Shape::Scalar) if (1..=4096).contains(&n) => shape = Shape::Array(n as usize),
+                        // Up to a million elements: a `pthread_t` array has no variables (its
+                        // handles are names); arrays of values and mutexes are held to
+                        // `MAX_ELEMENTS` where their variables are made.
+                        (Some(n), Shape::Scalar) if (1..=1_000_000).contains(&n) => shape = Shape::Array(n as usize),
                         _ => {
                             return Err(unsupported(
                                 "an array whose size is not a constant (or of arrays)",
@@ -206,6 +209,11 @@ impl<'a> Lower<'a> {
             }
         };
         let at = |k: usize| inits.get(k).copied().unwrap_or(0);
+        if let (Base::Int(_) | Base::Mutex, Shape::Array(n)) = (&base, &shape) {
+            if *n > MAX_ELEMENTS {
+                return Err(unsupported(&format!("an array of more than {MAX_ELEMENTS} values or mutexes"), span));
+            }
+        }
         let kind = match (base, shape) {
             (Base::Int(ty), Shape::Scalar) => {
                 let c = cw(self, name.to_owned(), at(0));
@@ -283,6 +291,13 @@ impl<'a> Lower<'a> {
         for init in &decl.node.declarators {
             let d = &init.node.declarator;
             let (name, nspan) = self.declarator_name(d)?;
+            let void_pointer = base.is_none()
+                && matches!(d.node.derived.as_slice(), [x] if matches!(x.node, DerivedDeclarator::Pointer(_)));
+            if void_pointer && init.node.initializer.is_none() {
+                // `void *status;` for `pthread_join(t, &status)`, which never stores into it
+                // here: no state. Any other use names an undeclared variable (`C0416`).
+                continue;
+            }
             let shape = self.shape(d)?;
             if matches!(shape, Shape::Function) {
                 continue;

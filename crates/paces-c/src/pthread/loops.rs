@@ -238,6 +238,11 @@ impl<'a> Lower<'a> {
             _ => false,
         };
         let assigned = scan.assigned.contains(&var);
+        if step_ok && !assigned && to - from > MAX_UNROLL {
+            if let Some(creates) = thread_calls_only(&f.node.statement) {
+                return self.prefix(f, &var, from, to, creates, span).map(Some);
+            }
+        }
         if !step_ok || assigned || to < from || to - from > MAX_UNROLL {
             // A loop that creates threads runs its rounds up to the bound (`Lower::rounds`).
             return Ok(None);
@@ -252,6 +257,37 @@ impl<'a> Lower<'a> {
         let label = self.label(span);
         out.push(N::Simple(label, format!("{} := {to}", v.cw)));
         Ok(Some(out))
+    }
+
+    /// A `for (i = a; i < b; i++)` of more than [`MAX_UNROLL`] iterations whose body only
+    /// creates threads (or only joins them): its first [`super::Options::thread_rounds`]
+    /// copies, `i` a constant in each. After creates, `i := b`: the other iterations' threads
+    /// are created but never scheduled, which every run of the program may do for as long as
+    /// the model runs. After joins, the path is cut (`assume(0)`): the next join waits for a
+    /// thread the model never ran. Each run of the model is the start of a run of the program,
+    /// so an error found is real; "no error" is a bound.
+    fn prefix(
+        &mut self,
+        f: &'a Node<lang_c::ast::ForStatement>,
+        var: &str,
+        from: i64,
+        to: i64,
+        creates: bool,
+        span: Span,
+    ) -> Result<Vec<N>, Diagnostic> {
+        let cw = self.lookup(var).map(|v| v.cw.clone()).unwrap_or_default();
+        let k = i64::try_from(self.options.thread_rounds).unwrap_or(i64::MAX).min(to - from);
+        self.prefix_cut = true;
+        let mut out = Vec::new();
+        for i in from..from + k {
+            self.frame.consts.insert(var.to_owned(), i);
+            let copy = self.block(&f.node.statement);
+            self.frame.consts.remove(var);
+            out.extend(copy?);
+        }
+        let label = self.label(span);
+        out.push(N::Simple(label, if creates { format!("{cw} := {to}") } else { "assume(0)".to_owned() }));
+        Ok(out)
     }
 
     pub(super) fn loop_start(&self, init: &ForInitializer) -> Option<(String, i64)> {
@@ -274,6 +310,40 @@ impl<'a> Lower<'a> {
             _ => None,
         }
     }
+}
+
+/// `Some(true)` when the statement only calls `pthread_create` (as expression statements,
+/// in braces or not), `Some(false)` when it only calls `pthread_join`, else `None`.
+fn thread_calls_only(body: &Node<Statement>) -> Option<bool> {
+    fn calls(s: &Statement, out: &mut Vec<bool>) -> bool {
+        match s {
+            Statement::Compound(items) => items.iter().all(|i| match &i.node {
+                lang_c::ast::BlockItem::Statement(st) => calls(&st.node, out),
+                _ => false,
+            }),
+            Statement::Expression(Some(e)) => match &e.node {
+                E::Call(c) => match &c.node.callee.node {
+                    E::Identifier(id) if id.node.name == "pthread_create" => {
+                        out.push(true);
+                        true
+                    }
+                    E::Identifier(id) if id.node.name == "pthread_join" => {
+                        out.push(false);
+                        true
+                    }
+                    _ => false,
+                },
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+    let mut kinds = Vec::new();
+    if !calls(&body.node, &mut kinds) {
+        return None;
+    }
+    let first = *kinds.first()?;
+    kinds.iter().all(|&k| k == first).then_some(first)
 }
 
 /// Whether the statement calls `pthread_create`.

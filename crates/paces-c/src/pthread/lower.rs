@@ -54,6 +54,7 @@ pub(super) fn lower(
         aborted: None,
         index_cut: false,
         rounds_cut: false,
+        prefix_cut: false,
         used: BTreeSet::new(),
         aliases: BTreeMap::new(),
         local_refs: BTreeSet::new(),
@@ -160,7 +161,10 @@ impl<'a> Lower<'a> {
         // reachable before it.
         let body = self.body(main)?;
         let main_frame = std::mem::take(&mut self.frame);
-        while let Some(f) = self.pending.pop() {
+        // In the order they are first called (`main`'s calls first): a function that creates
+        // a thread is read before a later-called one that joins it.
+        while !self.pending.is_empty() {
+            let f = self.pending.remove(0);
             self.procedure(&f)?;
         }
         self.recursion()?;
@@ -192,6 +196,12 @@ impl<'a> Lower<'a> {
         if self.rounds_cut {
             let k = self.options.thread_rounds;
             bounds.push(format!("loops that create threads cut after {k} round(s)"));
+        }
+        if self.prefix_cut {
+            let k = self.options.thread_rounds;
+            bounds.push(format!(
+                "long `for` loops of creates run {k} of their threads (the others never scheduled), of joins cut after {k}"
+            ));
         }
         Ok((self.respan(program), bounds))
     }

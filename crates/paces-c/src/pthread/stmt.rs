@@ -123,6 +123,9 @@ impl<'a> Lower<'a> {
             let nodes = self.goto_loop(&items[k..items.len() - 1], span)?;
             return self.push_item(Item::Nodes(nodes), out, stack);
         }
+        if let Some(jump) = self.forward_goto(items) {
+            return self.forward_items(items, jump, out, stack, top);
+        }
         for (k, item) in items.iter().enumerate() {
             let last = top && k + 1 == items.len();
             let lowered = self.block_item(item, last)?;
