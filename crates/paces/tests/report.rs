@@ -30,14 +30,17 @@ fn common_figures(report: &Report, original: &paces::cwhile::Program) {
         })
         .map(|l| report.space.name(l))
         .collect();
-    assert_eq!(report.original_text(), paces::cwhile::print_named(original, &named));
+    assert_eq!(report.original_text(), paces::cwhile::Printer::new(original).labels(&named).print());
     assert_eq!(report.iterations, report.history.len(), "one history entry per iteration");
     assert!(report.original_states > 0, "the original is always checked first");
     assert!(report.states_explored >= report.original_states);
     let t = &report.time;
     assert!(t.total >= t.explore + t.learn + t.solve, "{t:?}");
     assert_eq!(words(&report).len(), report.transformations.len());
-    assert_eq!(report.repaired_text(), report.repaired.as_ref().map(|p| paces::cwhile::print_named(p, &named)));
+    assert_eq!(
+        report.repaired_text(),
+        report.repaired.as_ref().map(|p| paces::cwhile::Printer::new(p).labels(&named).print())
+    );
     if report.stop != StopReason::Repaired {
         assert!(report.acceptance.is_none() && report.transformations.is_empty());
     }

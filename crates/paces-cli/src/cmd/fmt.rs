@@ -22,8 +22,8 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
     // A Cwhile file keeps its comments; a C model is printed as canonical Cwhile (its comments
     // are C text).
     let canonical = match (input.lang, std::str::from_utf8(&input.bytes)) {
-        (Lang::Cwhile, Ok(source)) => paces_cwhile::print_with_comments(&program, source),
-        _ => paces_cwhile::print(&program),
+        (Lang::Cwhile, Ok(source)) => paces_cwhile::Printer::new(&program).comments(source).print(),
+        _ => paces_cwhile::Printer::new(&program).print(),
     };
     if args.check {
         if input.bytes == canonical.as_bytes() {

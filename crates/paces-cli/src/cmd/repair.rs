@@ -124,8 +124,8 @@ pub struct Args {
 
 /// The repair written as the input's source with only the changed blocks rewritten, comments
 /// and layout kept, when repaired or already correct (the source itself then):
-/// [`paces::cwhile::print_preserving`] for a Cwhile input, [`paces_c::print_preserving`] for a
-/// C input. `None` otherwise, or when the source's layout does not allow it: the canonical
+/// [`paces::cwhile::Printer::splice`] for a Cwhile input, [`paces_c::Printer::splice`] for a
+/// C input, [`paces_c::pthread::Printer::splice`] for pthread C. `None` otherwise, or when the source's layout does not allow it: the canonical
 /// Cwhile text is printed then.
 fn preserved(
     input: &super::Input,
@@ -139,9 +139,11 @@ fn preserved(
     let source = std::str::from_utf8(&input.bytes).ok()?;
     let repaired = report.repaired.as_ref()?;
     match input.lang {
-        super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
-        super::Lang::C => paces_c::print_preserving(source, program, repaired),
-        super::Lang::Pthread => paces_c::pthread::print_preserving_with(source, program, repaired, options),
+        super::Lang::Cwhile => {
+            paces::cwhile::Printer::new(repaired).labels(&report.named_labels()).splice(source, program)
+        }
+        super::Lang::C => paces_c::Printer::new(repaired).splice(source, program),
+        super::Lang::Pthread => paces_c::pthread::Printer::new(repaired).options(options).splice(source, program),
     }
 }
 
@@ -211,7 +213,7 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         (Some(text), _, _) => Some(text),
         // The fallback keeps every comment of the source, as `paces fmt` does.
         (None, Some(repaired), Ok(source)) if layout_lost => {
-            Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()))
+            Some(paces::cwhile::Printer::new(repaired).labels(&report.named_labels()).comments(source).print())
         }
         _ => canonical,
     };
