@@ -19,6 +19,7 @@
 //! [`paces::Repair::record_traces`] is on.
 
 mod chart;
+pub mod check;
 mod diff;
 mod dot;
 mod graph;

@@ -8,7 +8,9 @@ use paces::explore::CheckResult;
 use paces::Report;
 use paces_report::{Counterexample, Source, TraceChart};
 
-use super::{count, Input, Lang};
+use paces_report::text::count;
+
+use super::{Input, Lang};
 
 /// The input's language in words.
 fn language(lang: Lang) -> &'static str {

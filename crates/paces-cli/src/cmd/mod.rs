@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use paces_cwhile::Program;
 
 pub mod check;
-pub mod check_all;
 pub mod export;
 pub mod fmt;
 pub mod html;
@@ -279,52 +278,4 @@ pub enum Format {
     Text,
     /// JSON for tools (see docs/json.md).
     Json,
-}
-
-/// A verdict's name in JSON: `correct`, `bad`, `deadlock`, `livelock`, `bound-reached`.
-pub fn verdict_json(verdict: &paces::explore::Verdict) -> String {
-    verdict.name().replace(' ', "-")
-}
-
-/// The program's thread names, in order: what a step's `thread` index points at.
-pub fn threads_json(program: &Program) -> serde_json::Value {
-    program.threads.iter().map(|t| t.name.clone()).collect()
-}
-
-/// A duration in milliseconds, to the microsecond.
-pub fn ms(d: std::time::Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
-}
-
-/// A count and its noun, plural unless the count is 1 (`1 transition`, `2 states`).
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
-}
-
-/// A step as JSON: its thread index, label and text (`x := 1`; empty for a label that is no
-/// location of `program`).
-pub fn step_json(program: &Program, thread: usize, label: &str) -> serde_json::Value {
-    let text = program.loc(label).and_then(|l| program.step_text(l)).unwrap_or_default();
-    serde_json::json!({"thread": thread, "label": label, "text": text})
-}
-
-/// A schedule as JSON: one object per step ([`step_json`]), the failing one marked.
-pub fn schedule_json(
-    program: &Program,
-    schedule: &paces::explore::Schedule,
-    failing: Option<usize>,
-) -> serde_json::Value {
-    serde_json::Value::Array(
-        schedule
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let mut step = step_json(program, s.thread.index(), &s.label);
-                step["failing"] = serde_json::Value::Bool(failing == Some(i));
-                step
-            })
-            .collect(),
-    )
 }
