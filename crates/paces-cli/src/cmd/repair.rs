@@ -145,8 +145,8 @@ fn preserved(
     }
 }
 
-/// The summary's note when a C model's repair is printed as Cwhile.
-const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile, with the source's comments\n";
+/// What a run says (even with `--quiet`) when a C file's repair cannot be written in its C.
+const NOT_IN_C: &str = "  error: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): no program is written (exit 1); the changes above say what to change by hand\n";
 
 /// The summary's note when a Cwhile program's repair is printed in canonical layout.
 const CANONICAL: &str = "  note: the source's layout cannot take the repair (a changed block has two statements on one line): the repaired program is printed in canonical layout, with the source's comments\n";
@@ -200,15 +200,16 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let success = !report.bug_remains();
     let kept = preserved(&input, &program, &report, &args.bounds.pthread_options(&args.file));
     let in_source_text = kept.is_some();
-    // A C model whose repair cannot be written into its source is printed as Cwhile: the
-    // summary says so.
+    // A C file whose repair cannot be written into its source gets no program (C stays C:
+    // never Cwhile in a `.c` file); the run says so and exits 1.
     let canonical = report.repaired_text();
     let layout_lost = kept.is_none()
         && canonical.is_some()
         && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
-    let as_cwhile = layout_lost && input.lang == super::Lang::C;
+    let not_c = layout_lost && matches!(input.lang, super::Lang::C | super::Lang::Pthread);
     let printed = match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
         (Some(text), _, _) => Some(text),
+        _ if not_c => None,
         // The fallback keeps every comment of the source, as `paces fmt` does.
         (None, Some(repaired), Ok(source)) if layout_lost => {
             Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()))
@@ -221,9 +222,10 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         }
     }
     let times = Times::of(&report, read, started.elapsed());
-    let layout = Layout { lost: layout_lost, as_cwhile };
+    let layout = Layout { lost: layout_lost, not_c };
     let written = emit(args, &input, &program, (&report, printed.as_deref(), &times), layout, success, &bounds);
     match written {
+        Outcome::Success if not_c => Outcome::No,
         Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
         Outcome::Success if success => Outcome::Success,
         Outcome::Success => Outcome::No,
@@ -263,8 +265,8 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
 struct Layout {
     /// The source's layout could not be kept: the program is printed canonically.
     lost: bool,
-    /// A C model printed as Cwhile.
-    as_cwhile: bool,
+    /// A C file whose repair C cannot hold: no program is written.
+    not_c: bool,
 }
 
 /// Writes the repaired program (to `--output` or stdout) and the summary or JSON report of the
@@ -292,14 +294,17 @@ fn emit(
             write_stdout(&RepairDocument::new(program, report, times, printed).to_json())
         }
         (Outcome::Success, Format::Text) => {
+            if args.quiet && layout.not_c {
+                let _ = std::io::stderr().lock().write_all(format!("paces: {}:\n{NOT_IN_C}", input.name).as_bytes());
+            }
             if !args.quiet {
                 let mut text = text::summary(&input.name, report, times, args.verbose);
-                if layout.as_cwhile {
-                    text.push_str(C_AS_CWHILE);
+                if layout.not_c {
+                    text.push_str(NOT_IN_C);
                 } else if layout.lost {
                     text.push_str(CANONICAL);
                 }
-                if success {
+                if success && !layout.not_c {
                     for b in bounds {
                         text.push_str(&format!("  note: this holds only within a bound of the model: {b} (exit 3)\n"));
                     }
