@@ -80,5 +80,12 @@ pub fn write_check(path: &Path, input: &Input, program: &Program, result: &Check
         .into_iter()
         .map(|(title, c)| Counterexample { title, chart: TraceChart::of_bad_trace(program, &c.trace) })
         .collect();
-    write(path, &paces_report::check_page(&source, &result.verdict_text(), &facts, &counterexamples))
+    // A page with findings of more than the verdict's kind (a failure and a deadlock) says
+    // what it holds in its heading.
+    let heading = if counterexamples.len() > 1 {
+        format!("{} ({})", result.verdict_text(), paces_report::check::counts_text(result))
+    } else {
+        result.verdict_text()
+    };
+    write(path, &paces_report::check_page(&source, &heading, &facts, &counterexamples))
 }

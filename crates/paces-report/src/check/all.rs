@@ -14,7 +14,7 @@ use crate::text::count;
 use crate::text_chart;
 
 /// What was found, counted: `2 failing assertions, 1 deadlock, 0 atomic livelocks`.
-fn counts_text(result: &CheckResult) -> String {
+pub fn counts_text(result: &CheckResult) -> String {
     format!(
         "{}, {}, {}",
         count(result.failures.len() as u64, "failing assertion"),

@@ -14,7 +14,7 @@ use crate::json::ms;
 use crate::text::count;
 use crate::text_chart;
 
-pub use all::{all_json, all_text};
+pub use all::{all_json, all_text, counts_text};
 
 /// A step in JSON: its thread index, label and text (`x := 1`; empty for a label that is no
 /// location of the program), and in a schedule whether it is the failing one.
