@@ -395,10 +395,9 @@ fn push_bad_dots(judge: &mut Judge<'_>, trace: &Trace, e: &Elimination) {
     let round = judge.report.history.len() + 1;
     let program = judge.program;
     let label = |id: paces_trace::EventId| crate::dot::event_label(program, trace, id);
-    let threads = crate::dot::thread_names(program);
-    judge.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &threads, &label)));
+    judge.report.dots.push((format!("bad-{round}-order.dot"), e.partial_order.to_dot(trace, &judge.space, &label)));
     for i in 0..e.fixes.len() {
-        if let Some(d) = e.fix_dot(i, trace, &judge.space, &threads, &label) {
+        if let Some(d) = e.fix_dot(i, trace, &judge.space, &label) {
             judge.report.dots.push((format!("bad-{round}-fix-{}.dot", i + 1), d));
         }
     }
