@@ -33,6 +33,9 @@ pub mod pthread;
 mod read;
 mod splice;
 
+pub use paces_constraint as constraint;
+pub use paces_cwhile as cwhile;
+
 pub use print::{print, Error, Printed};
 pub use splice::print_preserving;
 

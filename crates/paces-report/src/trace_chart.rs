@@ -4,7 +4,7 @@
 use paces::constraint::Space;
 use paces::cwhile::ir::Program;
 use paces::generalize::{Elimination, Failure, PartialOrder};
-use paces::trace::{EdgeKind, Event, EventId, Trace, TraceGraph};
+use paces::trace::{Event, EventId, Trace, TraceEdgeKind, TraceGraph};
 
 /// One step of a [`TraceChart`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,7 +91,7 @@ impl TraceChart {
         let mut chart = TraceChart::new(program, trace);
         let graph = TraceGraph::new(trace);
         let len = chart.steps.len();
-        let flows = graph.edges(EdgeKind::DFAsserts).chain(graph.edges(EdgeKind::DFConds));
+        let flows = graph.edges(TraceEdgeKind::DFAsserts).chain(graph.edges(TraceEdgeKind::DFConds));
         for (a, b) in flows {
             let (Some(a), Some(b)) = (a.event(), b.event()) else { continue };
             let (a, b) = (a.index(), b.index());

@@ -1,5 +1,4 @@
-//! pthread C as SV-COMP writes it (`../shared/spec/pthread-c.md`, `docs/c-frontend.md`,
-//! "pthread C"): a preprocessor ([`Preprocessor`]), then the C parser, then a lowering into
+//! pthread C as SV-COMP writes it (`docs/c-frontend.md`, "pthread C", describes the dialect): a preprocessor ([`Preprocessor`]), then the C parser, then a lowering into
 //! the Cwhile IR in which every thread `pthread_create` starts is a static Cwhile thread and
 //! every read and write of a shared variable is a step of its own.
 //!
