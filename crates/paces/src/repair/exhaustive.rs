@@ -40,7 +40,9 @@ impl Repair {
     /// )?;
     /// let report = paces::Repair::new().optimum(&program)?;
     /// assert_eq!(report.stop, paces::StopReason::Repaired);
-    /// assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    /// let a = report.space.loc("A").unwrap();
+    /// let b = report.space.loc("B").unwrap();
+    /// assert_eq!(report.transformations, [paces::constraint::Transformation::Swap { first: a, second: b }]);
     /// assert!(report.exhaustive.is_some_and(|e| e.proved_optimal));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
