@@ -148,9 +148,11 @@
 //!
 //! Without the cap ([`EliminateConfig::max_fixes`]`(usize::MAX)`) the 1 000-event trace
 //! has 103 252 minimal fixes, found in about 1.4 s; the cheapest-first search is what keeps
-//! the capped run near linear in the fixes returned. Memory: two reachability bitsets of
-//! (partial-order events) x (interesting events) bits, their transpose, and one bitset of
-//! forced successors per thread (quadratic in the thread's length).
+//! the capped run near linear in the fixes returned. Memory: reachability bitsets over the
+//! interesting events, one per interesting event and per event where paths branch (the rest
+//! share their successor's), their transpose, and per thread its forced order as one number
+//! per event and chain of a chain cover (a thread of statements that keep their order is one
+//! chain), or a bitset of forced successors per event when that takes less.
 
 mod eliminate;
 mod error;
