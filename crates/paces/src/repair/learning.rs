@@ -298,7 +298,8 @@ impl Learning {
             }
             Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-                let what = format!("memory bound in learning from a bad trace: {detail}");
+                let what =
+                    format!("memory bound in learning from a bad trace: {detail} (--max-elimination-memory raises it)");
                 return Ok(ControlFlow::Break(StopReason::BoundReached { bound: None, what }));
             }
             r => r?,
