@@ -98,6 +98,7 @@ mod constraint;
 mod error;
 mod formula;
 mod ids;
+mod inversions;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod shapes;
