@@ -591,3 +591,14 @@ fn a_repaired_file_keeps_the_original_s_generated_names() {
     assert_eq!(named(&repaired), named(&path));
     assert_eq!(named(&path).0.as_deref(), Some("t1.3"));
 }
+
+/// The elimination graph's memory bound stops a repair (the bug remains: exit 1), and the
+/// message names the flag that raises it.
+#[test]
+fn the_elimination_memory_bound_names_its_flag() {
+    let out = paces(&["repair", "--max-elimination-memory", "0", &example("paper1")], None);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("memory bound in learning from a bad trace"), "{stderr}");
+    assert!(stderr.contains("(--max-elimination-memory raises it)"), "{stderr}");
+}

@@ -106,6 +106,7 @@ mod constraint;
 mod error;
 mod formula;
 mod ids;
+mod inversions;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod shapes;

@@ -141,9 +141,11 @@
 //!
 //! # Performance
 //! Generalising is linear in the trace's events for each closure. The elimination search
-//! keeps two reachability bitsets of (partial-order events) x (interesting events) bits, their
-//! transpose, and one bitset of forced successors per thread (quadratic in the thread's
-//! length); the cheapest-first search with the [`EliminateConfig::max_fixes`] cap keeps its
+//! keeps reachability bitsets over the interesting events, one per interesting event and per
+//! event where paths branch (the rest share their successor's), their transpose, and per thread
+//! its forced order as one number per event and chain of a chain cover (a thread of statements
+//! that keep their order is one chain), or a bitset of forced successors per event when that
+//! takes less; the cheapest-first search with the [`EliminateConfig::max_fixes`] cap keeps its
 //! time near linear in the fixes returned. `cargo bench -p paces-benches --bench eliminate`
 //! measures it on synthetic bad traces of 100 to 10 000 events; `docs/evaluation.md`, "Trace
 //! elimination", has the figures.

@@ -401,7 +401,7 @@ impl Learner {
         k: usize,
         alternative: Option<NodeId>,
     ) -> Result<(NodeId, Elimination), Error> {
-        let config = EliminateConfig::new().max_constraint_edges(k);
+        let config = EliminateConfig::new().max_constraint_edges(k).max_memory(self.config.max_elimination_memory);
         let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
         Ok(match alternative {
             Some(a) if elimination.fixes.is_empty() => (a, elimination),

@@ -116,8 +116,18 @@ fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> Error {
 /// position of the step that entered each: a new item must not be fixed before an earlier one.
 #[derive(Default)]
 struct Order {
-    items: BTreeMap<(ThreadId, BlockInstance), Vec<(Loc, usize)>>,
+    items: BTreeMap<(ThreadId, BlockInstance), Ran>,
     position: usize,
+}
+
+/// The items a thread ran in one block instance, with the position of the step that entered
+/// each, and the largest original index among them: a space fixes an item only before items
+/// after it in the original order, so an item past that index is fixed before none of them
+/// (a thread that runs its block in the original order is checked without a scan).
+#[derive(Default)]
+struct Ran {
+    list: Vec<(Loc, usize)>,
+    last_index: Option<usize>,
 }
 
 impl Order {
@@ -127,10 +137,17 @@ impl Order {
         self.position += 1;
         for entry in &event.scope {
             let ran = self.items.entry((event.thread, entry.instance)).or_default();
-            if ran.last().is_some_and(|&(item, _)| item == entry.item) {
+            if ran.list.last().is_some_and(|&(item, _)| item == entry.item) {
                 continue;
             }
-            if let Some(&(earlier, when)) = ran.iter().find(|&&(earlier, _)| space.is_fixed(entry.item, earlier)) {
+            let index = space.item_position(entry.item).map(|(_, i)| i);
+            let may_be_fixed = index.is_some() && ran.last_index >= index;
+            let found = if may_be_fixed {
+                ran.list.iter().find(|&&(earlier, _)| space.is_fixed(entry.item, earlier))
+            } else {
+                None
+            };
+            if let Some(&(earlier, when)) = found {
                 let (item, earlier) = (loc_name(space, entry.item), loc_name(space, earlier));
                 let problem = format!(
                     "{} runs {item} after {earlier} (at {}), but the space fixes {item} before {earlier}",
@@ -139,7 +156,8 @@ impl Order {
                 );
                 return Err(at.error(ErrorKind::FixedOrder, problem));
             }
-            ran.push((entry.item, position));
+            ran.list.push((entry.item, position));
+            ran.last_index = ran.last_index.max(index);
         }
         Ok(())
     }

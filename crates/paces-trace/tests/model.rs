@@ -267,3 +267,32 @@ fn a_builder_for_a_space_starts_flat_steps_without_the_space() {
     assert_kind(tb.flat(t0, free).push(), ErrorKind::EmptyScope);
     assert_kind(TraceBuilder::new().flat(t0, a).push(), ErrorKind::EmptyScope);
 }
+
+/// A thread that runs an item after one the space fixes it before is refused, whether the
+/// items between run in the original order or not; in the original order it passes.
+#[test]
+fn check_against_refuses_items_run_against_a_fixed_pair() {
+    use paces_constraint::{ItemInfo, SpaceBuilder};
+    use paces_trace::TraceBuilder;
+    let mut sb = SpaceBuilder::new();
+    let block = sb.block(false);
+    let [a, b, c] = ["a", "b", "c"].map(|n| sb.loc(n).unwrap());
+    for l in [a, b, c] {
+        sb.item(block, l, ItemInfo::SIMPLE).unwrap();
+    }
+    sb.fix(a, c).unwrap();
+    let space = sb.build().unwrap();
+    let t = ThreadId::from_u32(0);
+    let run = |order: &[Loc]| {
+        let mut tb = TraceBuilder::new();
+        for &l in order {
+            let at = vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item: l }];
+            tb.step(t, l, at).push().unwrap();
+        }
+        tb.finish().check_against(&space)
+    };
+    assert!(run(&[a, b, c]).is_ok());
+    assert!(run(&[b, a, c]).is_ok());
+    assert_kind(run(&[c, a, b]), TraceErrorKind::FixedOrder);
+    assert_kind(run(&[b, c, a]), TraceErrorKind::FixedOrder);
+}

@@ -81,6 +81,10 @@ pub struct Args {
     /// dropped); the checker judges every candidate either way.
     #[arg(long)]
     pub no_relax: bool,
+    /// The most MiB the tables of one bad trace's elimination graph may take; a bad trace
+    /// past it stops the run with "bound reached".
+    #[arg(long, value_name = "MIB", default_value_t = paces::LearnerConfig::DEFAULT_MAX_ELIMINATION_MEMORY >> 20)]
+    pub max_elimination_memory: u64,
     /// Stop at the loop's first repair: no optimisation phase looking for a cheaper one (the
     /// summary's "cost" line then says nothing of optimality).
     #[arg(long)]
@@ -251,6 +255,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         })
         .fallback(!args.no_fallback)
         .relax_on_conflict(!args.no_relax)
+        .max_elimination_memory(args.max_elimination_memory.saturating_mul(1 << 20))
         .optimise(!args.no_optimise)
         .keep_deadlocks(args.keep_deadlocks)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps))

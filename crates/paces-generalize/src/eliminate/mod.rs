@@ -3,6 +3,7 @@
 //!
 //! * `config`: the settings ([`EliminateConfig`]);
 //! * `graph`: the graph's nodes, its no-constraint edges and their reachability;
+//! * `forced`: the forced program order of each thread (a transitive reduction);
 //! * `edges`: its constraint edges (reorders, kept orders, atomic sections) and weights;
 //! * `preemption`: whether a preemption-free linearisation exists;
 //! * `search`: the cycle search;
@@ -15,11 +16,14 @@ mod config;
 mod dot;
 mod edges;
 mod fix;
+mod forced;
 mod graph;
 mod path;
 mod preemption;
 mod search;
 mod select;
+#[cfg(test)]
+mod tests;
 
 use paces_constraint::{Arena, Space};
 use paces_trace::Trace;
@@ -62,8 +66,9 @@ pub fn eliminate(
     }
     let po = PartialOrder::from_bad_trace(trace)?;
     let mut g = graph::Graph::new(trace, space, &po, config.max_constraint_edges);
-    g.check_memory(config.max_memory)?;
-    g.compute_reach()?;
+    let mut budget = g.budget(config.max_memory)?;
+    g.compute_forced(forced::Strategy::Smaller, &mut budget)?;
+    g.compute_reach(&mut budget)?;
     g.preemption_free = g.preemption_free(trace, config.preemption_search_budget);
     let found = search::search(&g, config)?;
     let (raws, complete) = select::select(found, config.max_fixes);

@@ -282,8 +282,8 @@ impl Learning {
             }
             Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-                let hit = BoundHit::LearningMemory { message: detail };
-                return Ok(ControlFlow::Break(StopReason::BoundReached(hit)));
+                let message = format!("{detail} (--max-elimination-memory raises it)");
+                return Ok(ControlFlow::Break(StopReason::BoundReached(BoundHit::LearningMemory { message })));
             }
             r => r?,
         };
