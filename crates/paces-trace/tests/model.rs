@@ -293,6 +293,6 @@ fn check_against_refuses_items_run_against_a_fixed_pair() {
     };
     assert!(run(&[a, b, c]).is_ok());
     assert!(run(&[b, a, c]).is_ok());
-    assert_kind(run(&[c, a, b]), TraceErrorKind::FixedOrder);
-    assert_kind(run(&[b, c, a]), TraceErrorKind::FixedOrder);
+    assert_kind(run(&[c, a, b]), ErrorKind::FixedOrder);
+    assert_kind(run(&[b, c, a]), ErrorKind::FixedOrder);
 }
