@@ -147,14 +147,14 @@ fn bench(c: &mut Criterion) {
         let elim = eliminate(&trace, &space, &mut arena, &config).expect("a bad trace of the space");
         println!(
             "eliminate/{events}: {} events, partial order {} events and {} cross-thread orderings, {} fixes \
-             (complete: {}, preemption-free: {}), cheapest cost {:?}",
+             (complete: {}, preemption-free: {}), lightest weight {:?}",
             trace.len(),
             elim.partial_order.len(),
             elim.partial_order.cross_edges().len(),
             elim.fixes.len(),
             elim.complete,
             elim.preemption_free_possible,
-            elim.fixes.first().map(|f| f.cost),
+            elim.fixes.first().map(|f| f.weight),
         );
         group.throughput(Throughput::Elements(trace.len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(events), &trace, |b, trace| {

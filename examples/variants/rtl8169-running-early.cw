@@ -7,16 +7,14 @@
 // Expected repair: none known; the loop must find some other repair or say why there is none.
 // Every other line is as in rtl8169.cw, whose header explains the model and its labels.
 
-var registered = 0, netif_running = 0, irq_enabled = 0, napi_enabled = 0, napi_scheduled = 0;
-var reset_task_ready = 0, sysfs_registered = 0;
-var dev_lock = 0, sysfs_lock = 0, rtnl_lock = 0, want_sysfs = 0, want_dev = 0;
-var irq_sem = 1, napi_sem = 1;
-var IntrStatus = 0, IntrMask = 0, intr_mask = 0, dev_on = 0, hw_start = 0;
+var registered = 0, netif_running = 0, irq_enabled = 0, napi_enabled = 0, napi_scheduled = 0,
+    reset_task_ready = 0, sysfs_registered = 0, dev_lock = 0, sysfs_lock = 0, rtnl_lock = 0,
+    want_sysfs = 0, want_dev = 0, irq_sem = 1, napi_sem = 1, IntrStatus = 0, IntrMask = 0,
+    intr_mask = 0, dev_on = 0, hw_start = 0, probe1 = 0, rc1 = 0, open1 = 0, rc2 = 0, status1 = 0,
+    work_done = 0;
+
 // globals standing in for locals / return values used by a single thread
-var probe1 = 0, rc1 = 0, open1 = 0, rc2 = 0, status1 = 0, work_done = 0;
-
 // ---------------------------------------------------------------- environment (OS) model
-
 proc open {
   275: open1 := 0;
   277: lock(rtnl_lock);
@@ -101,7 +99,6 @@ proc device_remove_bin_file {
 }
 
 // ---------------------------------------------------------------- driver code
-
 proc drv_probe {
   474: create_sysfs_files();
   477: hw_start := 1;
@@ -240,7 +237,6 @@ proc remove_sysfs_files {
 }
 
 // ---------------------------------------------------------------- threads
-
 thread pci_thread {
   237: drv_probe();
   238: if (probe1 == 0) {

@@ -6,19 +6,16 @@
 // Expected repair: move 191 back above 199.
 // Every other line is as in usb-serial.cw, whose header explains the model and its labels.
 
-var fw_tty_registered = 0, fw_tty_initialized = 0, fw_tty_lock = 0, fw_driver_list_consistent = 1;
-var fw_idr_consistent = 1, fw_table_lock = 0, fw_serial_bus_lock = 0;
-var drv_usb_registered = 0, drv_usb_initialized = 0, drv_registered_with_usb_fw = 0;
-var drv_registered_with_serial_fw = 0, drv_id_table = 0, drv_module_ref_cnt = 0;
-var drv_device_id_registered = 0;
-var dev_usb_serial_initialized = -1, dev_autopm = 0, dev_disconnected = 0, dev_disc_lock = 0;
-var port_dev_registered = 0, port_initialized = 0, port_idr_registered = 0, port_tty_installed = 0;
-var port_work = 0, port_work_initialized = 0, port_work_stop = 0, port_tty_registered = 0;
-var port_consistent = 1, port_lock = 0, port_write_in_progress = 0;
-var write_urb_state = 0;
+var fw_tty_registered = 0, fw_tty_initialized = 0, fw_tty_lock = 0, fw_driver_list_consistent = 1,
+    fw_idr_consistent = 1, fw_table_lock = 0, fw_serial_bus_lock = 0, drv_usb_registered = 0,
+    drv_usb_initialized = 0, drv_registered_with_usb_fw = 0, drv_registered_with_serial_fw = 0,
+    drv_id_table = 0, drv_module_ref_cnt = 0, drv_device_id_registered = 0,
+    dev_usb_serial_initialized = -1, dev_autopm = 0, dev_disconnected = 0, dev_disc_lock = 0,
+    port_dev_registered = 0, port_initialized = 0, port_idr_registered = 0, port_tty_installed = 0,
+    port_work = 0, port_work_initialized = 0, port_work_stop = 0, port_tty_registered = 0,
+    port_consistent = 1, port_lock = 0, port_write_in_progress = 0, write_urb_state = 0;
 
 // ---------------------------------------------------------------- framework functions
-
 proc usb_serial_init {
   54: fw_tty_initialized := 1;
   55: fw_tty_registered := 1;
@@ -168,7 +165,6 @@ proc usb_serial_put {
 }
 
 // ---------------------------------------------------------------- driver functions
-
 proc try_module_get {
   290: atomic {
     291: if (drv_module_ref_cnt >= 0) {
@@ -215,7 +211,6 @@ proc unlock_disc {
 }
 
 // ---------------------------------------------------------------- per-port driver functions
-
 proc serial_install {
   // port = usb_serial_port_get_by_minor(idx)
   400: lock_table();
@@ -256,7 +251,6 @@ proc serial_write_callback {
 }
 
 // ---------------------------------------------------------------- threads
-
 thread fw_module_thread {
   479: usb_serial_init();
   481: belkin_init();

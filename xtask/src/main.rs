@@ -1,8 +1,8 @@
 //! `cargo xtask`: the single entry point for chores.
 //!
-//! * `cargo xtask ci` runs the cargo steps of `.ci/run` (format check, clippy, the test suite,
-//!   the docs with warnings denied, the CaDiCaL backend); `.ci/run` also installs the system
-//!   packages they need.
+//! * `cargo xtask ci` runs the cargo steps of `.ci/run` (format check, clippy, the test suite, the
+//!   library crates' examples, the docs with warnings denied, the CaDiCaL backend); `.ci/run`
+//!   also installs the system packages they need.
 //! * `cargo xtask table [--runs N] [--out FILE]` measures the paper's Table 1 here.
 //! * `cargo xtask scale [--time-limit SECS] [--big]` runs `paces repair` on long generated
 //!   programs and checks each run's wall time and peak memory against bounds (Linux).
@@ -222,6 +222,17 @@ const CI_STEPS: &[Step] = &[
     },
     Step { env: &[], args: &["test", "--workspace"] },
     Step { env: &[], args: &["test", "-p", "paces-learn", "--features", "serde"] },
+    // The library crates' examples: each checks what it shows.
+    Step { env: &[], args: &["run", "-p", "paces-constraint", "--example", "exclude_candidates"] },
+    Step { env: &[], args: &["run", "-p", "paces-trace", "--example", "learn_from_good_trace"] },
+    Step { env: &[], args: &["run", "-p", "paces-generalize", "--example", "eliminate_bad_trace"] },
+    Step { env: &[], args: &["run", "-p", "paces-solver", "--example", "cheapest_candidate"] },
+    Step { env: &[], args: &["run", "-p", "paces-learn", "--example", "custom_cegis"] },
+    Step { env: &[], args: &["run", "-p", "paces-learn", "--features", "serde", "--example", "json_cegis"] },
+    Step { env: &[], args: &["run", "-p", "paces-cwhile", "--example", "parse_and_reorder"] },
+    Step { env: &[], args: &["run", "-p", "paces-c", "--example", "read_c_model"] },
+    Step { env: &[], args: &["run", "-p", "paces-explore", "--example", "check_to_fixes"] },
+    Step { env: &[], args: &["run", "-p", "paces-report", "--example", "check_page"] },
     Step { env: &[("RUSTDOCFLAGS", "-D warnings")], args: &["doc", "--workspace", "--no-deps"] },
     Step {
         env: &[],

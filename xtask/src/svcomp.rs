@@ -202,6 +202,10 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
         .take_while(|l| l.starts_with("    "))
         .map(str::trim)
         .collect();
+    // A repair the C file cannot hold is not written (exit 1): say what it was.
+    if summary.contains("the repair cannot be written into this C source") {
+        return format!("{} (the repair cannot be written in this C file)", moves.join("; "));
+    }
     // Exit 3: repaired within a bound of the model (the nondet range), said in the summary.
     if !matches!(output.status.code(), Some(0 | 3)) {
         let first = summary.lines().next().unwrap_or("").replace('|', "\\|");
@@ -213,7 +217,7 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
     let options = Options { include_dir: file.parent().map(Path::to_path_buf), ..Options::default() };
     let again = match parse(&repaired, &options) {
         Ok(r) => r,
-        Err(_) => return format!("{} (the repair is printed as Cwhile, not C)", moves.join("; ")),
+        Err(_) => return format!("{} (the repaired file does not read back)", moves.join("; ")),
     };
     // A repair that passes the checks by reading their values before the threads that change
     // them start is no repair (`paces_c::pthread::stale_checks`).

@@ -1,7 +1,7 @@
 //! Tidy limits, checked (in the spirit of rust-analyzer's tidy tests): every source file under
 //! `crates/*/src` at most [`FILE_LIMIT`] lines, every function at most [`FN_LIMIT`] lines, and no
-//! two files of a crate importing each other. The exceptions are listed in `xtask/tidy-allow.txt`
-//! with their size, and the list may only shrink. `docs/ARCHITECTURE.md` ("Tidy limits") states
+//! files of a crate importing each other in a circle of any length. The exceptions are listed in
+//! `xtask/tidy-allow.txt` with their size, and the list may only shrink. `docs/ARCHITECTURE.md` ("Tidy limits") states
 //! the rules; the scanners are tested on small strings first.
 //!
 //! The docs are checked here too: the README links every `docs/*.md`, and no doc names a commit
@@ -422,11 +422,11 @@ fn split_source_path(path: &str) -> Option<(&str, &str)> {
     Some((&path[.."crates/".len() + slash], below))
 }
 
-/// The pairs of files of one crate that import each other (sorted, the smaller path first),
-/// each with the line in each file of its first path into the other. A path leads to the file
-/// whose module is its longest prefix; paths into the crate root (`lib.rs`, `main.rs`: it
-/// declares the modules and re-exports their items) and into the file itself do not count.
-fn mutual_imports(files: &[(String, String)]) -> BTreeMap<(String, String), (usize, usize)> {
+/// The import edges between the files of each crate: (importing file, imported file) with the
+/// line of the first path of the one into the other. A path leads to the file whose module is
+/// its longest prefix; paths into the crate root (`lib.rs`, `main.rs`: it declares the modules
+/// and re-exports their items) and into the file itself do not count.
+fn import_edges(files: &[(String, String)]) -> BTreeMap<(String, String), usize> {
     let mut modules: BTreeMap<(&str, Vec<String>), &str> = BTreeMap::new();
     for (path, _) in files {
         if let Some((krate, below)) = split_source_path(path) {
@@ -451,13 +451,79 @@ fn mutual_imports(files: &[(String, String)]) -> BTreeMap<(String, String), (usi
             }
         }
     }
-    let mut out = BTreeMap::new();
-    for ((from, to), &line) in &edges {
-        if from < to {
-            if let Some(&back) = edges.get(&(to.clone(), from.clone())) {
-                out.insert((from.clone(), to.clone()), (line, back));
+    edges
+}
+
+/// A circle of imports: files of one crate each of which imports the next, the last the first.
+#[derive(Debug, PartialEq)]
+struct Circle {
+    /// Every file of the strongly connected set the circle lies in, sorted: what an allow-list
+    /// entry names.
+    files: Vec<String>,
+    /// One shortest circle through the first of `files`: each file with the line of its path
+    /// into the next (the last one's into the first).
+    path: Vec<(String, usize)>,
+}
+
+/// The import circles of `files`, of any length: one per set of files that import each other
+/// directly or through others (a strongly connected set of the import graph with two files or
+/// more), sorted by its files.
+fn import_circles(files: &[(String, String)]) -> Vec<Circle> {
+    let edges = import_edges(files);
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (from, to) in edges.keys() {
+        next.entry(from.as_str()).or_default().push(to.as_str());
+    }
+    // What each file reaches through one import or more (breadth first).
+    let reach = |start: &str| -> BTreeSet<String> {
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut queue: Vec<&str> = next.get(start).cloned().unwrap_or_default();
+        while let Some(f) = queue.pop() {
+            if seen.insert(f.to_owned()) {
+                queue.extend(next.get(f).into_iter().flatten().copied());
             }
         }
+        seen
+    };
+    let reaches: BTreeMap<&str, BTreeSet<String>> = next.keys().map(|&f| (f, reach(f))).collect();
+    let mut out = Vec::new();
+    for (&first, reached) in &reaches {
+        let set: Vec<String> =
+            reached.iter().filter(|f| reaches.get(f.as_str()).is_some_and(|r| r.contains(first))).cloned().collect();
+        // Each set once, from its first file; a file alone is no circle.
+        if !set.iter().any(|f| f.as_str() == first) || set[0] != first || set.len() < 2 {
+            continue;
+        }
+        // The shortest way back to `first` inside the set (breadth first, lowest paths first).
+        let mut before: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut level = vec![first];
+        let mut last = None;
+        while last.is_none() && !level.is_empty() {
+            let mut following = Vec::new();
+            for &f in &level {
+                for &g in next.get(f).into_iter().flatten() {
+                    if g == first && last.is_none() {
+                        last = Some(f);
+                    } else if g != first && set.iter().any(|s| s == g) && !before.contains_key(g) {
+                        before.insert(g, f);
+                        following.push(g);
+                    }
+                }
+            }
+            level = following;
+        }
+        let mut chain = vec![last.unwrap_or(first)];
+        while let Some(&p) = before.get(chain[chain.len() - 1]) {
+            chain.push(p);
+        }
+        chain.reverse();
+        let path = (0..chain.len())
+            .map(|k| {
+                let to = chain.get(k + 1).copied().unwrap_or(first);
+                (chain[k].to_owned(), edges[&(chain[k].to_owned(), to.to_owned())])
+            })
+            .collect();
+        out.push(Circle { files: set, path });
     }
     out
 }
@@ -476,8 +542,9 @@ enum Entry {
     File { path: String, lines: usize },
     /// `fn PATH NAME LINES`: the longest function of that name in the file is over the limit.
     Function { path: String, name: String, lines: usize },
-    /// `imports PATH PATH`: two files of a crate that import each other (the smaller path first).
-    Imports { a: String, b: String },
+    /// `imports PATH PATH...`: files of a crate that import each other in a circle, directly
+    /// or through each other (every file of the circle, sorted).
+    Imports { files: Vec<String> },
 }
 
 /// The entries of the allow-list text; `#` starts a comment line. A line that is no entry is an
@@ -496,7 +563,9 @@ fn parse_allow_list(text: &str) -> Result<Vec<Entry>, String> {
             ["fn", path, name, n] => {
                 number(n).map(|lines| Entry::Function { path: (*path).to_owned(), name: (*name).to_owned(), lines })
             }
-            ["imports", a, b] if a < b => Some(Entry::Imports { a: (*a).to_owned(), b: (*b).to_owned() }),
+            ["imports", files @ ..] if files.len() >= 2 && files.windows(2).all(|w| w[0] < w[1]) => {
+                Some(Entry::Imports { files: files.iter().map(|f| (*f).to_owned()).collect() })
+            }
             _ => None,
         };
         match entry {
@@ -504,7 +573,7 @@ fn parse_allow_list(text: &str) -> Result<Vec<Entry>, String> {
             None => {
                 return Err(format!(
                     "{ALLOW_LIST}:{}: `{line}` is not `file PATH LINES`, `fn PATH NAME LINES` or \
-                     `imports PATH PATH` (the smaller path first)",
+                     `imports PATH PATH...` (sorted)",
                     k + 1
                 ))
             }
@@ -516,8 +585,8 @@ fn parse_allow_list(text: &str) -> Result<Vec<Entry>, String> {
 /// Every breach of the limits by `files` (path from the workspace root, text), given the
 /// allow-list's text, as readable lines, sorted: a file or function over its limit and not
 /// listed, a listed one grown past its recorded size, a listed one back within the limit (its
-/// entry must go), and two files that import each other without an entry (or an entry for two
-/// that no longer do).
+/// entry must go), and files that import each other in a circle of any length without an entry
+/// (or an entry for files that no longer do).
 fn violations(files: &[(String, String)], allow_list: &str, limits: Limits) -> Vec<String> {
     let entries = match parse_allow_list(allow_list) {
         Ok(entries) => entries,
@@ -526,12 +595,12 @@ fn violations(files: &[(String, String)], allow_list: &str, limits: Limits) -> V
     let mut out = Vec::new();
     let mut file_entries: BTreeMap<&str, usize> = BTreeMap::new();
     let mut fn_entries: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    let mut import_entries: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut import_entries: BTreeSet<&[String]> = BTreeSet::new();
     for entry in &entries {
         let fresh = match entry {
             Entry::File { path, lines } => file_entries.insert(path, *lines).is_none(),
             Entry::Function { path, name, lines } => fn_entries.insert((path, name), *lines).is_none(),
-            Entry::Imports { a, b } => import_entries.insert((a, b)),
+            Entry::Imports { files } => import_entries.insert(files),
         };
         if !fresh {
             out.push(format!("{ALLOW_LIST}: {entry:?} is listed twice"));
@@ -590,18 +659,24 @@ fn violations(files: &[(String, String)], allow_list: &str, limits: Limits) -> V
             out.push(format!("{path}: no such file: remove its entries from {ALLOW_LIST}"));
         }
     }
-    let mutual = mutual_imports(files);
-    for ((a, b), (line_a, line_b)) in &mutual {
-        if !import_entries.contains(&(a.as_str(), b.as_str())) {
+    let circles = import_circles(files);
+    for circle in &circles {
+        if !import_entries.contains(circle.files.as_slice()) {
+            let path: Vec<String> = circle.path.iter().map(|(f, line)| format!("{f}:{line}")).collect();
             out.push(format!(
-                "{a}:{line_a} and {b}:{line_b} import each other: move what both need into a third \
-                 module, or the one into the other"
+                "{} -> {}: files that import each other in a circle: move what they share into a \
+                 module none of them imports, or merge them",
+                path.join(" -> "),
+                circle.path[0].0
             ));
         }
     }
-    for &(a, b) in &import_entries {
-        if !mutual.contains_key(&(a.to_owned(), b.to_owned())) {
-            out.push(format!("{a} and {b} no longer import each other: remove their entry from {ALLOW_LIST}"));
+    for &listed in &import_entries {
+        if !circles.iter().any(|c| c.files == listed) {
+            out.push(format!(
+                "{} no longer import each other in a circle: remove their entry from {ALLOW_LIST}",
+                listed.join(" and ")
+            ));
         }
     }
     out.sort();
@@ -626,6 +701,9 @@ fn source_files() -> Vec<(String, String)> {
     out
 }
 
+/// The import circles the allow-list may name: none. A circle is broken up, never listed.
+const KNOWN_CIRCLES: &[&[&str]] = &[];
+
 #[test]
 fn sources_keep_the_tidy_limits() {
     let files = source_files();
@@ -633,6 +711,15 @@ fn sources_keep_the_tidy_limits() {
     let functions_found: usize = files.iter().map(|(_, t)| functions(t).len()).sum();
     assert!(functions_found > 500, "too few functions found: {functions_found}");
     let allow_list = std::fs::read_to_string(root().join(ALLOW_LIST)).expect("the allow-list");
+    let entries = parse_allow_list(&allow_list).unwrap_or_default();
+    for entry in &entries {
+        if let Entry::Imports { files } = entry {
+            assert!(
+                KNOWN_CIRCLES.iter().any(|known| known == files),
+                "{ALLOW_LIST} lists the import circle {files:?}: a new circle is broken up, not listed"
+            );
+        }
+    }
     let bad = violations(&files, &allow_list, Limits { file: FILE_LIMIT, function: FN_LIMIT });
     assert!(bad.is_empty(), "tidy limits broken (docs/ARCHITECTURE.md, \"Tidy limits\"):\n{}", bad.join("\n"));
 }
@@ -736,9 +823,13 @@ fn the_allow_list_may_only_shrink() {
     assert_eq!(
         violations(&files, "file crates/k/src/a.rs many\n", limits),
         ["xtask/tidy-allow.txt:1: `file crates/k/src/a.rs many` is not `file PATH LINES`, `fn PATH NAME \
-          LINES` or `imports PATH PATH` (the smaller path first)"]
+          LINES` or `imports PATH PATH...` (sorted)"]
     );
 }
+
+/// The end of the message for an import circle.
+const CIRCLE: &str =
+    ": files that import each other in a circle: move what they share into a module none of them imports, or merge them";
 
 #[test]
 fn files_that_import_each_other_are_found() {
@@ -760,19 +851,56 @@ fn files_that_import_each_other_are_found() {
     assert_eq!(
         violations(&files, "", limits),
         [
-            "crates/k/src/a.rs:1 and crates/k/src/b.rs:2 import each other: move what both need into a \
-             third module, or the one into the other",
-            "crates/k/src/d/e.rs:2 and crates/k/src/d/mod.rs:4 import each other: move what both need \
-             into a third module, or the one into the other",
+            format!("crates/k/src/a.rs:1 -> crates/k/src/b.rs:2 -> crates/k/src/a.rs{CIRCLE}"),
+            format!("crates/k/src/d/e.rs:2 -> crates/k/src/d/mod.rs:4 -> crates/k/src/d/e.rs{CIRCLE}"),
         ]
     );
     let listed = "imports crates/k/src/a.rs crates/k/src/b.rs\nimports crates/k/src/d/e.rs crates/k/src/d/mod.rs\n\
                   imports crates/k/src/c.rs crates/k/src/d/mod.rs\n";
     assert_eq!(
         violations(&files, listed, limits),
-        ["crates/k/src/c.rs and crates/k/src/d/mod.rs no longer import each other: remove their entry \
-          from xtask/tidy-allow.txt"]
+        ["crates/k/src/c.rs and crates/k/src/d/mod.rs no longer import each other in a circle: remove their \
+          entry from xtask/tidy-allow.txt"]
     );
+}
+
+#[test]
+fn circles_of_any_length_are_found() {
+    let limits = Limits { file: 100, function: 100 };
+    // a -> b -> c -> a, no two of them importing each other; d imports a but is not in the circle;
+    // e -> f -> g -> e and f -> e: one set of three files (the shortest circle is e -> f -> e).
+    let files = vec![
+        file("crates/k/src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod e;\nmod f;\nmod g;\n"),
+        file("crates/k/src/a.rs", "use crate::b::B;\npub struct A;\n"),
+        file("crates/k/src/b.rs", "pub struct B;\n\nuse super::c::C;\n"),
+        file("crates/k/src/c.rs", "fn f() {\n    let _ = crate::a::A;\n}\n"),
+        file("crates/k/src/d.rs", "use crate::a::A;\n"),
+        file("crates/k/src/e.rs", "use crate::f::F;\n"),
+        file("crates/k/src/f.rs", "use crate::g::G;\nuse crate::e::E;\n"),
+        file("crates/k/src/g.rs", "use crate::e::E;\n"),
+    ];
+    assert_eq!(
+        violations(&files, "", limits),
+        [
+            format!("crates/k/src/a.rs:1 -> crates/k/src/b.rs:3 -> crates/k/src/c.rs:2 -> crates/k/src/a.rs{CIRCLE}"),
+            format!("crates/k/src/e.rs:1 -> crates/k/src/f.rs:2 -> crates/k/src/e.rs{CIRCLE}"),
+        ]
+    );
+    // An entry names every file of the set, sorted; a part of it is not enough.
+    let listed =
+        "imports crates/k/src/a.rs crates/k/src/b.rs crates/k/src/c.rs\nimports crates/k/src/e.rs crates/k/src/f.rs\n";
+    assert_eq!(
+        violations(&files, listed, limits),
+        [
+            "crates/k/src/e.rs and crates/k/src/f.rs no longer import each other in a circle: remove their entry \
+             from xtask/tidy-allow.txt"
+                .to_owned(),
+            format!("crates/k/src/e.rs:1 -> crates/k/src/f.rs:2 -> crates/k/src/e.rs{CIRCLE}"),
+        ]
+    );
+    let listed = "imports crates/k/src/a.rs crates/k/src/b.rs crates/k/src/c.rs\n\
+                  imports crates/k/src/e.rs crates/k/src/f.rs crates/k/src/g.rs\n";
+    assert_eq!(violations(&files, listed, limits), Vec::<String>::new());
 }
 
 /// The markdown files of `docs/`, sorted, as (name, text).

@@ -43,6 +43,9 @@ pub mod pthread;
 mod read;
 mod splice;
 
+pub use paces_constraint as constraint;
+pub use paces_cwhile as cwhile;
+
 pub use print::{Error, Printed, Printer};
 
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};

@@ -70,15 +70,30 @@ fn outside(what: &str, span: Span) -> Diagnostic {
 }
 
 /// Labels from source lines: the first statement starting on line 12 is `12`, the next `12.2`.
-struct Labels<'a> {
-    source: &'a str,
+struct Labels {
+    /// The offset of every newline of the source, ascending: the line of an offset is one
+    /// more than the newlines before it (a binary search, so reading stays linear).
+    newlines: Vec<usize>,
     used: FxHashMap<usize, u32>,
+    /// The words of the source (runs of ASCII letters, digits and `_`) that start with
+    /// `nondet_`: the names a drawn local must not take.
+    nondet_words: FxHashSet<String>,
 }
 
-impl Labels<'_> {
+impl Labels {
+    fn new(source: &str) -> Labels {
+        let newlines = source.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i).collect();
+        let prefix = format!("{}_", stmt::NONDET);
+        let nondet_words = source
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with(&prefix))
+            .map(str::to_owned)
+            .collect();
+        Labels { newlines, used: FxHashMap::default(), nondet_words }
+    }
+
     fn next(&mut self, span: Span) -> String {
-        let start = (span.start as usize).min(self.source.len());
-        let line = self.source.as_bytes()[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+        let line = self.newlines.partition_point(|&at| at < span.start as usize) + 1;
         let n = self.used.entry(line).or_insert(0);
         *n += 1;
         if *n == 1 {
@@ -105,7 +120,7 @@ struct Scope {
 /// The reader: the prepared text's offsets, the names declared, the labels handed out.
 pub(crate) struct Reader<'a> {
     prep: &'a Prepared,
-    labels: Labels<'a>,
+    labels: Labels,
     macros: FxHashMap<String, i64>,
     typedefs: FxHashSet<String>,
     globals: FxHashMap<String, usize>,
@@ -118,7 +133,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn new(source: &'a str, prep: &'a Prepared) -> Self {
         Reader {
             prep,
-            labels: Labels { source, used: FxHashMap::default() },
+            labels: Labels::new(source),
             macros: FxHashMap::default(),
             typedefs: FxHashSet::default(),
             globals: FxHashMap::default(),

@@ -134,17 +134,26 @@ fn a_correct_c_file_is_printed_as_it_is() {
     assert_eq!(text(&out.stdout), std::fs::read_to_string(model("params")).unwrap());
 }
 
-/// When the layout cannot take the repair (the two statements to swap share a line), the
-/// repaired program is printed as Cwhile, and the summary says so.
+/// When the layout cannot take the repair (the two statements to swap share a line), no
+/// program is written: C stays C, never Cwhile; the run lists the changes, says why on
+/// stderr (with `--quiet` too) and exits 1.
 #[test]
-fn a_layout_that_cannot_take_the_repair_prints_cwhile() {
+fn a_layout_that_cannot_take_the_repair_writes_no_cwhile() {
     let source = b"int a, b;\nvoid t() { b = 1; a = 1; }\nvoid u() { assume(b == 1); assert(a == 1); }\nvoid main() { t(); u(); }\n";
     let out = paces(&["repair", "--lang", "c", "-"], Some(source));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("var a = 0, b = 0;\n") && stdout.contains("thread t {"), "{stdout}");
-    assert!(paces_cwhile::parse(&stdout).is_ok(), "{stdout}");
-    assert!(text(&out.stderr).contains("the repaired program is printed as Cwhile"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("the repair cannot be written into this C source"), "{stderr}");
+    assert!(stderr.contains("changes:"), "{stderr}");
+    let quiet = paces(&["repair", "-q", "--lang", "c", "-"], Some(source));
+    assert_eq!(quiet.status.code(), Some(1));
+    assert!(text(&quiet.stderr).contains("cannot be written into this C source"), "{}", text(&quiet.stderr));
+    let json = paces(&["repair", "--format", "json", "--lang", "c", "-"], Some(source));
+    assert_eq!(json.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["repaired_program"], serde_json::Value::Null);
+    assert_eq!(doc["layout_kept"], false);
 }
 
 /// The paper's tool's `nondet` in every form its models write it (`while(nondet==1)`, `x =

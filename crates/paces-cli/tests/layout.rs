@@ -60,13 +60,13 @@ fn a_layout_that_takes_the_repair_is_kept_and_not_noted() {
 }
 
 #[test]
-fn a_c_fallback_keeps_the_comments_and_says_so() {
+fn a_c_repair_that_c_cannot_hold_writes_no_cwhile() {
     let out = paces(&["repair", "--lang", "c", "-"], C.as_bytes());
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    for comment in ["/* the writer */", "// one line", "/* the reader */"] {
-        assert!(stdout.contains(comment), "{comment} is lost:\n{stdout}");
-    }
-    assert!(paces_cwhile::parse(&stdout).is_ok(), "{stdout}");
-    assert!(stderr.contains("printed as Cwhile, with the source's comments"), "{stderr}");
+    assert_eq!(stdout, "", "a C file gets no Cwhile");
+    assert!(
+        stderr.contains("cannot be written into this C source") && stderr.contains("no program is written"),
+        "{stderr}"
+    );
 }

@@ -77,6 +77,55 @@ fn check_report_draws_the_counterexample() {
     assert_eq!(columns(&html), [(3, 3)]);
 }
 
+/// The fix each iteration's chart shows first is the one the next candidate takes: for the
+/// last iteration, a fix whose atoms all hold in the accepted repair (found here with the
+/// library, independently of the page).
+#[test]
+fn the_chart_shows_the_fix_the_repair_takes() {
+    let mut taken = 0;
+    for name in REPAIRED {
+        let html = std::fs::read_to_string(report("chosen", "repair", name)).unwrap();
+        let program = paces::cwhile::parse(paces_heldin::source(name)).unwrap();
+        let run = paces::Repair::new().keep_deadlocks(true).record_traces(true).run(&program).unwrap();
+        let accepted = run.candidate.as_ref().expect("repaired");
+        let last = run.history.len();
+        let learned = run.history[last - 1].learned.as_ref().expect("the last trace is kept");
+        let holds = |k: usize| learned.elimination.fixes[k].atoms.iter().all(|a| a.holds(accepted));
+        let chart = html.split(&format!("id=\"bad-{last}\"")).nth(1).expect("the last iteration's chart");
+        let chart = chart.split('>').next().unwrap_or_default();
+        let chosen: usize =
+            chart.split("data-chosen=\"").nth(1).and_then(|s| s.split('"').next()).unwrap().parse().unwrap();
+        // The first fix the repair takes; the first fix when it takes none (the optimisation
+        // phase may end on a cheaper program than the last proposal).
+        match (0..learned.elimination.fixes.len()).find(|&k| holds(k)) {
+            Some(first) => {
+                assert_eq!(chosen, first + 1, "{name}: not the first fix the repair takes");
+                taken += 1;
+            }
+            None => assert_eq!(chosen, 1, "{name}"),
+        }
+    }
+    assert!(taken >= 1, "no page shows a fix its repair takes");
+}
+
+/// A check page that holds a failure and a deadlock says both in its heading, and no check
+/// page speaks of fixes it does not draw.
+#[test]
+fn a_check_page_names_every_kind_it_holds() {
+    let source = "var x = 0, m = 0, n = 0;\n\
+        thread a { A1: lock(m); A2: lock(n); unlock(n); unlock(m); A3: x := 1; }\n\
+        thread b { B1: lock(n); B2: lock(m); unlock(m); unlock(n); B3: assert(x == 0); }\n";
+    let file = out_dir().join("both.cw");
+    std::fs::write(&file, source).unwrap();
+    let page = out_dir().join("both.html");
+    let out = paces(&["check", "--all", &file.display().to_string(), "--report", &page.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let verdict = html.split("<p class=\"verdict bad\">").nth(1).and_then(|s| s.split("</p>").next()).unwrap();
+    assert!(verdict.contains("1 failing assertion") && verdict.contains("1 deadlock"), "{verdict}");
+    assert!(!html.contains("chosen fix"), "a check page has no fixes");
+}
+
 #[test]
 fn an_unwritable_report_is_refused_before_the_run() {
     let dir = out_dir();
@@ -152,6 +201,16 @@ fn reports_render_in_chromium() {
     for (name, page) in &pages {
         let threads = paces::cwhile::parse(paces_heldin::source(name)).expect("parses").threads.len();
         let dom = browse(&browser, page, &["--dump-dom"]);
+        // Each chart with fixes shows its chosen one, its button marked.
+        for chart in dom.split("<svg class=\"chart\" id=\"").skip(1) {
+            let id = chart.split('"').next().unwrap_or_default();
+            let tag = chart.split('>').next().unwrap_or_default();
+            let Some(chosen) = tag.split("data-chosen=\"").nth(1).and_then(|s| s.split('"').next()) else { continue };
+            let button = format!("data-chart=\"{id}\" data-fix=\"{chosen}\"");
+            let marked =
+                dom.split("<button class=\"fix-pick chosen\"").skip(1).any(|b| b.starts_with(&format!(" {button}")));
+            assert!(marked, "{}: the chosen fix {chosen} of {id} is not marked", page.display());
+        }
         let what = page.display();
         assert_eq!(root_attribute(&dom, "data-render"), Some("ok"), "{what}: the script did not end well");
         let charts = columns(&dom);

@@ -370,14 +370,10 @@ impl Candidate {
             }
         }
         for block in space.blocks() {
-            let items = space.items(block);
-            for (i, a) in items.iter().enumerate() {
-                for b in &items[i + 1..] {
-                    if self.position(*b) < self.position(*a) {
-                        cost.inversions += 1;
-                    }
-                }
-            }
+            // Pairs in the original order whose positions are inverted (no position first).
+            let keys: Vec<usize> = space.items(block).iter().map(|&l| self.position(l).map_or(0, |p| p + 1)).collect();
+            let bound = keys.iter().max().map_or(0, |&k| k + 1);
+            cost.inversions += crate::inversions::count(&keys, bound);
         }
         cost
     }

@@ -128,7 +128,7 @@ pub struct Stats {
 /// let right = arena.and([y, x]);
 /// assert_eq!(left, right); // the same node, whatever the order
 /// let nx = arena.not(x);
-/// assert_eq!(arena.and([x, nx]), arena.fals());
+/// assert_eq!(arena.and([x, nx]), arena.constant(false));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Arena {
@@ -234,14 +234,14 @@ impl Arena {
         &self.nodes[id.index()]
     }
 
-    /// The constant true.
-    pub fn tru(&self) -> NodeId {
-        TRUE
-    }
-
-    /// The constant false.
-    pub fn fals(&self) -> NodeId {
-        FALSE
+    /// The constant `value`: the formula `true` (every candidate satisfies it) or `false`
+    /// (none does). Both are in every arena; this does not add a node.
+    pub fn constant(&self, value: bool) -> NodeId {
+        if value {
+            TRUE
+        } else {
+            FALSE
+        }
     }
 
     /// An atom. `Order(a, a)` is true; `Atomic(a, a)` stays an atom (whether it holds depends

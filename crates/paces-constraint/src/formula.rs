@@ -64,8 +64,8 @@ impl Arena {
                 })
             };
             let id = match node {
-                Node::True => self.tru(),
-                Node::False => self.fals(),
+                Node::True => self.constant(true),
+                Node::False => self.constant(false),
                 Node::Atom(atom) => self.atom(*atom),
                 Node::Not(c) => {
                     let c = child(c)?;

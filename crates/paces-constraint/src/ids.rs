@@ -62,6 +62,30 @@ define_id!(
     NodeId,
     "n"
 );
+define_id!(
+    /// A thread of the program: the number [`SpaceBuilder::thread`](crate::SpaceBuilder::thread)
+    /// gives it (threads are numbered from 0 in the order declared), and the thread of a
+    /// trace's events.
+    ThreadId,
+    "t"
+);
+
+impl ThreadId {
+    /// The thread of a trace's final checks (an assertion evaluated once every thread has
+    /// finished, `paces_trace::TraceBuilder::final_check`): not a thread of the program and
+    /// never declared by a space. Its events have no scope and no location of the space;
+    /// everything else treats it as a thread of its own.
+    pub const FINAL: ThreadId = ThreadId::from_u32(u32::MAX);
+
+    /// The thread's name in `names` (the program's thread names, indexed by thread id), or
+    /// the id (`t0`) when `names` has none for it; `final check` for [`ThreadId::FINAL`].
+    pub fn name_in(self, names: &[&str]) -> String {
+        if self == ThreadId::FINAL {
+            return "final check".to_owned();
+        }
+        names.get(self.index()).map_or_else(|| self.to_string(), |name| (*name).to_owned())
+    }
+}
 
 /// Defines a crate's error type the way every PACES crate has it: an opaque struct holding a
 /// kind (a `#[non_exhaustive]` enum the crate defines) and a message, with `kind()`, a human

@@ -17,6 +17,15 @@
 //!   hash-consed, simplified formulas over them ([`NodeId`] names one, [`Node`] is what it
 //!   holds); [`Arena::eval`] is the paper's `candidate |= phi`, [`Arena::display`] prints the
 //!   paper's notation, [`Arena::stats`] gives the [`Stats`] (nodes, atoms, depth).
+//! * [`Arena::constant`] (`true`, `false`), [`Arena::atom`], [`Arena::order`],
+//!   [`Arena::atomic`], [`Arena::not`], [`Arena::and`] and [`Arena::or`] build formulas;
+//!   [`Arena::export`] and [`Arena::import`] move one between arenas as a [`Formula`].
+//! * Constraints about candidates rather than traces, for a CEGIS loop whose checker rejects a
+//!   candidate for a reason no trace explains: [`Arena::excluding`] (every candidate but this
+//!   one: the "next cheapest" constraint), [`Arena::undo_a_move`] (undo one of the moves
+//!   that touch some items), [`Arena::not_all_of`] (not all of these transformations
+//!   together) and [`Arena::outside_sections`] (these statements in no atomic section).
+//! * [`ThreadId`]: a thread, as [`SpaceBuilder::thread`] numbers it and as traces name it.
 //! * [`define_id!`] makes the `u32` newtype ids of every crate of the workspace.
 //!
 //! # Example
@@ -75,10 +84,9 @@
 //! # Performance
 //! Evaluation is two sequential passes over the ids up to the root (children always have
 //! smaller ids than their parent): down to mark what the root reaches, up to compute it. It is
-//! linear and never recurses. The baseline, `cargo bench -p paces-benches --bench constraint`
-//! on a shared 2-core VM: about 100 M nodes per second on a million-deep chain, 50 to 80 M
-//! nodes per second on a LearnGoodUnder-shaped DAG of a million shared nodes, and about 3 M
-//! new nodes per second to build (hash-consing); `docs/evaluation.md`, "Constraints", has the table.
+//! linear in the nodes the root reaches and never recurses. Building a node is one hash-table
+//! lookup (hash-consing). `cargo bench -p paces-benches --bench constraint` measures both;
+//! `docs/evaluation.md`, "Constraints", has the figures.
 //!
 //! # Errors
 //! Every constructor validates its input and returns an [`Error`] whose [`ErrorKind`] says
@@ -98,6 +106,7 @@ mod constraint;
 mod error;
 mod formula;
 mod ids;
+mod inversions;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod shapes;
@@ -107,5 +116,5 @@ pub use candidate::{Candidate, Cost, Move, Section, Transformation};
 pub use constraint::{Arena, Atom, Node, Stats, FLATTEN_LIMIT};
 pub use error::{Error, ErrorKind};
 pub use formula::Formula;
-pub use ids::{BlockId, Loc, NodeId};
+pub use ids::{BlockId, Loc, NodeId, ThreadId};
 pub use space::{ItemInfo, Space, SpaceBuilder, Waits};

@@ -7,9 +7,9 @@ use serde::de::Error as _;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{BlockId, Candidate, ItemInfo, Loc, NodeId, Space, SpaceBuilder, Waits};
+use crate::{BlockId, Candidate, ItemInfo, Loc, NodeId, Space, SpaceBuilder, ThreadId, Waits};
 
-crate::serde_ids!(Loc, BlockId, NodeId);
+crate::serde_ids!(Loc, BlockId, NodeId, ThreadId);
 
 /// A space as written: locations by name in id order (a location is its position in this
 /// list), blocks in id order, threads in number order.

@@ -81,7 +81,7 @@ impl Arena {
             }
         }
         if options.is_empty() {
-            return self.tru();
+            return self.constant(true);
         }
         self.or(options)
     }
@@ -192,7 +192,7 @@ mod tests {
         assert!(arena.eval(undo, &Candidate::new(&space, vec![vec![a, c, b]], &[]).unwrap()));
         // An item the candidate did not move gives nothing to undo.
         let untouched = arena.undo_a_move(&[a].into(), &Candidate::original(&space), &space);
-        assert_eq!(untouched, arena.tru());
+        assert_eq!(untouched, arena.constant(true));
     }
 
     #[test]
@@ -207,7 +207,7 @@ mod tests {
             assert_eq!(arena.eval(undo, &other), !other.in_one_section(a, b), "{other:?}");
         }
         // c is in no section and was not moved: nothing to undo.
-        assert_eq!(arena.undo_a_move(&[c].into(), &sectioned, &space), arena.tru());
+        assert_eq!(arena.undo_a_move(&[c].into(), &sectioned, &space), arena.constant(true));
     }
 
     #[test]
@@ -228,7 +228,7 @@ mod tests {
             let makes_both = other.holds_order(b, a) && other.in_one_section(b, c);
             assert_eq!(arena.eval(root, &other), !makes_both, "{other:?}");
         }
-        assert_eq!(arena.not_all_of(&[]), arena.fals());
+        assert_eq!(arena.not_all_of(&[]), arena.constant(false));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::{BlockId, Error, ErrorKind, Loc};
+use crate::{BlockId, Error, ErrorKind, Loc, ThreadId};
 
 /// Where an item waits: whether it is a preemption point, and whether its first step is its
 /// only wait.
@@ -281,7 +281,7 @@ impl SpaceBuilder {
     /// # Errors
     /// [`ErrorKind::UnknownBlock`], or [`ErrorKind::DuplicateItem`] when another thread
     /// already runs `block`.
-    pub fn thread(&mut self, name: &str, block: BlockId) -> Result<u32, Error> {
+    pub fn thread(&mut self, name: &str, block: BlockId) -> Result<ThreadId, Error> {
         if block.index() >= self.blocks.len() {
             return Err(Error::new(ErrorKind::UnknownBlock, format!("unknown block {block}")));
         }
@@ -289,10 +289,11 @@ impl SpaceBuilder {
             let message = format!("threads `{other}` and `{name}` run one block");
             return Err(Error::new(ErrorKind::DuplicateItem, message));
         }
-        let index =
-            u32::try_from(self.threads.len()).map_err(|_| Error::new(ErrorKind::TooMany, "too many threads"))?;
+        let id = ThreadId::new(self.threads.len())
+            .filter(|&id| id != ThreadId::FINAL)
+            .ok_or_else(|| Error::new(ErrorKind::TooMany, "too many threads"))?;
         self.threads.push((name.to_owned(), block));
-        Ok(index)
+        Ok(id)
     }
 
     /// Appends `loc` as the next item of `block`, in original order.
@@ -432,9 +433,9 @@ impl Space {
         self.threads.iter().map(|(name, block)| (name.as_str(), *block))
     }
 
-    /// The name and top block of thread number `index`, when declared.
-    pub fn thread(&self, index: usize) -> Option<(&str, BlockId)> {
-        self.threads.get(index).map(|(name, block)| (name.as_str(), *block))
+    /// The name and top block of a thread, when declared.
+    pub fn thread(&self, thread: ThreadId) -> Option<(&str, BlockId)> {
+        self.threads.get(thread.index()).map(|(name, block)| (name.as_str(), *block))
     }
 
     /// The items of a block in original order (empty for an unknown block).

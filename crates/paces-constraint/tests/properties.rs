@@ -298,15 +298,15 @@ fn simplification_rules() {
     let (x, y, z) = (arena.order(l(0), l(1)), arena.order(l(1), l(2)), arena.atomic(l(2), l(0)));
     assert_eq!(arena.node(z), &Node::Atom(Atom::Atomic(l(0), l(2))));
     assert_eq!(arena.atomic(l(0), l(2)), z);
-    assert_eq!(arena.order(l(3), l(3)), arena.tru());
+    assert_eq!(arena.order(l(3), l(3)), arena.constant(true));
     // `[a; a]` depends on the item (atomic by itself, or inside a section): it stays an atom.
     let alone = arena.atomic(l(3), l(3));
     assert_eq!(arena.node(alone), &Node::Atom(Atom::Atomic(l(3), l(3))));
     // Constants.
-    assert_eq!(arena.and([]), arena.tru());
-    assert_eq!(arena.or([]), arena.fals());
-    let t = arena.tru();
-    let f = arena.fals();
+    assert_eq!(arena.and([]), arena.constant(true));
+    assert_eq!(arena.or([]), arena.constant(false));
+    let t = arena.constant(true);
+    let f = arena.constant(false);
     assert_eq!(arena.and([x, t]), x);
     assert_eq!(arena.and([x, f, y]), f);
     assert_eq!(arena.or([x, f]), x);
@@ -387,7 +387,7 @@ fn display_uses_the_papers_notation() {
     let both = arena.and([not, c_a]);
     assert_eq!(arena.display(both, &space, 80).to_string(), "C <= A /\\ !(C <= A /\\ [B; C] \\/ A <= B)");
     assert_eq!(arena.display(both, &space, 10).to_string(), "C <= A /\\ ...");
-    assert_eq!(arena.display(arena.tru(), &space, 10).to_string(), "true");
+    assert_eq!(arena.display(arena.constant(true), &space, 10).to_string(), "true");
     // Cutting never splits a character.
     let umlaut = arena.order(loc("Ä"), loc("A"));
     assert_eq!(arena.display(umlaut, &space, 1).to_string(), "...");

@@ -64,6 +64,8 @@ mod snippet;
 mod splice;
 mod syntax;
 
+pub use paces_constraint as constraint;
+
 pub use diag::{render, Diagnostic, Diagnostics, MAX_RENDERED};
 pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};

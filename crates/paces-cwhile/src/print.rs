@@ -548,9 +548,20 @@ impl Program {
             let stmt = self.stmts.get(id.index())?;
             return Some(self.source_texts.get(&stmt.label).cloned().unwrap_or_else(|| head(self, stmt)));
         }
-        // A derived step follows its statement's location directly (at most two steps).
-        let owner = (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))?;
+        let owner = self.step_stmt(loc)?;
         derived_text(self, self.stmts.get(owner.index())?, loc)
+    }
+
+    /// The statement the step at `loc` belongs to: the statement whose own label it is, or for
+    /// a derived step (the guard of an `if`, the await of a `lock`) the statement that adds
+    /// it. Its [`Stmt::span`](crate::ir::Stmt) places the step in the source. `None` for a
+    /// location of another program.
+    pub fn step_stmt(&self, loc: Loc) -> Option<StmtId> {
+        if let Some(id) = self.stmt_at(loc) {
+            return Some(id);
+        }
+        // A derived step follows its statement's location directly (at most two steps).
+        (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))
     }
 }
 

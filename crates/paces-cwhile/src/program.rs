@@ -228,7 +228,8 @@ impl Program {
     /// so is every pair of an item that [holds the threads'
     /// structure](Program::holds_thread_structure) and another item of its block that holds
     /// it too or is not made of assignments only (a call, a branch, a loop, a wait), and no
-    /// added atomic section may hold such an item ([`Program::item_info`]).
+    /// added atomic section may hold such an item ([`Program::item_info`]). The threads are
+    /// declared in order, by name, each running its body.
     pub fn space(&self) -> Space {
         let mut b = SpaceBuilder::new();
         for (i, name) in self.loc_names.iter().enumerate() {
@@ -249,6 +250,14 @@ impl Program {
                 if let (Some(sx), Some(sy)) = (self.stmts.get(x.index()), self.stmts.get(y.index())) {
                     let _ = b.fix(sx.loc, sy.loc);
                 }
+            }
+        }
+        // Declared in order, so the space's thread ids are this program's thread indices; a
+        // hand-built program whose threads share a block declares none.
+        let bodies: std::collections::BTreeSet<BlockId> = self.threads.iter().map(|t| t.body).collect();
+        if bodies.len() == self.threads.len() {
+            for thread in &self.threads {
+                let _ = b.thread(&thread.name, thread.body);
             }
         }
         b.build().expect("SpaceBuilder::build has no failure case")

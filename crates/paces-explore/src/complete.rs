@@ -9,35 +9,53 @@ use crate::check::Counterexample;
 use crate::compile::compile;
 use crate::engine::{Engine, Settings};
 use crate::error::{Error, ErrorKind};
-use crate::replay::{build_trace, resolve, take, to_schedule, Conf, XStep};
+use crate::replay::{build_trace, is_complete, resolve, take, to_schedule, Conf, XStep};
 
-/// Extends a counterexample's schedule to a complete trace (every thread at its end), taking
-/// the threads in index order where there is a choice, those that could already stop where
-/// they stand last (so an idle loop is not run on): a bounded depth-first search from the
-/// end of the schedule that explores at most `max_steps` configurations, on paths of at most
-/// twice the program's control points (plus 16) past the schedule. Returns the
-/// counterexample unchanged when it is already complete or when it ends in a deadlock (its
-/// blocked steps are kept). When no completion is found within the bound (the threads left
-/// block each other, say), the schedule is extended by the longest run the search found and
-/// the trace gains each thread's [pending steps](paces_trace::Trace::pending): what it would
-/// run next, alone, as far as its path is determined.
+impl Counterexample {
+    /// This counterexample run on past its failure, ready for generalisation: the step
+    /// between [`check`](crate::check) and `paces_generalize::eliminate`. A checked bad trace
+    /// ends at its failing step; the writes the failure must precede often come later (the
+    /// paper's Example 4 needs `C` after the failing `2`), so its trace is marked
+    /// [`stops_short`](paces_trace::Trace::stops_short) and the generalisation refuses it
+    /// until it is completed. A deadlock, an atomic livelock and a trace that already ends
+    /// with every thread at its end come back unchanged.
+    ///
+    /// The completion takes the threads in index order where there is a choice, those that
+    /// could already stop where they stand last (so an idle loop is not run on): a bounded
+    /// depth-first search from the end of the schedule that explores at most `max_steps`
+    /// configurations, on paths of at most twice the program's control points (plus 16) past
+    /// the schedule. When no completion is found within the bound (the threads left block
+    /// each other, say), the schedule is extended by the longest run the search found and the
+    /// trace gains each thread's [pending steps](paces_trace::Trace::pending): what it would
+    /// run next, alone, as far as its path is determined.
+    ///
+    /// # Errors
+    /// When the program cannot be compiled or the schedule is not a trace of it.
+    ///
+    /// # Example
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let program = paces_cwhile::parse(
+    ///     "var x = 0, y = 0; thread a { A: x := 1; C: y := 1; } thread b { 1: await(x == 1); 2: assert(y == 1); }",
+    /// )?;
+    /// let result = paces_explore::check(&program, &paces_explore::Config::new())?;
+    /// let cex = result.verdict.counterexample().unwrap();
+    /// assert!(cex.trace.stops_short()); // A 1 2: the check stops at the failure
+    /// let full = cex.complete(&program, 100_000)?;
+    /// assert_eq!(full.trace.len(), 4); // A 1 2 C: C comes after the failure
+    /// assert!(full.trace.is_bad() && !full.trace.stops_short());
+    /// # Ok(()) }
+    /// ```
+    pub fn complete(&self, program: &Program, max_steps: usize) -> Result<Counterexample, Error> {
+        complete_counterexample(program, self, max_steps)
+    }
+}
+
+/// [`Counterexample::complete`], as a function: `cex` run on past its failure, exploring at
+/// most `max_steps` configurations.
 ///
 /// # Errors
 /// When the program cannot be compiled or the schedule is not a trace of it.
-///
-/// # Example
-/// ```
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let program = paces_cwhile::parse(
-///     "var x = 0, y = 0; thread a { A: x := 1; C: y := 1; } thread b { 1: await(x == 1); 2: assert(y == 1); }",
-/// )?;
-/// let result = paces_explore::check(&program, &paces_explore::Config::new())?;
-/// let cex = result.verdict.counterexample().unwrap();
-/// let full = paces_explore::complete_counterexample(&program, cex, 100_000)?;
-/// assert_eq!(full.trace.len(), 4); // A 1 2 C: C comes after the failure
-/// assert!(full.trace.is_bad());
-/// # Ok(()) }
-/// ```
 pub fn complete_counterexample(
     program: &Program,
     cex: &Counterexample,
@@ -117,18 +135,6 @@ fn extended(
         shift_out_of_range: cex.shift_out_of_range,
         cycle_start: None,
     })
-}
-
-/// Whether every thread can reach its end without a step in `conf` (the holder, if any,
-/// after leaving its region).
-fn is_complete(e: &Engine<'_>, conf: &Conf) -> bool {
-    let mut s = conf.state.clone();
-    if let Some(h) = conf.holder {
-        if !e.leave_region(&mut s, h) {
-            return false;
-        }
-    }
-    (0..e.lay.threads).all(|t| e.c.threads[t].points[e.pc(&s, t)].can_finish)
 }
 
 /// The candidate next steps in `conf`: inside the held region first, then fresh steps thread

@@ -7,6 +7,10 @@
 //!   ([`DeadlockId`]), an atomic livelock ([`LivelockId`]) or a reached [`Bound`].
 //!   Counterexamples ([`Counterexample`]) come both as a readable [`Schedule`] and as a
 //!   validated [`paces_trace::Trace`].
+//! * [`Counterexample::complete`] runs a bad trace on past its failure: the step between
+//!   [`check`] and `paces_generalize::eliminate`, which refuses a checked bad trace that stops
+//!   at its failure ([`paces_trace::Trace::stops_short`]) rather than find no fix in it
+//!   (the crate's example below goes from a check to the fixes).
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
 //! * [`translate_trace`] turns a trace of a candidate program into one of its original.
 //! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
@@ -17,6 +21,8 @@
 //! * [`Config::on_progress`] reports a running check's [`Progress`] (states, transitions,
 //!   depth, time, memory) to a callback, a few times a second.
 //! * [`var_id`] and [`var_name`] map program variables to trace variables and back.
+//! * The vocabulary crates its signatures use are re-exported: [`constraint`], [`cwhile`],
+//!   [`trace`].
 //!
 //! # Semantics
 //! The traces of `docs/language.md`, made precise. Each simple statement and each step a sugar
@@ -101,6 +107,10 @@ mod replay;
 mod seq;
 mod store;
 mod translate;
+
+pub use paces_constraint as constraint;
+pub use paces_cwhile as cwhile;
+pub use paces_trace as trace;
 
 pub use check::{
     check, Bound, CheckResult, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, ThreadStand, Verdict,

@@ -350,7 +350,7 @@ pub(crate) fn build_trace(
     let mut conf = Conf { state: e.initial().to_vec(), holder: None };
     let mut scopes = Scopes::new(c);
     let mut b = TraceBuilder::new();
-    let terr = |err: paces_trace::TraceError| Error::new(ErrorKind::Trace, format!("invalid trace: {err}"));
+    let terr = |err: paces_trace::Error| Error::new(ErrorKind::Trace, format!("invalid trace: {err}"));
     for (index, &x) in xs.iter().enumerate() {
         let code = &c.threads[x.thread];
         if let Some(h) = conf.holder {
@@ -422,6 +422,11 @@ pub(crate) fn build_trace(
         for t in 0..c.threads.len() {
             push_pending(e, &conf, t, &mut scopes, &mut b)?;
         }
+    }
+    // A bad trace that ends while its threads could run on says so: generalising it as it is
+    // would miss the writes after the failure (`Counterexample::complete` runs it on).
+    if !pending && blocked.is_none() && !is_complete(e, &conf) {
+        b.stops_short();
     }
     Ok(b.finish())
 }
@@ -544,4 +549,16 @@ pub(crate) fn transitions_to_steps(e: &Engine<'_>, trans: &[(usize, u16, Vec<u16
         }
     }
     xs
+}
+
+/// Whether every thread can reach its end without a step in `conf` (the holder, if any,
+/// after leaving its region).
+pub(crate) fn is_complete(e: &Engine<'_>, conf: &Conf) -> bool {
+    let mut s = conf.state.clone();
+    if let Some(h) = conf.holder {
+        if !e.leave_region(&mut s, h) {
+            return false;
+        }
+    }
+    (0..e.lay.threads).all(|t| e.c.threads[t].points[e.pc(&s, t)].can_finish)
 }

@@ -6,6 +6,10 @@
 pub enum ErrorKind {
     /// The trace is not bad: no event failed and no thread is blocked at its end.
     NotBad,
+    /// A bad trace that stops while threads could still run on
+    /// ([`Trace::stops_short`](paces_trace::Trace::stops_short)): its fixes that need the
+    /// writes after the failure would be lost. Complete it first.
+    StopsShort,
     /// The trace and the space disagree: two events of one thread lift to locations that are
     /// not items of one block of the space.
     SpaceMismatch,

@@ -13,10 +13,16 @@
 //!   program order and by the trace order of conflicting cross-thread pairs; the rules and
 //!   the soundness argument are on [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
 //! * [`eliminate`] builds the *trace elimination graph* over the space and returns an
-//!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and cost),
+//!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and weight),
 //!   cheapest first, and the *error-eliminating constraint*, the disjunction of the fixes'
 //!   constraints in the [`Arena`](paces_constraint::Arena). [`Elimination::fix_dot`] draws a
 //!   fix's cycle. [`EliminateConfig`] holds the settings (K, bounds).
+//! * The trace must run on past its failure: the writes the failure must precede come after
+//!   it. A model checker's counterexample that ends at the failure is marked
+//!   [`stops_short`](paces_trace::Trace::stops_short) and [`eliminate`] refuses it
+//!   ([`ErrorKind::StopsShort`]) rather than return no fix; with `paces-explore`,
+//!   `Counterexample::complete` is the step between the check and [`eliminate`].
+//! * The vocabulary crates its signatures use are re-exported: [`constraint`], [`trace`].
 //!
 //! # The trace elimination graph
 //! One node per event of the partial order. Edges, with their [`EdgeKind`] and weight (R and
@@ -134,27 +140,22 @@
 //! match the space. Nothing here panics on bad input, and no search recurses.
 //!
 //! # Performance
-//! `cargo bench -p paces-benches --bench eliminate` generalises and eliminates synthetic bad
-//! traces (four threads, mostly thread-local statements, one in six touching one of eight
-//! shared variables, awaits, a failing assertion; see the benchmark). Measured on the shared
-//! two-core development container (noisy; the ranges are two runs under different load),
-//! default settings (K = 2, at most 1000 fixes):
-//!
-//! | trace events | partial order: events / cross orderings | fixes | time |
-//! |---:|---:|---:|---:|
-//! | 100 | 58 / 7 | 5 (all) | 0.04 - 0.07 ms |
-//! | 1 000 | 971 / 225 | 1 000 (the cheapest of 103 252) | 8.6 - 11.9 ms |
-//! | 10 000 | 7 868 / 2 272 | 1 000 (the cheapest) | 174 - 240 ms |
-//!
-//! Without the cap ([`EliminateConfig::max_fixes`]`(usize::MAX)`) the 1 000-event trace
-//! has 103 252 minimal fixes, found in about 1.4 s; the cheapest-first search is what keeps
-//! the capped run near linear in the fixes returned. Memory: two reachability bitsets of
-//! (partial-order events) x (interesting events) bits, their transpose, and one bitset of
-//! forced successors per thread (quadratic in the thread's length).
+//! Generalising is linear in the trace's events for each closure. The elimination search
+//! keeps reachability bitsets over the interesting events, one per interesting event and per
+//! event where paths branch (the rest share their successor's), their transpose, and per thread
+//! its forced order as one number per event and chain of a chain cover (a thread of statements
+//! that keep their order is one chain), or a bitset of forced successors per event when that
+//! takes less; the cheapest-first search with the [`EliminateConfig::max_fixes`] cap keeps its
+//! time near linear in the fixes returned. `cargo bench -p paces-benches --bench eliminate`
+//! measures it on synthetic bad traces of 100 to 10 000 events; `docs/evaluation.md`, "Trace
+//! elimination", has the figures.
 
 mod eliminate;
 mod error;
 mod partial_order;
+
+pub use paces_constraint as constraint;
+pub use paces_trace as trace;
 
 pub use eliminate::{describe, eliminate, CycleEdge, EdgeKind, EliminateConfig, Elimination, Fix};
 pub use error::{Error, ErrorKind};

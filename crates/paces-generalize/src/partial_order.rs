@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use paces_constraint::Space;
 use paces_trace::{Event, EventId, EventKind, ThreadId, Trace, VarId};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -55,9 +56,8 @@ pub enum Failure {
 ///    linearisation is a trace; those dependencies are *context* ([`PartialOrder::is_context`]):
 ///    their reads get no overwrites and enable no conditions, and the elimination graph does
 ///    not use their cross-thread orderings. Breaking such an ordering changes how an overwrite
-///    or a wait is reached, not whether the failure happens; used as fixes they sent the loop
-///    after unrelated reorderings (on usb-serial, the context of one overwrite spanned the
-///    whole trace and gave 72 "fixes" for its first bad trace, 2 without it).
+///    or a wait is reached, not whether the failure happens, so as fixes they would send the
+///    loop after unrelated reorderings.
 /// 4. *Signals after the failure*: every condition of another thread that reads from a write
 ///    the failing thread makes after its failure, with the failing thread's steps up to that
 ///    write, but not the condition's other dependencies. The condition waits for the failing
@@ -801,13 +801,13 @@ impl PartialOrder {
         succ
     }
 
-    /// Graphviz DOT text: one column (cluster) per thread with its events in program order,
-    /// each column headed by the thread's name in `threads` (indexed by thread id; `t0` where it has none),
-    /// cross-thread orderings between columns, the failing event drawn bold and blocked steps
-    /// dashed. `label` names an event (for example by its location's name). The output is
-    /// deterministic.
-    pub fn to_dot(&self, trace: &Trace, threads: &[&str], label: &dyn Fn(EventId) -> String) -> String {
-        self.dot(trace, threads, label, &[], &[])
+    /// Graphviz DOT text: one column per thread with its events in program order, headed by
+    /// the thread's name in `space` ([`Space::threads`]; `t0` for one it does not declare),
+    /// cross-thread orderings between columns, the failing event bold and blocked steps dashed.
+    /// `label` names an event (say by its location's [`Space::name`]). The output is deterministic.
+    pub fn to_dot(&self, trace: &Trace, space: &Space, label: &dyn Fn(EventId) -> String) -> String {
+        let names: Vec<&str> = space.threads().map(|(name, _)| name).collect();
+        self.dot(trace, &names, label, &[], &[])
     }
 
     /// DOT with `highlight` nodes and extra `(from, to, attributes)` edges.

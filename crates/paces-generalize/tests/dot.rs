@@ -9,12 +9,12 @@ use support::{program, Setup};
 
 #[test]
 fn example4_dot() {
-    let s =
-        Setup::new(program(&[&["A: x := 1", "B: z := 1", "C: y := 1"], &["1: await(x == 1)", "2: assert(y == 1)"]]));
+    let text: [&[&str]; 2] = [&["A: x := 1", "B: z := 1", "C: y := 1"], &["1: await(x == 1)", "2: assert(y == 1)"]];
+    // Threads are named as the space declares them; one it does not declare keeps its id.
+    let s = Setup::named(program(&text), &["writer"]);
     let trace = s.trace_named(&["A", "B", "1", "2", "C"], &[]);
     let label = |e: paces_trace::EventId| s.space.name(trace.event(e).loc).to_owned();
     let po = PartialOrder::from_bad_trace(&trace).unwrap();
-    // Threads are named from the list; one past its end keeps its id.
     expect![[r#"
         digraph partial_order {
           rankdir=TB;
@@ -37,7 +37,8 @@ fn example4_dot() {
           e3 -> e4 [color=blue];
         }
     "#]]
-    .assert_eq(&po.to_dot(&trace, &["writer"], &label));
+    .assert_eq(&po.to_dot(&trace, &s.space, &label));
+    let s = Setup::named(program(&text), &["writer", "reader"]);
     let mut arena = Arena::new();
     let elim = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new()).unwrap();
     expect![[r#"
@@ -66,6 +67,6 @@ fn example4_dot() {
           e3 -> e4 [color=red, penwidth=2];
         }
     "#]]
-    .assert_eq(&elim.fix_dot(0, &trace, &s.space, &["writer", "reader"], &label).unwrap());
-    assert!(elim.fix_dot(elim.fixes.len(), &trace, &s.space, &["writer", "reader"], &label).is_none());
+    .assert_eq(&elim.fix_dot(0, &trace, &s.space, &label).unwrap());
+    assert!(elim.fix_dot(elim.fixes.len(), &trace, &s.space, &label).is_none());
 }

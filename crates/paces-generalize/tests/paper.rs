@@ -35,7 +35,7 @@ fn example4_fix_is_found_and_cheapest() {
     let best = &elim.fixes[0];
     assert_eq!(best.atoms, vec![Atom::Order(c, a), Atom::Order(one, two)]);
     assert_eq!(texts(&elim, &arena, &s)[0], "C <= A /\\ 1 <= 2");
-    assert!(elim.fixes.iter().all(|f| f.cost >= best.cost));
+    assert!(elim.fixes.iter().all(|f| f.weight >= best.weight));
     // The cycle C -> A -> 1 -> 2 -> C, with its edge kinds.
     let names: Vec<String> = best.cycle.iter().map(|&e| s.space.name(trace.event(e).loc).to_owned()).collect();
     assert_eq!(names, ["C", "A", "1", "2"]);
@@ -51,7 +51,7 @@ fn example4_fix_is_found_and_cheapest() {
     );
     // The atomic alternative [A; C] /\ 1 <= 2 is there too, but costs more than any reorder.
     assert_eq!(texts(&elim, &arena, &s), ["C <= A /\\ 1 <= 2", "1 <= 2 /\\ [A; C]"]);
-    assert!(elim.fixes[1].cost > 10 * elim.fixes[0].cost);
+    assert!(elim.fixes[1].weight > 10 * elim.fixes[0].weight);
     // The bug needs a preemption inside thread 1, so no fix moves the await.
     assert!(!elim.preemption_free_possible);
     assert!(elim.complete);
@@ -75,10 +75,10 @@ fn example4_partial_order() {
     assert!(!po.precedes(id("B"), id("1")));
     assert!(po.is_linearisation(&[id("A"), id("1"), id("B"), id("2"), id("C")]));
     assert!(!po.is_linearisation(&[id("A"), id("B"), id("C"), id("1"), id("2")]));
-    let dot = po.to_dot(&trace, &[], &|e| s.space.name(trace.event(e).loc).to_owned());
+    let dot = po.to_dot(&trace, &s.space, &|e| s.space.name(trace.event(e).loc).to_owned());
     assert!(dot.starts_with("digraph partial_order {"));
     assert!(dot.contains(&format!("e{} -> e{} [color=blue];", id("A").as_u32(), id("1").as_u32())));
-    assert_eq!(dot, po.to_dot(&trace, &[], &|e| s.space.name(trace.event(e).loc).to_owned()));
+    assert_eq!(dot, po.to_dot(&trace, &s.space, &|e| s.space.name(trace.event(e).loc).to_owned()));
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn a_trace_that_stops_at_its_failure_shows_no_later_write() {
     let (elim, arena, _) = run(&s, &["A", "B", "1", "2", "3"], &[]);
     // Nothing in the trace says who would write z: no cycle, no repair from this trace.
     assert!(elim.fixes.is_empty());
-    assert_eq!(elim.constraint, arena.fals());
+    assert_eq!(elim.constraint, arena.constant(false));
 }
 
 #[test]
@@ -141,7 +141,7 @@ fn a_pending_write_stands_in_for_one_the_trace_never_reached() {
     assert_eq!(texts(&elim, &arena, &s)[0], "C <= A /\\ 1 <= 2");
     // Without the pending step nothing shows who writes y: no fix.
     let (elim, arena, _) = run(&s, &["A", "B", "1", "2"], &[]);
-    assert_eq!(elim.constraint, arena.fals());
+    assert_eq!(elim.constraint, arena.constant(false));
 }
 
 /// lc-rc in small: `shut` stops `rsv` (1) and later waits for `neh` to end (6); `neh`'s check
@@ -242,7 +242,7 @@ fn deadlock_is_eliminated_through_its_blocked_awaits() {
             assert!(!s.candidate_shows(c, &elim.partial_order, &trace));
         }
     }
-    let dot = elim.fix_dot(0, &trace, &s.space, &[], &|e| format!("{e}")).unwrap();
+    let dot = elim.fix_dot(0, &trace, &s.space, &|e| format!("{e}")).unwrap();
     assert!(dot.contains("style=dashed, penwidth=2"));
 }
 
@@ -262,7 +262,7 @@ fn k_bounds_the_constraint_edges() {
     let one = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new().max_constraint_edges(1)).unwrap();
     assert!(one.fixes.is_empty());
     let none = eliminate(&trace, &s.space, &mut arena, &EliminateConfig::new().max_constraint_edges(0)).unwrap();
-    assert_eq!(none.constraint, arena.fals());
+    assert_eq!(none.constraint, arena.constant(false));
 }
 
 #[test]
@@ -299,7 +299,7 @@ fn a_block_closed_to_atomic_sections_gets_none() {
     let mut arena = Arena::new();
     let elim = eliminate(&trace, &space, &mut arena, &EliminateConfig::new()).unwrap();
     assert!(elim.fixes.is_empty());
-    assert_eq!(elim.constraint, arena.fals());
+    assert_eq!(elim.constraint, arena.constant(false));
 }
 
 #[test]
@@ -323,7 +323,7 @@ fn an_item_kept_out_of_sections_gets_none() {
     let mut arena = Arena::new();
     let elim = eliminate(&trace, &space(true), &mut arena, &EliminateConfig::new()).unwrap();
     assert!(elim.fixes.is_empty());
-    assert_eq!(elim.constraint, arena.fals());
+    assert_eq!(elim.constraint, arena.constant(false));
     let elim = eliminate(&trace, &space(false), &mut arena, &EliminateConfig::new()).unwrap();
     assert_eq!(elim.fixes.len(), 1);
 }
@@ -368,7 +368,7 @@ fn iterations_of_a_loop_never_change_order() {
     assert_eq!(elim.partial_order.len(), 3);
     assert_eq!(elim.partial_order.cross_edges().len(), 2);
     assert!(elim.fixes.is_empty());
-    assert_eq!(elim.constraint, arena.fals());
+    assert_eq!(elim.constraint, arena.constant(false));
 }
 
 #[test]

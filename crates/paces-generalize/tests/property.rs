@@ -106,7 +106,7 @@ fn check_trace(setup: &Setup, trace: &Trace, k: usize, candidates: &[Candidate],
     }
     for fix in &elim.fixes {
         stats[1] += 1;
-        assert!(elim.fixes[0].cost <= fix.cost);
+        assert!(elim.fixes[0].weight <= fix.weight);
         for c in candidates.iter().filter(|c| arena.eval(fix.constraint, c)) {
             stats[2] += 1;
             assert!(

@@ -11,6 +11,7 @@ pub struct LearnerConfig {
     pub(crate) deepen_to: usize,
     pub(crate) backend: BackendKind,
     pub(crate) relax_on_conflict: bool,
+    pub(crate) max_elimination_memory: u64,
 }
 
 impl Default for LearnerConfig {
@@ -21,6 +22,7 @@ impl Default for LearnerConfig {
             deepen_to: Self::DEFAULT_DEEPEN_TO,
             backend: BackendKind::default(),
             relax_on_conflict: true,
+            max_elimination_memory: Self::DEFAULT_MAX_ELIMINATION_MEMORY,
         }
     }
 }
@@ -31,6 +33,19 @@ impl LearnerConfig {
 
     /// The default of [`LearnerConfig::deepen_to`](crate::LearnerConfig::deepen_to).
     pub const DEFAULT_DEEPEN_TO: usize = 4;
+
+    /// The default of [`LearnerConfig::max_elimination_memory`](crate::LearnerConfig::max_elimination_memory):
+    /// 1 GiB.
+    pub const DEFAULT_MAX_ELIMINATION_MEMORY: u64 = 1 << 30;
+
+    /// The most bytes the tables of one bad trace's elimination graph may take
+    /// ([`paces_generalize::EliminateConfig::max_memory`]); a bad trace past it ends learning
+    /// with [`ErrorKind::Limit`](crate::ErrorKind::Limit). Default:
+    /// [`LearnerConfig::DEFAULT_MAX_ELIMINATION_MEMORY`] (1 GiB).
+    pub fn max_elimination_memory(mut self, bytes: u64) -> Self {
+        self.max_elimination_memory = bytes;
+        self
+    }
 
     /// The default configuration.
     pub fn new() -> Self {

@@ -113,9 +113,9 @@ impl From<paces_generalize::Error> for Error {
     }
 }
 
-impl From<paces_trace::TraceError> for Error {
-    fn from(e: paces_trace::TraceError) -> Self {
-        use paces_trace::TraceErrorKind as T;
+impl From<paces_trace::Error> for Error {
+    fn from(e: paces_trace::Error) -> Self {
+        use paces_trace::ErrorKind as T;
         let kind = match e.kind() {
             T::UnknownThread => ErrorKind::UnknownThread,
             T::UnknownLoc => ErrorKind::UnknownLocation,

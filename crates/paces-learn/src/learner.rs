@@ -143,7 +143,7 @@ impl Learner {
     pub fn new(space: &Space, config: LearnerConfig) -> Result<Learner, Error> {
         let solver = Solver::new(space, SolverConfig::new().backend(config.backend))?;
         let arena = Arena::new();
-        let root = arena.tru();
+        let root = arena.constant(true);
         Ok(Learner {
             space: space.clone(),
             arena,
@@ -364,7 +364,7 @@ impl Learner {
         // A run that stops short (blocked or pending steps) may hide the writes its fixes
         // need: no fix there proves nothing.
         let whole = trace.blocked().is_empty() && trace.pending().is_empty();
-        if constraint != self.arena.fals() || whole {
+        if constraint != self.arena.constant(false) || whole {
             // `eliminate` stands the alternative in exactly when the trace offers no fix.
             let kind = if alternative.is_some() && elimination.fixes.is_empty() {
                 ConjunctKind::Alternative
@@ -401,7 +401,7 @@ impl Learner {
         k: usize,
         alternative: Option<NodeId>,
     ) -> Result<(NodeId, Elimination), Error> {
-        let config = EliminateConfig::new().max_constraint_edges(k);
+        let config = EliminateConfig::new().max_constraint_edges(k).max_memory(self.config.max_elimination_memory);
         let elimination = eliminate(trace, &self.space, &mut self.arena, &config)?;
         Ok(match alternative {
             Some(a) if elimination.fixes.is_empty() => (a, elimination),
@@ -510,7 +510,7 @@ impl Learner {
             }
             if !conjunct.relaxed {
                 self.solver.retract(self.ids[index])?;
-                self.learned[index] = self.arena.tru();
+                self.learned[index] = self.arena.constant(true);
             }
             taken.insert(self.conjuncts[index].lesson);
             self.conjuncts[index].retracted = true;
@@ -541,7 +541,7 @@ impl Learner {
             let conjunct = &self.conjuncts[index];
             if conjunct.lesson == lesson && !conjunct.relaxed && !conjunct.retracted {
                 self.solver.retract(self.ids[index])?;
-                self.learned[index] = self.arena.tru();
+                self.learned[index] = self.arena.constant(true);
                 self.conjuncts[index].relaxed = true;
             }
         }
@@ -621,7 +621,7 @@ impl Learner {
                 self.relaxations.push(Relaxation { lesson: r.lesson, causes: others });
             }
             self.solver.retract(r.id)?;
-            self.learned[r.index] = self.arena.tru();
+            self.learned[r.index] = self.arena.constant(true);
             self.conjuncts[r.index].relaxed = true;
             self.refresh_root();
             match r.kind {
@@ -699,7 +699,7 @@ impl Learner {
                             _ => None,
                         });
                         let mut explanation = self.explain(&u);
-                        let fals = self.arena.fals();
+                        let fals = self.arena.constant(false);
                         let short = self
                             .relaxable
                             .iter()
@@ -747,10 +747,6 @@ impl Learner {
                         }
                         return Ok(Proposal::Unsatisfiable { explanation, conflict, lessons, guesses });
                     }
-                }
-                other => {
-                    let message = format!("the solver gave an answer the learner does not know: {other:?}");
-                    return Err(Error::new(ErrorKind::Internal, message));
                 }
             }
         }

@@ -223,7 +223,7 @@ fn an_event_after_its_threads_pending_step_is_refused() {
     tb.flat(A, a1).write(X, 1).push().unwrap();
     tb.flat(A, a2).read(X).write(R, 1).push_pending();
     let e = tb.flat(A, a2).read(X).write(R, 1).push().unwrap_err();
-    assert_eq!(e.kind(), &paces_learn::trace::TraceErrorKind::ScopeOrder);
+    assert_eq!(e.kind(), &paces_learn::trace::ErrorKind::ScopeOrder);
     assert_eq!(
         e.to_string(),
         "event 1 (thread `A`, at `A2`) comes after pending step 0 of thread `A`: a blocked or pending step comes \

@@ -94,8 +94,8 @@ fn fixes_display_with_names_and_cost() -> Result<()> {
     let mut learner = Learner::new(&space, LearnerConfig::new())?;
     let (_, elimination) = learner.learn_bad_detailed(&bad)?;
     let shown: Vec<String> = elimination.fixes.iter().map(|f| f.display(learner.space()).to_string()).collect();
-    assert!(shown.iter().any(|f| f.starts_with("C <= A /\\ 1 <= 3 (cost ")), "{shown:?}");
-    assert!(shown.iter().any(|f| f.starts_with("2 <= 3 /\\ [B; C] (cost ")), "{shown:?}");
+    assert!(shown.iter().any(|f| f.starts_with("C <= A /\\ 1 <= 3 (weight ")), "{shown:?}");
+    assert!(shown.iter().any(|f| f.starts_with("2 <= 3 /\\ [B; C] (weight ")), "{shown:?}");
     Ok(())
 }
 

@@ -226,7 +226,7 @@ fn a_final_check_draws_as_a_cluster_of_its_own() {
     let mut learner = Learner::new(&space, LearnerConfig::new()).unwrap();
     let (_, elimination) = learner.learn_bad_detailed(&trace).unwrap();
     let label = |e: EventId| format!("e{}", e.index());
-    let dot = elimination.fix_dot(0, &trace, &space, &["T1", "T2"], &label).expect("a fix");
+    let dot = elimination.fix_dot(0, &trace, &space, &label).expect("a fix");
     // The check, event 4, in a cluster of its own named as such, read from s2 (event 3).
     assert!(dot.contains("label=\"final check\";\n    e4 [label=\"e4\""), "{dot}");
     assert!(dot.contains("e3 -> e4 [color=blue]"), "{dot}");

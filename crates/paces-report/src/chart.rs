@@ -19,7 +19,7 @@ const HEAD: usize = 30;
 const TEXT: usize = 26;
 
 /// The chart of `chart` as an SVG element with id `id`; its fix layers are `id-fix-K`, the
-/// first shown.
+/// chosen one ([`TraceChart::chosen`], also its `data-chosen`) shown.
 pub(crate) fn svg(chart: &TraceChart, id: &str) -> String {
     let threads = chart.threads.len().max(1);
     let (width, height) = (threads * COLUMN + 20, HEAD + chart.steps.len() * ROW + 10);
@@ -27,6 +27,9 @@ pub(crate) fn svg(chart: &TraceChart, id: &str) -> String {
     for (k, fix) in chart.fixes.iter().enumerate() {
         let steps: Vec<String> = fix.edges.iter().map(|e| e.from.to_string()).collect();
         let _ = write!(cycles, " data-cycle-{}=\"{}\"", k + 1, steps.join(" "));
+    }
+    if !chart.fixes.is_empty() {
+        let _ = write!(cycles, " data-chosen=\"{}\"", chart.chosen + 1);
     }
     let mut out = format!(
         "<svg class=\"chart\" id=\"{id}\" data-threads=\"{}\"{cycles} width=\"{width}\" \
@@ -48,7 +51,7 @@ pub(crate) fn svg(chart: &TraceChart, id: &str) -> String {
         let _ = writeln!(out, "{}", arrow(chart, a, b, "order", &blue));
     }
     for (k, fix) in chart.fixes.iter().enumerate() {
-        let shown = if k == 0 { "" } else { " display=\"none\"" };
+        let shown = if k == chart.chosen { "" } else { " display=\"none\"" };
         let _ = writeln!(out, "<g class=\"fix\" id=\"{id}-fix-{}\"{shown}>", k + 1);
         for e in &fix.edges {
             let class = if e.atom.is_some() { "cycle constraint" } else { "cycle" };

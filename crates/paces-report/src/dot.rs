@@ -22,9 +22,9 @@ pub fn dot_files(report: &Report) -> Vec<(String, String)> {
         let (trace, elimination) = (&learned.trace, &learned.elimination);
         let round = i + 1;
         let label = |id: EventId| event_label(program, trace, id);
-        files.push((format!("bad-{round}-order.dot"), elimination.partial_order.to_dot(trace, &threads, &label)));
+        files.push((format!("bad-{round}-order.dot"), elimination.partial_order.to_dot(trace, &report.space, &label)));
         for k in 0..elimination.fixes.len() {
-            if let Some(dot) = elimination.fix_dot(k, trace, &report.space, &threads, &label) {
+            if let Some(dot) = elimination.fix_dot(k, trace, &report.space, &label) {
                 files.push((format!("bad-{round}-fix-{}.dot", k + 1), dot));
             }
         }

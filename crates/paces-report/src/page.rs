@@ -43,7 +43,7 @@ window.onerror = function (message) {
 "#;
 
 /// Wires the fix buttons (each shows its fix's cycle on the chart and outlines its steps),
-/// chooses each chart's first fix, checks that every chart has one column per thread, and
+/// chooses each chart's chosen fix (`data-chosen`), checks that every chart has one column per thread, and
 /// marks the page rendered (`data-render="ok"` on the root element) when all of that ran.
 const SCRIPT: &str = r#"
 (function () {
@@ -76,7 +76,7 @@ const SCRIPT: &str = r#"
   for (var c = 0; c < charts.length; c++) {
     var columns = charts[c].querySelectorAll("g.thread").length;
     if (String(columns) !== charts[c].getAttribute("data-threads")) { wrong.push(charts[c].id); }
-    if (charts[c].querySelector("g.fix")) { choose(charts[c].id, 1); }
+    if (charts[c].querySelector("g.fix")) { choose(charts[c].id, charts[c].getAttribute("data-chosen") || "1"); }
   }
   if (document.documentElement.getAttribute("data-render") === "pending") {
     document.documentElement.setAttribute("data-charts", String(charts.length));

@@ -97,10 +97,18 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         let judged = if n == 0 { "the original program".to_owned() } else { format!("the candidate of iteration {n}") };
         let _ = writeln!(out, "<div class=\"{class}\">\n<h3>Iteration {}: {}</h3>", n + 1, it.kind);
         let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem.to_string()));
-        let chart = it
-            .learned
-            .as_ref()
-            .map(|l| TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space));
+        let chart = it.learned.as_ref().map(|l| {
+            let mut chart = TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space);
+            // The fix shown first is the one the next candidate takes.
+            let next = match (&report.candidate, last) {
+                (Some(accepted), true) => Some(accepted.clone()),
+                _ => paces::constraint::Candidate::apply(&report.space, &it.proposal).ok(),
+            };
+            if let Some(next) = next {
+                chart.choose_fix(&l.elimination, &next);
+            }
+            chart
+        });
         match &chart {
             Some(c) => {
                 let _ = writeln!(out, "<p>Counterexample: {} steps.</p>", c.steps.len());
@@ -141,11 +149,12 @@ fn constraint(out: &mut String, c: &TraceChart) {
 /// A trace's chart with its fix buttons, then its partial order and the elimination graph of
 /// its first fixes.
 pub(crate) fn trace_figures(out: &mut String, c: &TraceChart, id: &str) {
+    let fixes =
+        if c.fixes.is_empty() { "" } else { "; red: the cycle of the chosen fix (dashed: its constraint edges)" };
     let _ = writeln!(
         out,
         "<p class=\"legend\">One column per thread, steps top to bottom in the order they ran; the \
-         failing step in red; blue arrows: the orderings its failure needs; red: the cycle of the \
-         chosen fix (dashed: its constraint edges).</p>"
+         failing step in red; blue arrows: the orderings its failure needs{fixes}.</p>"
     );
     for (k, fix) in c.fixes.iter().enumerate() {
         let _ = writeln!(

@@ -4,7 +4,7 @@
 use paces::constraint::Space;
 use paces::cwhile::ir::Program;
 use paces::generalize::{Elimination, Failure, PartialOrder};
-use paces::trace::{EdgeKind, Event, EventId, Trace, TraceGraph};
+use paces::trace::{Event, EventId, Trace, TraceEdgeKind, TraceGraph};
 
 /// One step of a [`TraceChart`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +62,9 @@ pub struct TraceChart {
     /// The fixes of the trace's elimination graph, cheapest first (empty for a good trace, or
     /// when the trace was not generalised).
     pub fixes: Vec<ChartFix>,
+    /// The fix the chart shows first (an index into [`TraceChart::fixes`]): the one the
+    /// candidate proposed after the trace satisfies ([`TraceChart::choose_fix`]), else the first.
+    pub chosen: usize,
 }
 
 impl TraceChart {
@@ -88,7 +91,7 @@ impl TraceChart {
         let mut chart = TraceChart::new(program, trace);
         let graph = TraceGraph::new(trace);
         let len = chart.steps.len();
-        let flows = graph.edges(EdgeKind::DFAsserts).chain(graph.edges(EdgeKind::DFConds));
+        let flows = graph.edges(TraceEdgeKind::DFAsserts).chain(graph.edges(TraceEdgeKind::DFConds));
         for (a, b) in flows {
             let (Some(a), Some(b)) = (a.event(), b.event()) else { continue };
             let (a, b) = (a.index(), b.index());
@@ -131,6 +134,14 @@ impl TraceChart {
             chart.fixes.push(ChartFix { edges, atoms });
         }
         chart
+    }
+
+    /// Chooses the first fix whose atoms all hold in `candidate` (the candidate proposed after
+    /// the trace was learned from) as the one shown first; the first fix when none does.
+    /// `elimination` is the one the chart was made from.
+    pub fn choose_fix(&mut self, elimination: &Elimination, candidate: &paces::constraint::Candidate) {
+        let holds = |f: &paces::generalize::Fix| f.atoms.iter().all(|a| a.holds(candidate));
+        self.chosen = elimination.fixes.iter().position(holds).unwrap_or(0);
     }
 
     /// Takes the failure and the edges of `order` (edges with a pending step, which the chart

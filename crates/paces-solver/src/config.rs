@@ -92,10 +92,9 @@ impl SolverConfig {
     /// Blocks with more items than this get their per-triple clauses (total order, section
     /// contiguity; about eleven per triple of items) on demand: each model is checked and the
     /// clauses it violates are added before solving again. Smaller blocks get all of them up
-    /// front. The answers are the same; only the time and memory differ: on the benchmark's
-    /// spaces, on-demand clauses are several times faster from about 20 items on (a 50-item
-    /// block with a 10^4-node constraint: 5 ms instead of 39 ms), and no slower below.
-    /// Default: 12.
+    /// front. The answers are the same; only the time and memory differ: the up-front clauses
+    /// grow with the cube of a block's size, the on-demand ones with the triples the models
+    /// actually violate, so large blocks gain from them. Default: 12.
     pub fn lazy_above(mut self, items: usize) -> Self {
         self.lazy_above = items;
         self

@@ -7,9 +7,13 @@
 //!   one ([`Solver::add`]) and answers [`Solver::solve`] with an [`Outcome`]: a cheapest
 //!   [`Solution`] (candidate, [`Cost`](paces_constraint::Cost), transformations) or, when
 //!   the constraints conflict, an [`Unsat`] naming the conflicting constraints
-//!   ([`Conflict`]). [`Solver::k_best`] lists the `k` cheapest distinct candidates.
+//!   ([`Conflict`]); [`Outcome::into_solution`] and [`Outcome::into_unsat`] take either out.
+//!   [`Solver::k_best`] lists the `k` cheapest distinct candidates.
 //! * [`SolverConfig`]: the backend ([`BackendKind`]) and a few knobs.
 //! * [`Error`] with [`ErrorKind`].
+//! * [`constraint`]: the vocabulary crate its signatures use, re-exported.
+//!
+//! `examples/cheapest_candidate.rs` shows a solve and a conflict.
 //!
 //! Cost is lexicographic, as [`Cost`](paces_constraint::Cost) orders it: first the simple
 //! statements inside added atomic sections, then the item pairs inverted against the original
@@ -127,6 +131,8 @@ mod config;
 mod encode;
 mod error;
 mod solver;
+
+pub use paces_constraint as constraint;
 
 pub use config::{BackendKind, SolverConfig};
 pub use error::{Error, ErrorKind};

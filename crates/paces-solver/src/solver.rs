@@ -85,9 +85,8 @@ pub struct Unsat {
     pub explanation: String,
 }
 
-/// The answer of [`Solver::solve`].
+/// The answer of [`Solver::solve`]: a solution or a conflict, nothing else.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Outcome {
     /// A cheapest candidate satisfying every added constraint.
     Solution(Solution),
@@ -101,6 +100,30 @@ impl Outcome {
         match self {
             Outcome::Solution(s) => Some(s),
             Outcome::Unsat(_) => None,
+        }
+    }
+
+    /// The solution, taken out, if there is one.
+    pub fn into_solution(self) -> Option<Solution> {
+        match self {
+            Outcome::Solution(s) => Some(s),
+            Outcome::Unsat(_) => None,
+        }
+    }
+
+    /// The conflict, if no candidate satisfies the constraints.
+    pub fn unsat(&self) -> Option<&Unsat> {
+        match self {
+            Outcome::Solution(_) => None,
+            Outcome::Unsat(u) => Some(u),
+        }
+    }
+
+    /// The conflict, taken out, if no candidate satisfies the constraints.
+    pub fn into_unsat(self) -> Option<Unsat> {
+        match self {
+            Outcome::Solution(_) => None,
+            Outcome::Unsat(u) => Some(u),
         }
     }
 }

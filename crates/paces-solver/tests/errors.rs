@@ -34,7 +34,7 @@ fn arena_that_shrank() {
     let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
     solver.add(&big, both, "big").unwrap();
     let small = Arena::new();
-    let err = solver.add(&small, small.tru(), "small").unwrap_err();
+    let err = solver.add(&small, small.constant(true), "small").unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::UnknownNode);
 }
 
@@ -68,10 +68,10 @@ fn constant_constraints() {
     let space = space(3);
     let arena = Arena::new();
     let mut solver = Solver::new(&space, SolverConfig::new()).unwrap();
-    solver.add(&arena, arena.tru(), "always").unwrap();
+    solver.add(&arena, arena.constant(true), "always").unwrap();
     let best = solver.solve().unwrap();
     assert!(best.solution().unwrap().candidate.is_original(&space));
-    solver.add(&arena, arena.fals(), "never").unwrap();
+    solver.add(&arena, arena.constant(false), "never").unwrap();
     let paces_solver::Outcome::Unsat(why) = solver.solve().unwrap() else { panic!("false is unsatisfiable") };
     assert_eq!(why.explanation, "no candidate program satisfies this constraint:\n  c1 `never`: false");
 }

@@ -7,7 +7,7 @@ use paces_constraint::{BlockId, Loc, Space};
 
 use crate::model::{ScopeProblem, ScopeTracker};
 use crate::names::{block_name, loc_name, thread_name};
-use crate::{BlockInstance, Event, ThreadId, Trace, TraceError, TraceErrorKind, VarId};
+use crate::{BlockInstance, Error, ErrorKind, Event, ThreadId, Trace, VarId};
 
 impl Trace {
     /// Checks the trace against `space`: its events, blocked steps and pending steps.
@@ -28,9 +28,9 @@ impl Trace {
     /// [`TraceBuilder`](crate::TraceBuilder)'s own check, which every trace passed.
     ///
     /// # Errors
-    /// The first misfit, as a [`TraceError`] whose message names the step (`event 3`,
+    /// The first misfit, as a [`Error`] whose message names the step (`event 3`,
     /// `pending step 0`), its thread and its label with the space's names.
-    pub fn check_against(&self, space: &Space) -> Result<(), TraceError> {
+    pub fn check_against(&self, space: &Space) -> Result<(), Error> {
         let mut tops = Tops::default();
         let mut order = Order::default();
         let mut scopes = ScopeTracker::default();
@@ -44,7 +44,7 @@ impl Trace {
                 if finished && what != "event" {
                     let problem = "the trace has a final check, which runs once every thread has finished: no \
                                    step is blocked or pending";
-                    return Err(at.error(TraceErrorKind::FinalCheck, problem.to_owned()));
+                    return Err(at.error(ErrorKind::FinalCheck, problem.to_owned()));
                 }
                 if event.is_final_check() {
                     // No scope and no location of the space; it may read any thread's
@@ -85,11 +85,11 @@ fn step_name(trace: &Trace, space: &Space, position: usize, labelled: bool) -> S
     format!("step {position}")
 }
 
-fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> TraceError {
+fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> Error {
     let space = at.space;
     let thread = thread_name(space, at.event.thread);
     let problem = match problem {
-        ScopeProblem::Empty => return at.error(TraceErrorKind::EmptyScope, "its scope is empty".to_owned()),
+        ScopeProblem::Empty => return at.error(ErrorKind::EmptyScope, "its scope is empty".to_owned()),
         ScopeProblem::TopDiffers => format!("its top block instance differs from the one {thread} runs"),
         ScopeProblem::ReturnsTo { item, at: entered } => format!(
             "{thread} already ran {} at {} and went on to another item of its block: a step after the \
@@ -109,37 +109,55 @@ fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> TraceErr
             block_name(space, instance.block)
         ),
     };
-    at.error(TraceErrorKind::ScopeOrder, problem)
+    at.error(ErrorKind::ScopeOrder, problem)
 }
 
 /// The items each thread ran in each block instance, in the order it entered them, with the
 /// position of the step that entered each: a new item must not be fixed before an earlier one.
 #[derive(Default)]
 struct Order {
-    items: BTreeMap<(ThreadId, BlockInstance), Vec<(Loc, usize)>>,
+    items: BTreeMap<(ThreadId, BlockInstance), Ran>,
     position: usize,
 }
 
+/// The items a thread ran in one block instance, with the position of the step that entered
+/// each, and the largest original index among them: a space fixes an item only before items
+/// after it in the original order, so an item past that index is fixed before none of them
+/// (a thread that runs its block in the original order is checked without a scan).
+#[derive(Default)]
+struct Ran {
+    list: Vec<(Loc, usize)>,
+    last_index: Option<usize>,
+}
+
 impl Order {
-    fn check(&mut self, at: &Place<'_>, trace: &Trace) -> Result<(), TraceError> {
+    fn check(&mut self, at: &Place<'_>, trace: &Trace) -> Result<(), Error> {
         let (space, event) = (at.space, at.event);
         let position = self.position;
         self.position += 1;
         for entry in &event.scope {
             let ran = self.items.entry((event.thread, entry.instance)).or_default();
-            if ran.last().is_some_and(|&(item, _)| item == entry.item) {
+            if ran.list.last().is_some_and(|&(item, _)| item == entry.item) {
                 continue;
             }
-            if let Some(&(earlier, when)) = ran.iter().find(|&&(earlier, _)| space.is_fixed(entry.item, earlier)) {
+            let index = space.item_position(entry.item).map(|(_, i)| i);
+            let may_be_fixed = index.is_some() && ran.last_index >= index;
+            let found = if may_be_fixed {
+                ran.list.iter().find(|&&(earlier, _)| space.is_fixed(entry.item, earlier))
+            } else {
+                None
+            };
+            if let Some(&(earlier, when)) = found {
                 let (item, earlier) = (loc_name(space, entry.item), loc_name(space, earlier));
                 let problem = format!(
                     "{} runs {item} after {earlier} (at {}), but the space fixes {item} before {earlier}",
                     thread_name(space, event.thread),
                     step_name(trace, space, when, false)
                 );
-                return Err(at.error(TraceErrorKind::FixedOrder, problem));
+                return Err(at.error(ErrorKind::FixedOrder, problem));
             }
-            ran.push((entry.item, position));
+            ran.list.push((entry.item, position));
+            ran.last_index = ran.last_index.max(index);
         }
         Ok(())
     }
@@ -157,7 +175,7 @@ impl<'a> Locals<'a> {
         Locals { locals, owner: BTreeMap::new(), position: 0 }
     }
 
-    fn check(&mut self, at: &Place<'_>, trace: &Trace) -> Result<(), TraceError> {
+    fn check(&mut self, at: &Place<'_>, trace: &Trace) -> Result<(), Error> {
         let (space, event) = (at.space, at.event);
         let position = self.position;
         self.position += 1;
@@ -177,7 +195,7 @@ impl<'a> Locals<'a> {
                     thread_name(space, owner),
                     step_name(trace, space, first, true)
                 );
-                return Err(at.error(TraceErrorKind::SharedLocal, problem));
+                return Err(at.error(ErrorKind::SharedLocal, problem));
             }
         }
         Ok(())
@@ -193,29 +211,29 @@ struct Place<'a> {
 }
 
 impl Place<'_> {
-    fn error(&self, kind: TraceErrorKind, problem: String) -> TraceError {
+    fn error(&self, kind: ErrorKind, problem: String) -> Error {
         let (space, event) = (self.space, self.event);
         let thread = thread_name(space, event.thread);
         if event.is_final_check() {
-            return TraceError::new(kind, format!("{} {} ({thread}): {problem}", self.what, self.index));
+            return Error::new(kind, format!("{} {} ({thread}): {problem}", self.what, self.index));
         }
         let label = loc_name(space, event.loc);
-        TraceError::new(kind, format!("{} {} ({thread}, at {label}): {problem}", self.what, self.index))
+        Error::new(kind, format!("{} {} ({thread}, at {label}): {problem}", self.what, self.index))
     }
 }
 
-fn check_loc(at: &Place<'_>) -> Result<(), TraceError> {
+fn check_loc(at: &Place<'_>) -> Result<(), Error> {
     if at.event.loc.index() >= at.space.loc_count() {
         let count = at.space.loc_count();
-        return Err(at.error(TraceErrorKind::UnknownLoc, format!("the space has {count} locations only")));
+        return Err(at.error(ErrorKind::UnknownLoc, format!("the space has {count} locations only")));
     }
     Ok(())
 }
 
-fn check_scope(at: &Place<'_>) -> Result<(), TraceError> {
+fn check_scope(at: &Place<'_>) -> Result<(), Error> {
     let (space, event) = (at.space, at.event);
     let Some(innermost) = event.scope.last() else {
-        return Err(at.error(TraceErrorKind::EmptyScope, "its scope is empty".to_owned()));
+        return Err(at.error(ErrorKind::EmptyScope, "its scope is empty".to_owned()));
     };
     for (level, entry) in event.scope.iter().enumerate() {
         let block = entry.instance.block;
@@ -223,18 +241,18 @@ fn check_scope(at: &Place<'_>) -> Result<(), TraceError> {
             let count = space.block_count();
             let problem =
                 format!("its scope (level {level}) names block {}, but the space has {count} blocks", block.index());
-            return Err(at.error(TraceErrorKind::UnknownBlock, problem));
+            return Err(at.error(ErrorKind::UnknownBlock, problem));
         }
         if space.block_of(entry.item) != Some(block) {
             let (item, named) = (loc_name(space, entry.item), block_name(space, block));
             let problem = format!("its scope (level {level}) puts {item} in {named}, which does not hold it");
-            return Err(at.error(TraceErrorKind::ScopeMismatch, problem));
+            return Err(at.error(ErrorKind::ScopeMismatch, problem));
         }
     }
     if space.block_of(event.loc).is_some() && innermost.item != event.loc {
         let item = loc_name(space, innermost.item);
         let problem = format!("its innermost scope item is {item}, not its own location, which is an item");
-        return Err(at.error(TraceErrorKind::ScopeMismatch, problem));
+        return Err(at.error(ErrorKind::ScopeMismatch, problem));
     }
     Ok(())
 }
@@ -247,20 +265,20 @@ struct Tops {
 }
 
 impl Tops {
-    fn check(&mut self, at: &Place<'_>) -> Result<(), TraceError> {
+    fn check(&mut self, at: &Place<'_>) -> Result<(), Error> {
         let (space, event) = (at.space, at.event);
         let top = event.scope[0].instance.block;
         let declared = space.threads().len();
         if declared > 0 {
-            match space.thread(event.thread.index()) {
+            match space.thread(event.thread) {
                 None => {
                     let problem = format!("the space declares {declared} threads, numbered from 0");
-                    return Err(at.error(TraceErrorKind::UnknownThread, problem));
+                    return Err(at.error(ErrorKind::UnknownThread, problem));
                 }
                 Some((_, block)) if block != top => {
                     let problem =
                         format!("it runs {}, not its thread's {}", block_name(space, top), block_name(space, block));
-                    return Err(at.error(TraceErrorKind::ThreadBlock, problem));
+                    return Err(at.error(ErrorKind::ThreadBlock, problem));
                 }
                 Some(_) => {}
             }
@@ -269,13 +287,13 @@ impl Tops {
             if block != top {
                 let problem =
                     format!("it runs {}, but its thread runs {}", block_name(space, top), block_name(space, block));
-                return Err(at.error(TraceErrorKind::ThreadBlock, problem));
+                return Err(at.error(ErrorKind::ThreadBlock, problem));
             }
         }
         if let Some(&other) = self.thread_of.get(&top) {
             if other != event.thread {
                 let problem = format!("it runs {}, which {} runs", block_name(space, top), thread_name(space, other));
-                return Err(at.error(TraceErrorKind::ThreadBlock, problem));
+                return Err(at.error(ErrorKind::ThreadBlock, problem));
             }
         }
         self.block_of.insert(event.thread, top);

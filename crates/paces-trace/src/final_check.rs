@@ -5,13 +5,6 @@ use paces_constraint::Loc;
 
 use crate::{EventKind, StepBuilder, ThreadId, Trace, TraceBuilder};
 
-impl ThreadId {
-    /// The thread of a trace's final checks ([`TraceBuilder::final_check`]): not a thread of
-    /// the program and never declared by a space. Its events have no scope and no location
-    /// of the space; every other part of the crate treats it as a thread of its own.
-    pub const FINAL: ThreadId = ThreadId::from_u32(u32::MAX);
-}
-
 /// The location of a final check: none of any space's.
 const FINAL_LOC: Loc = Loc::from_u32(u32::MAX);
 

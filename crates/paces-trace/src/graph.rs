@@ -8,48 +8,49 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use smallvec::SmallVec;
 
-use crate::model::{EventId, EventKind, ThreadId, Trace, VarId};
+use crate::model::{EventId, EventKind, Trace, VarId};
+use crate::ThreadId;
 
 /// A node of a [`TraceGraph`]: the initial state (the paper's bottom) or an event.
 ///
 /// Nodes are ordered as the trace is: bottom first, then the events by position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Node {
+pub enum TraceNode {
     /// The initial state.
     Bottom,
     /// An event of the trace.
     Event(EventId),
 }
 
-impl Node {
+impl TraceNode {
     /// Dense index: 0 for bottom, `i + 1` for event `i`.
     pub(crate) fn index(self) -> usize {
         match self {
-            Node::Bottom => 0,
-            Node::Event(e) => e.index() + 1,
+            TraceNode::Bottom => 0,
+            TraceNode::Event(e) => e.index() + 1,
         }
     }
 
-    fn from_index(i: usize) -> Node {
+    fn from_index(i: usize) -> TraceNode {
         if i == 0 {
-            Node::Bottom
+            TraceNode::Bottom
         } else {
-            Node::Event(EventId::from_u32((i - 1) as u32))
+            TraceNode::Event(EventId::from_u32((i - 1) as u32))
         }
     }
 
     /// The event, unless this is bottom.
     pub fn event(self) -> Option<EventId> {
         match self {
-            Node::Bottom => None,
-            Node::Event(e) => Some(e),
+            TraceNode::Bottom => None,
+            TraceNode::Event(e) => Some(e),
         }
     }
 }
 
 /// The kinds of edges of a [`TraceGraph`] (the paper's four).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum EdgeKind {
+pub enum TraceEdgeKind {
     /// Order of two events of one thread, and bottom before every event.
     IntraThreadOrder,
     /// Data flow into conditionals (`assume`, `await`): the recursive `depends` closure.
@@ -62,8 +63,8 @@ pub enum EdgeKind {
 
 /// The edges a cover may use (the paper: intra-thread order, data flow into conditionals,
 /// non-free order).
-fn is_cover_kind(kind: EdgeKind) -> bool {
-    matches!(kind, EdgeKind::IntraThreadOrder | EdgeKind::DFConds | EdgeKind::NonFreeOrder)
+fn is_cover_kind(kind: TraceEdgeKind) -> bool {
+    matches!(kind, TraceEdgeKind::IntraThreadOrder | TraceEdgeKind::DFConds | TraceEdgeKind::NonFreeOrder)
 }
 
 /// Marks the events in the `depends` closure of the events `seed` selects: an event is marked
@@ -86,15 +87,15 @@ pub(crate) fn depends_closure(trace: &Trace, seed: impl Fn(EventKind) -> bool) -
 
 /// The data-flow edges into the marked events: one edge per (writer or bottom, reader) pair,
 /// sorted.
-pub(crate) fn data_flow_edges(trace: &Trace, mark: &[bool]) -> Vec<(Node, Node)> {
+pub(crate) fn data_flow_edges(trace: &Trace, mark: &[bool]) -> Vec<(TraceNode, TraceNode)> {
     let mut out = Vec::new();
     for (i, e) in trace.events().iter().enumerate() {
         if !mark[i] {
             continue;
         }
-        let reader = Node::Event(EventId::from_u32(i as u32));
+        let reader = TraceNode::Event(EventId::from_u32(i as u32));
         for r in &e.reads {
-            out.push((r.from.map_or(Node::Bottom, Node::Event), reader));
+            out.push((r.from.map_or(TraceNode::Bottom, TraceNode::Event), reader));
         }
     }
     out.sort_unstable();
@@ -106,9 +107,9 @@ pub(crate) fn data_flow_edges(trace: &Trace, mark: &[bool]) -> Vec<(Node, Node)>
 pub(crate) fn interfere_edges(
     trace: &Trace,
     writers: &BTreeMap<VarId, Vec<(EventId, i64)>>,
-    w: Node,
-    r: Node,
-) -> Vec<(Node, Node)> {
+    w: TraceNode,
+    r: TraceNode,
+) -> Vec<(TraceNode, TraceNode)> {
     let Some(r_id) = r.event().filter(|e| e.index() < trace.len()) else { return Vec::new() };
     if w.event().is_some_and(|e| e.index() >= trace.len()) {
         return Vec::new();
@@ -127,11 +128,11 @@ pub(crate) fn interfere_edges(
         let Some(list) = writers.get(&v) else { continue };
         // Later writers than r: r -> w'.
         let after = list.partition_point(|&(e, _)| e <= r_id);
-        out.extend(list[after..].iter().map(|&(e, _)| (r, Node::Event(e))));
+        out.extend(list[after..].iter().map(|&(e, _)| (r, TraceNode::Event(e))));
         // Earlier writers than w: w' -> w.
         if let Some(w_id) = w.event() {
             let before = list.partition_point(|&(e, _)| e < w_id);
-            out.extend(list[..before].iter().map(|&(e, _)| (Node::Event(e), w)));
+            out.extend(list[..before].iter().map(|&(e, _)| (TraceNode::Event(e), w)));
         }
     }
     out.sort_unstable();
@@ -156,20 +157,20 @@ pub(crate) fn writers_by_var(trace: &Trace) -> BTreeMap<VarId, Vec<(EventId, i64
 }
 
 /// The trace-analysis graph G(pi) of a trace: bottom plus one node per event, and the
-/// paper's four edge kinds ([`EdgeKind`]).
+/// paper's four edge kinds ([`TraceEdgeKind`]).
 ///
 /// Representation. Every edge goes forward in trace order (bottom first), so the graph is a
 /// DAG. Transitively implied edges are represented by paths, which is all that covers and
 /// reachability need:
-/// * [`EdgeKind::IntraThreadOrder`]: the paper has `x -> y` for every pair `x < y` of one
+/// * [`TraceEdgeKind::IntraThreadOrder`]: the paper has `x -> y` for every pair `x < y` of one
 ///   thread and `bottom -> y` for every event; the graph stores consecutive events of each
 ///   thread and bottom before the first event of each thread, and every other pair is a path
 ///   of those. (The *constraint* of a direct pair differs from that of the path through the
 ///   events between; [`learn_good`](crate::learn_good) uses the direct pairs, as the paper.)
-/// * [`EdgeKind::DFConds`], [`EdgeKind::DFAsserts`]: the recursive `depends` closure from
+/// * [`TraceEdgeKind::DFConds`], [`TraceEdgeKind::DFAsserts`]: the recursive `depends` closure from
 ///   every condition (assertion) event through its writers, locals included, with an edge
 ///   from bottom for a read of the initial state. An edge in both closures is in both lists.
-/// * [`EdgeKind::NonFreeOrder`]: every pair of writes of different values to one variable
+/// * [`TraceEdgeKind::NonFreeOrder`]: every pair of writes of different values to one variable
 ///   (computed from per-variable writer lists when asked for; not stored pairwise, so a
 ///   variable written many times costs no quadratic memory).
 ///
@@ -178,7 +179,7 @@ pub(crate) fn writers_by_var(trace: &Trace) -> BTreeMap<VarId, Vec<(EventId, i64
 /// # Example
 /// ```
 /// use paces_constraint::{BlockId, Loc};
-/// use paces_trace::{BlockInstance, EdgeKind, EventKind, Node, ScopeEntry, ThreadId, TraceBuilder, TraceGraph, VarId};
+/// use paces_trace::{BlockInstance, TraceEdgeKind, EventKind, TraceNode, ScopeEntry, ThreadId, TraceBuilder, TraceGraph, VarId};
 /// let (x, y) = (VarId::from_u32(0), VarId::from_u32(1));
 /// let at = |t: u32, l: u32| {
 ///     vec![ScopeEntry { instance: BlockInstance { block: BlockId::from_u32(t), instance: 0 }, item: Loc::from_u32(l) }]
@@ -191,21 +192,21 @@ pub(crate) fn writers_by_var(trace: &Trace) -> BTreeMap<VarId, Vec<(EventId, i64
 /// let eb = b.step(t2, Loc::from_u32(3), at(1, 3)).kind(EventKind::Assert).read(x).push()?; // B: assert(x == 1)
 /// let trace = b.finish();
 /// let g = TraceGraph::new(&trace);
-/// let df: Vec<_> = g.edges(EdgeKind::DFAsserts).collect();
-/// assert_eq!(df, [(Node::Event(e1), Node::Event(eb))]);
-/// assert_eq!(g.cover_witness(Node::Event(e1), Node::Event(eb)),
-///            Some(vec![Node::Event(e1), Node::Event(e2), Node::Event(ea), Node::Event(eb)]));
+/// let df: Vec<_> = g.edges(TraceEdgeKind::DFAsserts).collect();
+/// assert_eq!(df, [(TraceNode::Event(e1), TraceNode::Event(eb))]);
+/// assert_eq!(g.cover_witness(TraceNode::Event(e1), TraceNode::Event(eb)),
+///            Some(vec![TraceNode::Event(e1), TraceNode::Event(e2), TraceNode::Event(ea), TraceNode::Event(eb)]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct TraceGraph {
-    /// Node `i` of the graph is `Node::from_index(i)`.
-    graph: DiGraph<Node, EdgeKind>,
+    /// TraceNode `i` of the graph is `TraceNode::from_index(i)`.
+    graph: DiGraph<TraceNode, TraceEdgeKind>,
     threads: Vec<ThreadId>,
     writers: BTreeMap<VarId, Vec<(EventId, i64)>>,
-    df_asserts: Vec<(Node, Node)>,
-    df_conds: Vec<(Node, Node)>,
-    intra: Vec<(Node, Node)>,
+    df_asserts: Vec<(TraceNode, TraceNode)>,
+    df_conds: Vec<(TraceNode, TraceNode)>,
+    intra: Vec<(TraceNode, TraceNode)>,
     trace: Trace,
 }
 
@@ -213,23 +214,25 @@ impl TraceGraph {
     /// Builds G(pi) of a trace.
     pub fn new(trace: &Trace) -> TraceGraph {
         let n = trace.len();
-        let mut graph: DiGraph<Node, EdgeKind> = DiGraph::with_capacity(n + 1, 3 * n);
+        let mut graph: DiGraph<TraceNode, TraceEdgeKind> = DiGraph::with_capacity(n + 1, 3 * n);
         for i in 0..=n {
-            graph.add_node(Node::from_index(i));
+            graph.add_node(TraceNode::from_index(i));
         }
         let mut intra = Vec::new();
-        let mut last: BTreeMap<ThreadId, Node> = BTreeMap::new();
+        let mut last: BTreeMap<ThreadId, TraceNode> = BTreeMap::new();
         for (i, e) in trace.events().iter().enumerate() {
-            let node = Node::Event(EventId::from_u32(i as u32));
-            let prev = last.insert(e.thread, node).unwrap_or(Node::Bottom);
+            let node = TraceNode::Event(EventId::from_u32(i as u32));
+            let prev = last.insert(e.thread, node).unwrap_or(TraceNode::Bottom);
             intra.push((prev, node));
         }
         intra.sort_unstable();
         let df_conds = data_flow_edges(trace, &depends_closure(trace, EventKind::is_cond));
         let df_asserts = data_flow_edges(trace, &depends_closure(trace, |k| k == EventKind::Assert));
-        for (kind, list) in
-            [(EdgeKind::IntraThreadOrder, &intra), (EdgeKind::DFConds, &df_conds), (EdgeKind::DFAsserts, &df_asserts)]
-        {
+        for (kind, list) in [
+            (TraceEdgeKind::IntraThreadOrder, &intra),
+            (TraceEdgeKind::DFConds, &df_conds),
+            (TraceEdgeKind::DFAsserts, &df_asserts),
+        ] {
             for &(a, b) in list {
                 graph.add_edge(NodeIndex::new(a.index()), NodeIndex::new(b.index()), kind);
             }
@@ -252,18 +255,18 @@ impl TraceGraph {
 
     /// The edges of one kind, sorted by (source, target). See [`TraceGraph`] for which edges
     /// are listed and which are represented by paths.
-    pub fn edges(&self, kind: EdgeKind) -> impl Iterator<Item = (Node, Node)> + '_ {
-        let list: Vec<(Node, Node)> = match kind {
-            EdgeKind::IntraThreadOrder => self.intra.clone(),
-            EdgeKind::DFConds => self.df_conds.clone(),
-            EdgeKind::DFAsserts => self.df_asserts.clone(),
-            EdgeKind::NonFreeOrder => {
+    pub fn edges(&self, kind: TraceEdgeKind) -> impl Iterator<Item = (TraceNode, TraceNode)> + '_ {
+        let list: Vec<(TraceNode, TraceNode)> = match kind {
+            TraceEdgeKind::IntraThreadOrder => self.intra.clone(),
+            TraceEdgeKind::DFConds => self.df_conds.clone(),
+            TraceEdgeKind::DFAsserts => self.df_asserts.clone(),
+            TraceEdgeKind::NonFreeOrder => {
                 let mut out = Vec::new();
                 for list in self.writers.values() {
                     for (i, &(a, va)) in list.iter().enumerate() {
                         for &(b, vb) in &list[i + 1..] {
                             if va != vb {
-                                out.push((Node::Event(a), Node::Event(b)));
+                                out.push((TraceNode::Event(a), TraceNode::Event(b)));
                             }
                         }
                     }
@@ -280,13 +283,13 @@ impl TraceGraph {
     /// later writer `w'` of a variable that `w` writes and `r` reads, and `w' -> w` for every
     /// earlier such writer; when `w` is bottom, `r -> w'` for every later writer of any
     /// variable `r` reads. Sorted; empty when `r` is bottom or a node is not in the graph.
-    pub fn interfere(&self, w: Node, r: Node) -> Vec<(Node, Node)> {
+    pub fn interfere(&self, w: TraceNode, r: TraceNode) -> Vec<(TraceNode, TraceNode)> {
         interfere_edges(&self.trace, &self.writers, w, r)
     }
 
-    /// Every edge Algorithm 1 must cover: the [`EdgeKind::DFAsserts`] edges and their
+    /// Every edge Algorithm 1 must cover: the [`TraceEdgeKind::DFAsserts`] edges and their
     /// interference edges, sorted, without duplicates.
-    pub fn edges_to_cover(&self) -> Vec<(Node, Node)> {
+    pub fn edges_to_cover(&self) -> Vec<(TraceNode, TraceNode)> {
         let mut out = self.df_asserts.clone();
         for &(w, r) in &self.df_asserts {
             out.extend(self.interfere(w, r));
@@ -298,19 +301,19 @@ impl TraceGraph {
 
     /// Whether the edge `from -> to` has a cover: a path of intra-thread order, data flow into
     /// conditionals and non-free order edges from `from` to `to` (a node covers itself).
-    pub fn is_covered(&self, from: Node, to: Node) -> bool {
+    pub fn is_covered(&self, from: TraceNode, to: TraceNode) -> bool {
         self.search(from, to).is_some()
     }
 
     /// One cover of `from -> to` for display: a shortest path (fewest edges of the stored
     /// graph) from `from` to `to`, both included; `None` when there is none.
-    pub fn cover_witness(&self, from: Node, to: Node) -> Option<Vec<Node>> {
+    pub fn cover_witness(&self, from: TraceNode, to: TraceNode) -> Option<Vec<TraceNode>> {
         let parent = self.search(from, to)?;
         let mut path = vec![to];
         let mut at = to.index();
         while at != from.index() {
             at = parent[at - from.index()];
-            path.push(Node::from_index(at));
+            path.push(TraceNode::from_index(at));
         }
         path.reverse();
         Some(path)
@@ -319,7 +322,7 @@ impl TraceGraph {
     /// Breadth-first search from `from` over cover edges, only through nodes up to `to`
     /// (every edge goes forward). Returns the parents (indexed from `from`) when `to` is
     /// reached.
-    fn search(&self, from: Node, to: Node) -> Option<Vec<usize>> {
+    fn search(&self, from: TraceNode, to: TraceNode) -> Option<Vec<usize>> {
         let (lo, hi) = (from.index(), to.index());
         if hi < lo || hi >= self.graph.node_count() {
             return None;
@@ -346,7 +349,7 @@ impl TraceGraph {
                 .collect();
             // Non-free order successors: later writers of a variable u writes, with a
             // different value.
-            if let Node::Event(e) = Node::from_index(u) {
+            if let TraceNode::Event(e) = TraceNode::from_index(u) {
                 for w in &self.trace.event(e).writes {
                     let Some(list) = self.writers.get(&w.var) else { continue };
                     let start = list.partition_point(|&(x, _)| x <= e);
@@ -393,19 +396,19 @@ impl TraceGraph {
             }
             s.push_str("  }\n");
         }
-        let name = |n: Node| format!("n{}", n.index());
+        let name = |n: TraceNode| format!("n{}", n.index());
         let style = [
-            (EdgeKind::IntraThreadOrder, "color=black, weight=10"),
-            (EdgeKind::DFConds, "style=dashed, color=blue"),
-            (EdgeKind::DFAsserts, "penwidth=3, color=red"),
-            (EdgeKind::NonFreeOrder, "style=dotted, color=darkgreen, constraint=false"),
+            (TraceEdgeKind::IntraThreadOrder, "color=black, weight=10"),
+            (TraceEdgeKind::DFConds, "style=dashed, color=blue"),
+            (TraceEdgeKind::DFAsserts, "penwidth=3, color=red"),
+            (TraceEdgeKind::NonFreeOrder, "style=dotted, color=darkgreen, constraint=false"),
         ];
         for (kind, attrs) in style {
             for (a, b) in self.edges(kind) {
                 let _ = writeln!(s, "  {} -> {} [{attrs}];", name(a), name(b));
             }
         }
-        let mut interfere: Vec<(Node, Node)> = Vec::new();
+        let mut interfere: Vec<(TraceNode, TraceNode)> = Vec::new();
         for &(w, r) in &self.df_asserts {
             interfere.extend(self.interfere(w, r));
         }

@@ -7,8 +7,9 @@ use std::hash::Hash;
 use paces_constraint::{Arena, Atom, Loc, NodeId};
 use rustc_hash::FxHashMap;
 
-use crate::graph::{data_flow_edges, depends_closure, interfere_edges, writers_by_var, Node};
-use crate::model::{lift, BlockInstance, EventKind, ThreadId, Trace, VarId};
+use crate::graph::{data_flow_edges, depends_closure, interfere_edges, writers_by_var, TraceNode};
+use crate::model::{lift, BlockInstance, EventKind, Trace, VarId};
+use crate::ThreadId;
 
 /// Which LearnGoodUnder to run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -117,7 +118,7 @@ pub fn learn_good(trace: &Trace, arena: &mut Arena, config: &LearnConfig) -> Lea
         }
         Variant::Simplified => simplified_covers(trace, &conds, &pairs, arena),
     };
-    let fals = arena.fals();
+    let fals = arena.constant(false);
     let uncovered = covers.iter().filter(|&&f| f == fals).count();
     if uncovered > 0 && config.fallback {
         // The cover formulas built so far stay in the arena unused: deciding coverage first
@@ -451,8 +452,8 @@ impl<'g> Dp<'g> {
     /// `s' -> t` imply that of `s -> t`. Each implication leads to a pair of shorter span, so
     /// following them ends at a computed pair. An implied pair whose implying pair has no cover
     /// is computed after all, so that a pair without a cover is always reported as such.
-    fn run(&mut self, arena: &mut Arena, pairs: &[(Node, Node)]) -> Vec<NodeId> {
-        let mut result = vec![arena.tru(); pairs.len()];
+    fn run(&mut self, arena: &mut Arena, pairs: &[(TraceNode, TraceNode)]) -> Vec<NodeId> {
+        let mut result = vec![arena.constant(true); pairs.len()];
         // Pairs between events that need a sweep: (pair, source, target) as event indices.
         let mut todo: Vec<(usize, usize, usize)> = Vec::new();
         for (p, &(s, t)) in pairs.iter().enumerate() {
@@ -464,7 +465,7 @@ impl<'g> Dp<'g> {
                 }
                 (Some(s), Some(t)) if t >= s => {}
                 // Into bottom, or backwards: no path.
-                _ => result[p] = arena.fals(),
+                _ => result[p] = arena.constant(false),
             }
         }
         // Find the implied pairs: per source, targets in ascending order; per target, sources
@@ -510,10 +511,10 @@ impl<'g> Dp<'g> {
         let mut uncovered_anchor = Vec::new();
         for &(p, s, t) in &implied {
             let q = implied_by[p].expect("implied");
-            if result[q] == arena.fals() {
+            if result[q] == arena.constant(false) {
                 uncovered_anchor.push((p, s, t));
                 // Marked false for now, so that pairs it implies are computed too.
-                result[p] = arena.fals();
+                result[p] = arena.constant(false);
             }
         }
         self.sweeps(arena, &uncovered_anchor, &mut result);
@@ -535,7 +536,7 @@ impl<'g> Dp<'g> {
 
     fn guard(&mut self, arena: &mut Arena, g: u32) -> NodeId {
         if g == TRUE_GUARD {
-            return arena.tru();
+            return arena.constant(true);
         }
         *self.atom_nodes[g as usize].get_or_insert_with(|| arena.atom(self.graph.atoms[g as usize]))
     }
@@ -569,8 +570,8 @@ impl<'g> Dp<'g> {
             self.relevant[d] = next.iter().any(|&(u, _)| within(u) && self.relevant[off(u)]);
         }
         self.value.clear();
-        self.value.resize(span, arena.fals());
-        self.value[0] = arena.tru();
+        self.value.resize(span, arena.constant(false));
+        self.value[0] = arena.constant(true);
         for d in 1..span {
             if !self.relevant[d] {
                 continue;
@@ -583,7 +584,7 @@ impl<'g> Dp<'g> {
                     continue;
                 }
                 let x = self.value[off(u)];
-                if x == arena.fals() {
+                if x == arena.constant(false) {
                     continue;
                 }
                 let term = if g != TRUE_GUARD {
@@ -592,7 +593,7 @@ impl<'g> Dp<'g> {
                 } else {
                     x
                 };
-                if term == arena.tru() {
+                if term == arena.constant(true) {
                     self.terms.clear();
                     self.terms.push(term);
                     break;
@@ -639,7 +640,12 @@ fn group_runs<K: Copy + Ord + Hash>(todo: impl Iterator<Item = (usize, K, K)> + 
 /// direct intra-thread edge from its first to its last event, lifted. One search serves every
 /// pair with its source (searching forwards) or every pair with its target (backwards),
 /// whichever serves more. The vector holds `false` for an edge without a cover.
-fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], arena: &mut Arena) -> Vec<NodeId> {
+fn simplified_covers(
+    trace: &Trace,
+    conds: &[bool],
+    pairs: &[(TraceNode, TraceNode)],
+    arena: &mut Arena,
+) -> Vec<NodeId> {
     let events = trace.events();
     let n = events.len();
     const NONE: usize = usize::MAX;
@@ -666,13 +672,13 @@ fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], aren
         list.sort_unstable();
         list.dedup();
     }
-    let mut result = vec![arena.tru(); pairs.len()];
+    let mut result = vec![arena.constant(true); pairs.len()];
     let mut todo: Vec<(usize, usize, usize)> = Vec::new();
     for (p, &(s, t)) in pairs.iter().enumerate() {
         match (s.event(), t.event()) {
             (None, _) => {}
             (Some(s), Some(t)) if t >= s => todo.push((p, s.index(), t.index())),
-            _ => result[p] = arena.fals(),
+            _ => result[p] = arena.constant(false),
         }
     }
     let (forward, backward) = group_runs(todo.iter().copied());
@@ -704,7 +710,7 @@ fn simplified_covers(trace: &Trace, conds: &[bool], pairs: &[(Node, Node)], aren
             }
             for (end, p) in ends {
                 if link[end] == NONE {
-                    result[p] = arena.fals();
+                    result[p] = arena.constant(false);
                     continue;
                 }
                 // Walk from `end` back to `start`, lifting each maximal run of intra-thread

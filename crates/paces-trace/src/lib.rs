@@ -8,13 +8,13 @@
 //! * [`Trace`], built and validated by [`TraceBuilder`]: [`Event`]s with their thread, their
 //!   location, their scope (the chain of [`BlockInstance`] and item, see [`ScopeEntry`]), their
 //!   [`EventKind`], the variables they read with the event read from ([`Read`]), and the
-//!   values they write ([`Write`]). Bad input gives a [`TraceError`] with a [`TraceErrorKind`].
+//!   values they write ([`Write`]). Bad input gives an [`Error`] with an [`ErrorKind`].
 //!   [`Trace::check_against`] checks a trace against a [`paces_constraint::Space`]: its
 //!   threads, locations, blocks and scopes. A property checked once every thread has
 //!   finished is a final check ([`TraceBuilder::final_check`], of [`ThreadId::FINAL`]).
 //! * [`lift`]: an intra-thread pair of events as a program constraint atom (the design's
 //!   lifting rule, generalising the paper's "same execution of a basic block").
-//! * [`TraceGraph`]: G(pi) with [`Node`]s and the four [`EdgeKind`]s, `interfere`, covers
+//! * [`TraceGraph`]: G(pi) with [`TraceNode`]s and the four [`TraceEdgeKind`]s, `interfere`, covers
 //!   (existence and one witness path) and a DOT rendering in the paper's styles.
 //! * [`learn_good`] with a [`LearnConfig`] (fallback on or off, [`Variant::Full`] or the
 //!   original tool's [`Variant::Simplified`]): a regression-preventing constraint in a
@@ -72,13 +72,14 @@
 //! * `tests/covers.rs` checks that the dynamic programme equals the paper's disjunction over
 //!   all covers on random traces with nested blocks, loops and calls; `tests/size.rs` that the
 //!   arena grows like n^2 on ladders whose covers grow like 2^n.
-//! * `cargo bench -p paces-benches --bench learn_good`: about 50 to 90 ms for 10^4 events
-//!   (release build on a shared 2-core VM), growing about like n^1.5 up to 10^5 events.
+//! * Cost: G(pi)'s interference sets are quadratic in the trace's length by definition, and
+//!   the dynamic programme over covers is polynomial; `cargo bench -p paces-benches --bench
+//!   learn_good` measures it (`docs/evaluation.md`, "LearnGoodUnder", has the figures).
 //!
 //! `docs/learn.md` has the details, the tables and the known limits.
 //!
 //! # Errors
-//! Only the [`TraceBuilder`] and [`Trace::check_against`] fail, with a [`TraceError`]; a
+//! Only the [`TraceBuilder`] and [`Trace::check_against`] fail, with an [`Error`]; a
 //! built [`Trace`] is valid on its own (whether it fits a space is the check's job), so
 //! [`TraceGraph::new`] and [`learn_good`] always succeed.
 //!
@@ -98,9 +99,12 @@ mod scope;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
-pub use graph::{EdgeKind, Node, TraceGraph};
+pub use paces_constraint as constraint;
+
+pub use graph::{TraceEdgeKind, TraceGraph, TraceNode};
 pub use learn::{learn_good, LearnConfig, Learned, Variant};
 pub use model::{
-    lift, BlockInstance, Event, EventId, EventKind, Read, ScopeEntry, StepBuilder, ThreadId, Trace, TraceBuilder,
-    TraceError, TraceErrorKind, VarId, Write,
+    lift, BlockInstance, Error, ErrorKind, Event, EventId, EventKind, Read, ScopeEntry, StepBuilder, Trace,
+    TraceBuilder, VarId, Write,
 };
+pub use paces_constraint::ThreadId;

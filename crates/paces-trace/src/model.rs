@@ -3,27 +3,11 @@
 
 use std::fmt;
 
-use paces_constraint::{define_id, Atom, BlockId, Loc, Space};
+use paces_constraint::{define_id, Atom, BlockId, Loc, Space, ThreadId};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 pub(crate) use crate::scope::{ScopeProblem, ScopeTracker};
-
-define_id!(
-    /// A thread of the traced program.
-    ThreadId,
-    "t"
-);
-impl ThreadId {
-    /// The thread's name in `names` (the traced program's thread names, indexed by thread id),
-    /// or the id (`t0`) when `names` has none for it; `final check` for [`ThreadId::FINAL`].
-    pub fn name_in(self, names: &[&str]) -> String {
-        if self == ThreadId::FINAL {
-            return "final check".to_owned();
-        }
-        names.get(self.index()).map_or_else(|| self.to_string(), |name| (*name).to_owned())
-    }
-}
 
 define_id!(
     /// An event: a position in a trace.
@@ -179,10 +163,10 @@ pub fn lift(x: &Event, y: &Event) -> Option<Atom> {
     None
 }
 
-/// What was wrong with an event given to a [`TraceBuilder`]; see [`TraceError::kind`].
+/// What was wrong with an event given to a [`TraceBuilder`]; see [`Error::kind`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum TraceErrorKind {
+pub enum ErrorKind {
     /// A read names a writer that is not an earlier event.
     ReadsFromForward,
     /// A read names a writer that does not write the variable.
@@ -224,29 +208,29 @@ pub enum TraceErrorKind {
 
 /// The error of [`TraceBuilder`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceError {
-    kind: TraceErrorKind,
+pub struct Error {
+    kind: ErrorKind,
     message: String,
 }
 
-impl TraceError {
-    pub(crate) fn new(kind: TraceErrorKind, message: String) -> Self {
-        TraceError { kind, message }
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, message: String) -> Self {
+        Error { kind, message }
     }
 
     /// The kind of error.
-    pub fn kind(&self) -> &TraceErrorKind {
+    pub fn kind(&self) -> &ErrorKind {
         &self.kind
     }
 }
 
-impl fmt::Display for TraceError {
+impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for TraceError {}
+impl std::error::Error for Error {}
 
 /// A validated trace: a sequence of events from the initial state, and, for a trace that ends
 /// in a deadlock, the steps each blocked thread is waiting to take; optionally the *pending*
@@ -257,6 +241,7 @@ pub struct Trace {
     blocked: Vec<Event>,
     pending: Vec<Event>,
     locals: Vec<VarId>,
+    stops_short: bool,
 }
 
 impl Trace {
@@ -327,6 +312,16 @@ impl Trace {
         &self.pending
     }
 
+    /// Whether the trace stops while some thread could still run on, and says nothing (no
+    /// blocked or [pending](Trace::pending) steps) of what would come next: its producer
+    /// marked it so ([`TraceBuilder::stops_short`]), as a model checker does with a bad trace
+    /// it ends at the failure. Generalising such a trace would miss the writes the failure
+    /// must precede (they come after it), so `paces_generalize` refuses a bad one; the
+    /// producer completes it first (`paces_explore::Counterexample::complete`).
+    pub fn stops_short(&self) -> bool {
+        self.stops_short
+    }
+
     /// The threads that take a step in the trace, sorted ([`ThreadId::FINAL`] last when the
     /// trace has a final check).
     pub fn threads(&self) -> Vec<ThreadId> {
@@ -367,6 +362,8 @@ pub struct TraceBuilder {
     space: Option<Space>,
     /// Whether a final check was pushed: no thread's step may follow.
     finished: bool,
+    /// See [`Trace::stops_short`].
+    stops_short: bool,
 }
 
 /// One event under construction; see [`TraceBuilder::step`].
@@ -412,8 +409,8 @@ impl StepBuilder<'_> {
     /// Validates the event and appends it to the trace.
     ///
     /// # Errors
-    /// See [`TraceErrorKind`].
-    pub fn push(mut self) -> Result<EventId, TraceError> {
+    /// See [`ErrorKind`].
+    pub fn push(mut self) -> Result<EventId, Error> {
         for &k in &self.auto {
             let var = self.event.reads[k].var;
             self.event.reads[k].from = self.builder.latest.get(&var).copied();
@@ -425,11 +422,11 @@ impl StepBuilder<'_> {
     /// deadlock): it reads the latest writes but is not part of the sequence.
     ///
     /// # Errors
-    /// See [`TraceErrorKind`].
-    pub fn push_blocked(mut self) -> Result<(), TraceError> {
+    /// See [`ErrorKind`].
+    pub fn push_blocked(mut self) -> Result<(), Error> {
         if self.event.is_final_check() || self.builder.finished {
-            return Err(TraceError::new(
-                TraceErrorKind::FinalCheck,
+            return Err(Error::new(
+                ErrorKind::FinalCheck,
                 "a trace with a final check ends with every thread finished: no step is blocked".to_owned(),
             ));
         }
@@ -554,7 +551,7 @@ impl TraceBuilder {
         self.events.is_empty()
     }
 
-    fn validate_reads(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+    fn validate_reads(&self, event: &Event, position: usize) -> Result<(), Error> {
         let from_name = |from: EventId| match self.events.get(from.index()) {
             Some(writer) if self.space.is_some() => self.event_name(from.index(), writer),
             _ => format!("event {}", from.index()),
@@ -563,21 +560,21 @@ impl TraceBuilder {
         for read in &event.reads {
             if let Some(from) = read.from {
                 if from.index() >= position {
-                    return Err(TraceError::new(
-                        TraceErrorKind::ReadsFromForward,
+                    return Err(Error::new(
+                        ErrorKind::ReadsFromForward,
                         format!("{this} reads {} from event {}, which is not an earlier event", read.var, from.index()),
                     ));
                 }
                 if !self.events[from.index()].writes_var(read.var) {
-                    return Err(TraceError::new(
-                        TraceErrorKind::ReadsFromNonWriter,
+                    return Err(Error::new(
+                        ErrorKind::ReadsFromNonWriter,
                         format!("{this} reads {} from {}, which does not write it", read.var, from_name(from)),
                     ));
                 }
             }
             if read.from != self.latest.get(&read.var).copied() {
-                return Err(TraceError::new(
-                    TraceErrorKind::ReadsFromStale,
+                return Err(Error::new(
+                    ErrorKind::ReadsFromStale,
                     format!("{this} reads {} from a write that is not the latest one", read.var),
                 ));
             }
@@ -588,11 +585,11 @@ impl TraceBuilder {
     /// Validates and appends a complete event.
     ///
     /// # Errors
-    /// See [`TraceErrorKind`].
-    pub fn push(&mut self, event: Event) -> Result<EventId, TraceError> {
+    /// See [`ErrorKind`].
+    pub fn push(&mut self, event: Event) -> Result<EventId, Error> {
         let position = self.events.len();
-        let id = EventId::new(position)
-            .ok_or_else(|| TraceError::new(TraceErrorKind::TooManyEvents, "too many events".into()))?;
+        let id =
+            EventId::new(position).ok_or_else(|| Error::new(ErrorKind::TooManyEvents, "too many events".into()))?;
         self.validate_reads(&event, position)?;
         self.check_final(&event, position)?;
         self.check_not_after_next_steps(&event, position)?;
@@ -609,7 +606,7 @@ impl TraceBuilder {
 
     /// Checks that the event's thread has no blocked or pending step yet: those are the steps
     /// it would take after its last event, so no event of it comes after them.
-    fn check_not_after_next_steps(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+    fn check_not_after_next_steps(&self, event: &Event, position: usize) -> Result<(), Error> {
         let parts = [("blocked step", &self.blocked), ("pending step", &self.pending)];
         for (what, steps) in parts {
             if let Some(k) = steps.iter().position(|e| e.thread == event.thread) {
@@ -620,40 +617,39 @@ impl TraceBuilder {
                     "{this} comes after {what} {k} of {thread}: a blocked or pending step comes after its \
                      thread's last event"
                 );
-                return Err(TraceError::new(TraceErrorKind::ScopeOrder, problem));
+                return Err(Error::new(ErrorKind::ScopeOrder, problem));
             }
         }
         Ok(())
     }
 
     /// Checks that a final check only reads and that no thread's step follows one.
-    fn check_final(&self, event: &Event, position: usize) -> Result<(), TraceError> {
+    fn check_final(&self, event: &Event, position: usize) -> Result<(), Error> {
         let this = self.event_name(position, event);
         if let Some(write) = event.writes.first().filter(|_| event.is_final_check()) {
             let problem = format!("{this} writes {}: a final check only reads the final values", write.var);
-            return Err(TraceError::new(TraceErrorKind::FinalCheck, problem));
+            return Err(Error::new(ErrorKind::FinalCheck, problem));
         }
         if self.finished && !event.is_final_check() {
             let this =
                 if self.space.is_some() { this } else { format!("{this} of {}", self.thread_name(event.thread)) };
             let problem = format!("{this} comes after a final check: final checks run once every thread has finished");
-            return Err(TraceError::new(TraceErrorKind::FinalCheck, problem));
+            return Err(Error::new(ErrorKind::FinalCheck, problem));
         }
         Ok(())
     }
 
     /// Checks the event's scope against its thread's earlier events and, only when it is
     /// fine, records it: a rejected event leaves the builder as it was.
-    fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), TraceError> {
+    fn check_scope(&mut self, event: &Event, position: usize) -> Result<(), Error> {
         let runs_once =
             self.space.as_ref().is_some_and(|space| space.item_info(event.loc).is_some_and(|info| info.atomic));
         self.scopes.step(event, position, runs_once).map_err(|problem| {
-            let kind =
-                if problem == ScopeProblem::Empty { TraceErrorKind::EmptyScope } else { TraceErrorKind::ScopeOrder };
+            let kind = if problem == ScopeProblem::Empty { ErrorKind::EmptyScope } else { ErrorKind::ScopeOrder };
             let this = self.event_name(position, event);
             let thread = self.thread_name(event.thread);
             let what = match problem {
-                ScopeProblem::Empty => return TraceError::new(kind, format!("{this} has an empty scope")),
+                ScopeProblem::Empty => return Error::new(kind, format!("{this} has an empty scope")),
                 ScopeProblem::TopDiffers => format!("its top block instance differs from the one {thread} runs"),
                 ScopeProblem::ReturnsTo { item, at } => format!(
                     "{thread} already ran {} at event {at} and went on to another item of its block: a step \
@@ -674,7 +670,7 @@ impl TraceBuilder {
                 }
             };
             let this = if self.space.is_some() { this } else { format!("{this} of {thread}") };
-            TraceError::new(kind, format!("{this}: {what}"))
+            Error::new(kind, format!("{this}: {what}"))
         })
     }
 
@@ -688,8 +684,19 @@ impl TraceBuilder {
         self
     }
 
+    /// Marks the trace as stopping while some thread could still run on, with nothing said
+    /// of what comes next (see [`Trace::stops_short`]): a checker that ends a bad trace at
+    /// its failure says so, and the generalisation then refuses the trace rather than find
+    /// no fix in it. Ignored when the trace has blocked or pending steps, which say what
+    /// comes next.
+    pub fn stops_short(&mut self) -> &mut Self {
+        self.stops_short = true;
+        self
+    }
+
     /// Finishes the trace.
     pub fn finish(self) -> Trace {
-        Trace { events: self.events, blocked: self.blocked, pending: self.pending, locals: self.locals }
+        let stops_short = self.stops_short && self.blocked.is_empty() && self.pending.is_empty();
+        Trace { events: self.events, blocked: self.blocked, pending: self.pending, locals: self.locals, stops_short }
     }
 }

@@ -19,7 +19,7 @@ pub(crate) fn thread_name(space: &Space, thread: ThreadId) -> String {
     if thread == ThreadId::FINAL {
         return "the final check".to_owned();
     }
-    match space.thread(thread.index()) {
+    match space.thread(thread) {
         Some((name, _)) => format!("thread `{name}`"),
         None => format!("thread {}", thread.index()),
     }

@@ -1,6 +1,7 @@
 //! serde support (the `serde` feature). A [`Trace`] is written as
-//! `{"events": [...], "blocked": [...], "pending": [...], "locals": [v, ...]}` (`locals`: the
-//! variables declared local, see [`TraceBuilder::local`]) and read back through a
+//! `{"events": [...], "blocked": [...], "pending": [...], "locals": [v, ...], "stops_short": bool}`
+//! (`locals`: the variables declared local, see [`TraceBuilder::local`]; `stops_short`, written
+//! only when true: see [`Trace::stops_short`]) and read back through a
 //! [`TraceBuilder`], so a trace read from JSON is checked like one built in code. An event is
 //! `{"thread": t, "loc": l, "scope": [{"block": b, "instance": i, "item": l}, ...],
 //! "kind": "plain" | "assume" | "await" | "assert", "failed": bool, "reads": [...],
@@ -16,7 +17,7 @@ use paces_constraint::{BlockId, Loc};
 
 use crate::{BlockInstance, Event, EventId, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId};
 
-paces_constraint::serde_ids!(ThreadId, EventId, VarId);
+paces_constraint::serde_ids!(EventId, VarId);
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +29,12 @@ struct TraceWire {
     pending: Vec<EventWire>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     locals: Vec<VarId>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    stops_short: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Serialize, Deserialize)]
@@ -104,6 +111,7 @@ impl Serialize for Trace {
             blocked: self.blocked().iter().map(EventWire::of).collect(),
             pending: self.pending().iter().map(EventWire::of).collect(),
             locals: self.locals().to_vec(),
+            stops_short: self.stops_short(),
         }
         .serialize(serializer)
     }
@@ -125,10 +133,13 @@ enum Part {
 }
 
 /// The trace a wire form describes, through the builder's checks.
-fn build(wire: &TraceWire) -> Result<Trace, crate::TraceError> {
+fn build(wire: &TraceWire) -> Result<Trace, crate::Error> {
     let mut b = TraceBuilder::new();
     for &var in &wire.locals {
         b.local(var);
+    }
+    if wire.stops_short {
+        b.stops_short();
     }
     let parts = [(Part::Events, &wire.events), (Part::Blocked, &wire.blocked), (Part::Pending, &wire.pending)];
     for (part, events) in parts {

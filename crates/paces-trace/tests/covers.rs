@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use paces_constraint::{Arena, Atom, BlockId, Candidate, ItemInfo, Loc, Node as CNode, NodeId, SpaceBuilder};
 use paces_testkit::Rng;
 use paces_trace::{
-    learn_good, lift, BlockInstance, EdgeKind, EventId, EventKind, LearnConfig, Node, ScopeEntry, ThreadId, Trace,
-    TraceBuilder, TraceGraph, VarId,
+    learn_good, lift, BlockInstance, EventId, EventKind, LearnConfig, ScopeEntry, ThreadId, Trace, TraceBuilder,
+    TraceEdgeKind, TraceGraph, TraceNode, VarId,
 };
 
 /// Items per block at most; the location of item j of block b is `b * SLOTS + j`.
@@ -88,15 +88,15 @@ fn random_trace(rng: &mut Rng) -> (Trace, Vec<usize>) {
     (b.finish(), blocks)
 }
 
-fn ev(i: usize) -> Node {
-    Node::Event(EventId::from_u32(i as u32))
+fn ev(i: usize) -> TraceNode {
+    TraceNode::Event(EventId::from_u32(i as u32))
 }
 
 /// The paper's `depends` closure of the selected events, recursively.
-fn depends(trace: &Trace, select: impl Fn(EventKind) -> bool) -> BTreeSet<(Node, Node)> {
-    fn go(trace: &Trace, i: usize, out: &mut BTreeSet<(Node, Node)>) {
+fn depends(trace: &Trace, select: impl Fn(EventKind) -> bool) -> BTreeSet<(TraceNode, TraceNode)> {
+    fn go(trace: &Trace, i: usize, out: &mut BTreeSet<(TraceNode, TraceNode)>) {
         for r in &trace.events()[i].reads {
-            out.insert((r.from.map_or(Node::Bottom, Node::Event), ev(i)));
+            out.insert((r.from.map_or(TraceNode::Bottom, TraceNode::Event), ev(i)));
             if let Some(w) = r.from {
                 go(trace, w.index(), out);
             }
@@ -112,13 +112,15 @@ fn depends(trace: &Trace, select: impl Fn(EventKind) -> bool) -> BTreeSet<(Node,
 }
 
 /// The paper's interfere(w -> r).
-fn interfere(trace: &Trace, w: Node, r: Node) -> BTreeSet<(Node, Node)> {
+fn interfere(trace: &Trace, w: TraceNode, r: TraceNode) -> BTreeSet<(TraceNode, TraceNode)> {
     let events = trace.events();
-    let Node::Event(r_id) = r else { return BTreeSet::new() };
+    let TraceNode::Event(r_id) = r else { return BTreeSet::new() };
     let read: BTreeSet<VarId> = events[r_id.index()].reads.iter().map(|x| x.var).collect();
     let relevant: BTreeSet<VarId> = match w {
-        Node::Bottom => read,
-        Node::Event(w_id) => events[w_id.index()].writes.iter().map(|x| x.var).filter(|v| read.contains(v)).collect(),
+        TraceNode::Bottom => read,
+        TraceNode::Event(w_id) => {
+            events[w_id.index()].writes.iter().map(|x| x.var).filter(|v| read.contains(v)).collect()
+        }
     };
     let mut out = BTreeSet::new();
     for (i, e) in events.iter().enumerate() {
@@ -128,7 +130,7 @@ fn interfere(trace: &Trace, w: Node, r: Node) -> BTreeSet<(Node, Node)> {
         if i > r_id.index() {
             out.insert((r, ev(i)));
         }
-        if let Node::Event(w_id) = w {
+        if let TraceNode::Event(w_id) = w {
             if i < w_id.index() {
                 out.insert((ev(i), w));
             }
@@ -155,7 +157,7 @@ fn cover_edges(trace: &Trace) -> BTreeMap<usize, Vec<(usize, Option<Atom>)>> {
         }
     }
     for (a, b) in depends(trace, EventKind::is_cond) {
-        if let (Node::Event(a), Node::Event(b)) = (a, b) {
+        if let (TraceNode::Event(a), TraceNode::Event(b)) = (a, b) {
             out.entry(a.index()).or_default().push((b.index(), None));
         }
     }
@@ -206,10 +208,10 @@ fn the_dynamic_programme_is_the_disjunction_over_all_covers() {
         // The graph's edges against the naive definitions.
         let df_asserts = depends(&trace, |k| k == EventKind::Assert);
         let df_conds = depends(&trace, EventKind::is_cond);
-        assert_eq!(graph.edges(EdgeKind::DFAsserts).collect::<BTreeSet<_>>(), df_asserts, "case {case}");
-        assert_eq!(graph.edges(EdgeKind::DFConds).collect::<BTreeSet<_>>(), df_conds, "case {case}");
+        assert_eq!(graph.edges(TraceEdgeKind::DFAsserts).collect::<BTreeSet<_>>(), df_asserts, "case {case}");
+        assert_eq!(graph.edges(TraceEdgeKind::DFConds).collect::<BTreeSet<_>>(), df_conds, "case {case}");
         let edges = cover_edges(&trace);
-        let nonfree: BTreeSet<(Node, Node)> = (0..trace.len())
+        let nonfree: BTreeSet<(TraceNode, TraceNode)> = (0..trace.len())
             .flat_map(|x| (x + 1..trace.len()).map(move |y| (x, y)))
             .filter(|&(x, y)| {
                 let (ex, ey) = (&trace.events()[x], &trace.events()[y]);
@@ -217,7 +219,7 @@ fn the_dynamic_programme_is_the_disjunction_over_all_covers() {
             })
             .map(|(x, y)| (ev(x), ev(y)))
             .collect();
-        assert_eq!(graph.edges(EdgeKind::NonFreeOrder).collect::<BTreeSet<_>>(), nonfree, "case {case}");
+        assert_eq!(graph.edges(TraceEdgeKind::NonFreeOrder).collect::<BTreeSet<_>>(), nonfree, "case {case}");
         let mut pairs = df_asserts.clone();
         for &(w, r) in &df_asserts {
             let naive = interfere(&trace, w, r);
@@ -232,19 +234,21 @@ fn the_dynamic_programme_is_the_disjunction_over_all_covers() {
         let mut expected: Vec<Vec<BTreeSet<Atom>>> = Vec::new();
         let mut uncovered = 0;
         for &(s, t) in &pairs {
-            let (Node::Event(s), Node::Event(t)) = (s, t) else {
+            let (TraceNode::Event(s), TraceNode::Event(t)) = (s, t) else {
                 assert!(graph.is_covered(s, t), "an edge out of bottom is covered");
                 continue;
             };
             let all = covers(&edges, s.index(), t.index());
-            assert_eq!(graph.is_covered(Node::Event(s), Node::Event(t)), !all.is_empty(), "case {case}");
-            match graph.cover_witness(Node::Event(s), Node::Event(t)) {
+            assert_eq!(graph.is_covered(TraceNode::Event(s), TraceNode::Event(t)), !all.is_empty(), "case {case}");
+            match graph.cover_witness(TraceNode::Event(s), TraceNode::Event(t)) {
                 None => uncovered += 1,
                 Some(path) => {
-                    assert_eq!(path.first(), Some(&Node::Event(s)));
-                    assert_eq!(path.last(), Some(&Node::Event(t)));
+                    assert_eq!(path.first(), Some(&TraceNode::Event(s)));
+                    assert_eq!(path.last(), Some(&TraceNode::Event(t)));
                     for w in path.windows(2) {
-                        let (Node::Event(a), Node::Event(b)) = (w[0], w[1]) else { panic!("bottom inside a cover") };
+                        let (TraceNode::Event(a), TraceNode::Event(b)) = (w[0], w[1]) else {
+                            panic!("bottom inside a cover")
+                        };
                         assert!(
                             edges[&a.index()].iter().any(|e| e.0 == b.index()),
                             "case {case}: {a} -> {b} is no edge"

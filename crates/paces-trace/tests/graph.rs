@@ -5,7 +5,7 @@ mod common;
 
 use common::{assert_, assign, await_, Setup};
 use expect_test::expect;
-use paces_trace::{EdgeKind, EventId, Node, TraceGraph};
+use paces_trace::{EventId, TraceEdgeKind, TraceGraph, TraceNode};
 
 const X: u32 = 0;
 const Y: u32 = 1;
@@ -23,8 +23,8 @@ fn setup() -> Setup {
 
 const STEPS: [&str; 9] = ["1", "2", "A", "2b", "D", "B", "C", "3", "4"];
 
-fn ev(i: u32) -> Node {
-    Node::Event(EventId::from_u32(i))
+fn ev(i: u32) -> TraceNode {
+    TraceNode::Event(EventId::from_u32(i))
 }
 
 #[test]
@@ -34,13 +34,13 @@ fn edges_interfere_and_covers() {
     let g = TraceGraph::new(&trace);
     assert_eq!(g.node_count(), 10);
     // Events: 0:1 1:2 2:A 3:2b 4:D 5:B 6:C 7:3 8:4.
-    let intra: Vec<_> = g.edges(EdgeKind::IntraThreadOrder).collect();
+    let intra: Vec<_> = g.edges(TraceEdgeKind::IntraThreadOrder).collect();
     assert_eq!(
         intra,
         [
-            (Node::Bottom, ev(0)),
-            (Node::Bottom, ev(2)),
-            (Node::Bottom, ev(4)),
+            (TraceNode::Bottom, ev(0)),
+            (TraceNode::Bottom, ev(2)),
+            (TraceNode::Bottom, ev(4)),
             (ev(0), ev(1)),
             (ev(1), ev(3)),
             (ev(2), ev(5)),
@@ -49,23 +49,23 @@ fn edges_interfere_and_covers() {
             (ev(7), ev(8))
         ]
     );
-    assert_eq!(g.edges(EdgeKind::DFConds).collect::<Vec<_>>(), [(ev(1), ev(2)), (ev(6), ev(7))]);
-    assert_eq!(g.edges(EdgeKind::DFAsserts).collect::<Vec<_>>(), [(Node::Bottom, ev(4)), (ev(0), ev(5))]);
+    assert_eq!(g.edges(TraceEdgeKind::DFConds).collect::<Vec<_>>(), [(ev(1), ev(2)), (ev(6), ev(7))]);
+    assert_eq!(g.edges(TraceEdgeKind::DFAsserts).collect::<Vec<_>>(), [(TraceNode::Bottom, ev(4)), (ev(0), ev(5))]);
     // y: 1 then 2; x: 1 then 0.
-    assert_eq!(g.edges(EdgeKind::NonFreeOrder).collect::<Vec<_>>(), [(ev(0), ev(8)), (ev(1), ev(3))]);
+    assert_eq!(g.edges(TraceEdgeKind::NonFreeOrder).collect::<Vec<_>>(), [(ev(0), ev(8)), (ev(1), ev(3))]);
     // interfere(1 -> B): the later write 4 of x; interfere(bottom -> D): the later write C of z.
     assert_eq!(g.interfere(ev(0), ev(5)), [(ev(5), ev(8))]);
-    assert_eq!(g.interfere(Node::Bottom, ev(4)), [(ev(4), ev(6))]);
-    assert!(g.interfere(ev(0), Node::Bottom).is_empty());
+    assert_eq!(g.interfere(TraceNode::Bottom, ev(4)), [(ev(4), ev(6))]);
+    assert!(g.interfere(ev(0), TraceNode::Bottom).is_empty());
     assert!(g.interfere(ev(0), ev(99)).is_empty() && g.interfere(ev(99), ev(5)).is_empty(), "not in the graph");
-    assert_eq!(g.edges_to_cover(), [(Node::Bottom, ev(4)), (ev(0), ev(5)), (ev(4), ev(6)), (ev(5), ev(8))]);
+    assert_eq!(g.edges_to_cover(), [(TraceNode::Bottom, ev(4)), (ev(0), ev(5)), (ev(4), ev(6)), (ev(5), ev(8))]);
     // Covers: 1 -> 2 -> A -> B; B -> C -> 3 -> 4; D -> C has none (thread 3 never reaches
     // thread 2 before C).
     assert_eq!(g.cover_witness(ev(0), ev(5)), Some(vec![ev(0), ev(1), ev(2), ev(5)]));
     assert_eq!(g.cover_witness(ev(5), ev(8)), Some(vec![ev(5), ev(6), ev(7), ev(8)]));
     assert!(!g.is_covered(ev(4), ev(6)));
     assert_eq!(g.cover_witness(ev(4), ev(6)), None);
-    assert!(g.is_covered(Node::Bottom, ev(8)));
+    assert!(g.is_covered(TraceNode::Bottom, ev(8)));
     assert_eq!(g.cover_witness(ev(3), ev(3)), Some(vec![ev(3)]));
     assert!(!g.is_covered(ev(5), ev(0)), "edges only go forward");
     // A non-free order edge in a cover: 1 -> 4 (x := 1 before x := 0).

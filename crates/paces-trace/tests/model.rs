@@ -2,7 +2,7 @@
 
 use paces_constraint::{Atom, BlockId, Loc};
 use paces_trace::{
-    lift, BlockInstance, Event, EventId, EventKind, ScopeEntry, ThreadId, TraceBuilder, TraceErrorKind, VarId,
+    lift, BlockInstance, ErrorKind, Event, EventId, EventKind, ScopeEntry, ThreadId, TraceBuilder, VarId,
 };
 
 const T0: ThreadId = ThreadId::from_u32(0);
@@ -37,7 +37,7 @@ fn event(thread: ThreadId, levels: &[(u32, u32, u32)]) -> Event {
 }
 
 #[track_caller]
-fn assert_kind<T: std::fmt::Debug>(result: Result<T, paces_trace::TraceError>, kind: TraceErrorKind) {
+fn assert_kind<T: std::fmt::Debug>(result: Result<T, paces_trace::Error>, kind: ErrorKind) {
     match result {
         Err(e) => {
             assert_eq!(*e.kind(), kind, "wrong kind: {e}");
@@ -54,7 +54,7 @@ fn reads_from_forward_is_rejected() {
     // Event 1 cannot read from itself or from event 5.
     for from in [1, 5] {
         let r = b.step(T1, loc(1), scope(&[(1, 0, 1)])).read_from(X, Some(EventId::from_u32(from))).push();
-        assert_kind(r, TraceErrorKind::ReadsFromForward);
+        assert_kind(r, ErrorKind::ReadsFromForward);
     }
     assert_eq!(b.len(), 1);
 }
@@ -76,7 +76,7 @@ fn reads_from_non_writer_is_rejected() {
     let mut b = TraceBuilder::new();
     let w = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(Y, 1).push().unwrap();
     let r = b.step(T1, loc(1), scope(&[(1, 0, 1)])).read_from(X, Some(w)).push();
-    assert_kind(r, TraceErrorKind::ReadsFromNonWriter);
+    assert_kind(r, ErrorKind::ReadsFromNonWriter);
 }
 
 #[test]
@@ -85,10 +85,10 @@ fn stale_reads_are_rejected() {
     let w1 = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 1).push().unwrap();
     let w2 = b.step(T0, loc(1), scope(&[(0, 0, 1)])).write(X, 2).push().unwrap();
     let stale = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read_from(X, Some(w1)).push();
-    assert_kind(stale, TraceErrorKind::ReadsFromStale);
+    assert_kind(stale, ErrorKind::ReadsFromStale);
     // Reading the initial state after a write is stale too.
     let initial = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read_from(X, None).push();
-    assert_kind(initial, TraceErrorKind::ReadsFromStale);
+    assert_kind(initial, ErrorKind::ReadsFromStale);
     let ok = b.step(T1, loc(2), scope(&[(1, 0, 2)])).read_from(X, Some(w2)).push().unwrap();
     let trace = b.finish();
     assert_eq!(trace.event(ok).reads[0].from, Some(w2));
@@ -110,15 +110,15 @@ fn read_resolves_to_latest_writer_or_initial_state() {
 #[test]
 fn empty_scope_is_rejected() {
     let mut b = TraceBuilder::new();
-    assert_kind(b.step(T0, loc(0), Vec::new()).push(), TraceErrorKind::EmptyScope);
+    assert_kind(b.step(T0, loc(0), Vec::new()).push(), ErrorKind::EmptyScope);
 }
 
 #[test]
 fn scope_order_different_top_instance() {
     let mut b = TraceBuilder::new();
     b.push(event(T0, &[(0, 0, 0)])).unwrap();
-    assert_kind(b.push(event(T0, &[(0, 1, 1)])), TraceErrorKind::ScopeOrder);
-    assert_kind(b.push(event(T0, &[(5, 0, 1)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 1, 1)])), ErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(5, 0, 1)])), ErrorKind::ScopeOrder);
 }
 
 #[test]
@@ -126,9 +126,9 @@ fn scope_order_returning_to_a_left_item() {
     let mut b = TraceBuilder::new();
     b.push(event(T0, &[(0, 0, 0)])).unwrap();
     b.push(event(T0, &[(0, 0, 1)])).unwrap();
-    assert_kind(b.push(event(T0, &[(0, 0, 0)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 0)])), ErrorKind::ScopeOrder);
     // Returning to a left item through a nested scope is caught too.
-    assert_kind(b.push(event(T0, &[(0, 0, 0), (1, 0, 5)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 0), (1, 0, 5)])), ErrorKind::ScopeOrder);
     // Other threads are independent.
     b.push(event(T1, &[(9, 0, 0)])).unwrap();
 }
@@ -142,10 +142,10 @@ fn scope_order_reentering_a_left_instance() {
     b.push(event(T0, &[(0, 0, 1)])).unwrap(); // the loop test
     b.push(event(T0, &[(0, 0, 1), (1, 1, 10)])).unwrap();
     // Back into iteration 0: rejected.
-    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 0, 11)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 0, 11)])), ErrorKind::ScopeOrder);
     // One instance at two levels: rejected.
-    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 1, 10), (1, 1, 12)])), TraceErrorKind::ScopeOrder);
-    assert_kind(b.push(event(T1, &[(3, 0, 1), (3, 0, 2)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 1, 10), (1, 1, 12)])), ErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T1, &[(3, 0, 1), (3, 0, 2)])), ErrorKind::ScopeOrder);
 }
 
 #[test]
@@ -154,17 +154,17 @@ fn a_rejected_event_leaves_the_builder_unchanged() {
     b.push(event(T0, &[(0, 0, 0)])).unwrap();
     b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])).unwrap();
     // Rejected: back to item 0.
-    assert_kind(b.push(event(T0, &[(0, 0, 0)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 0)])), ErrorKind::ScopeOrder);
     // Rejected for its reads, with a valid scope.
     let stale = b.step(T0, loc(11), scope(&[(0, 0, 1), (1, 0, 11)])).read_from(X, Some(EventId::from_u32(0))).push();
-    assert_kind(stale, TraceErrorKind::ReadsFromNonWriter);
+    assert_kind(stale, ErrorKind::ReadsFromNonWriter);
     assert_eq!(b.len(), 2);
     // The thread still stands in item 1, iteration 0 of block 1: going on there is fine,
     // and item 0 is still left.
     b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])).unwrap();
     b.push(event(T0, &[(0, 0, 1), (1, 0, 11)])).unwrap();
-    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])), TraceErrorKind::ScopeOrder);
-    assert_kind(b.push(event(T0, &[(0, 0, 0)])), TraceErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 1), (1, 0, 10)])), ErrorKind::ScopeOrder);
+    assert_kind(b.push(event(T0, &[(0, 0, 0)])), ErrorKind::ScopeOrder);
     b.push(event(T0, &[(0, 0, 2)])).unwrap();
     assert_eq!(b.finish().len(), 5);
 }
@@ -175,7 +175,7 @@ fn blocked_steps_are_validated_and_kept_apart() {
     let w = b.step(T0, loc(0), scope(&[(0, 0, 0)])).write(X, 1).push().unwrap();
     b.step(T1, loc(1), scope(&[(1, 0, 1)])).kind(EventKind::Await).read(X).push_blocked().unwrap();
     let stale = b.step(T1, loc(1), scope(&[(1, 0, 1)])).kind(EventKind::Await).read_from(X, None).push_blocked();
-    assert_kind(stale, TraceErrorKind::ReadsFromStale);
+    assert_kind(stale, ErrorKind::ReadsFromStale);
     let trace = b.finish();
     assert_eq!(trace.len(), 1);
     assert_eq!(trace.blocked().len(), 1);
@@ -264,6 +264,35 @@ fn a_builder_for_a_space_starts_flat_steps_without_the_space() {
     for_space.flat(t1, c).read(VarId::from_u32(0)).push().unwrap();
     assert_eq!(for_space.finish(), with_space.finish());
     let mut tb = TraceBuilder::for_space(&space);
-    assert_kind(tb.flat(t0, free).push(), TraceErrorKind::EmptyScope);
-    assert_kind(TraceBuilder::new().flat(t0, a).push(), TraceErrorKind::EmptyScope);
+    assert_kind(tb.flat(t0, free).push(), ErrorKind::EmptyScope);
+    assert_kind(TraceBuilder::new().flat(t0, a).push(), ErrorKind::EmptyScope);
+}
+
+/// A thread that runs an item after one the space fixes it before is refused, whether the
+/// items between run in the original order or not; in the original order it passes.
+#[test]
+fn check_against_refuses_items_run_against_a_fixed_pair() {
+    use paces_constraint::{ItemInfo, SpaceBuilder};
+    use paces_trace::TraceBuilder;
+    let mut sb = SpaceBuilder::new();
+    let block = sb.block(false);
+    let [a, b, c] = ["a", "b", "c"].map(|n| sb.loc(n).unwrap());
+    for l in [a, b, c] {
+        sb.item(block, l, ItemInfo::SIMPLE).unwrap();
+    }
+    sb.fix(a, c).unwrap();
+    let space = sb.build().unwrap();
+    let t = ThreadId::from_u32(0);
+    let run = |order: &[Loc]| {
+        let mut tb = TraceBuilder::new();
+        for &l in order {
+            let at = vec![ScopeEntry { instance: BlockInstance { block, instance: 0 }, item: l }];
+            tb.step(t, l, at).push().unwrap();
+        }
+        tb.finish().check_against(&space)
+    };
+    assert!(run(&[a, b, c]).is_ok());
+    assert!(run(&[b, a, c]).is_ok());
+    assert_kind(run(&[c, a, b]), ErrorKind::FixedOrder);
+    assert_kind(run(&[b, c, a]), ErrorKind::FixedOrder);
 }

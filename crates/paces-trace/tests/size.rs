@@ -4,8 +4,8 @@
 
 use paces_constraint::{Arena, BlockId, Loc};
 use paces_trace::{
-    learn_good, BlockInstance, EdgeKind, EventKind, LearnConfig, Node, ScopeEntry, ThreadId, Trace, TraceBuilder,
-    TraceGraph, VarId,
+    learn_good, BlockInstance, EventKind, LearnConfig, ScopeEntry, ThreadId, Trace, TraceBuilder, TraceEdgeKind,
+    TraceGraph, TraceNode, VarId,
 };
 
 /// Thread 0: `a_1 .. a_k; c`, thread 1: `b_1; b'_1 .. b_k; b'_k`, each thread one block of
@@ -42,8 +42,10 @@ fn ladder(k: usize) -> Trace {
 /// pair of one thread), counted by dynamic programming.
 fn count_covers(trace: &Trace, from: usize, to: usize) -> f64 {
     let graph = TraceGraph::new(trace);
-    let conds: Vec<(usize, usize)> =
-        graph.edges(EdgeKind::DFConds).filter_map(|(a, b)| Some((a.event()?.index(), b.event()?.index()))).collect();
+    let conds: Vec<(usize, usize)> = graph
+        .edges(TraceEdgeKind::DFConds)
+        .filter_map(|(a, b)| Some((a.event()?.index(), b.event()?.index())))
+        .collect();
     let mut paths = vec![0f64; trace.len()];
     paths[from] = 1.0;
     for v in from + 1..=to {
@@ -64,7 +66,7 @@ fn ladder_constraints_grow_polynomially_while_covers_grow_exponentially() {
         let graph = TraceGraph::new(&trace);
         let edges = graph.edges_to_cover();
         assert_eq!(edges.len(), 1, "one DFAsserts edge a_1 -> c and no interference");
-        let (Node::Event(from), Node::Event(to)) = edges[0] else { panic!("an edge between events") };
+        let (TraceNode::Event(from), TraceNode::Event(to)) = edges[0] else { panic!("an edge between events") };
         let covers = count_covers(&trace, from.index(), to.index());
         let mut arena = Arena::new();
         let learned = learn_good(&trace, &mut arena, &LearnConfig::new());

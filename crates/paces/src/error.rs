@@ -74,7 +74,7 @@ macro_rules! from_error {
 from_error!(paces_cwhile::Diagnostics, Input);
 from_error!(paces_cwhile::Error, Apply);
 from_error!(paces_explore::Error, Check);
-from_error!(paces_trace::TraceError, Internal);
+from_error!(paces_trace::Error, Internal);
 
 impl From<paces_learn::Error> for Error {
     fn from(e: paces_learn::Error) -> Self {

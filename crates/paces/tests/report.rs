@@ -36,7 +36,7 @@ fn common_figures(report: &Report, original: &paces::cwhile::Program) {
     assert!(report.states_explored >= report.original_states);
     let t = &report.time;
     assert!(t.total >= t.explore + t.learn + t.solve, "{t:?}");
-    assert_eq!(words(&report).len(), report.transformations.len());
+    assert_eq!(words(report).len(), report.transformations.len());
     assert_eq!(
         report.repaired_text(),
         report.repaired.as_ref().map(|p| paces::cwhile::Printer::new(p).labels(&named).print())

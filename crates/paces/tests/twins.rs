@@ -50,7 +50,7 @@ fn four_workers_on_shared_counters_take_few_iterations() {
 /// Both races in each of the `n` workers: a section over `t := total; total := t + 1` and one
 /// over the `if`, and nothing else.
 fn assert_sections_per_race_and_worker(report: &paces::Report, n: usize) {
-    let mut steps = words(&report).clone();
+    let mut steps = words(report).clone();
     steps.sort();
     let mut expected: Vec<String> =
         (1..=n).flat_map(|i| [format!("atomic [c{i}; d{i}]"), format!("atomic [f{i}; f{i}]")]).collect();

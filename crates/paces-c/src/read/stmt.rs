@@ -246,14 +246,7 @@ impl Reader<'_> {
         if k == 0 {
             return NONDET.to_owned();
         }
-        let used = |name: &str| {
-            self.labels.source.match_indices(name).any(|(i, _)| {
-                let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-                let before = self.labels.source[..i].chars().next_back().is_some_and(word);
-                let after = self.labels.source[i + name.len()..].chars().next().is_some_and(word);
-                !before && !after
-            })
-        };
+        let used = |name: &str| self.labels.nondet_words.contains(name);
         let mut n = k + 1;
         loop {
             let name = format!("{NONDET}_{n}");

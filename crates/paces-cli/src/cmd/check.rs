@@ -7,7 +7,7 @@ use paces::cwhile::Program;
 use paces::explore::{check, CheckResult, Config, Verdict};
 
 use super::progress::{progress_text, StatusLine};
-use super::{count, fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, Input, Lang, Outcome};
+use super::{fail_in, write_stdout, FileArg, Format, Input, Lang, Outcome};
 
 /// Arguments of `paces check`.
 #[derive(Debug, clap::Args)]
@@ -206,61 +206,16 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
         Verdict::BoundReached { .. } => Outcome::Inconclusive,
         _ => Outcome::No,
     };
-    if args.all {
-        let text = match args.format {
-            Format::Text => super::check_all::text(&input.name, &program, &result, args.outcomes),
-            Format::Json => super::check_all::json(&input.name, &program, &result, args.outcomes),
-        };
-        return match write_stdout(&text) {
-            Outcome::Success => outcome,
-            other => other,
-        };
-    }
-    let cex = result.verdict.counterexample();
-    let text = match args.format {
-        Format::Text => {
-            let mut s = format!("{}: {}\n", input.name, result.verdict_text());
-            if let Some(unwind) = result.unwind {
-                s.push_str(&format!("note: loops unwound at most {unwind} times per entry (not an exact verdict)\n"));
-            }
-            if matches!(result.verdict, Verdict::Correct) {
-                for b in &bounds {
-                    s.push_str(&format!("note: correct within bounds: {b} (not an exact verdict)\n"));
-                }
-            }
-            if let Some(c) = cex {
-                s.push('\n');
-                s.push_str(&paces_report::text_chart::columns(&program, (&c.schedule).into(), c.failing_step));
-            }
-            s.push_str(&format!(
-                "\n{}, {}, {:.3} s\n",
-                count(result.states as u64, "state"),
-                count(result.transitions, "transition"),
-                result.time.as_secs_f64()
-            ));
-            s
+    let text = match (args.format, args.all) {
+        (Format::Sarif, all) => {
+            let source_text = String::from_utf8_lossy(&input.bytes);
+            let source = super::html::source(&input, &source_text);
+            paces_report::sarif::check_log(&source, &program, &result, all)
         }
-        Format::Json => {
-            let v = serde_json::json!({
-                "schema": "paces-check/2",
-                "file": input.name,
-                "threads": threads_json(&program),
-                "verdict": verdict_json(&result.verdict),
-                "message": result.verdict_text(),
-                "division_by_zero": cex.is_some_and(|c| c.division_by_zero),
-                "shift_out_of_range": cex.is_some_and(|c| c.shift_out_of_range),
-                "trace": cex.map(|c| super::schedule_json(&program, &c.schedule, c.failing_step)),
-                "deadlock": match &result.verdict { Verdict::Deadlock(id, _) => Some(id.to_string()), _ => None },
-                "livelock": match &result.verdict { Verdict::Livelock(id, _) => Some(id.to_string()), _ => None },
-                "states": result.states,
-                "transitions": result.transitions,
-                "unwind": result.unwind,
-                "unwind_reached": result.unwind_reached,
-                "bounds": bounds,
-                "time_ms": {"total": super::ms(result.time)},
-            });
-            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-        }
+        (Format::Text, true) => paces_report::check::all_text(&input.name, &program, &result, args.outcomes),
+        (Format::Json, true) => paces_report::check::all_json(&input.name, &program, &result, args.outcomes),
+        (Format::Text, false) => paces_report::check::check_text(&input.name, &program, &result, &bounds),
+        (Format::Json, false) => paces_report::check::check_json(&input.name, &program, &result, &bounds),
     };
     match write_stdout(&text) {
         Outcome::Success => outcome,

@@ -1,4 +1,5 @@
-//! `paces fmt FILE`: canonical printing, comments kept.
+//! `paces fmt FILE`: canonical printing of Cwhile, comments and written labels kept; a C
+//! file is read and printed as written.
 
 use super::{load, write_stdout, FileArg, Format, Lang, Outcome};
 
@@ -19,10 +20,12 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
-    // A Cwhile file keeps its comments; a C model is printed as canonical Cwhile (its comments
-    // are C text).
+    // A Cwhile file keeps its comments and is labelled where its author labelled it (and where
+    // reading the text back needs a label); a C file stays C: once it reads, it is printed as
+    // written (its layout is its author's, and C is never turned into Cwhile here).
     let canonical = match (input.lang, std::str::from_utf8(&input.bytes)) {
-        (Lang::Cwhile, Ok(source)) => paces_cwhile::Printer::new(&program).comments(source).print(),
+        (Lang::Cwhile, Ok(source)) => paces_cwhile::Printer::new(&program).labels(&[]).comments(source).print(),
+        (_, Ok(source)) => source.to_owned(),
         _ => paces_cwhile::Printer::new(&program).print(),
     };
     if args.check {

@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use paces_cwhile::Program;
 
 pub mod check;
-pub mod check_all;
 pub mod export;
 pub mod fmt;
 pub mod html;
@@ -141,7 +140,8 @@ fn text_lang(text: &str) -> Lang {
 }
 
 /// Parses an input; on errors, renders them with source snippets on stderr (and with
-/// [`Format::Json`] lists them in a `paces-error/1` document on stdout).
+/// [`Format::Json`] lists them in a `paces-error/1` document on stdout, with
+/// [`Format::Sarif`] in a SARIF log).
 pub fn parse(input: &Input, format: Format) -> Result<Program, Outcome> {
     parse_bounded(input, format, &paces_c::pthread::Options::default()).map(|(p, _)| p)
 }
@@ -168,6 +168,11 @@ pub fn parse_bounded(
     };
     read.map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);
+        if format == Format::Sarif {
+            let errors: Vec<(String, Option<(usize, usize)>)> =
+                diags.iter().map(|d| (format!("{}: {}", d.code, d.message), Some(d.line_col(&source)))).collect();
+            let _ = write_stdout(&paces_report::sarif::error_log(&input.name, &errors));
+        }
         if format == Format::Json {
             let errors = diags
                 .iter()
@@ -215,11 +220,14 @@ pub fn fail(message: &str) -> Outcome {
 }
 
 /// As [`fail`]; with [`Format::Json`] the error also goes to stdout as a `paces-error/1`
-/// document about `file`.
+/// document about `file`, with [`Format::Sarif`] as a SARIF log of an unsuccessful run.
 pub fn fail_in(format: Format, file: &str, message: &str) -> Outcome {
     if format == Format::Json {
         let error = serde_json::json!({"code": null, "message": message, "line": null, "column": null});
         let _ = write_stdout(&error_json(file, vec![error]));
+    }
+    if format == Format::Sarif {
+        let _ = write_stdout(&paces_report::sarif::error_log(file, &[(message.to_owned(), None)]));
     }
     fail(message)
 }
@@ -272,59 +280,13 @@ pub fn write_stdout(text: &str) -> Outcome {
 /// The path argument every file-reading subcommand takes.
 pub type FileArg = PathBuf;
 
-/// Output formats of the reporting subcommands.
+/// Output formats of `check` and `repair`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Text for people.
     Text,
     /// JSON for tools (see docs/json.md).
     Json,
-}
-
-/// A verdict's name in JSON: `correct`, `bad`, `deadlock`, `livelock`, `bound-reached`.
-pub fn verdict_json(verdict: &paces::explore::Verdict) -> String {
-    verdict.name().replace(' ', "-")
-}
-
-/// The program's thread names, in order: what a step's `thread` index points at.
-pub fn threads_json(program: &Program) -> serde_json::Value {
-    program.threads.iter().map(|t| t.name.clone()).collect()
-}
-
-/// A duration in milliseconds, to the microsecond.
-pub fn ms(d: std::time::Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
-}
-
-/// A count and its noun, plural unless the count is 1 (`1 transition`, `2 states`).
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
-}
-
-/// A step as JSON: its thread index, label and text (`x := 1`; empty for a label that is no
-/// location of `program`).
-pub fn step_json(program: &Program, thread: usize, label: &str) -> serde_json::Value {
-    let text = program.loc(label).and_then(|l| program.step_text(l)).unwrap_or_default();
-    serde_json::json!({"thread": thread, "label": label, "text": text})
-}
-
-/// A schedule as JSON: one object per step ([`step_json`]), the failing one marked.
-pub fn schedule_json(
-    program: &Program,
-    schedule: &paces::explore::Schedule,
-    failing: Option<usize>,
-) -> serde_json::Value {
-    serde_json::Value::Array(
-        schedule
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let mut step = step_json(program, s.thread.index(), &s.label);
-                step["failing"] = serde_json::Value::Bool(failing == Some(i));
-                step
-            })
-            .collect(),
-    )
+    /// SARIF 2.1.0 for code-review tools (see docs/sarif.md).
+    Sarif,
 }

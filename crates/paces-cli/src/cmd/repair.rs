@@ -11,7 +11,7 @@ use paces_report::text::{self, Times};
 
 use super::check::CheckerArgs;
 use super::progress::{print_line, progress_text, StatusLine};
-use super::{fail_in, write_stdout, FileArg, Format, Outcome};
+use super::{fail, fail_in, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -43,8 +43,9 @@ pub struct Args {
     /// mixed (PACES) or bad-only (CEGIS).
     #[arg(long, value_enum, default_value = "mixed")]
     pub mode: ModeArg,
-    /// Output format: text (the program on stdout, the summary on stderr) or json (one JSON
-    /// document on stdout, see docs/json.md).
+    /// Output format: text (the program on stdout, the summary on stderr), json (one JSON
+    /// document on stdout, see docs/json.md) or sarif (a SARIF 2.1.0 log on stdout: what the
+    /// original fails, the repair as fixes; see docs/sarif.md).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Write every trace graph, partial order and fix cycle as DOT files into this folder.
@@ -81,6 +82,10 @@ pub struct Args {
     /// dropped); the checker judges every candidate either way.
     #[arg(long)]
     pub no_relax: bool,
+    /// The most MiB the tables of one bad trace's elimination graph may take; a bad trace
+    /// past it stops the run with "bound reached".
+    #[arg(long, value_name = "MIB", default_value_t = paces::LearnerConfig::DEFAULT_MAX_ELIMINATION_MEMORY >> 20)]
+    pub max_elimination_memory: u64,
     /// Stop at the loop's first repair: no optimisation phase looking for a cheaper one (the
     /// summary's "cost" line then says nothing of optimality).
     #[arg(long)]
@@ -147,8 +152,8 @@ fn preserved(
     }
 }
 
-/// The summary's note when a C model's repair is printed as Cwhile.
-const C_AS_CWHILE: &str = "  note: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): the repaired program is printed as Cwhile, with the source's comments\n";
+/// What a run says (even with `--quiet`) when a C file's repair cannot be written in its C.
+const NOT_IN_C: &str = "  error: the repair cannot be written into this C source (see docs/c-frontend.md, \"The repaired program\"): no program is written (exit 1); the changes above say what to change by hand\n";
 
 /// The summary's note when a Cwhile program's repair is printed in canonical layout.
 const CANONICAL: &str = "  note: the source's layout cannot take the repair (a changed block has two statements on one line): the repaired program is printed in canonical layout, with the source's comments\n";
@@ -202,15 +207,16 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let success = !report.bug_remains();
     let kept = preserved(&input, &program, &report, &args.bounds.pthread_options(&args.file));
     let in_source_text = kept.is_some();
-    // A C model whose repair cannot be written into its source is printed as Cwhile: the
-    // summary says so.
+    // A C file whose repair cannot be written into its source gets no program (C stays C:
+    // never Cwhile in a `.c` file); the run says so and exits 1.
     let canonical = report.repaired_text();
     let layout_lost = kept.is_none()
         && canonical.is_some()
         && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
-    let as_cwhile = layout_lost && input.lang == super::Lang::C;
+    let not_c = layout_lost && matches!(input.lang, super::Lang::C | super::Lang::Pthread);
     let printed = match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
         (Some(text), _, _) => Some(text),
+        _ if not_c => None,
         // The fallback keeps every comment of the source, as `paces fmt` does.
         (None, Some(repaired), Ok(source)) if layout_lost => {
             Some(paces::cwhile::Printer::new(repaired).labels(&report.named_labels()).comments(source).print())
@@ -222,10 +228,20 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
             return fail_in(args.format, &input.name, &message);
         }
     }
+    // SARIF lists what the original fails: every bug, from a check of its own.
+    let original = match args.format {
+        Format::Sarif => match check_original(args, &program, started) {
+            Ok(result) => Some(result),
+            Err(message) => return fail_in(args.format, &input.name, &message),
+        },
+        _ => None,
+    };
     let times = Times::of(&report, read, started.elapsed());
-    let layout = Layout { lost: layout_lost, as_cwhile };
-    let written = emit(args, &input, &program, (&report, printed.as_deref(), &times), layout, success, &bounds);
+    let layout = Layout { lost: layout_lost, not_c };
+    let done = Done { report: &report, printed: printed.as_deref(), times: &times, original };
+    let written = emit(args, &input, &program, &done, layout, success, &bounds);
     match written {
+        Outcome::Success if not_c => Outcome::No,
         Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
         Outcome::Success if success => Outcome::Success,
         Outcome::Success => Outcome::No,
@@ -251,6 +267,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         })
         .fallback(!args.no_fallback)
         .relax_on_conflict(!args.no_relax)
+        .max_elimination_memory(args.max_elimination_memory.saturating_mul(1 << 20))
         .optimise(!args.no_optimise)
         .keep_deadlocks(args.keep_deadlocks)
         .good_traces(paces::explore::GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps))
@@ -260,27 +277,52 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .counterexamples(args.counterexamples)
 }
 
+/// A check of `program` as the flags of `args` configure the checker, with what is left of
+/// the time limit since `started`, that goes on past the first bug: every failing assertion,
+/// deadlock and atomic livelock of the original, for the SARIF log. The error in words.
+fn check_original(
+    args: &Args,
+    program: &paces::cwhile::Program,
+    started: std::time::Instant,
+) -> Result<paces::explore::CheckResult, String> {
+    let config = args.bounds.config(started)?.stop_at_first_failure(false);
+    paces::explore::check(program, &config).map_err(|e| format!("{}: {e}", args.file.display()))
+}
+
+/// What a run of the loop gives to write out.
+struct Done<'a> {
+    /// The loop's report.
+    report: &'a Report,
+    /// The repaired program as printed (`None`: there is none).
+    printed: Option<&'a str>,
+    /// The run's times.
+    times: &'a Times,
+    /// With `--format sarif`: a check of the original that lists every bug.
+    original: Option<paces::explore::CheckResult>,
+}
+
 /// How the repaired program's text relates to the source's layout.
 #[derive(Clone, Copy)]
 struct Layout {
     /// The source's layout could not be kept: the program is printed canonically.
     lost: bool,
-    /// A C model printed as Cwhile.
-    as_cwhile: bool,
+    /// A C file whose repair C cannot hold: no program is written.
+    not_c: bool,
 }
 
-/// Writes the repaired program (to `--output` or stdout) and the summary or JSON report of the
-/// run and its `times`; the outcome of the writing (`success` and the model's `bounds` shape
+/// Writes the repaired program (to `--output` or stdout) and the summary, JSON report or SARIF
+/// log of the run `done`; the outcome of the writing (`success` and the model's `bounds` shape
 /// the summary's notes).
 fn emit(
     args: &Args,
     input: &super::Input,
     program: &paces::cwhile::Program,
-    (report, printed, times): (&Report, Option<&str>, &Times),
+    done: &Done<'_>,
     layout: Layout,
     success: bool,
     bounds: &[String],
 ) -> Outcome {
+    let (report, printed, times) = (done.report, done.printed, done.times);
     let written = match (printed, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
             Ok(()) => Outcome::Success,
@@ -293,15 +335,25 @@ fn emit(
             let printed = Printed { file: &input.name, program: printed, layout_kept: !layout.lost };
             write_stdout(&RepairDocument::new(program, report, times, printed).to_json())
         }
+        (Outcome::Success, Format::Sarif) => {
+            let Some(check) = &done.original else { return fail("no check of the original for the SARIF log") };
+            let text = String::from_utf8_lossy(&input.bytes);
+            // A C file whose repair C cannot hold gets no fix (nothing is written).
+            let fix = printed.filter(|_| !layout.not_c);
+            write_stdout(&paces_report::sarif::repair_log(&super::html::source(input, &text), check, report, fix))
+        }
         (Outcome::Success, Format::Text) => {
+            if args.quiet && layout.not_c {
+                let _ = std::io::stderr().lock().write_all(format!("paces: {}:\n{NOT_IN_C}", input.name).as_bytes());
+            }
             if !args.quiet {
                 let mut text = text::summary(&input.name, report, times, args.verbose);
-                if layout.as_cwhile {
-                    text.push_str(C_AS_CWHILE);
+                if layout.not_c {
+                    text.push_str(NOT_IN_C);
                 } else if layout.lost {
                     text.push_str(CANONICAL);
                 }
-                if success {
+                if success && !layout.not_c {
                     for b in bounds {
                         text.push_str(&format!("  note: this holds only within a bound of the model: {b} (exit 3)\n"));
                     }

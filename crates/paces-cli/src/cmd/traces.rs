@@ -1,9 +1,27 @@
 //! `paces traces FILE`: the good traces mixed mode learns from, and the first bad trace.
 
-use paces::explore::{check, search_good_traces, GoodConfig, Verdict};
+use paces::explore::{check, search_good_traces, GoodConfig};
 
 use super::check::CheckerArgs;
-use super::{fail_in, threads_json, verdict_json, write_stdout, FileArg, Format, Outcome};
+use super::{fail_in, write_stdout, FileArg, Format, Outcome};
+
+/// Output formats of `paces traces` (no SARIF: its traces are no findings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TracesFormat {
+    /// Text for people.
+    Text,
+    /// JSON for tools (see docs/json.md).
+    Json,
+}
+
+impl From<TracesFormat> for Format {
+    fn from(f: TracesFormat) -> Format {
+        match f {
+            TracesFormat::Text => Format::Text,
+            TracesFormat::Json => Format::Json,
+        }
+    }
+}
 
 /// Arguments of `paces traces`.
 #[derive(Debug, clap::Args)]
@@ -12,7 +30,7 @@ pub struct Args {
     pub file: FileArg,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: TracesFormat,
     /// Good traces per assertion (distinct writer combinations).
     #[arg(long, allow_negative_numbers = true, default_value_t = paces::explore::GoodConfig::DEFAULT_PER_ASSERTION)]
     pub per_assertion: usize,
@@ -29,7 +47,7 @@ pub struct Args {
 /// input or usage.
 pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let started = std::time::Instant::now();
-    let (input, program, config) = match args.bounds.load(&args.file, lang, args.format) {
+    let (input, program, config) = match args.bounds.load(&args.file, lang, args.format.into()) {
         Ok(loaded) => loaded,
         Err(o) => return o,
     };
@@ -40,63 +58,18 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         &GoodConfig::new().per_assertion(args.per_assertion).max_steps(args.good_steps).max_time(left),
     ) {
         Ok(g) => g,
-        Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
+        Err(e) => return fail_in(args.format.into(), &input.name, &format!("{}: {e}", input.name)),
     };
     let good = &found.traces;
     // The check has what the good-trace search left of the time limit.
     let config = config.max_time(args.bounds.time_left(started).unwrap_or_default());
     let result = match check(&program, &config) {
         Ok(r) => r,
-        Err(e) => return fail_in(args.format, &input.name, &format!("{}: {e}", input.name)),
+        Err(e) => return fail_in(args.format.into(), &input.name, &format!("{}: {e}", input.name)),
     };
-    let bad = match &result.verdict {
-        Verdict::Bad(c) | Verdict::Deadlock(_, c) | Verdict::Livelock(_, c) => Some(c),
-        _ => None,
-    };
-    let label = |loc: paces::constraint::Loc| program.loc_names.get(loc.index()).cloned().unwrap_or_default();
     let text = match args.format {
-        Format::Text => {
-            let mut s = String::new();
-            for (i, t) in good.iter().enumerate() {
-                s.push_str(&format!("good trace {} ({} steps):\n", i + 1, t.len()));
-                s.push_str(&paces_report::text_chart::columns(&program, t.into(), None));
-                s.push('\n');
-            }
-            if let Some(note) = paces_report::text::good_bounds_note(&found.bounds) {
-                s.push_str(&format!("note: {note}\n"));
-            }
-            match bad {
-                Some(c) => {
-                    s.push_str(&format!("{} trace ({} steps):\n", result.verdict.name(), c.schedule.steps.len()));
-                    s.push_str(&paces_report::text_chart::columns(&program, (&c.schedule).into(), c.failing_step));
-                }
-                None => s.push_str(&format!("no bad trace: {}\n", result.verdict.name())),
-            }
-            s
-        }
-        Format::Json => {
-            let good: Vec<serde_json::Value> = good
-                .iter()
-                .map(|t| {
-                    serde_json::Value::Array(
-                        t.events()
-                            .iter()
-                            .map(|e| super::step_json(&program, e.thread.index(), &label(e.loc)))
-                            .collect(),
-                    )
-                })
-                .collect();
-            let v = serde_json::json!({
-                "schema": "paces-traces/2",
-                "file": input.name,
-                "threads": threads_json(&program),
-                "good": good,
-                "good_search_bounds": found.bounds.iter().map(|b| b.name()).collect::<Vec<_>>(),
-                "verdict": verdict_json(&result.verdict),
-                "bad": bad.map(|c| super::schedule_json(&program, &c.schedule, c.failing_step)),
-            });
-            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-        }
+        TracesFormat::Text => paces_report::check::traces_text(&program, good, &found.bounds, &result),
+        TracesFormat::Json => paces_report::check::traces_json(&input.name, &program, good, &found.bounds, &result),
     };
     write_stdout(&text)
 }

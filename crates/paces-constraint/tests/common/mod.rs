@@ -307,8 +307,8 @@ impl F {
     /// Builds the formula in an arena, children in the given order.
     pub fn build(&self, arena: &mut paces_constraint::Arena) -> paces_constraint::NodeId {
         match self {
-            F::True => arena.tru(),
-            F::False => arena.fals(),
+            F::True => arena.constant(true),
+            F::False => arena.constant(false),
             F::Atom(a) => arena.atom(*a),
             F::Not(x) => {
                 let x = x.build(arena);

@@ -63,9 +63,10 @@ impl EliminateConfig {
         self
     }
 
-    /// The most bytes the reachability tables may take (they grow with the number of events
-    /// of the partial order times the number of events at the ends of cross-thread orderings,
-    /// and with the square of each thread's length); a larger trace is refused with
+    /// The most bytes the reachability tables may take (they grow with the square of the
+    /// number of events at the ends of cross-thread orderings, with the events where paths
+    /// branch, and with each thread's length times the chains of its forced order); a larger
+    /// trace is refused with
     /// [`ErrorKind::TooLarge`] instead of exhausting memory. Default: 1 GiB.
     pub fn max_memory(mut self, bytes: u64) -> Self {
         self.max_memory = bytes;

@@ -11,14 +11,7 @@ impl Elimination {
     /// orderings doubled in red, its constraint edges dashed and labelled with their atoms.
     /// Threads are named as in [`PartialOrder::to_dot`](crate::PartialOrder::to_dot).
     /// `None` when there is no fix `i`.
-    pub fn fix_dot(
-        &self,
-        i: usize,
-        trace: &Trace,
-        space: &Space,
-        threads: &[&str],
-        label: &dyn Fn(EventId) -> String,
-    ) -> Option<String> {
+    pub fn fix_dot(&self, i: usize, trace: &Trace, space: &Space, label: &dyn Fn(EventId) -> String) -> Option<String> {
         let fix = self.fixes.get(i)?;
         let extra: Vec<(EventId, EventId, String)> = fix
             .edges
@@ -35,6 +28,7 @@ impl Elimination {
                 (e.from, e.to, attrs)
             })
             .collect();
-        Some(self.partial_order.dot(trace, threads, label, &fix.cycle, &extra))
+        let names: Vec<&str> = space.threads().map(|(name, _)| name).collect();
+        Some(self.partial_order.dot(trace, &names, label, &fix.cycle, &extra))
     }
 }

@@ -69,8 +69,9 @@ pub struct Fix {
     pub constraint: NodeId,
     /// The distinct atoms of the cycle, sorted.
     pub atoms: Vec<Atom>,
-    /// The cycle's weight: the sum of its edges' weights.
-    pub cost: u64,
+    /// The cycle's weight in the trace elimination graph: the sum of its edges' weights
+    /// (fixes are ordered by it, lightest first). Not a candidate's [`Cost`](paces_constraint::Cost).
+    pub weight: u64,
     /// The events of the cycle in order; the last one leads back to the first. Ids from the
     /// trace's length on are blocked steps (see [`Failure::Deadlock`](crate::Failure)).
     pub cycle: Vec<EventId>,
@@ -82,16 +83,16 @@ impl Fix {
     /// The fix of a cycle with these distinct sorted atoms, events and edges; its constraint,
     /// the conjunction of the atoms, goes into `arena`.
     pub(super) fn new(atoms: Vec<Atom>, cycle: Vec<EventId>, edges: Vec<CycleEdge>, arena: &mut Arena) -> Fix {
-        let cost = edges.iter().fold(0u64, |s, e| s.saturating_add(e.weight));
+        let weight = edges.iter().fold(0u64, |s, e| s.saturating_add(e.weight));
         let nodes: Vec<NodeId> = atoms.iter().map(|&a| arena.atom(a)).collect();
         let constraint = arena.and(nodes);
-        Fix { constraint, atoms, cost, cycle, edges }
+        Fix { constraint, atoms, weight, cycle, edges }
     }
 }
 
 impl Fix {
     /// Displays the fix with the space's names: its atoms in the paper's notation and its
-    /// cost, `C <= A /\ 1 <= 3 (cost 4)`.
+    /// weight, `C <= A /\ 1 <= 3 (weight 4)`.
     pub fn display<'a>(&'a self, space: &'a Space) -> impl std::fmt::Display + 'a {
         DisplayFix { fix: self, space }
     }
@@ -104,7 +105,7 @@ struct DisplayFix<'a> {
 
 impl std::fmt::Display for DisplayFix<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (cost {})", describe(self.fix, self.space), self.fix.cost)
+        write!(f, "{} (weight {})", describe(self.fix, self.space), self.fix.weight)
     }
 }
 

@@ -1,11 +1,19 @@
 //! The trace elimination graph over the events of a partial order: its nodes, its
 //! no-constraint edges (cross-thread orderings and forced program order) and the reachability
 //! over them as bitsets, with the memory those tables take.
+//!
+//! Reachability is kept towards the interesting events only (the ends of cross-thread
+//! orderings and the blocked steps), and a row is stored once for all the events that share
+//! it: an event that is not interesting and has one forced successor (most events of a long
+//! thread) reaches what its successor reaches, so it takes no row of its own. The tables then
+//! grow with the interesting events and the events where paths branch, not with the trace
+//! times the interesting events.
 
 use paces_constraint::{Atom, Loc, Space};
 use paces_trace::{lift, Event, EventId, Trace};
 use smallvec::SmallVec;
 
+use super::forced::{self, Strategy};
 use crate::partial_order::node_event;
 use crate::{Error, ErrorKind, PartialOrder};
 
@@ -38,10 +46,14 @@ pub(super) struct Graph<'a> {
     /// Outgoing cross edge: may end a constraint edge.
     pub(super) is_head: Vec<bool>,
     pub(super) words: usize,
-    /// Row u: interesting nodes reachable from u over no-constraint edges (reflexive).
-    pub(super) reach: Vec<u64>,
-    /// Row u: the same, over paths holding a cross-thread ordering.
-    pub(super) reachx: Vec<u64>,
+    /// The reachability rows, `words` words each; row 0 is empty. Rows are shared between
+    /// events that reach the same interesting events.
+    pub(super) rows: Vec<u64>,
+    /// Per node, its row of `rows`: the interesting nodes reachable from it over
+    /// no-constraint edges (reflexive).
+    pub(super) reach: Vec<u32>,
+    /// Per node, its row of `rows`: the same, over paths holding a cross-thread ordering.
+    pub(super) reachx: Vec<u32>,
     /// Row i (an interesting node): the interesting nodes that reach it (the transpose of
     /// `reach` on interesting nodes).
     pub(super) coreach: Vec<u64>,
@@ -132,6 +144,7 @@ impl<'a> Graph<'a> {
             is_tail,
             is_head,
             words,
+            rows: Vec::new(),
             reach: Vec::new(),
             reachx: Vec::new(),
             coreach: Vec::new(),
@@ -145,32 +158,22 @@ impl<'a> Graph<'a> {
         self.ids.len()
     }
 
-    /// The bytes of the reachability tables: two rows of `words` words per node (`reach`,
-    /// `reachx`), one per interesting node (`coreach`), and one bitset of forced successors
-    /// per thread, quadratic in the thread's length.
+    /// The bytes the tables take at least: a reachability row and a transposed row of
+    /// `words` words per interesting node, and two row numbers per node. Rows of events where
+    /// paths branch and the forced-order table of each thread come on top, counted as they
+    /// are made ([`Budget`]).
     pub(super) fn table_bytes(&self) -> u64 {
-        let n = self.n() as u64;
-        let words = self.words as u64;
-        let thread_bits: u64 =
-            self.thread_nodes.iter().map(|ns| (ns.len() as u64) * (ns.len() as u64).div_ceil(64).max(1)).sum();
-        8u64.saturating_mul(words.saturating_mul(2 * n + self.inodes.len() as u64).saturating_add(thread_bits))
+        let m = self.inodes.len() as u64;
+        let rows = (self.words as u64).saturating_mul(8).saturating_mul(m.saturating_mul(2).saturating_add(1));
+        rows.saturating_add(8u64.saturating_mul(self.n() as u64))
     }
 
-    /// Refuses a graph whose tables would take more than `max_memory` bytes.
-    pub(super) fn check_memory(&self, max_memory: u64) -> Result<(), Error> {
-        let bytes = self.table_bytes();
-        if bytes <= max_memory {
-            return Ok(());
-        }
-        Err(Error::new(
-            ErrorKind::TooLarge,
-            format!(
-                "the elimination graph of {} events ({} at cross-thread orderings) needs {bytes} bytes of tables, \
-                 more than the limit of {max_memory}",
-                self.n(),
-                self.inodes.len(),
-            ),
-        ))
+    /// A budget of `max_memory` bytes with the least tables taken: refuses a graph whose
+    /// tables take more.
+    pub(super) fn budget(&self, max_memory: u64) -> Result<Budget, Error> {
+        let mut budget = Budget { limit: max_memory, used: 0, events: self.n(), interesting: self.inodes.len() };
+        budget.take(self.table_bytes())?;
+        Ok(budget)
     }
 
     /// The lifted items of `u` before `v` (one thread), checked against the space.
@@ -195,73 +198,113 @@ impl<'a> Graph<'a> {
         })
     }
 
-    /// Reachability rows (`reach`, `reachx`, `coreach`) and the forced program-order edges (a
-    /// transitive reduction of the forced pairs of each thread, found with one bitset of
-    /// forced successors per event).
-    pub(super) fn compute_reach(&mut self) -> Result<(), Error> {
+    /// The forced program-order edges: per thread, the transitive reduction of its forced
+    /// pairs (see the `forced` module), each thread's table taken from `budget` while it is
+    /// built.
+    pub(super) fn compute_forced(&mut self, strategy: Strategy, budget: &mut Budget) -> Result<(), Error> {
+        for t in 0..self.thread_nodes.len() {
+            let nodes = &self.thread_nodes[t];
+            let skip = |p: usize| self.blocked[nodes[p] as usize];
+            let mut is_forced = |p: usize, q: usize| self.forced(nodes[p], nodes[q]);
+            let thread = forced::Thread { len: nodes.len(), skip: &skip, forced: &mut is_forced };
+            let mut taken = 0;
+            let succ = forced::reduce(thread, strategy, &mut |bytes| {
+                taken += bytes;
+                budget.take(bytes)
+            });
+            budget.give(taken);
+            let succ = succ?;
+            let nodes = self.thread_nodes[t].clone();
+            for (p, out) in succ.into_iter().enumerate() {
+                self.forced_out[nodes[p] as usize] = out.into_iter().map(|q| nodes[q as usize]).collect();
+            }
+        }
+        Ok(())
+    }
+
+    /// Reachability rows (`reach`, `reachx`, `coreach`) over the cross-thread orderings and
+    /// the forced edges ([`Graph::compute_forced`] first), each new row taken from `budget`.
+    pub(super) fn compute_reach(&mut self, budget: &mut Budget) -> Result<(), Error> {
         let n = self.n();
         let w = self.words;
-        self.reach = vec![0u64; n * w];
-        self.reachx = vec![0u64; n * w];
-        let blocked_bits: Vec<usize> = (0..n).filter(|&i| self.blocked[i]).map(|i| self.iidx[i] as usize).collect();
-        let mut forced_rows: Vec<Vec<u64>> = self
-            .thread_nodes
-            .iter()
-            .map(|nodes| {
-                let tw = nodes.len().div_ceil(64).max(1);
-                vec![0u64; nodes.len() * tw]
-            })
-            .collect();
+        self.rows = vec![0u64; w];
+        self.reach = vec![0; n];
+        self.reachx = vec![0; n];
+        let mut blocked_row = None;
+        let mut bits = vec![0u64; w];
+        let mut bits_x = vec![0u64; w];
+        let mut near: SmallVec<[u32; 8]> = SmallVec::new();
         for u in (0..n).rev() {
             if self.blocked[u] {
-                for &b in &blocked_bits {
-                    self.reach[u * w + b / 64] |= 1 << (b % 64);
+                let row = match blocked_row {
+                    Some(row) => row,
+                    None => {
+                        bits.fill(0);
+                        for b in (0..n).filter(|&i| self.blocked[i]).map(|i| self.iidx[i] as usize) {
+                            bits[b / 64] |= 1 << (b % 64);
+                        }
+                        let row = self.intern(&bits, &[], budget)?;
+                        blocked_row = Some(row);
+                        row
+                    }
+                };
+                self.reach[u] = row;
+                continue;
+            }
+            if self.iidx[u] == NONE && self.cross_out[u].is_empty() && self.forced_out[u].len() <= 1 {
+                // What the one successor reaches (nothing without one).
+                if let Some(&v) = self.forced_out[u].first() {
+                    self.reach[u] = self.reach[v as usize];
+                    self.reachx[u] = self.reachx[v as usize];
                 }
                 continue;
             }
+            bits.fill(0);
+            bits_x.fill(0);
+            near.clear();
             if self.iidx[u] != NONE {
                 let b = self.iidx[u] as usize;
-                self.reach[u * w + b / 64] |= 1 << (b % 64);
+                bits[b / 64] |= 1 << (b % 64);
             }
-            for k in 0..self.cross_out[u].len() {
-                let v = self.cross_out[u][k] as usize;
-                for j in 0..w {
-                    let bits = self.reach[v * w + j];
-                    self.reach[u * w + j] |= bits;
-                    self.reachx[u * w + j] |= bits;
-                }
+            for &v in &self.cross_out[u] {
+                let row = self.reach[v as usize];
+                or_row(&mut bits, &self.rows, row);
+                or_row(&mut bits_x, &self.rows, row);
+                near.push(row);
             }
-            let t = self.thread[u] as usize;
-            let p = self.tpos[u] as usize;
-            let len = self.thread_nodes[t].len();
-            let tw = len.div_ceil(64).max(1);
-            for q in p + 1..len {
-                let rows = &forced_rows[t];
-                if rows[p * tw + q / 64] >> (q % 64) & 1 == 1 {
-                    continue;
-                }
-                let v = self.thread_nodes[t][q];
-                if !self.forced(u as u32, v)? {
-                    continue;
-                }
-                let rows = &mut forced_rows[t];
-                rows[p * tw + q / 64] |= 1 << (q % 64);
-                let (lo, hi) = rows.split_at_mut(q * tw);
-                for (d, s) in lo[p * tw..p * tw + tw].iter_mut().zip(&hi[..tw]) {
-                    *d |= *s;
-                }
-                self.forced_out[u].push(v);
-                let v = v as usize;
-                for j in 0..w {
-                    let bits = self.reach[v * w + j];
-                    self.reach[u * w + j] |= bits;
-                    let bits = self.reachx[v * w + j];
-                    self.reachx[u * w + j] |= bits;
-                }
+            for &v in &self.forced_out[u] {
+                let (row, row_x) = (self.reach[v as usize], self.reachx[v as usize]);
+                or_row(&mut bits, &self.rows, row);
+                or_row(&mut bits_x, &self.rows, row_x);
+                near.extend([row, row_x]);
             }
+            self.reach[u] = self.intern(&bits, &near, budget)?;
+            self.reachx[u] = self.intern(&bits_x, &near, budget)?;
         }
         self.compute_coreach();
         Ok(())
+    }
+
+    /// The row holding `bits`: row 0 when they are empty, one of the rows `near` when it
+    /// holds the same bits, else a new row.
+    fn intern(&mut self, bits: &[u64], near: &[u32], budget: &mut Budget) -> Result<u32, Error> {
+        let w = self.words;
+        if bits.iter().all(|&b| b == 0) {
+            return Ok(0);
+        }
+        if let Some(&row) = near.iter().find(|&&r| self.row(r) == bits) {
+            return Ok(row);
+        }
+        budget.take(8 * w as u64)?;
+        let row = (self.rows.len() / w) as u32;
+        self.rows.extend_from_slice(bits);
+        Ok(row)
+    }
+
+    /// Row `r` of `rows`.
+    pub(super) fn row(&self, r: u32) -> &[u64] {
+        let at = r as usize * self.words;
+        &self.rows[at..at + self.words]
     }
 
     /// The transpose of `reach` on the interesting nodes.
@@ -270,9 +313,9 @@ impl<'a> Graph<'a> {
         let m = self.inodes.len();
         self.coreach = vec![0u64; m * w];
         for (i, &u) in self.inodes.iter().enumerate() {
-            let row = u as usize * w;
+            let row = self.reach[u as usize] as usize * w;
             for word in 0..w {
-                let mut bits = self.reach[row + word];
+                let mut bits = self.rows[row + word];
                 while bits != 0 {
                     let j = word * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
@@ -284,18 +327,59 @@ impl<'a> Graph<'a> {
 
     /// Whether `to` (an interesting node) is reachable from `from` over no-constraint edges.
     pub(super) fn reaches(&self, from: u32, to: u32) -> bool {
-        bit(&self.reach, self.words, from as usize, self.iidx[to as usize] as usize)
+        bit(&self.rows, self.words, self.reach[from as usize] as usize, self.iidx[to as usize] as usize)
     }
 
     /// The same over a path holding a cross-thread ordering.
     pub(super) fn reaches_x(&self, from: u32, to: u32) -> bool {
-        bit(&self.reachx, self.words, from as usize, self.iidx[to as usize] as usize)
+        bit(&self.rows, self.words, self.reachx[from as usize] as usize, self.iidx[to as usize] as usize)
     }
 
     /// Per thread, its heads (events with an outgoing cross-thread ordering), in program
     /// order.
     pub(super) fn heads(&self) -> Vec<Vec<u32>> {
         self.thread_nodes.iter().map(|ns| ns.iter().copied().filter(|&v| self.is_head[v as usize]).collect()).collect()
+    }
+}
+
+/// Ors row `row` of `rows` into `bits`.
+fn or_row(bits: &mut [u64], rows: &[u64], row: u32) {
+    let w = bits.len();
+    let at = row as usize * w;
+    for (d, s) in bits.iter_mut().zip(&rows[at..at + w]) {
+        *d |= *s;
+    }
+}
+
+/// The bytes the elimination graph's tables may still take ([`EliminateConfig::max_memory`](super::EliminateConfig::max_memory)).
+pub(super) struct Budget {
+    limit: u64,
+    used: u64,
+    events: usize,
+    interesting: usize,
+}
+
+impl Budget {
+    /// Takes `bytes`, or refuses them past the limit.
+    pub(super) fn take(&mut self, bytes: u64) -> Result<(), Error> {
+        let used = self.used.saturating_add(bytes);
+        if used > self.limit {
+            return Err(Error::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "the elimination graph of {} events ({} at cross-thread orderings) needs at least {used} bytes \
+                     of tables, more than the limit of {}",
+                    self.events, self.interesting, self.limit
+                ),
+            ));
+        }
+        self.used = used;
+        Ok(())
+    }
+
+    /// Gives back `bytes` taken before (a table that is freed).
+    pub(super) fn give(&mut self, bytes: u64) {
+        self.used = self.used.saturating_sub(bytes);
     }
 }
 

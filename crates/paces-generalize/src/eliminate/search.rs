@@ -263,9 +263,9 @@ impl Search<'_, '_> {
     /// in order of span. False when the work bound is reached.
     fn next_kept(&mut self, f: &Frame, heads: &[Vec<u32>], next: &mut Vec<(u32, u32, Opt)>) -> Result<bool, Error> {
         let g = self.g;
-        let row = f.head as usize * g.words;
-        for word in 0..g.words {
-            let mut bits = g.reach[row + word];
+        let row = g.row(g.reach[f.head as usize]);
+        for (word, &bits) in row.iter().enumerate() {
+            let mut bits = bits;
             while bits != 0 {
                 let b = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;

@@ -67,6 +67,11 @@ impl Setup {
     /// One block per thread; statements that conflict are fixed in order; awaits open sections
     /// only.
     pub fn new(program: Program) -> Setup {
+        Setup::named(program, &[])
+    }
+
+    /// [`Setup::new`], the first threads declared in the space under `names`.
+    pub fn named(program: Program, names: &[&str]) -> Setup {
         let mut b = SpaceBuilder::new();
         let mut blocks = Vec::new();
         let mut locs = Vec::new();
@@ -85,6 +90,9 @@ impl Setup {
                         b.fix(ls[i], ls[j]).unwrap();
                     }
                 }
+            }
+            if let Some(name) = names.get(blocks.len()) {
+                b.thread(name, block).unwrap();
             }
             blocks.push(block);
             locs.push(ls);

@@ -119,6 +119,14 @@ impl Repair {
         self
     }
 
+    /// The most bytes the tables of one bad trace's elimination graph may take
+    /// ([`LearnerConfig::max_elimination_memory`](crate::LearnerConfig::max_elimination_memory));
+    /// past it the loop stops with "bound reached". Default: 1 GiB.
+    pub fn max_elimination_memory(mut self, bytes: u64) -> Self {
+        self.learner = self.learner.max_elimination_memory(bytes);
+        self
+    }
+
     /// LearnGoodUnder variant. Default: [`Variant::Full`].
     pub fn variant(mut self, variant: Variant) -> Self {
         self.learner = self.learner.variant(variant);

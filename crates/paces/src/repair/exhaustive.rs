@@ -10,7 +10,9 @@ use paces_constraint::{BlockId, Candidate, Space};
 use paces_cwhile::ir::Program;
 
 use super::config::Repair;
-use super::judge::{Deadlocks, Judge, Judgement};
+use super::context::Context;
+use super::judge::{Deadlocks, Judge};
+use super::judgement::Judgement;
 use super::report::{apply_time, Exhaustive, NoRepair, Report, StopReason};
 use crate::{Error, ErrorKind};
 
@@ -38,7 +40,9 @@ impl Repair {
     /// )?;
     /// let report = paces::Repair::new().optimum(&program)?;
     /// assert_eq!(report.stop, paces::StopReason::Repaired);
-    /// assert_eq!(report.transformation_text, ["swap A <-> B"]);
+    /// let a = report.space.loc("A").unwrap();
+    /// let b = report.space.loc("B").unwrap();
+    /// assert_eq!(report.transformations, [paces::constraint::Transformation::Swap { first: a, second: b }]);
     /// assert!(report.exhaustive.is_some_and(|e| e.proved_optimal));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -63,20 +67,21 @@ fn exhaustive_search(cfg: &Repair, program: &Program) -> Result<Report, Error> {
         _ => return Err(too_large(size, limit)),
     };
     let candidates = in_cost_order(&space, size)?;
-    let mut judge = Judge::new(cfg, program);
+    let mut ctx = Context::new(cfg, program, &space);
+    let mut judge = Judge::new();
     if !cfg.keep_deadlocks {
         // The reference for a repair that removes every deadlock of the original.
-        judge.deadlocks = Deadlocks::Keep(BTreeSet::new());
+        judge.set_deadlock_policy(Deadlocks::Keep(BTreeSet::new()));
     }
-    let (stop, checked) = search(&mut judge, candidates)?;
+    let (stop, checked) = search(&mut ctx, &mut judge, candidates)?;
     let proved_optimal = stop == StopReason::Repaired;
-    judge.report.exhaustive = Some(Exhaustive { space_size: size, checked, proved_optimal });
+    ctx.record_exhaustive(Exhaustive { space_size: size, checked, proved_optimal });
     if stop.is_success() {
-        judge.settle_fates();
+        ctx.settle_fates(judge.reached_deadlocks());
     } else {
-        judge.report.clear_accepted();
+        ctx.clear_accepted();
     }
-    Ok(judge.report.finish(stop, None))
+    Ok(ctx.finish(stop, judge.original_deadlocks(), None))
 }
 
 /// Every candidate of a space of `size` candidates but the original (judged apart), in cost
@@ -96,34 +101,39 @@ pub(super) fn in_cost_order(space: &Space, size: usize) -> Result<Vec<Candidate>
 
 /// Judges the original, then the other candidates in the given order until one is accepted;
 /// the stop and how many candidates were judged (the original included).
-fn search(judge: &mut Judge<'_>, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
-    match judge.judge_original()? {
+fn search(ctx: &mut Context<'_>, judge: &mut Judge, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
+    let judged = judge.judge_original(ctx)?;
+    match ctx.record_original(judged) {
         // An original that only deadlocks is not correct when its deadlocks are bugs.
         ControlFlow::Break(StopReason::AlreadyCorrect)
-            if judge.deadlocks != Deadlocks::KeepAll && !judge.report.accepted_deadlocks().is_empty() => {}
+            if *judge.deadlock_policy() != Deadlocks::KeepAll && !ctx.accepted_deadlocks().is_empty() => {}
         ControlFlow::Break(stop) => return Ok((stop, 1)),
         ControlFlow::Continue(_) => {}
     }
-    let (stop, checked) = judge_in_order(judge, candidates)?;
+    let (stop, checked) = judge_in_order(ctx, judge, candidates)?;
     Ok((stop, checked + 1))
 }
 
-/// Judges the candidates in the given order until one is accepted (recorded in the judge's
-/// report); the stop and how many were judged.
-pub(super) fn judge_in_order(judge: &mut Judge<'_>, candidates: Vec<Candidate>) -> Result<(StopReason, usize), Error> {
+/// Judges the candidates in the given order until one is accepted (recorded as the run's
+/// accepted program); the stop and how many were judged.
+pub(super) fn judge_in_order(
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
+    candidates: Vec<Candidate>,
+) -> Result<(StopReason, usize), Error> {
     let total = candidates.len() + 1;
     let mut checked = 0;
     for candidate in candidates {
-        if judge.out_of_time() {
+        if ctx.out_of_time() {
             return Ok((StopReason::TimeLimit, checked));
         }
-        let original = judge.program;
-        let repaired = judge.report.timed(apply_time, || original.apply(&candidate))?;
+        let original = ctx.program();
+        let repaired = ctx.timed(apply_time, || original.apply(&candidate))?;
         checked += 1;
-        match judge.judge(&repaired, &candidate)? {
-            Judgement::Accepted(acceptance, _) => {
-                let transformations = candidate.transformations(&judge.space);
-                judge.accept(repaired, candidate, transformations, acceptance);
+        match judge.judge(ctx, &repaired, &candidate)? {
+            Judgement::Accepted(passed, _) => {
+                let transformations = candidate.transformations(ctx.space());
+                ctx.accept(passed.accepted(repaired, candidate, transformations));
                 return Ok((StopReason::Repaired, checked));
             }
             Judgement::Rejected(_) => {}

@@ -1,20 +1,22 @@
 //! Learning: the learner of a run, once the original program is judged buggy, fed with the
 //! original's good traces and with every rejection the judge gives (the fixes of a bad trace,
 //! the guess for a new deadlock or livelock, the no-good of the rejected candidate), and asked
-//! for the next candidate.
+//! for the next candidate. It returns what it learned and proposed (into the iteration record
+//! the loop hands it and records) and never writes the report; it times its work through the
+//! run's context.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use paces_constraint::{Candidate, Cost, NodeId, Transformation};
-use paces_cwhile::ir::Program;
-use paces_explore::{complete_counterexample, freely_bad, search_good_traces, translate_trace, Counterexample};
+use paces_constraint::{Candidate, Cost, NodeId, Space, Transformation};
+use paces_explore::{complete_counterexample, freely_bad, translate_trace, Counterexample};
 use paces_learn::{Learner, LessonId, Proposal};
 use paces_trace::Trace;
 
-use super::judge::{Judge, Rejection};
-use super::report::{complete_time, good_time, learn_time, solve_time, BoundHit, Iteration, IterationKind};
-use super::report::{LearnedTrace, NoRepair, StopReason};
+use super::context::Context;
+use super::judgement::{Rejected, Rejection};
+use super::report::{complete_time, learn_time, solve_time, BoundHit, Iteration, IterationKind, LearnedTrace};
+use super::report::{NoRepair, Problem, StopReason};
 use crate::{Error, ErrorKind};
 
 /// Configurations the free-transformation search of one good trace may visit.
@@ -23,15 +25,13 @@ const FREE_BUDGET: usize = 5_000;
 /// Configurations the completion of a bad trace may visit.
 const COMPLETION_BUDGET: usize = 200_000;
 
-/// A rejected program: the original (no candidate) or a candidate applied.
-pub(super) struct Rejected {
-    pub(super) why: Rejection,
-    pub(super) program: Program,
-    pub(super) candidate: Option<Candidate>,
-}
-
 /// A candidate the learner proposed, with its transformations.
 pub(super) type Proposed = (Candidate, Vec<Transformation>);
+
+/// Where the further counterexamples of a rejected program's check come from, asked for
+/// after learning from its first bad trace (the judge's `more_failures`).
+pub(super) type MoreFailures<'m, 'a> =
+    dyn FnMut(&mut Context<'a>, &Rejected, &Counterexample) -> Result<Vec<(Problem, Counterexample)>, Error> + 'm;
 
 /// The learner of a run and what the run keeps to guess causes.
 pub(super) struct Learning {
@@ -44,36 +44,19 @@ pub(super) struct Learning {
 }
 
 impl Learning {
-    /// A learner over the judge's space, with the run's learner settings and deadline.
-    pub(super) fn new(judge: &Judge<'_>) -> Result<Self, Error> {
-        let mut learner = Learner::new(&judge.space, judge.cfg.learner.clone())?;
-        learner.set_deadline(judge.cfg.time_limit.map(|limit| judge.report.start() + limit));
+    /// A learner over the run's space, with the run's learner settings and deadline.
+    pub(super) fn new(ctx: &Context<'_>) -> Result<Self, Error> {
+        let mut learner = Learner::new(ctx.space(), ctx.cfg().learner.clone())?;
+        learner.set_deadline(ctx.deadline());
         Ok(Learning { learner, causes: BTreeMap::new(), last: None })
     }
 
-    /// Mixed mode's first phase: LearnGoodUnder on the original's good traces.
-    pub(super) fn learn_from_good_traces(&mut self, judge: &mut Judge<'_>) -> Result<(), Error> {
-        let remaining = judge.cfg.time_limit.map(|limit| limit.saturating_sub(judge.report.start().elapsed()));
-        let config = judge.cfg.good.clone().max_time(remaining);
-        let program = judge.program;
-        let found = judge.report.timed(good_time, || search_good_traces(program, &config))?;
-        judge.report.good_search_bounds = found.bounds;
-        let traces = found.traces;
-        for t in &traces {
-            judge.saw_good_trace(t);
-        }
-        for t in &traces {
-            if judge.out_of_time() {
-                break; // the loop stops with the time limit
-            }
-            let learner = &mut self.learner;
-            judge.report.timed(learn_time, || {
-                learner.learn_good_checked(t, || freely_bad(program, t, FREE_BUDGET).ok().flatten())
-            })?;
-            if judge.cfg.record_traces {
-                judge.report.learned_good.push(t.clone());
-            }
-        }
+    /// LearnGoodUnder on `trace`, a good trace of the original.
+    pub(super) fn learn_good(&mut self, ctx: &mut Context<'_>, trace: &Trace) -> Result<(), Error> {
+        let (learner, program) = (&mut self.learner, ctx.program());
+        ctx.timed(learn_time, || {
+            learner.learn_good_checked(trace, || freely_bad(program, trace, FREE_BUDGET).ok().flatten())
+        })?;
         Ok(())
     }
 
@@ -84,19 +67,21 @@ impl Learning {
     }
 
     /// Requires that `candidate` is never proposed again, for the reason `why`.
-    pub(super) fn exclude(&mut self, judge: &Judge<'_>, candidate: &Candidate, why: &str) -> Result<(), Error> {
-        let nogood = self.learner.arena_mut().excluding(candidate, &judge.space);
+    pub(super) fn exclude(&mut self, space: &Space, candidate: &Candidate, why: &str) -> Result<(), Error> {
+        let nogood = self.learner.arena_mut().excluding(candidate, space);
         self.learner.require(nogood, why)?;
         Ok(())
     }
 
     /// Learns from a rejected program: the fixes of its trace (or the guess for a livelock),
-    /// then the no-good of the rejected candidate. A stop when the original's own bad trace
-    /// has no fix or learning passes a memory bound.
-    pub(super) fn learn_from_rejection(
+    /// then the no-good of the rejected candidate; what it learned goes into `record`, and
+    /// the further counterexamples of a bad trace come from `more`. A stop when the
+    /// original's own bad trace has no fix or learning passes a memory bound.
+    pub(super) fn learn_from_rejection<'a>(
         &mut self,
-        judge: &mut Judge<'_>,
+        ctx: &mut Context<'a>,
         rejected: &Rejected,
+        more: &mut MoreFailures<'_, 'a>,
         record: &mut Iteration,
     ) -> Result<ControlFlow<StopReason>, Error> {
         self.last = None;
@@ -105,23 +90,23 @@ impl Learning {
                 let kind = IterationKind::Deadlock;
                 // A deadlock the original reaches too: no move of the candidate made it, so
                 // its fixes are learned with no guess of a move to undo.
-                if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, kind, cex, record, true)? {
+                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, kind, cex, record, true)? {
                     return Ok(ControlFlow::Break(stop));
                 }
             }
             Rejection::Outcome(_) => {
                 if let Some(candidate) = &rejected.candidate {
-                    self.learn_outcome_guess(judge, candidate, &record.problem.to_string())?;
-                    self.learn_shared_cause(judge, "adds an outcome", candidate, 2)?;
+                    self.learn_outcome_guess(ctx.space(), candidate, &record.problem.to_string())?;
+                    self.learn_shared_cause(ctx.space(), "adds an outcome", candidate, 2)?;
                 }
             }
             Rejection::Trace { cex, problem } => {
                 let kind = &problem.kind();
-                if let ControlFlow::Break(stop) = self.learn_from_trace(judge, rejected, *kind, cex, record, true)? {
+                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, *kind, cex, record, true)? {
                     return Ok(ControlFlow::Break(stop));
                 }
                 if *kind == IterationKind::Bad {
-                    if let ControlFlow::Break(stop) = self.learn_from_more(judge, rejected, cex, record)? {
+                    if let ControlFlow::Break(stop) = self.learn_from_more(ctx, rejected, more, cex, record)? {
                         return Ok(ControlFlow::Break(stop));
                     }
                 }
@@ -135,23 +120,23 @@ impl Learning {
                     _ => None,
                 };
                 if let (Some(after), Some(candidate)) = (after, &rejected.candidate) {
-                    self.learn_shared_cause(judge, &problem.to_string(), candidate, after)?;
+                    self.learn_shared_cause(ctx.space(), &problem.to_string(), candidate, after)?;
                 }
             }
             Rejection::Livelock(id) => {
                 let block_label = &id.block;
-                let locs = rejected.program.loops_in_added_section(judge.program, block_label);
-                let constraint = self.learner.arena_mut().outside_sections(&locs, &judge.space);
+                let locs = rejected.program.loops_in_added_section(ctx.program(), block_label);
+                let constraint = self.learner.arena_mut().outside_sections(&locs, ctx.space());
                 self.learner.require(constraint, &format!("livelock in {block_label}"))?;
             }
             Rejection::Unreached(_) => {
                 if let Some(candidate) = &rejected.candidate {
-                    self.learn_shared_cause(judge, "hides assertions", candidate, 2)?;
+                    self.learn_shared_cause(ctx.space(), "hides assertions", candidate, 2)?;
                 }
             }
             Rejection::Refused(_) => {
                 if let Some(candidate) = &rejected.candidate {
-                    self.learn_shared_cause(judge, "refused by the input's language", candidate, 2)?;
+                    self.learn_shared_cause(ctx.space(), "refused by the input's language", candidate, 2)?;
                 }
             }
             Rejection::Sequential => {}
@@ -159,7 +144,7 @@ impl Learning {
         if let Some(candidate) = &rejected.candidate {
             // Safety net: a rejected candidate is never proposed again, even when what was
             // learned from it does not exclude it.
-            self.exclude(judge, candidate, "a rejected candidate")?;
+            self.exclude(ctx.space(), candidate, "a rejected candidate")?;
         }
         Ok(ControlFlow::Continue(()))
     }
@@ -173,8 +158,7 @@ impl Learning {
     /// Learns from a candidate that reaches an outcome the original never reaches. Only a
     /// reorder adds an outcome (a section only takes runs away), so the guess is that not
     /// all of its reorders are made together; the no-good excludes the candidate itself.
-    fn learn_outcome_guess(&mut self, judge: &Judge<'_>, candidate: &Candidate, problem: &str) -> Result<(), Error> {
-        let space = &judge.space;
+    fn learn_outcome_guess(&mut self, space: &Space, candidate: &Candidate, problem: &str) -> Result<(), Error> {
         let swaps: Vec<Transformation> =
             candidate.transformations(space).into_iter().filter(|t| matches!(t, Transformation::Swap { .. })).collect();
         if swaps.is_empty() {
@@ -198,12 +182,11 @@ impl Learning {
     /// space small enough to list, walking still ends in judging the space in cost order.
     fn learn_shared_cause(
         &mut self,
-        judge: &Judge<'_>,
+        space: &Space,
         problem: &str,
         candidate: &Candidate,
         after: usize,
     ) -> Result<(), Error> {
-        let space = &judge.space;
         let made: BTreeSet<Transformation> = candidate.transformations(space).into_iter().collect();
         let (shared, seen) = self
             .causes
@@ -223,21 +206,22 @@ impl Learning {
     }
 
     /// Learns from the further counterexamples of the check that rejected `rejected` with the
-    /// bad trace `first` ([`Judge::more_failures`]), each as from the first (its fixes, or
-    /// "no repair" when it is the original's and has none), before the loop proposes again;
-    /// their problems and fixes go into `record`.
-    fn learn_from_more(
+    /// bad trace `first` (from `more`), each as from the first (its fixes, or "no repair" when
+    /// it is the original's and has none), before the loop proposes again; their problems and
+    /// fixes go into `record`.
+    fn learn_from_more<'a>(
         &mut self,
-        judge: &mut Judge<'_>,
+        ctx: &mut Context<'a>,
         rejected: &Rejected,
+        more: &mut MoreFailures<'_, 'a>,
         first: &Counterexample,
         record: &mut Iteration,
     ) -> Result<ControlFlow<StopReason>, Error> {
-        let more = judge.more_failures(&rejected.program, rejected.candidate.is_none(), first)?;
+        let more = more(ctx, rejected, first)?;
         for (problem, cex) in more {
             let mut also = Iteration::new(problem);
             if let ControlFlow::Break(stop) =
-                self.learn_from_trace(judge, rejected, IterationKind::Bad, &cex, &mut also, false)?
+                self.learn_from_trace(ctx, rejected, IterationKind::Bad, &cex, &mut also, false)?
             {
                 return Ok(ControlFlow::Break(stop));
             }
@@ -251,7 +235,7 @@ impl Learning {
     /// with `charted` its chart and DOT graphs).
     fn learn_from_trace(
         &mut self,
-        judge: &mut Judge<'_>,
+        ctx: &mut Context<'_>,
         rejected: &Rejected,
         kind: IterationKind,
         cex: &Counterexample,
@@ -261,9 +245,8 @@ impl Learning {
         let solo = failing_thread_alone(cex);
         // Execution goes on after a failure: complete the trace so that its generalisation
         // sees the writes after the failing read.
-        let cex =
-            judge.report.timed(complete_time, || complete_counterexample(&rejected.program, cex, COMPLETION_BUDGET))?;
-        let trace = translate_trace(&cex.trace, &rejected.program, judge.program)?;
+        let cex = ctx.timed(complete_time, || complete_counterexample(&rejected.program, cex, COMPLETION_BUDGET))?;
+        let trace = translate_trace(&cex.trace, &rejected.program, ctx.program())?;
         record.schedule = cex.schedule.steps.iter().map(|s| s.label.clone()).collect();
         record.threads = cex.schedule.steps.iter().map(|s| s.thread.index()).collect();
         record.failing = cex.failing_step;
@@ -277,20 +260,20 @@ impl Learning {
         let original_s = matches!(rejected.why, Rejection::OriginalDeadlock { .. });
         let undo = match (&rejected.candidate, kind) {
             (Some(candidate), IterationKind::Deadlock) if !original_s => {
-                Some(learner.arena_mut().undo_a_move(&trace.blocked_items(), candidate, &judge.space))
+                Some(learner.arena_mut().undo_a_move(&trace.blocked_items(), candidate, ctx.space()))
             }
             _ => None,
         };
         if let (Some(candidate), Some(undo)) = (&rejected.candidate, undo) {
-            if blocked_at_added_section(&trace, candidate, &judge.space) {
+            if blocked_at_added_section(&trace, candidate, ctx.space()) {
                 // Not a deadlock of the original's steps: learn the guess alone.
                 let name =
                     format!("{} (at an added section that waits inside: undo a move or part it)", record.problem);
-                judge.report.timed(learn_time, || learner.require_guess(undo, &name))?;
+                ctx.timed(learn_time, || learner.require_guess(undo, &name))?;
                 return Ok(ControlFlow::Continue(()));
             }
         }
-        let (lesson, elimination) = match judge.report.timed(learn_time, || learner.learn_bad_or(&trace, undo)) {
+        let (lesson, elimination) = match ctx.timed(learn_time, || learner.learn_bad_or(&trace, undo)) {
             // A candidate's deadlock whose trace, read back in the original's terms, shows no
             // blocked step (an added section that holds the wait's predecessors): nothing to
             // generalise; the candidate's no-good and the shared-cause guess remain.
@@ -299,12 +282,12 @@ impl Learning {
             }
             Err(e) if *e.kind() == paces_learn::ErrorKind::Limit => {
                 let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-                let hit = BoundHit::LearningMemory { message: detail };
-                return Ok(ControlFlow::Break(StopReason::BoundReached(hit)));
+                let message = format!("{detail} (--max-elimination-memory raises it)");
+                return Ok(ControlFlow::Break(StopReason::BoundReached(BoundHit::LearningMemory { message })));
             }
             r => r?,
         };
-        if judge.cfg.record_traces && charted {
+        if ctx.cfg().record_traces && charted {
             record.learned = Some(Box::new(LearnedTrace { trace, elimination }));
         }
         record.fixes = lesson.fixes;
@@ -314,13 +297,13 @@ impl Learning {
         if lesson.fixes == 0 && rejected.candidate.is_none() && kind == IterationKind::Deadlock {
             // The original's deadlock may be freed by a write its trace never reaches: no fix
             // proves nothing, so only the original itself is ruled out and the loop looks on.
-            let original = Candidate::original(&judge.space);
-            self.exclude(judge, &original, "the original program deadlocks")?;
+            let original = Candidate::original(ctx.space());
+            self.exclude(ctx.space(), &original, "the original program deadlocks")?;
         } else if lesson.fixes == 0 && rejected.candidate.is_none() {
             let failure = record.problem.clone();
             let why = match solo {
                 Some(thread) => {
-                    let thread = judge.program.threads.get(thread).map_or("?", |t| t.name.as_str()).to_owned();
+                    let thread = ctx.program().threads.get(thread).map_or("?", |t| t.name.as_str()).to_owned();
                     NoRepair::FailsAlone { failure, thread }
                 }
                 None => NoRepair::NoCycle { failure },
@@ -334,11 +317,11 @@ impl Learning {
     /// own, so nothing of the guess stays), with its cost; `None` when there is none.
     pub(super) fn cheapest_under(
         &mut self,
-        judge: &mut Judge<'_>,
+        ctx: &mut Context<'_>,
         guess: NodeId,
     ) -> Result<Option<(Candidate, Cost, Vec<Transformation>)>, Error> {
         let learner = &mut self.learner;
-        let proposal = judge.report.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
+        let proposal = ctx.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
             learner.push();
             let asked = learner.require_guess(guess, "twins change alike").and_then(|_| learner.propose());
             learner.pop()?;
@@ -351,15 +334,11 @@ impl Learning {
     }
 
     /// The cheapest candidate satisfying everything learned, or "no repair".
-    pub(super) fn propose(
-        &mut self,
-        judge: &mut Judge<'_>,
-        record: &mut Iteration,
-    ) -> Result<ControlFlow<StopReason, Proposed>, Error> {
+    pub(super) fn propose(&mut self, ctx: &mut Context<'_>) -> Result<ControlFlow<StopReason, Proposed>, Error> {
         let learner = &mut self.learner;
-        let space = &judge.space;
-        let may_relax = judge.cfg.learner.relaxes_on_conflict();
-        let proposal = judge.report.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
+        let space = ctx.space();
+        let may_relax = ctx.cfg().learner.relaxes_on_conflict();
+        let proposal = ctx.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
             let first = learner.propose()?;
             // A section across a preemption point is the dearest kind of repair: when the
             // good traces' fallbacks (frozen orders, more than those traces need) may be what
@@ -378,7 +357,6 @@ impl Learning {
                 Ok(ControlFlow::Break(StopReason::NoRepair(NoRepair::Conflict { explanation })))
             }
             Proposal::Candidate { candidate, transformations, .. } => {
-                record.proposal = transformations.clone();
                 Ok(ControlFlow::Continue((candidate, transformations)))
             }
             other => Err(Error::new(ErrorKind::Internal, format!("the learner proposed something unknown: {other:?}"))),

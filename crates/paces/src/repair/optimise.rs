@@ -5,9 +5,11 @@
 use paces_constraint::{Candidate, Cost, NodeId, Transformation};
 use paces_learn::Proposal;
 
+use super::context::Context;
 use super::exhaustive::in_cost_order;
-use super::judge::{Judge, Judgement, Rejection};
-use super::learning::{Learning, Rejected};
+use super::judge::Judge;
+use super::judgement::{Judgement, Rejected, Rejection};
+use super::learning::Learning;
 use super::report::{apply_time, list_time, solve_time, Optimality, Problem, Proof, Unproved};
 use super::twins::Twins;
 use crate::{Error, ErrorKind};
@@ -28,36 +30,37 @@ pub(super) const OPTIMISE_LIST_LIMIT: usize = 100_000;
 /// relaxed and the learner is asked for cheaper candidates, each judged and, when rejected,
 /// learned from, up to [`OPTIMISE_CHECKS`]. A cheaper accepted candidate replaces the repair.
 pub(super) fn optimise(
-    judge: &mut Judge<'_>,
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
     learning: &mut Learning,
     listable: Option<usize>,
     twins: Option<&Twins>,
     alike: Option<NodeId>,
 ) -> Result<(), Error> {
-    let Some(cost) = judge.report.accepted_candidate().map(|c| c.cost(&judge.space)) else {
+    let Some(cost) = ctx.accepted_candidate().map(|c| c.cost(ctx.space())) else {
         return Ok(());
     };
     let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
         Optimality::Proved(Proof::SingleSwap)
     } else {
         let searched = match listable {
-            Some(n) => by_listing(judge, cost, n),
-            None => by_learning(judge, learning, cost, twins, alike),
+            Some(n) => by_listing(ctx, judge, cost, n),
+            None => by_learning(ctx, judge, learning, cost, twins, alike),
         };
         match searched {
             Err(e) if *e.kind() == ErrorKind::Deadline => Optimality::CheapestFound(Unproved::TimeLimit),
             r => r?,
         }
     };
-    judge.report.optimality = Some(optimality);
+    ctx.record_optimality(Some(optimality));
     Ok(())
 }
 
 /// Judges every candidate cheaper than `cost` of a space of `size` candidates, cheapest
 /// first; the first accepted replaces the repair.
-fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimality, Error> {
-    let space = &judge.space;
-    let cheaper = judge.report.timed(list_time, || {
+fn by_listing(ctx: &mut Context<'_>, judge: &mut Judge, cost: Cost, size: usize) -> Result<Optimality, Error> {
+    let space = ctx.space();
+    let cheaper = ctx.timed(list_time, || {
         in_cost_order(space, size).map(|mut all| {
             all.retain(|c| c.cost(space) < cost);
             all
@@ -65,15 +68,15 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
     })?;
     let total = cheaper.len();
     for (checked, candidate) in cheaper.into_iter().enumerate() {
-        if judge.out_of_time() {
+        if ctx.out_of_time() {
             return Ok(Optimality::CheapestFound(Unproved::TimeLimitInList { checked, total }));
         }
-        let original = judge.program;
-        let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
-        match judge.judge(&program, &candidate)? {
-            Judgement::Accepted(acceptance, None) => {
-                let transformations = candidate.transformations(&judge.space);
-                judge.accept(program, candidate, transformations, acceptance);
+        let original = ctx.program();
+        let program = ctx.timed(apply_time, || original.apply(&candidate))?;
+        match judge.judge(ctx, &program, &candidate)? {
+            Judgement::Accepted(passed, None) => {
+                let transformations = candidate.transformations(space);
+                ctx.accept(passed.accepted(program, candidate, transformations));
                 return Ok(Optimality::Proved(Proof::FirstCheaperAccepted { judged: checked + 1 }));
             }
             Judgement::Accepted(_, Some(_)) | Judgement::Rejected(_) => {}
@@ -92,31 +95,32 @@ fn by_listing(judge: &mut Judge<'_>, cost: Cost, size: usize) -> Result<Optimali
 /// while there is one cheaper than the repair, the cheapest candidate under `alike`, the
 /// guess that twins change alike ([`Twins::alike`]).
 fn by_learning(
-    judge: &mut Judge<'_>,
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
     learning: &mut Learning,
     mut cost: Cost,
     twins: Option<&Twins>,
     mut alike: Option<NodeId>,
 ) -> Result<Optimality, Error> {
-    if judge.cfg.learner.relaxes_on_conflict() {
+    if ctx.cfg().learner.relaxes_on_conflict() {
         learning.relax_fallbacks()?;
     }
-    exclude_accepted(judge, learning)?;
+    exclude_accepted(ctx, learning)?;
     let mut checked = 0;
     // Twins race alike, so the cheapest candidate that changes them alike comes first, for as
     // long as there is one cheaper than the repair; then the learner's own proposals.
     while checked < OPTIMISE_CHECKS {
-        if judge.out_of_time() {
+        if ctx.out_of_time() {
             return Ok(Optimality::CheapestFound(Unproved::TimeLimitLearning));
         }
         let symmetric = match alike {
-            Some(node) => learning.cheapest_under(judge, node)?.filter(|(_, c, _)| *c < cost),
+            Some(node) => learning.cheapest_under(ctx, node)?.filter(|(_, c, _)| *c < cost),
             None => None,
         };
         let (candidate, transformations) = match symmetric {
             Some((candidate, _, transformations)) => (candidate, transformations),
             None if alike.take().is_some() => continue,
-            None => match cheaper_proposal(judge, learning, cost, twins)? {
+            None => match cheaper_proposal(ctx, learning, cost, twins)? {
                 Some(proposed) => proposed,
                 None => {
                     return Ok(Optimality::CheapestFound(Unproved::NoCheaperProposal { checked }));
@@ -124,13 +128,13 @@ fn by_learning(
             },
         };
         checked += 1;
-        let original = judge.program;
-        let program = judge.report.timed(apply_time, || original.apply(&candidate))?;
-        let why = match judge.judge(&program, &candidate)? {
-            Judgement::Accepted(acceptance, None) => {
-                cost = candidate.cost(&judge.space);
-                judge.accept(program, candidate, transformations, acceptance);
-                exclude_accepted(judge, learning)?;
+        let original = ctx.program();
+        let program = ctx.timed(apply_time, || original.apply(&candidate))?;
+        let why = match judge.judge(ctx, &program, &candidate)? {
+            Judgement::Accepted(passed, None) => {
+                cost = candidate.cost(ctx.space());
+                ctx.accept(passed.accepted(program, candidate, transformations));
+                exclude_accepted(ctx, learning)?;
                 continue;
             }
             Judgement::Accepted(_, Some((id, cex))) => {
@@ -144,7 +148,8 @@ fn by_learning(
         // Learned from outside the loop's history; a stop of learning ends nothing here.
         let rejected = Rejected { why, program, candidate: Some(candidate) };
         let mut record = rejected.why.iteration();
-        let _ = learning.learn_from_rejection(judge, &rejected, &mut record)?;
+        let more = &mut |ctx: &mut Context<'_>, r: &Rejected, first: &_| judge.more_failures(ctx, r, first);
+        let _ = learning.learn_from_rejection(ctx, &rejected, more, &mut record)?;
     }
     Ok(Optimality::CheapestFound(Unproved::ChecksSpent { checks: OPTIMISE_CHECKS }))
 }
@@ -152,21 +157,22 @@ fn by_learning(
 /// The learner's cheapest candidate if it costs less than `cost`, with its changes made
 /// alike in its twin threads ([`Twins::spread`]) when that still costs less.
 fn cheaper_proposal(
-    judge: &mut Judge<'_>,
+    ctx: &mut Context<'_>,
     learning: &mut Learning,
     cost: Cost,
     twins: Option<&Twins>,
 ) -> Result<Option<(Candidate, Vec<Transformation>)>, Error> {
     let learner = &mut learning.learner;
-    let proposal = judge.report.timed(solve_time, || learner.propose())?;
+    let proposal = ctx.timed(solve_time, || learner.propose())?;
     let Proposal::Candidate { candidate, cost: c, transformations } = proposal else { return Ok(None) };
     if c >= cost {
         return Ok(None);
     }
-    let spread = twins.and_then(|t| t.spread(&judge.space, &learning.learner, &candidate));
+    let space = ctx.space();
+    let spread = twins.and_then(|t| t.spread(space, &learning.learner, &candidate));
     Ok(Some(match spread {
-        Some(s) if s.cost(&judge.space) < cost => {
-            let transformations = s.transformations(&judge.space);
+        Some(s) if s.cost(space) < cost => {
+            let transformations = s.transformations(space);
             (s, transformations)
         }
         _ => (candidate, transformations),
@@ -175,9 +181,9 @@ fn cheaper_proposal(
 
 /// Keeps the accepted repair from being proposed again: the next proposal is cheaper, or
 /// there is none.
-fn exclude_accepted(judge: &Judge<'_>, learning: &mut Learning) -> Result<(), Error> {
-    if let Some(best) = judge.report.accepted_candidate() {
-        learning.exclude(judge, best, "the accepted repair")?;
+fn exclude_accepted(ctx: &Context<'_>, learning: &mut Learning) -> Result<(), Error> {
+    if let Some(best) = ctx.accepted_candidate() {
+        learning.exclude(ctx.space(), best, "the accepted repair")?;
     }
     Ok(())
 }

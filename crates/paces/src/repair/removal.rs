@@ -12,8 +12,10 @@ use paces_constraint::Candidate;
 use paces_explore::{Counterexample, DeadlockId, ThreadStand};
 use paces_learn::{LessonId, Proposal};
 
-use super::judge::{Deadlocks, Judge, Judgement, Rejection};
-use super::learning::{Learning, Rejected};
+use super::context::Context;
+use super::judge::{Deadlocks, Judge};
+use super::judgement::{Judgement, Rejected, Rejection};
+use super::learning::Learning;
 use super::report::{apply_time, solve_time, KeptBecause};
 use crate::{Error, ErrorKind};
 
@@ -35,35 +37,44 @@ struct Removal {
 impl Removal {
     /// Keeps deadlock `id` (unless kept already, for another reason), and has the judge admit
     /// it from now on.
-    fn keep(&mut self, judge: &mut Judge<'_>, id: DeadlockId, because: KeptBecause) {
+    fn keep(&mut self, judge: &mut Judge, id: DeadlockId, because: KeptBecause) {
         self.kept.entry(id).or_insert(because);
-        judge.deadlocks = Deadlocks::Keep(self.kept.keys().cloned().collect());
+        judge.set_deadlock_policy(Deadlocks::Keep(self.kept.keys().cloned().collect()));
     }
 }
 
-/// Runs the removal phase on the repair in hand (the judge's accepted program: the loop's
+/// Runs the removal phase on the repair in hand (the context's accepted program: the loop's
 /// repair, or the original when it has no failure and only deadlocks). Ends with the judge
-/// admitting exactly the deadlocks of the program then in hand, each with the reason it is
-/// kept ([`Judge::kept_because`]). Returns whether a program without some of the deadlocks
-/// was accepted; the run's time limit ends the phase like its budget.
-pub(super) fn remove_deadlocks(judge: &mut Judge<'_>, learning: &mut Learning) -> Result<bool, Error> {
+/// admitting exactly the deadlocks of the program then in hand, and the reason each is kept
+/// recorded. Returns whether a program without some of the deadlocks was accepted; the run's
+/// time limit ends the phase like its budget.
+pub(super) fn remove_deadlocks(
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
+    learning: &mut Learning,
+) -> Result<bool, Error> {
     let mut removal = Removal { kept: BTreeMap::new(), lessons: BTreeMap::new() };
-    let removed = match remove(judge, learning, &mut removal) {
+    let removed = match remove(ctx, judge, learning, &mut removal) {
         Err(e) if *e.kind() == ErrorKind::Deadline => false,
         r => r?,
     };
-    judge.max_states = None;
-    judge.deadlocks = Deadlocks::Keep(judge.report.accepted_deadlocks().into_keys().collect());
-    judge.kept_because = removal.kept;
+    judge.limit_states(None);
+    judge.set_deadlock_policy(Deadlocks::Keep(ctx.accepted_deadlocks().into_keys().collect()));
+    ctx.record_kept(removal.kept);
     Ok(removed)
 }
 
 /// The phase of [`remove_deadlocks`].
-fn remove(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal) -> Result<bool, Error> {
-    let start: BTreeMap<DeadlockId, Counterexample> = judge.report.accepted_deadlocks();
-    let Some(in_hand) = judge.report.accepted_candidate().cloned() else { return Ok(false) };
-    judge.deadlocks = Deadlocks::Keep(BTreeSet::new());
-    if let Some(alone) = judge.deadlock_alone()? {
+fn remove(
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
+    learning: &mut Learning,
+    removal: &mut Removal,
+) -> Result<bool, Error> {
+    let start: BTreeMap<DeadlockId, Counterexample> = ctx.accepted_deadlocks();
+    let Some(in_hand) = ctx.accepted_candidate().cloned() else { return Ok(false) };
+    judge.set_deadlock_policy(Deadlocks::Keep(BTreeSet::new()));
+    if let Some(alone) = judge.deadlock_alone(ctx)? {
         for id in start.keys().filter(|id| is_alone(id, &alone.thread, &alone.at)) {
             let because = KeptBecause::ThreadAlone {
                 before: alone.before.clone(),
@@ -73,7 +84,7 @@ fn remove(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal)
             removal.keep(judge, id.clone(), because);
         }
     }
-    let program = judge.report.accepted_program().cloned().unwrap_or_else(|| judge.program.clone());
+    let program = ctx.accepted_program().cloned().unwrap_or_else(|| ctx.program().clone());
     let to_remove: Vec<(&DeadlockId, &Counterexample)> =
         start.iter().filter(|(id, _)| !removal.kept.contains_key(*id)).collect();
     for (id, cex) in to_remove {
@@ -81,31 +92,30 @@ fn remove(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal)
         // The repair in hand is no-good only for this phase's candidates: it stays the answer
         // when the phase finds nothing better.
         let rejected = Rejected { why, program: program.clone(), candidate: Some(in_hand.clone()) };
-        learn(judge, learning, removal, &rejected)?;
+        learn(ctx, judge, learning, removal, &rejected)?;
     }
-    let budget = judge.report.states / 3;
-    let budget = judge.report.states + budget.max(REMOVAL_MIN_STATES);
+    let budget = ctx.states() / 3;
+    let budget = ctx.states() + budget.max(REMOVAL_MIN_STATES);
     let mut removed_some = false;
     for _ in 0..REMOVAL_ITERATIONS {
-        if start.keys().all(|id| removal.kept.contains_key(id)) || judge.report.states >= budget || judge.out_of_time()
-        {
+        if start.keys().all(|id| removal.kept.contains_key(id)) || ctx.states() >= budget || ctx.out_of_time() {
             break;
         }
-        let Some(candidate) = propose(judge, learning, removal)? else { break };
+        let Some(candidate) = propose(ctx, judge, learning, removal)? else { break };
         // No check of the phase goes past its budget.
-        judge.max_states = Some(budget.saturating_sub(judge.report.states).max(1));
-        let original = judge.program;
-        let applied = judge.report.timed(apply_time, || original.apply(&candidate))?;
-        match judge.judge(&applied, &candidate)? {
-            Judgement::Accepted(acceptance, _) => {
-                let transformations = candidate.transformations(&judge.space);
-                judge.accept(applied, candidate, transformations, acceptance);
+        judge.limit_states(Some(budget.saturating_sub(ctx.states()).max(1)));
+        let original = ctx.program();
+        let applied = ctx.timed(apply_time, || original.apply(&candidate))?;
+        match judge.judge(ctx, &applied, &candidate)? {
+            Judgement::Accepted(passed, _) => {
+                let transformations = candidate.transformations(ctx.space());
+                ctx.accept(passed.accepted(applied, candidate, transformations));
                 removed_some = true;
                 break;
             }
             Judgement::Rejected(why) => {
                 let rejected = Rejected { why, program: applied, candidate: Some(candidate) };
-                learn(judge, learning, removal, &rejected)?;
+                learn(ctx, judge, learning, removal, &rejected)?;
             }
             Judgement::Stop(_) => break,
         }
@@ -116,14 +126,16 @@ fn remove(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal)
 /// Learns from a rejection of the phase, recording it as an iteration; a deadlock of the
 /// original whose trace has no fix is kept.
 fn learn(
-    judge: &mut Judge<'_>,
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
     learning: &mut Learning,
     removal: &mut Removal,
     rejected: &Rejected,
 ) -> Result<(), Error> {
     let mut record = rejected.why.iteration();
     // A stop while learning (a memory bound) ends nothing here: the repair in hand stays.
-    let _ = learning.learn_from_rejection(judge, rejected, &mut record)?;
+    let more = &mut |ctx: &mut Context<'_>, r: &Rejected, first: &_| judge.more_failures(ctx, r, first);
+    let _ = learning.learn_from_rejection(ctx, rejected, more, &mut record)?;
     if let Rejection::OriginalDeadlock { id, .. } = &rejected.why {
         match learning.last_lesson() {
             Some(lesson) => {
@@ -132,17 +144,22 @@ fn learn(
             None => removal.keep(judge, id.clone(), KeptBecause::NoFix),
         }
     }
-    judge.record_iteration(record);
+    ctx.record_iteration(record);
     Ok(())
 }
 
 /// The cheapest candidate satisfying everything learned; when the conflict holds lessons of
 /// deadlocks, they are taken back (the deadlocks kept) and the learner is asked again.
 /// `None` when the conflict holds none (nothing better than the repair in hand).
-fn propose(judge: &mut Judge<'_>, learning: &mut Learning, removal: &mut Removal) -> Result<Option<Candidate>, Error> {
+fn propose(
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
+    learning: &mut Learning,
+    removal: &mut Removal,
+) -> Result<Option<Candidate>, Error> {
     loop {
         let learner = &mut learning.learner;
-        let proposal = judge.report.timed(solve_time, || learner.propose())?;
+        let proposal = ctx.timed(solve_time, || learner.propose())?;
         match proposal {
             Proposal::Candidate { candidate, .. } => return Ok(Some(candidate)),
             Proposal::Unsatisfiable { lessons, .. } => {

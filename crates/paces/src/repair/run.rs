@@ -1,22 +1,29 @@
 //! One run of the repair loop, as its phases: judge the original, learn from its good traces,
 //! then repeat (learn from the last rejection, propose a candidate, judge it) until a
-//! candidate is accepted or the run stops; then the optimisation phase. Judging is the
-//! judge's (`judge`), learning the learner's (`learning`), the search for a cheaper repair the
-//! optimisation phase's (`optimise`).
+//! candidate is accepted or the run stops; then the removal of the original's deadlocks and
+//! the optimisation phase. The loop owns the run's context and lends it to each step: judging
+//! is the judge's (`judge`), learning the learner's (`learning`), the search for a cheaper
+//! repair the optimisation phase's (`optimise`). The judge and the learner return what they
+//! found; the loop records the iterations, the accepted program and the report's other facts
+//! through the context.
 
 use std::ops::ControlFlow;
 
 use paces_cwhile::ir::Program;
+use paces_explore::search_good_traces;
+use paces_learn::Learner;
 
 use super::config::Repair;
+use super::context::Context;
 use super::exhaustive::{candidate_count, in_cost_order, judge_in_order};
-use super::judge::{Judge, Judgement, Rejection};
-use super::learning::{Learning, Proposed, Rejected};
+use super::judge::Judge;
+use super::judgement::{Judgement, Rejected, Rejection};
+use super::learning::{Learning, Proposed};
 use super::mode::Mode;
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
 use super::removal::remove_deadlocks;
-use super::report::{apply_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, NoRepair, Optimality};
-use super::report::{Problem, Proof, Report, StopReason};
+use super::report::{apply_time, good_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, NoRepair};
+use super::report::{Optimality, Problem, Proof, Report, StopReason};
 use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
@@ -45,59 +52,84 @@ impl Repair {
 /// Runs the loop of `cfg` on `program`: the original is judged first, and the learner is made
 /// only when it has a bad trace to learn from.
 fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
-    let mut judge = Judge::new(cfg, program);
-    let first = match until_deadline(judge.judge_original())? {
+    let space = program.space();
+    let mut ctx = Context::new(cfg, program, &space);
+    let mut judge = Judge::new();
+    let judged = judge.judge_original(&mut ctx).map(|judged| ctx.record_original(judged));
+    let first = match until_deadline(judged)? {
         ControlFlow::Continue(first) => first,
         ControlFlow::Break(StopReason::AlreadyCorrect)
-            if !cfg.keep_deadlocks && !judge.report.accepted_deadlocks().is_empty() =>
+            if !cfg.keep_deadlocks && !ctx.accepted_deadlocks().is_empty() =>
         {
-            return only_deadlocks(judge);
+            return only_deadlocks(ctx, judge);
         }
-        ControlFlow::Break(stop) => {
-            judge.settle_fates();
-            return Ok(judge.report.finish(stop, None));
-        }
+        ControlFlow::Break(stop) => return Ok(finish(ctx, &judge, stop, None)),
     };
-    let learning = Learning::new(&judge)?;
+    let learning = Learning::new(&ctx)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
-    let mut run = Run { judge, learning, reserve: None, listable: None, twins, alike: None };
+    let mut run = Run { ctx, judge, learning, reserve: None, listable: None, twins, alike: None };
     let stop = run.go(first)?;
-    run.judge.settle_fates();
-    Ok(run.judge.report.finish(stop, Some(&mut run.learning.learner)))
+    let Run { ctx, judge, mut learning, .. } = run;
+    Ok(finish(ctx, &judge, stop, Some(&mut learning.learner)))
+}
+
+/// The report of a run that stopped for `stop`, with the fates of the original's deadlocks
+/// that `judge` knows settled; what was learned comes from `learner`.
+fn finish(mut ctx: Context<'_>, judge: &Judge, stop: StopReason, learner: Option<&mut Learner>) -> Report {
+    ctx.settle_fates(judge.reached_deadlocks());
+    ctx.finish(stop, judge.original_deadlocks(), learner)
 }
 
 /// A run on an original with no failure but deadlocks, which are bugs to repair: the
 /// removal phase from the original (after the good traces, in mixed mode). A repair when it
 /// removes some; otherwise "no repair", each deadlock kept with its reason.
-fn only_deadlocks(mut judge: Judge<'_>) -> Result<Report, Error> {
-    let mut learning = Learning::new(&judge)?;
-    if judge.cfg.mode == Mode::Mixed {
-        learning.learn_from_good_traces(&mut judge)?;
+fn only_deadlocks(mut ctx: Context<'_>, mut judge: Judge) -> Result<Report, Error> {
+    let mut learning = Learning::new(&ctx)?;
+    if ctx.cfg().mode == Mode::Mixed {
+        learn_from_good_traces(&mut ctx, &mut judge, &mut learning)?;
     }
-    let removed = remove_deadlocks(&mut judge, &mut learning)?;
+    let removed = remove_deadlocks(&mut ctx, &mut judge, &mut learning)?;
     let stop = if removed {
-        if judge.cfg.optimise {
-            let listable = listable_size(&mut judge);
-            optimise(&mut judge, &mut learning, listable, None, None)?;
+        if ctx.cfg().optimise {
+            let listable = listable_size(&mut ctx);
+            optimise(&mut ctx, &mut judge, &mut learning, listable, None, None)?;
         }
         StopReason::Repaired
     } else {
         StopReason::NoRepair(NoRepair::DeadlocksStay)
     };
-    judge.settle_fates();
+    ctx.settle_fates(judge.reached_deadlocks());
     if !removed {
         // Nothing changed: no program to print.
-        judge.report.clear_accepted();
+        ctx.clear_accepted();
     }
-    Ok(judge.report.finish(stop, Some(&mut learning.learner)))
+    Ok(ctx.finish(stop, judge.original_deadlocks(), Some(&mut learning.learner)))
 }
 
-/// The number of candidates of the judge's space when it is small enough to list (at most
+/// Mixed mode's first phase: the search for good traces of the original, and LearnGoodUnder
+/// on each (the judge notes the assertions they pass).
+fn learn_from_good_traces(ctx: &mut Context<'_>, judge: &mut Judge, learning: &mut Learning) -> Result<(), Error> {
+    let config = ctx.cfg().good.clone().max_time(ctx.time_left());
+    let program = ctx.program();
+    let found = ctx.timed(good_time, || search_good_traces(program, &config))?;
+    ctx.record_good_search(found.bounds);
+    judge.saw_good_traces(ctx, &found.traces);
+    for trace in &found.traces {
+        if ctx.out_of_time() {
+            break; // the loop stops with the time limit
+        }
+        learning.learn_good(ctx, trace)?;
+        ctx.record_learned_good(trace);
+    }
+    Ok(())
+}
+
+/// The number of candidates of the run's space when it is small enough to list (at most
 /// [`OPTIMISE_LIST_LIMIT`], or the exhaustive search's limit if larger).
-fn listable_size(judge: &mut Judge<'_>) -> Option<usize> {
-    let limit = judge.cfg.exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
-    let (space, report) = (&judge.space, &mut judge.report);
-    report.timed(list_time, || candidate_count(space)).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit)
+fn listable_size(ctx: &mut Context<'_>) -> Option<usize> {
+    let limit = ctx.cfg().exhaustive_limit.max(OPTIMISE_LIST_LIMIT);
+    let space = ctx.space();
+    ctx.timed(list_time, || candidate_count(space)).and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= limit)
 }
 
 /// The result of a phase, with the learner's SAT search stopped at the time limit (an error
@@ -111,7 +143,8 @@ fn until_deadline<T>(r: Result<ControlFlow<StopReason, T>, Error>) -> Result<Con
 
 /// The loop's state once the original is judged buggy.
 struct Run<'a> {
-    judge: Judge<'a>,
+    ctx: Context<'a>,
+    judge: Judge,
     learning: Learning,
     /// A program accepted with a deadlock admitted only after a failure, in reserve, and the
     /// number of iterations when it was found.
@@ -133,6 +166,7 @@ impl Run<'_> {
     /// the good traces' fallbacks relaxed to their covered edges; the reserve is the answer
     /// when that search ends without one.
     fn go(&mut self, first: Rejection) -> Result<StopReason, Error> {
+        let cfg = self.ctx.cfg();
         let stop = match self.iterate(first) {
             // The learner's SAT search stopped at the time limit.
             Err(e) if *e.kind() == ErrorKind::Deadline => StopReason::TimeLimit,
@@ -140,49 +174,41 @@ impl Run<'_> {
         };
         let stop = match self.reserve.take() {
             Some((accepted, _)) if !stop.is_success() => {
-                self.judge.report.accept(accepted);
+                self.ctx.accept(accepted);
                 StopReason::Repaired
             }
             _ => stop,
         };
-        if stop == StopReason::Repaired && !self.judge.cfg.keep_deadlocks {
+        if stop == StopReason::Repaired && !cfg.keep_deadlocks {
             // The assertions are repaired with the original's deadlocks kept; now remove
             // those the repair still reaches where the space can.
-            let removed = remove_deadlocks(&mut self.judge, &mut self.learning)?;
+            let removed = remove_deadlocks(&mut self.ctx, &mut self.judge, &mut self.learning)?;
             if removed {
                 // A cheaper program than the one the removal found may exist: look again.
-                self.judge.report.optimality = None;
+                self.ctx.record_optimality(None);
             }
         }
-        if stop == StopReason::Repaired && self.judge.cfg.optimise && self.judge.report.optimality.is_none() {
+        if stop == StopReason::Repaired && cfg.optimise && self.ctx.optimality().is_none() {
             let (listable, alike) = (self.listable(), self.alike());
-            optimise(&mut self.judge, &mut self.learning, listable, self.twins.as_ref(), alike)?;
+            let (ctx, judge, learning) = (&mut self.ctx, &mut self.judge, &mut self.learning);
+            optimise(ctx, judge, learning, listable, self.twins.as_ref(), alike)?;
         }
         Ok(stop)
     }
 
     /// Mixed mode's good traces, then the iterations from the rejection of the original.
     fn iterate(&mut self, first: Rejection) -> Result<StopReason, Error> {
-        if self.judge.cfg.mode == Mode::Mixed {
-            self.learning.learn_from_good_traces(&mut self.judge)?;
+        if self.ctx.cfg().mode == Mode::Mixed {
+            learn_from_good_traces(&mut self.ctx, &mut self.judge, &mut self.learning)?;
         }
-        let mut rejected = Rejected { why: first, program: self.judge.program.clone(), candidate: None };
+        let mut rejected = Rejected { why: first, program: self.ctx.program().clone(), candidate: None };
         loop {
             if let Some(stop) = self.at_a_limit() {
                 return Ok(stop);
             }
             let mut record = rejected.why.iteration();
-            let outcome = match self.learning.learn_from_rejection(&mut self.judge, &rejected, &mut record) {
-                Ok(ControlFlow::Continue(())) => match self.learning.propose(&mut self.judge, &mut record) {
-                    Ok(ControlFlow::Continue(proposed)) => {
-                        self.spread(proposed, &mut record).map(ControlFlow::Continue)
-                    }
-                    other => other,
-                },
-                Ok(ControlFlow::Break(stop)) => Ok(ControlFlow::Break(stop)),
-                Err(e) => Err(e),
-            };
-            self.end_iteration(record);
+            let outcome = self.learn_and_propose(&rejected, &mut record);
+            self.ctx.record_iteration(record);
             if self.walking() {
                 if let Some(stop) = self.list_the_space()? {
                     return Ok(stop);
@@ -199,6 +225,28 @@ impl Run<'_> {
         }
     }
 
+    /// One iteration's learning and proposal: learns from `rejected`, then asks for the next
+    /// candidate (with its changes offered to twins, [`Run::spread`]); what it learned and
+    /// proposed goes into `record`, which the loop records even when this fails.
+    fn learn_and_propose(
+        &mut self,
+        rejected: &Rejected,
+        record: &mut Iteration,
+    ) -> Result<ControlFlow<StopReason, Proposed>, Error> {
+        let judge = &mut self.judge;
+        let more = &mut |ctx: &mut Context<'_>, r: &Rejected, first: &_| judge.more_failures(ctx, r, first);
+        if let ControlFlow::Break(stop) = self.learning.learn_from_rejection(&mut self.ctx, rejected, more, record)? {
+            return Ok(ControlFlow::Break(stop));
+        }
+        match self.learning.propose(&mut self.ctx)? {
+            ControlFlow::Continue(proposed) => {
+                record.proposal = proposed.1.clone();
+                self.spread(proposed, record).map(ControlFlow::Continue)
+            }
+            ControlFlow::Break(stop) => Ok(ControlFlow::Break(stop)),
+        }
+    }
+
     /// The proposed candidate with its changes offered to the twins of the threads it changes:
     /// when its twins do not change alike, the cheapest candidate whose twins do
     /// ([`Twins::alike`]) if there is one, else the proposal spread ([`Twins::spread`]);
@@ -210,12 +258,12 @@ impl Run<'_> {
             // Already alike (or no twin changed): the proposal is the cheapest such.
             return Ok(proposed);
         }
-        let candidate = match self.learning.cheapest_under(&mut self.judge, alike)? {
+        let space = self.ctx.space();
+        let candidate = match self.learning.cheapest_under(&mut self.ctx, alike)? {
             Some((candidate, _, _)) => Some(candidate).filter(|c| *c != proposed.0),
-            None => self.twins.as_ref().and_then(|t| t.spread(&self.judge.space, &self.learning.learner, &proposed.0)),
+            None => self.twins.as_ref().and_then(|t| t.spread(space, &self.learning.learner, &proposed.0)),
         };
         let Some(candidate) = candidate else { return Ok(proposed) };
-        let space = &self.judge.space;
         let transformations = candidate.transformations(space);
         record.proposal = transformations.clone();
         Ok((candidate, transformations))
@@ -224,15 +272,16 @@ impl Run<'_> {
     /// The guess "twins change alike" ([`Twins::alike`]), built once; `None` without twins.
     fn alike(&mut self) -> Option<paces_constraint::NodeId> {
         let twins = self.twins.as_ref()?;
-        Some(*self.alike.get_or_insert_with(|| twins.alike(self.learning.learner.arena_mut(), &self.judge.space)))
+        let space = self.ctx.space();
+        Some(*self.alike.get_or_insert_with(|| twins.alike(self.learning.learner.arena_mut(), space)))
     }
 
     /// The stop for the time limit or an iteration limit when one is reached.
     fn at_a_limit(&self) -> Option<StopReason> {
-        let iterations = self.judge.report.history.len();
-        if self.judge.out_of_time() {
+        let iterations = self.ctx.iterations();
+        if self.ctx.out_of_time() {
             Some(StopReason::TimeLimit)
-        } else if iterations >= self.judge.cfg.max_iterations
+        } else if iterations >= self.ctx.cfg().max_iterations
             || self.reserve.as_ref().is_some_and(|(_, since)| iterations >= since + STRICT_SEARCH_ITERATIONS)
         {
             Some(StopReason::IterationLimit)
@@ -247,27 +296,20 @@ impl Run<'_> {
     /// learned from as a deadlock.
     fn judge_proposed(&mut self, proposed: Proposed) -> Result<ControlFlow<StopReason, Rejected>, Error> {
         let (candidate, transformations) = proposed;
-        let original = self.judge.program;
-        let program = self.judge.report.timed(apply_time, || original.apply(&candidate))?;
-        let why = match self.judge.judge(&program, &candidate)? {
-            Judgement::Accepted(acceptance, None) => {
-                self.judge.accept(program, candidate, transformations, acceptance);
+        let original = self.ctx.program();
+        let program = self.ctx.timed(apply_time, || original.apply(&candidate))?;
+        let why = match self.judge.judge(&mut self.ctx, &program, &candidate)? {
+            Judgement::Accepted(passed, None) => {
+                self.ctx.accept(passed.accepted(program, candidate, transformations));
                 return Ok(ControlFlow::Break(StopReason::Repaired));
             }
-            Judgement::Accepted(acceptance, Some((id, cex))) => {
+            Judgement::Accepted(passed, Some((id, cex))) => {
                 if self.reserve.is_none() {
-                    let acceptance = Some(acceptance);
-                    let accepted = Accepted {
-                        program: program.clone(),
-                        candidate: candidate.clone(),
-                        transformations,
-                        acceptance,
-                        deadlocks: std::mem::take(&mut self.judge.accepted_deadlocks),
-                    };
-                    self.reserve = Some((accepted, self.judge.report.history.len()));
+                    let accepted = passed.accepted(program.clone(), candidate.clone(), transformations);
+                    self.reserve = Some((accepted, self.ctx.iterations()));
                     // The fallbacks' frozen orders may be what kept a better repair out:
                     // look among the candidates they forbid too (each is checked).
-                    if self.judge.cfg.learner.relaxes_on_conflict() {
+                    if self.ctx.cfg().learner.relaxes_on_conflict() {
                         self.learning.relax_fallbacks()?;
                     }
                 }
@@ -282,7 +324,7 @@ impl Run<'_> {
 
     /// Whether the last [`BLIND_ITERATIONS`] rejections had nothing to generalise.
     fn walking(&self) -> bool {
-        let history = &self.judge.report.history;
+        let history = self.ctx.history();
         let blind = |i: &Iteration| match i.kind {
             IterationKind::Unreached | IterationKind::Sequential | IterationKind::Refused => true,
             IterationKind::Bad | IterationKind::Deadlock => i.fixes == 0,
@@ -295,15 +337,15 @@ impl Run<'_> {
     /// accepted being the repair (proved the cheapest); `None` when the space is too large.
     fn list_the_space(&mut self) -> Result<Option<StopReason>, Error> {
         let Some(size) = self.listable() else { return Ok(None) };
-        let space = &self.judge.space;
-        let candidates = self.judge.report.timed(list_time, || in_cost_order(space, size))?;
-        let (stop, checked) = judge_in_order(&mut self.judge, candidates)?;
+        let space = self.ctx.space();
+        let candidates = self.ctx.timed(list_time, || in_cost_order(space, size))?;
+        let (stop, checked) = judge_in_order(&mut self.ctx, &mut self.judge, candidates)?;
         let proved_optimal = stop == StopReason::Repaired;
-        self.judge.report.exhaustive = Some(Exhaustive { space_size: size, checked: checked + 1, proved_optimal });
+        self.ctx.record_exhaustive(Exhaustive { space_size: size, checked: checked + 1, proved_optimal });
         let blind = BLIND_ITERATIONS;
         Ok(Some(match stop {
             StopReason::Repaired => {
-                self.judge.report.optimality = Some(Optimality::Proved(Proof::WalkedInCostOrder { blind }));
+                self.ctx.record_optimality(Some(Optimality::Proved(Proof::WalkedInCostOrder { blind })));
                 stop
             }
             StopReason::NoRepair(_) => StopReason::NoRepair(NoRepair::WalkedAndRejected { candidates: size, blind }),
@@ -317,13 +359,8 @@ impl Run<'_> {
         if let Some(known) = self.listable {
             return known;
         }
-        let size = listable_size(&mut self.judge);
+        let size = listable_size(&mut self.ctx);
         self.listable = Some(size);
         size
-    }
-
-    /// Records an iteration in the history and tells the observer.
-    fn end_iteration(&mut self, record: Iteration) {
-        self.judge.record_iteration(record);
     }
 }

@@ -33,7 +33,7 @@ pub fn space(p: &Program) -> Result<Space> {
 /// section one unit.
 fn schedule(p: &Program, space: &Space, c: &Candidate) -> Schedule {
     let unit = |t: usize| {
-        let order = c.order(space.thread(t).expect("a declared thread").1);
+        let order = c.order(space.thread(ThreadId::from_u32(t as u32)).expect("a declared thread").1);
         let mut units: Vec<Vec<usize>> = Vec::new();
         for (i, &loc) in order.iter().enumerate() {
             let index = space.item_position(loc).expect("an item").1;

@@ -6,7 +6,7 @@ mod iteration;
 mod stop;
 mod time;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use paces_constraint::{Candidate, Space, Stats, Transformation};
@@ -129,7 +129,8 @@ pub(super) struct Accepted {
 }
 
 /// Collects the facts of a run as the loop computes them; [`Recorder::finish`] makes the
-/// report. Every figure of the report comes from one field here or from the learner.
+/// report. Every figure of the report comes from one field here or from the learner. The
+/// run's context holds the one recorder of a run, and every write goes through it.
 pub(super) struct Recorder {
     start: Instant,
     mode: Mode,
@@ -142,6 +143,9 @@ pub(super) struct Recorder {
     pub(super) original_deadlocks: Option<Vec<DeadlockId>>,
     pub(super) keep_deadlocks: bool,
     pub(super) deadlock_fates: Vec<DeadlockFate>,
+    /// Why the removal phase kept each deadlock of the original it kept (a deadlock of the
+    /// program in hand without a reason here was kept when the phase's budget ran out).
+    pub(super) kept_because: BTreeMap<DeadlockId, KeptBecause>,
     pub(super) good_search_bounds: Vec<GoodBound>,
     pub(super) history: Vec<Iteration>,
     pub(super) learned_good: Vec<Trace>,
@@ -206,6 +210,7 @@ impl Recorder {
             original_deadlocks: None,
             keep_deadlocks: false,
             deadlock_fates: Vec::new(),
+            kept_because: BTreeMap::new(),
             good_search_bounds: Vec::new(),
             history: Vec::new(),
             learned_good: Vec::new(),
@@ -251,6 +256,29 @@ impl Recorder {
     /// The candidate accepted so far, if any.
     pub(super) fn accepted_candidate(&self) -> Option<&Candidate> {
         self.accepted.as_ref().map(|a| &a.candidate)
+    }
+
+    /// Settles what became of each deadlock of the original known to the run (`reached`), for
+    /// the program the run ends with (the report's [`DeadlockFate`]s): each of its deadlocks is
+    /// kept, with the reason recorded ([`Recorder::kept_because`]; with
+    /// [`Repair::keep_deadlocks`](crate::Repair::keep_deadlocks) because asked), and every
+    /// other one is removed. Nothing is settled without a program.
+    pub(super) fn settle_fates(&mut self, reached: &BTreeSet<DeadlockId>) {
+        let Some(accepted) = &self.accepted else { return };
+        let now = &accepted.deadlocks;
+        let mut fates = Vec::new();
+        for id in now.keys() {
+            let because = match self.kept_because.get(id) {
+                _ if self.keep_deadlocks => KeptBecause::Asked,
+                Some(because) => because.clone(),
+                None => KeptBecause::Budget,
+            };
+            fates.push(DeadlockFate { deadlock: id.clone(), fate: Fate::Kept(because) });
+        }
+        for id in reached.iter().filter(|id| !now.contains_key(*id)) {
+            fates.push(DeadlockFate { deadlock: id.clone(), fate: Fate::Removed });
+        }
+        self.deadlock_fates = fates;
     }
 
     /// The report of a run that stopped for `stop`; what was learned comes from `learner`

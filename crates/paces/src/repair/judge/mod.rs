@@ -1,132 +1,43 @@
 //! The judge: checks the original program and candidates with the loop's acceptance (no
-//! assertion failure, no deadlock (with [`Repair::keep_deadlocks`]: no new deadlock), no new
+//! assertion failure, no deadlock (with
+//! [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks): no new deadlock), no new
 //! livelock, every assertion the original checks still reached, the original's sequential
-//! final states), computing the facts of the original that
-//! a judgement needs once, when first needed. The loop, its optimisation phase and the
-//! exhaustive search all judge through it.
+//! final states), computing the facts of the original that a judgement needs once, when first
+//! needed (kept in `original`). The loop, its phases and the exhaustive search all judge
+//! through it, lending it the run's context; it returns judgements and never writes the
+//! report, but adds what each check cost and stored through the context.
 
-use std::collections::{BTreeMap, BTreeSet};
+mod original;
+
+use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use paces_constraint::{BlockId, Candidate, Space, Transformation};
+use paces_constraint::{BlockId, Candidate};
 use paces_cwhile::ir::{Program, StmtKind, VarScope};
 use paces_explore::{
     check, sequential_deadlock, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds,
-    LivelockId, Verdict,
+    SequentialDeadlock, Verdict,
 };
-use paces_trace::{EventKind, Trace};
 
-use super::config::Repair;
-use super::report::{explore_time, Acceptance, Accepted, AdmittedDeadlock, BoundHit, DeadlockFate, DeadlockRule};
-use super::report::{FailureKind, Fate, Iteration, KeptBecause, Problem, Recorder, StopReason};
+use super::context::Context;
+use super::judgement::{Judgement, OriginalJudgement, OriginalVerdict, Passed, Rejected, Rejection};
+use super::report::StopReason;
+use super::report::{explore_time, Acceptance, AdmittedDeadlock, BoundHit, DeadlockRule, FailureKind, Problem};
 use crate::Error;
-
-/// What a candidate (or the original) was rejected for.
-pub(super) enum Rejection {
-    /// An assertion fails or a deadlock is reachable (the original's too, unless they are
-    /// kept): a trace to learn from.
-    Trace { problem: Problem, cex: Counterexample },
-    /// A deadlock the original reaches too, while the removal phase looks for a program
-    /// without it (see `removal.rs`): its trace to learn from.
-    OriginalDeadlock { id: DeadlockId, cex: Counterexample },
-    /// A new atomic livelock.
-    Livelock(LivelockId),
-    /// An outcome that no run of the original reaches (the globals' values, by name).
-    Outcome(Vec<(String, i64)>),
-    /// The sequential final states changed.
-    Sequential,
-    /// Assertions the original checks are reached no more (their labels; see
-    /// [`Judge::unreached`]).
-    Unreached(Vec<String>),
-    /// The input's language refuses the candidate: the reasons ([`Repair::refuse_when`]).
-    Refused(Vec<String>),
-}
-
-impl Rejection {
-    /// The problem of the rejected program.
-    pub(super) fn problem(&self) -> Problem {
-        match self {
-            Rejection::Trace { problem, .. } => problem.clone(),
-            Rejection::OriginalDeadlock { id, .. } => Problem::OriginalDeadlock(id.clone()),
-            Rejection::Livelock(id) => Problem::NewLivelock(id.clone()),
-            Rejection::Outcome(values) => Problem::NewOutcome(values.clone()),
-            Rejection::Sequential => Problem::SequentialStates,
-            Rejection::Unreached(labels) => Problem::Unreached(labels.clone()),
-            Rejection::Refused(reasons) => Problem::Refused(reasons.clone()),
-        }
-    }
-
-    /// The record of an iteration that learns from this rejection, before it learned.
-    pub(super) fn iteration(&self) -> Iteration {
-        Iteration::new(self.problem())
-    }
-}
-
-/// The judgement of a candidate.
-pub(super) enum Judgement {
-    /// Accepted; with the counterexample of the first deadlock admitted only because the
-    /// original reaches the same blocked threads after a failure, if any.
-    Accepted(Acceptance, Option<(DeadlockId, Counterexample)>),
-    Rejected(Rejection),
-    Stop(StopReason),
-}
+use original::Original;
 
 /// The most states the search for a deadlock that every candidate keeps may visit
-/// ([`Judge::deadlock_for_good`]): the sequential runs of a program with an unbounded counter
+/// ([`Judge::deadlock_alone`]): the sequential runs of a program with an unbounded counter
 /// would otherwise run up to the checker's own bound.
 const SEQUENTIAL_DEADLOCK_STATES: usize = 200_000;
-
-/// Deadlock and livelock identities of a program.
-type Sets = (BTreeSet<DeadlockId>, BTreeSet<LivelockId>);
-
-/// Facts of the original program that only some candidates need, computed once.
-#[derive(Default)]
-struct Original {
-    /// Every deadlock and livelock, from one full exploration.
-    sets: Option<Sets>,
-    /// Deadlocks the original is known to reach (from searches for one of them, and all of
-    /// [`Original::sets`] once known), and whether that is all of them.
-    reached: BTreeSet<DeadlockId>,
-    reached_all: bool,
-    /// The blocked threads of every deadlock reachable after an assertion failed.
-    after_failure: Option<BTreeSet<BTreeSet<String>>>,
-    sequential: Option<BTreeSet<Vec<i64>>>,
-    /// Every outcome of the original (from one full exploration).
-    outcomes: Option<BTreeSet<Vec<i64>>>,
-    /// The assertions some check of the original saw pass, and those it saw fail, and
-    /// whether that is all of them (a check went through the whole space).
-    passed: BTreeSet<String>,
-    failed: BTreeSet<String>,
-    /// Whether the search for the original's further counterexamples found some
-    /// ([`Judge::more_failures`]): only then are candidates searched too.
-    several: bool,
-    checked_all: bool,
-}
-
-impl Original {
-    /// Notes the assertions a good trace of the original passes (every assertion step of a
-    /// trace with no failed step passed on that run).
-    fn saw_good(&mut self, program: &Program, trace: &Trace) {
-        if trace.is_bad() {
-            return;
-        }
-        let asserts = trace.events().iter().filter(|e| e.kind == EventKind::Assert);
-        self.passed.extend(asserts.filter_map(|e| program.loc_names.get(e.loc.index()).cloned()));
-    }
-
-    /// Notes what a check of the original saw pass and fail.
-    fn saw(&mut self, result: &CheckResult) {
-        self.passed.extend(result.passed_assertions.iter().cloned());
-        self.failed.extend(result.failures.keys().cloned());
-    }
-}
 
 /// What the judge does with a candidate's deadlocks that the original reaches too.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Deadlocks {
-    /// Admit every one (the repair of the assertions, and [`Repair::keep_deadlocks`]).
+    /// Admit every one (the repair of the assertions, and
+    /// [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks)).
     KeepAll,
     /// Admit only these; reject a candidate with any other (the removal phase).
     Keep(BTreeSet<DeadlockId>),
@@ -142,103 +53,87 @@ impl Deadlocks {
     }
 }
 
-/// Judges programs of one run against its original, recording in the run's report what each
-/// check cost and found.
-pub(super) struct Judge<'a> {
-    pub(super) cfg: &'a Repair,
-    /// The original program, the one the run was given.
-    pub(super) program: &'a Program,
-    pub(super) space: Space,
-    pub(super) report: Recorder,
+/// Judges programs of one run against its original: what it knows of the original, which of
+/// the original's deadlocks it admits, and the bound on each check's states.
+pub(super) struct Judge {
     original: Original,
     /// The states the last check of [`Judge::check`] stored (both stages).
     last_states: usize,
     /// Which deadlocks of the original a candidate may have.
-    pub(super) deadlocks: Deadlocks,
-    /// The deadlocks of the last program judged accepted, with their traces, until
-    /// [`Judge::accept`] (or the loop's reserve) takes them.
-    pub(super) accepted_deadlocks: BTreeMap<DeadlockId, Counterexample>,
-    /// Why the removal phase kept each deadlock of the original it kept (a deadlock of the
-    /// program in hand without a reason here was kept when the phase's budget ran out).
-    pub(super) kept_because: BTreeMap<DeadlockId, KeptBecause>,
+    deadlocks: Deadlocks,
     /// A bound on the states each check may store, beside the run's own (the removal
     /// phase's budget); a check that reaches it stops the phase.
-    pub(super) max_states: Option<usize>,
+    max_states: Option<usize>,
 }
 
-impl<'a> Judge<'a> {
-    pub(super) fn new(cfg: &'a Repair, program: &'a Program) -> Self {
-        let space = program.space();
-        let mut report = Recorder::new(cfg.mode, program, space.clone());
-        report.keep_deadlocks = cfg.keep_deadlocks;
-        Judge {
-            cfg,
-            program,
-            space,
-            report,
-            original: Original::default(),
-            last_states: 0,
-            deadlocks: Deadlocks::KeepAll,
-            accepted_deadlocks: BTreeMap::new(),
-            kept_because: BTreeMap::new(),
-            max_states: None,
+impl Judge {
+    /// A judge that knows nothing of the original yet and admits its deadlocks.
+    pub(super) fn new() -> Self {
+        Judge { original: Original::default(), last_states: 0, deadlocks: Deadlocks::KeepAll, max_states: None }
+    }
+
+    /// Which deadlocks of the original a candidate may have.
+    pub(super) fn deadlock_policy(&self) -> &Deadlocks {
+        &self.deadlocks
+    }
+
+    /// Admits, from now on, the deadlocks of the original that `policy` admits.
+    pub(super) fn set_deadlock_policy(&mut self, policy: Deadlocks) {
+        self.deadlocks = policy;
+    }
+
+    /// Bounds the states each check may store (beside the run's own bound), or, with `None`,
+    /// lifts that bound.
+    pub(super) fn limit_states(&mut self, max: Option<usize>) {
+        self.max_states = max;
+    }
+
+    /// Notes the assertions that each of `good`, good traces of the original, passes: a run
+    /// of the original on which they pass, so that [`Judge::unreached`] need not explore the
+    /// original to know it.
+    pub(super) fn saw_good_traces(&mut self, ctx: &Context<'_>, good: &[paces_trace::Trace]) {
+        for trace in good {
+            self.original.saw_good(ctx.program(), trace);
         }
     }
 
-    /// Notes the assertions that `good`, a good trace of the original, passes: a run of the
-    /// original on which they pass, so that [`Judge::unreached`] need not explore the
-    /// original to know it.
-    pub(super) fn saw_good_trace(&mut self, good: &Trace) {
-        self.original.saw_good(self.program, good);
+    /// The deadlocks the original is known to reach.
+    pub(super) fn reached_deadlocks(&self) -> &BTreeSet<DeadlockId> {
+        &self.original.reached
     }
 
-    /// Whether the run's time limit has passed.
-    pub(super) fn out_of_time(&self) -> bool {
-        self.cfg.time_limit.is_some_and(|l| self.report.start().elapsed() >= l)
-    }
-
-    /// Records a program accepted as the repair, with its acceptance.
-    pub(super) fn accept(
-        &mut self,
-        program: Program,
-        candidate: Candidate,
-        transformations: Vec<Transformation>,
-        acceptance: Acceptance,
-    ) {
-        let acceptance = Some(acceptance);
-        let deadlocks = std::mem::take(&mut self.accepted_deadlocks);
-        self.report.accept(Accepted { program, candidate, transformations, acceptance, deadlocks });
+    /// Every deadlock of the original, in order, once a search went through its whole space
+    /// (the last such search's); `None` before.
+    pub(super) fn original_deadlocks(&self) -> Option<Vec<DeadlockId>> {
+        self.original.all_deadlocks.as_ref().map(|all| all.iter().cloned().collect())
     }
 
     /// Checks the original program: the rejection of its first bad trace (a failing assertion,
-    /// else, unless the original's deadlocks are kept, a deadlock), or why the run stops at
-    /// once.
-    pub(super) fn judge_original(&mut self) -> Result<ControlFlow<StopReason, Rejection>, Error> {
-        let original = self.check(self.program)?;
-        self.report.original_states = original.states;
+    /// else, unless the original's deadlocks are kept, a deadlock), or its acceptance, or why
+    /// the run stops at once.
+    pub(super) fn judge_original(&mut self, ctx: &mut Context<'_>) -> Result<OriginalJudgement, Error> {
+        let program = ctx.program();
+        let original = self.check(ctx, program)?;
+        let states = original.states;
+        let judged = |verdict| Ok(OriginalJudgement { states, verdict });
         if let Verdict::BoundReached { what, .. } = &original.verdict {
-            return Ok(ControlFlow::Break(self.bound_stop(*what)));
+            return judged(OriginalVerdict::Stop(bound_stop(ctx, *what)));
         }
         // Unless the check stopped at a bad trace, it went through the whole space.
         if !matches!(original.verdict, Verdict::Bad(_)) {
-            self.record_original_sets(&original);
+            self.original.saw_sets(&original);
         }
         if let Some(cex) = first_failure(&original) {
             let problem = failure_problem(&cex);
-            return Ok(ControlFlow::Continue(Rejection::Trace { problem, cex }));
+            return judged(OriginalVerdict::Buggy(Rejection::Trace { problem, cex }));
         }
         if let Some(bound) = original.bound {
             // Explored in part (after a deadlock, the whole space is searched): an assertion
             // may fail beyond the bound.
-            return Ok(ControlFlow::Break(self.bound_stop(bound)));
+            return judged(OriginalVerdict::Stop(bound_stop(ctx, bound)));
         }
-        self.report.original_unwind_reached = original.unwind_reached;
-        let candidate = Candidate::original(&self.space);
-        let program = self.program.clone();
-        // Its deadlocks, if any, are what the removal phase starts from (unless kept).
-        let deadlocks = original.deadlocks;
-        self.report.accept(Accepted { program, candidate, transformations: Vec::new(), acceptance: None, deadlocks });
-        Ok(ControlFlow::Break(StopReason::AlreadyCorrect))
+        let (unwind_reached, deadlocks) = (original.unwind_reached, original.deadlocks);
+        judged(OriginalVerdict::Correct { unwind_reached, deadlocks })
     }
 
     /// A deadlock of the original that every program of the space keeps, if the search
@@ -246,71 +141,43 @@ impl<'a> Judge<'a> {
     /// after another to their end, then a thread alone waits for good); `None` otherwise, or
     /// when the search passed [`SEQUENTIAL_DEADLOCK_STATES`] states or another bound of the
     /// checker.
-    pub(super) fn deadlock_alone(&mut self) -> Result<Option<paces_explore::SequentialDeadlock>, Error> {
+    pub(super) fn deadlock_alone(&mut self, ctx: &mut Context<'_>) -> Result<Option<SequentialDeadlock>, Error> {
         // A shortcut, not a verdict: a search cut by its bound answers nothing.
-        let config = self.check_config().max_states(SEQUENTIAL_DEADLOCK_STATES);
-        let program = self.program;
-        match self.report.timed(explore_time, || sequential_deadlock(program, &config)) {
+        let config = self.check_config(ctx).max_states(SEQUENTIAL_DEADLOCK_STATES);
+        let program = ctx.program();
+        match ctx.timed(explore_time, || sequential_deadlock(program, &config)) {
             Ok(found) => Ok(found),
             Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => Ok(None),
             Err(e) => Err(e.into()),
         }
     }
 
-    /// Settles what became of each deadlock of the original known to the run, for the
-    /// program the run ends with (the report's [`DeadlockFate`]s): each of its deadlocks is
-    /// kept, with the reason recorded ([`Judge::kept_because`]; with
-    /// [`Repair::keep_deadlocks`] because asked), and every other one known is removed.
-    pub(super) fn settle_fates(&mut self) {
-        if self.report.accepted_program().is_none() {
-            // No program to speak of: nothing was removed or kept.
-            return;
-        }
-        let now: BTreeSet<DeadlockId> = self.report.accepted_deadlocks().into_keys().collect();
-        let mut fates = Vec::new();
-        for id in &now {
-            let because = match self.kept_because.get(id) {
-                _ if self.cfg.keep_deadlocks => KeptBecause::Asked,
-                Some(because) => because.clone(),
-                None => KeptBecause::Budget,
-            };
-            fates.push(DeadlockFate { deadlock: id.clone(), fate: Fate::Kept(because) });
-        }
-        for id in self.original.reached.iter().filter(|id| !now.contains(*id)) {
-            fates.push(DeadlockFate { deadlock: id.clone(), fate: Fate::Removed });
-        }
-        self.report.deadlock_fates = fates;
-    }
-
-    /// Records an iteration in the history and tells the observer.
-    pub(super) fn record_iteration(&mut self, record: Iteration) {
-        if let Some(observer) = &self.cfg.observer {
-            let iteration = self.report.history.len() + 1;
-            observer.tell(&super::event::RepairEvent::IterationEnded { iteration, record: Box::new(record.clone()) });
-        }
-        self.report.history.push(record);
-    }
-
     /// Checks a candidate program: accepted with no assertion failure, no deadlock (with
-    /// [`Repair::keep_deadlocks`]: none the original does not reach), no new livelock, every assertion the original checks still reached and the original's
-    /// sequential final states; otherwise rejected for the first of those it fails, or a stop
+    /// [`Repair::keep_deadlocks`](super::Repair::keep_deadlocks): none the original does not
+    /// reach), no new livelock, every assertion the original checks still reached and the
+    /// original's sequential final states; otherwise rejected for the first of those it fails, or a stop
     /// when a bound cut the check short.
-    pub(super) fn judge(&mut self, program: &Program, candidate: &Candidate) -> Result<Judgement, Error> {
-        if let Some(rule) = self.cfg.refuse {
-            let reasons = rule(self.program, program);
+    pub(super) fn judge(
+        &mut self,
+        ctx: &mut Context<'_>,
+        program: &Program,
+        candidate: &Candidate,
+    ) -> Result<Judgement, Error> {
+        if let Some(rule) = ctx.cfg().refuse {
+            let reasons = rule(ctx.program(), program);
             if !reasons.is_empty() {
                 return Ok(Judgement::Rejected(Rejection::Refused(reasons)));
             }
         }
         // Only a reorder can add an outcome: an atomic section only takes runs away (each run
         // of a program with sections is a run of it without them, to the same final state).
-        let reorders = candidate.cost(&self.space).inversions > 0;
-        let result = self.check(program)?;
+        let reorders = candidate.cost(ctx.space()).inversions > 0;
+        let result = self.check(ctx, program)?;
         if let Verdict::BoundReached { what, .. } = &result.verdict {
-            return Ok(Judgement::Stop(self.bound_stop(*what)));
+            return Ok(Judgement::Stop(bound_stop(ctx, *what)));
         }
         if !result.livelocks.is_empty() {
-            self.ensure_original_sets()?;
+            self.ensure_original_sets(ctx)?;
         }
         let failure = first_failure(&result);
         let mut admitted = Vec::new();
@@ -320,9 +187,9 @@ impl<'a> Judge<'a> {
         if failure.is_none() {
             // The candidate's deadlocks are asked of the original alone
             // ([`Judge::ask_original`]).
-            self.ask_original(result.deadlocks.keys())?;
+            self.ask_original(ctx, result.deadlocks.keys())?;
             for (id, cex) in &result.deadlocks {
-                match self.admit(id)? {
+                match self.admit(ctx, id)? {
                     Some(rule) if self.deadlocks.admits(id) => {
                         if rule == DeadlockRule::SameThreadsAfterFailure && after_failure.is_none() {
                             after_failure = Some((id.clone(), cex.clone()));
@@ -341,8 +208,7 @@ impl<'a> Judge<'a> {
             }
         }
         // The original's sets are unknown only when the candidate has neither.
-        let sets = self.original.sets.as_ref();
-        let new_livelock = result.livelocks.iter().find(|(id, _)| !sets.is_some_and(|s| s.1.contains(id)));
+        let new_livelock = result.livelocks.iter().find(|(id, _)| self.original.livelock_is_new(id));
         let mut acceptance = Acceptance {
             no_assertion_failure: failure.is_none(),
             no_new_deadlock: failure.is_none() && new_deadlock.is_none() && not_kept.is_none(),
@@ -372,17 +238,16 @@ impl<'a> Judge<'a> {
         }
         if let Some(bound) = result.bound {
             // No failure in the part explored: not enough to accept.
-            return Ok(Judgement::Stop(self.bound_stop(bound)));
+            return Ok(Judgement::Stop(bound_stop(ctx, bound)));
         }
-        if let Some(judgement) = self.judge_reach_and_sequential(program, &result, &mut acceptance)? {
+        if let Some(judgement) = self.judge_reach_and_sequential(ctx, program, &result, &mut acceptance)? {
             return Ok(judgement);
         }
-        if let Some(judgement) = self.judge_outcomes(program, reorders, &mut acceptance)? {
+        if let Some(judgement) = self.judge_outcomes(ctx, program, reorders, &mut acceptance)? {
             return Ok(judgement);
         }
         debug_assert!(acceptance.accepted());
-        self.accepted_deadlocks = result.deadlocks;
-        Ok(Judgement::Accepted(acceptance, after_failure))
+        Ok(Judgement::Accepted(Passed { acceptance, deadlocks: result.deadlocks }, after_failure))
     }
 
     /// The outcome check of [`Judge::judge`], last: every outcome of the candidate (checked
@@ -391,6 +256,7 @@ impl<'a> Judge<'a> {
     /// original, and is not asked. `None` when it holds.
     fn judge_outcomes(
         &mut self,
+        ctx: &mut Context<'_>,
         program: &Program,
         reorders: bool,
         acceptance: &mut Acceptance,
@@ -401,19 +267,19 @@ impl<'a> Judge<'a> {
         }
         // The check that accepted the candidate forgets the globals no thread reads again; its
         // outcomes come from a check that keeps them.
-        let mine = match self.outcomes_of(program)? {
+        let mine = match self.outcomes_of(ctx, program)? {
             ControlFlow::Continue(mine) => mine,
             ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
         };
         acceptance.outcomes = Some(mine.len());
         if self.original.outcomes.is_none() {
-            match self.outcomes_of(self.program)? {
+            let original = ctx.program();
+            match self.outcomes_of(ctx, original)? {
                 ControlFlow::Continue(theirs) => self.original.outcomes = Some(theirs),
                 ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
             }
         }
-        let known = self.original.outcomes.as_ref();
-        let new = mine.iter().find(|o| !known.is_some_and(|k| k.contains(*o)));
+        let new = mine.iter().find(|o| self.original.outcome_is_new(o));
         let Some(new) = new else { return Ok(None) };
         acceptance.no_new_outcome = false;
         let globals = program.vars.iter().filter(|v| matches!(v.scope, VarScope::Global)).map(|v| v.name.clone());
@@ -424,12 +290,16 @@ impl<'a> Judge<'a> {
     /// Every outcome of `program` (the original or a candidate applied), from one
     /// exploration that looks for nothing else and keeps every global; the stop when a bound
     /// cut it short.
-    fn outcomes_of(&mut self, program: &Program) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
-        let config = self.check_config().stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
-        let full = self.report.timed(explore_time, || check(program, &config))?;
-        self.report.states += full.states;
+    fn outcomes_of(
+        &self,
+        ctx: &mut Context<'_>,
+        program: &Program,
+    ) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
+        let config = self.check_config(ctx).stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
+        let full = ctx.timed(explore_time, || check(program, &config))?;
+        ctx.add_states(full.states);
         Ok(match full.bound {
-            Some(bound) => ControlFlow::Break(self.bound_stop(bound)),
+            Some(bound) => ControlFlow::Break(bound_stop(ctx, bound)),
             None => ControlFlow::Continue(full.outcomes),
         })
     }
@@ -439,20 +309,21 @@ impl<'a> Judge<'a> {
     /// sequential final states are the original's. `None` when both hold.
     fn judge_reach_and_sequential(
         &mut self,
+        ctx: &mut Context<'_>,
         program: &Program,
         result: &CheckResult,
         acceptance: &mut Acceptance,
     ) -> Result<Option<Judgement>, Error> {
         // With no failure, every assertion the candidate reaches passes.
-        let unreached = self.unreached(&result.passed_assertions)?;
+        let unreached = self.unreached(ctx, &result.passed_assertions)?;
         acceptance.assertions_reached = unreached.is_empty();
         if !unreached.is_empty() {
             return Ok(Some(Judgement::Rejected(Rejection::Unreached(unreached))));
         }
-        if let ControlFlow::Break(stop) = self.ensure_original_sequential()? {
+        if let ControlFlow::Break(stop) = self.ensure_original_sequential(ctx)? {
             return Ok(Some(Judgement::Stop(stop)));
         }
-        let after = match self.sequential(program)? {
+        let after = match self.sequential(ctx, program)? {
             ControlFlow::Continue(seq) => seq,
             ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
         };
@@ -464,46 +335,41 @@ impl<'a> Judge<'a> {
         Ok(None)
     }
 
-    /// The stop for a check cut short by `bound`: the run's time limit when the checker's
-    /// time bound was what is left of it, the checker's bound otherwise.
-    fn bound_stop(&self, bound: Bound) -> StopReason {
-        if bound == Bound::Time && self.out_of_time() {
-            StopReason::TimeLimit
-        } else {
-            StopReason::BoundReached(BoundHit::Check(bound))
-        }
-    }
-
-    /// The checker's configuration, with what is left of the run's time limit and its
-    /// progress going to the observer.
-    pub(super) fn check_config(&self) -> paces_explore::Config {
-        let mut c = self.cfg.check.clone().stop_at_first_failure(false);
+    /// The checker's configuration, with the judge's bound on states, what is left of the
+    /// run's time limit and its progress going to the observer.
+    fn check_config(&self, ctx: &Context<'_>) -> paces_explore::Config {
+        let cfg = ctx.cfg();
+        let mut c = cfg.check.clone().stop_at_first_failure(false);
         if let Some(n) = self.max_states {
-            c = c.max_states(n.min(self.cfg.check.max_states_bound()));
+            c = c.max_states(n.min(cfg.check.max_states_bound()));
         }
-        if let Some(observer) = &self.cfg.observer {
-            c = observer.watch(c, self.report.history.len());
+        if let Some(observer) = &cfg.observer {
+            c = observer.watch(c, ctx.iterations());
         }
-        if let Some(limit) = self.cfg.time_limit {
-            let left = limit.saturating_sub(self.report.start().elapsed());
+        if let Some(left) = ctx.time_left() {
             c = c.max_time(Some(left.max(Duration::from_millis(1))));
         }
         c
     }
 
-    fn check_with(&mut self, program: &Program, stop_at_first: bool) -> Result<CheckResult, Error> {
-        let original = std::ptr::eq(program, self.program);
+    fn check_with(
+        &mut self,
+        ctx: &mut Context<'_>,
+        program: &Program,
+        stop_at_first: bool,
+    ) -> Result<CheckResult, Error> {
+        let original = std::ptr::eq(program, ctx.program());
         // A candidate's check that stops at its first failure goes on past every deadlock,
         // which the candidate may share with the original: they are asked of the original
         // when the check ends (`Judge::judge`).
         let pass_deadlocks = stop_at_first && !original;
         let config = self
-            .check_config()
+            .check_config(ctx)
             .stop_at_first_failure(stop_at_first)
-            .hunt_states(self.cfg.hunt_states)
+            .hunt_states(ctx.cfg().hunt_states)
             .stop_at_deadlocks(!pass_deadlocks);
-        let result = self.report.timed(explore_time, || check(program, &config))?;
-        self.report.states += result.states;
+        let result = ctx.timed(explore_time, || check(program, &config))?;
+        ctx.add_states(result.states);
         // What a check of the original (the very program the run was given) saw pass.
         if original {
             self.original.saw(&result);
@@ -520,12 +386,12 @@ impl<'a> Judge<'a> {
     /// With the original's deadlocks kept, a candidate's first stage goes on past every
     /// deadlock: when it ends with no failure or livelock it went through the whole space and
     /// found every deadlock, which [`Judge::judge`] asks of the original.
-    fn check(&mut self, program: &Program) -> Result<CheckResult, Error> {
-        let quick = self.check_with(program, true)?;
+    fn check(&mut self, ctx: &mut Context<'_>, program: &Program) -> Result<CheckResult, Error> {
+        let quick = self.check_with(ctx, program, true)?;
         self.last_states = quick.states;
         match quick.verdict {
             Verdict::Deadlock(..) | Verdict::Livelock(..) => {
-                let full = self.check_with(program, false)?;
+                let full = self.check_with(ctx, program, false)?;
                 self.last_states += full.states;
                 Ok(full)
             }
@@ -533,24 +399,25 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// The further counterexamples of `program` (the `original` or a candidate applied), whose
-    /// check failed with `first`, asked for by the learner (not by a judgement, so the
-    /// optimisation phase and the exhaustive search never search for them): a shortest
-    /// bad trace of each other failing assertion (or division) a search finds that stores at
-    /// most [`Repair::counterexample_states`] states and at most as many as the check that
-    /// found `first` (the last check made: the learner asks right after the judgement), so
-    /// that it at most doubles a check's cost, in label order, up to
-    /// [`Repair::counterexamples`] in all with `first`. Two counterexamples are distinct when
-    /// their failing steps' labels differ. None when the program has fewer than two
+    /// The further counterexamples of the `rejected` program (the original or a candidate
+    /// applied), whose check failed with `first`, asked for by the learner (not by a
+    /// judgement, so the optimisation phase and the exhaustive search never search for them):
+    /// a shortest bad trace of each other failing assertion (or division) a search finds that
+    /// stores at most [`Repair::counterexample_states`](super::Repair::counterexample_states)
+    /// states and at most as many as the check that found `first` (the last check made: the
+    /// learner asks right after the judgement), so that it at most doubles a check's cost, in
+    /// label order, up to [`Repair::counterexamples`](super::Repair::counterexamples) in all
+    /// with `first`. Two counterexamples are distinct when their failing steps' labels differ. None when the program has fewer than two
     /// assertions (there is nothing else to fail but a division), or the setting is 1; for a
     /// candidate, also none when the original's search found none.
     pub(super) fn more_failures(
         &mut self,
-        program: &Program,
-        original: bool,
+        ctx: &mut Context<'_>,
+        rejected: &Rejected,
         first: &Counterexample,
     ) -> Result<Vec<(Problem, Counterexample)>, Error> {
-        let wanted = self.cfg.counterexamples.saturating_sub(1);
+        let (program, original) = (&rejected.program, rejected.candidate.is_none());
+        let wanted = ctx.cfg().counterexamples.saturating_sub(1);
         // A candidate is searched only when the original's search found another failing
         // assertion: a program that fails one assertion at a time pays one search, not one per
         // candidate.
@@ -565,13 +432,13 @@ impl<'a> Judge<'a> {
         // Further traces to learn from, not a verdict: no search without the reduction for
         // failures the reduction starves (the check that found the first one had it).
         let config = self
-            .check_config()
+            .check_config(ctx)
             .find(FailureKinds::BAD)
             .hunt_states(0)
             .unreduced_states(0)
-            .max_states(self.cfg.counterexample_states.min(self.last_states.max(1)));
-        let result = self.report.timed(explore_time, || check(program, &config))?;
-        self.report.states += result.states;
+            .max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)));
+        let result = ctx.timed(explore_time, || check(program, &config))?;
+        ctx.add_states(result.states);
         if original {
             self.original.saw(&result);
         }
@@ -590,12 +457,16 @@ impl<'a> Judge<'a> {
 
     /// The final states of the complete sequential runs, or the stop when a bound of the
     /// checker (or the loop's time limit) cut them short.
-    fn sequential(&mut self, program: &Program) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
-        let config = self.check_config();
-        match self.report.timed(explore_time, || sequential_final_states(program, &config)) {
+    fn sequential(
+        &self,
+        ctx: &mut Context<'_>,
+        program: &Program,
+    ) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
+        let config = self.check_config(ctx);
+        match ctx.timed(explore_time, || sequential_final_states(program, &config)) {
             Ok(seq) => Ok(ControlFlow::Continue(seq)),
             Err(e) if *e.kind() == paces_explore::ErrorKind::BoundReached => {
-                Ok(ControlFlow::Break(if self.out_of_time() {
+                Ok(ControlFlow::Break(if ctx.out_of_time() {
                     StopReason::TimeLimit
                 } else {
                     StopReason::BoundReached(BoundHit::SequentialRuns { message: e.to_string() })
@@ -607,25 +478,13 @@ impl<'a> Judge<'a> {
 
     /// Makes sure the deadlocks and livelocks of the original program are known (a full
     /// exploration, once).
-    fn ensure_original_sets(&mut self) -> Result<(), Error> {
+    fn ensure_original_sets(&mut self, ctx: &mut Context<'_>) -> Result<(), Error> {
         if self.original.sets.is_none() {
-            let full = self.check_with(self.program, false)?;
-            self.record_original_sets(&full);
+            let original = ctx.program();
+            let full = self.check_with(ctx, original, false)?;
+            self.original.saw_sets(&full);
         }
         Ok(())
-    }
-
-    fn record_original_sets(&mut self, full: &CheckResult) {
-        let sets: Sets = (full.deadlocks.keys().cloned().collect(), full.livelocks.keys().cloned().collect());
-        self.record_original_deadlocks(&sets.0);
-        self.original.sets = Some(sets);
-    }
-
-    /// Records `all`, every deadlock of the original.
-    fn record_original_deadlocks(&mut self, all: &BTreeSet<DeadlockId>) {
-        self.report.original_deadlocks = Some(all.iter().cloned().collect());
-        self.original.reached.extend(all.iter().cloned());
-        self.original.reached_all = true;
     }
 
     /// Makes sure it is known whether the original reaches each of the deadlocks `ids`
@@ -635,8 +494,12 @@ impl<'a> Judge<'a> {
     /// without meeting them all it went through the whole space, so those it met are all of
     /// the original's. A bound that cuts it short leaves the others unreached: a deadlock it
     /// did not meet counts as new, as one a full exploration cut short misses.
-    fn ask_original<'i>(&mut self, ids: impl IntoIterator<Item = &'i DeadlockId>) -> Result<(), Error> {
-        if self.original.reached_all {
+    fn ask_original<'i>(
+        &mut self,
+        ctx: &mut Context<'_>,
+        ids: impl IntoIterator<Item = &'i DeadlockId>,
+    ) -> Result<(), Error> {
+        if self.original.all_deadlocks.is_some() {
             return Ok(());
         }
         let wanted: BTreeSet<DeadlockId> =
@@ -645,17 +508,17 @@ impl<'a> Judge<'a> {
             return Ok(());
         }
         let config = self
-            .check_config()
+            .check_config(ctx)
             .stop_at_first_failure(true)
             .find(FailureKinds::DEADLOCKS)
             .hunt_states(0)
             .wanted_deadlocks(Some(Arc::new(wanted)));
-        let program = self.program;
-        let result = self.report.timed(explore_time, || check(program, &config))?;
-        self.report.states += result.states;
+        let program = ctx.program();
+        let result = ctx.timed(explore_time, || check(program, &config))?;
+        ctx.add_states(result.states);
         let all: BTreeSet<DeadlockId> = result.deadlocks.keys().cloned().collect();
         if matches!(result.verdict, Verdict::Correct) {
-            self.record_original_deadlocks(&all);
+            self.original.saw_all_deadlocks(all);
         } else {
             self.original.reached.extend(all);
         }
@@ -665,12 +528,12 @@ impl<'a> Judge<'a> {
     /// Makes sure the blocked-thread sets of the original's deadlocks reached after a failure
     /// are known (one exploration with the failure flag, once). A bound that cuts it short
     /// leaves the sets found so far: a deadlock they miss counts as new.
-    fn ensure_original_after_failure(&mut self) -> Result<(), Error> {
+    fn ensure_original_after_failure(&mut self, ctx: &mut Context<'_>) -> Result<(), Error> {
         if self.original.after_failure.is_none() {
-            let config = self.check_config().stop_at_first_failure(false).deadlocks_after_failure(true);
-            let program = self.program;
-            let full = self.report.timed(explore_time, || check(program, &config))?;
-            self.report.states += full.states;
+            let config = self.check_config(ctx).stop_at_first_failure(false).deadlocks_after_failure(true);
+            let program = ctx.program();
+            let full = ctx.timed(explore_time, || check(program, &config))?;
+            ctx.add_states(full.states);
             self.original.saw(&full);
             let sets = full.deadlocks_after_failure.keys().map(blocked_threads).collect();
             self.original.after_failure = Some(sets);
@@ -698,8 +561,8 @@ impl<'a> Judge<'a> {
     /// it yet, when a candidate first leaves an assertion unpassed that the checks so far do
     /// not settle. When a bound cut it short, an assertion it did not see counts as unchecked
     /// in the original.
-    fn unreached(&mut self, passed: &BTreeSet<String>) -> Result<Vec<String>, Error> {
-        let program = self.program;
+    fn unreached(&mut self, ctx: &mut Context<'_>, passed: &BTreeSet<String>) -> Result<Vec<String>, Error> {
+        let program = ctx.program();
         let bodies: BTreeSet<BlockId> = program.threads.iter().map(|t| t.body).collect();
         let unpassed: Vec<(&str, bool)> = program
             .stmts
@@ -710,44 +573,48 @@ impl<'a> Judge<'a> {
         if unpassed.is_empty() {
             return Ok(Vec::new());
         }
-        let lost = |original: &Original| -> Vec<String> {
-            let checked = |&&(label, top): &&(&str, bool)| {
-                original.passed.contains(label) || top && original.failed.contains(label)
-            };
-            unpassed.iter().filter(checked).map(|(label, _)| (*label).to_owned()).collect()
-        };
-        let known = lost(&self.original);
+        let known = self.original.checked(&unpassed);
         if !known.is_empty() || self.original.checked_all {
             return Ok(known);
         }
-        self.ensure_original_sets()?;
+        self.ensure_original_sets(ctx)?;
         self.original.checked_all = true;
-        Ok(lost(&self.original))
+        Ok(self.original.checked(&unpassed))
     }
 
     /// The rule that admits a deadlock of a candidate (asked of the original with
     /// [`Judge::ask_original`] before), or `None` for a new deadlock.
-    fn admit(&mut self, id: &DeadlockId) -> Result<Option<DeadlockRule>, Error> {
+    fn admit(&mut self, ctx: &mut Context<'_>, id: &DeadlockId) -> Result<Option<DeadlockRule>, Error> {
         if self.original.reached.contains(id) {
             return Ok(Some(DeadlockRule::SamePlace));
         }
-        self.ensure_original_after_failure()?;
-        let threads = blocked_threads(id);
-        let after = self.original.after_failure.as_ref().is_some_and(|sets| sets.contains(&threads));
+        self.ensure_original_after_failure(ctx)?;
+        let after = self.original.blocks_after_failure(&blocked_threads(id));
         Ok(after.then_some(DeadlockRule::SameThreadsAfterFailure))
     }
 
     /// Makes sure the original's sequential final states are known, computed when a candidate
     /// first needs them (they can be costly, and a run that never reaches acceptance does not
     /// need them); the stop when a bound cut them short.
-    fn ensure_original_sequential(&mut self) -> Result<ControlFlow<StopReason>, Error> {
+    fn ensure_original_sequential(&mut self, ctx: &mut Context<'_>) -> Result<ControlFlow<StopReason>, Error> {
         if self.original.sequential.is_none() {
-            match self.sequential(self.program)? {
+            let original = ctx.program();
+            match self.sequential(ctx, original)? {
                 ControlFlow::Continue(seq) => self.original.sequential = Some(seq),
                 ControlFlow::Break(stop) => return Ok(ControlFlow::Break(stop)),
             }
         }
         Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// The stop for a check cut short by `bound`: the run's time limit when the checker's time
+/// bound was what is left of it, the checker's bound otherwise.
+fn bound_stop(ctx: &Context<'_>, bound: Bound) -> StopReason {
+    if bound == Bound::Time && ctx.out_of_time() {
+        StopReason::TimeLimit
+    } else {
+        StopReason::BoundReached(BoundHit::Check(bound))
     }
 }
 
