@@ -209,9 +209,8 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let in_source_text = kept.is_some();
     // A C file whose repair cannot be written into its source gets no program (C stays C:
     // never Cwhile in a `.c` file); the run says so and exits 1.
-    let canonical = report.repaired_text();
     let layout_lost = kept.is_none()
-        && canonical.is_some()
+        && report.repaired.is_some()
         && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
     let not_c = layout_lost && matches!(input.lang, super::Lang::C | super::Lang::Pthread);
     let printed = match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
@@ -221,7 +220,8 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         (None, Some(repaired), Ok(source)) if layout_lost => {
             Some(paces::cwhile::Printer::new(repaired).labels(&report.named_labels()).comments(source).print())
         }
-        _ => canonical,
+        // Printed only when needed: a long program takes a while.
+        _ => report.repaired_text(),
     };
     if let Some(path) = &args.report {
         if let Err(message) = super::html::write_repair(path, &input, &report, printed.as_deref(), in_source_text) {

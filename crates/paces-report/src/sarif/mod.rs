@@ -82,7 +82,7 @@ fn findings<'a>(places: &Places<'_>, result: &'a CheckResult, all: bool) -> Vec<
     if !all {
         return match &result.verdict {
             Verdict::Bad(c) => {
-                let label = c.failing_step.and_then(|i| c.schedule.steps.get(i)).map_or("?", |s| s.label.as_str());
+                let label = c.failing_label().unwrap_or("?");
                 vec![places.failure(label, c)]
             }
             Verdict::Deadlock(id, c) => vec![places.deadlock(id, c)],
