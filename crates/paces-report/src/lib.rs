@@ -19,6 +19,7 @@
 //! The charts and graphs are drawn from the traces a repair keeps when
 //! [`paces::Repair::record_traces`] is on.
 
+mod asked;
 mod chart;
 pub mod check;
 mod diff;

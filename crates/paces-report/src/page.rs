@@ -32,6 +32,7 @@ table.facts td { padding: .15em .8em .15em 0; vertical-align: top; }
 button.fix-pick { margin: .2em .4em .2em 0; }
 button.fix-pick.chosen { background: #c8102e; color: white; border-color: #c8102e; }
 .legend { font-size: .9em; color: #555; }
+.changes .why { color: #555; font-size: .9em; margin: .1em 0 .4em; }
 "#;
 
 /// Catches any script error before the main script runs: the root element's `data-render`

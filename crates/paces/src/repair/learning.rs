@@ -221,12 +221,15 @@ impl Learning {
         for (problem, cex) in more {
             let mut also = Iteration::new(problem);
             if let ControlFlow::Break(stop) =
-                self.learn_from_trace(ctx, rejected, IterationKind::Bad, &cex, &mut also, false)?
+                self.learn_from_trace(ctx, rejected, IterationKind::Bad, &cex, &mut also, true)?
             {
                 return Ok(ControlFlow::Break(stop));
             }
             record.fixes += also.fixes;
             record.more.push(also.problem);
+            if ctx.cfg().record_traces {
+                record.more_learned.push(also.learned);
+            }
         }
         Ok(ControlFlow::Continue(()))
     }
