@@ -219,16 +219,11 @@ pub(crate) fn trace_figures(out: &mut String, c: &TraceChart, id: &str) {
         let svg = if svg.is_empty() {
             format!("<p>Not drawn: more than {} steps (`--dot` writes it in DOT).</p>", graph::MAX_NODES)
         } else {
-            strip_prolog(&svg).to_owned()
+            svg
         };
         let _ = writeln!(out, "<div class=\"figure\"><h3>{title}</h3>{svg}</div>");
     }
     out.push_str("</div>\n");
-}
-
-/// An SVG document from its `<svg` element on (no XML declaration inside the page).
-fn strip_prolog(svg: &str) -> &str {
-    svg.find("<svg").map_or(svg, |i| &svg[i..])
 }
 
 /// The good traces learned from, each with the assertions it protects.
