@@ -195,7 +195,8 @@ fn root_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
 /// `data-measure` what is wrong (`ok` when nothing): a drawing more than 16 px taller or wider
 /// than what it holds (every fix's layer shown), or too small for it; a text that ends cut (`...`); a step's text
 /// wider than its box; an edge's label on a box or on another label, or its text out of its
-/// background. Appended to a copy of a page, after the page's own script.
+/// background; a change of the repair without its reason, or a reason whose link leads to no
+/// iteration of the page. Appended to a copy of a page, after the page's own script.
 const MEASURE: &str = r#"<script>
 (function () {
   var bad = [];
@@ -240,7 +241,18 @@ const MEASURE: &str = r#"<script>
       placed.push(lb);
     }
   }
+  // Every change of the repair says why it is there, and its links lead to iterations shown.
+  var changes = document.querySelectorAll("ol.changes > li");
+  for (var h = 0; h < changes.length; h++) {
+    var why = changes[h].querySelectorAll("ul.why > li");
+    if (!why.length || !why[0].textContent.trim()) { bad.push("a change without its reason"); }
+    var links = changes[h].querySelectorAll("a[href^='#']");
+    for (var a = 0; a < links.length; a++) {
+      if (!document.getElementById(links[a].getAttribute("href").slice(1))) { bad.push("a reason links nowhere"); }
+    }
+  }
   document.documentElement.setAttribute("data-measure", bad.length ? bad.join("; ") : "ok");
+  document.documentElement.setAttribute("data-changes", String(changes.length));
   document.documentElement.setAttribute("data-labels", String(document.querySelectorAll("g.edge-label, g.atom-label").length));
 })();
 </script>"#;
@@ -263,7 +275,7 @@ fn reports_render_in_chromium() {
     let mut pages: Vec<(String, PathBuf)> =
         REPAIRED.iter().map(|n| (n.to_string(), report("browser", "repair", n))).collect();
     pages.push(("ex1".to_owned(), report("browser", "check", "ex1")));
-    let mut labels = 0;
+    let (mut labels, mut changes) = (0, 0);
     for (name, page) in &pages {
         let threads = paces::cwhile::parse(paces_heldin::source(name)).expect("parses").threads.len();
         let dom = browse(&browser, page, &["--dump-dom"]);
@@ -282,7 +294,9 @@ fn reports_render_in_chromium() {
         // Sized to their content, nothing cut, labels clear: measured with the fonts as drawn.
         let measure = browse(&browser, &measured(page), &["--dump-dom"]);
         assert_eq!(root_attribute(&measure, "data-measure"), Some("ok"), "{what}: as Chromium lays it out");
-        labels += root_attribute(&measure, "data-labels").and_then(|n| n.parse::<usize>().ok()).expect("counted");
+        let count = |name: &str| root_attribute(&measure, name).and_then(|n| n.parse::<usize>().ok()).expect("counted");
+        labels += count("data-labels");
+        changes += count("data-changes");
         let charts = columns(&dom);
         assert!(!charts.is_empty(), "{what}: no chart");
         assert_eq!(root_attribute(&dom, "data-charts"), Some(charts.len().to_string().as_str()), "{what}");
@@ -291,6 +305,7 @@ fn reports_render_in_chromium() {
         }
     }
     assert!(labels > 0, "no page has an edge label to measure");
+    assert!(changes >= REPAIRED.len(), "the repairs' changes were not found on their pages");
     let shot = out_dir().join("report-ex1.png");
     let _ = std::fs::remove_file(&shot);
     let screenshot = format!("--screenshot={}", shot.display());
