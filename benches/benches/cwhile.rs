@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
         });
         let program = paces_cwhile::parse(&source).expect("valid program");
         group.bench_with_input(BenchmarkId::new("print", &name), &program, |b, p| {
-            b.iter(|| paces_cwhile::print(black_box(p)))
+            b.iter(|| paces_cwhile::Printer::new(black_box(p)).print())
         });
         if name != "synthetic-1MB" {
             // One block of 25,000 items has 3 * 10^8 pairs: the space is for real programs.

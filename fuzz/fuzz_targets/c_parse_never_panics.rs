@@ -8,7 +8,7 @@ fuzz_target!(|data: &[u8]| {
     match paces_c::parse_bytes(data) {
         Ok(program) => {
             let _ = program.space();
-            let _ = paces_c::print(&program);
+            let _ = paces_c::Printer::new(&program).print();
         }
         Err(diags) => {
             assert!(!diags.is_empty());

@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     match parse_bytes(data, &options) {
         Ok(read) => {
             let _ = read.program.space();
-            let _ = paces_cwhile::print(&read.program);
+            let _ = paces_cwhile::Printer::new(&read.program).print();
         }
         Err(diags) => {
             assert!(!diags.is_empty());

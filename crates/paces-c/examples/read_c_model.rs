@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(names, ["producer", "consumer"]);
     // Statements are named by the line they start on: the assertion is `8`.
     assert!(program.loc("8").is_some() && program.loc("3").is_some());
-    println!("as Cwhile:\n{}", paces_c::cwhile::print(&program));
+    println!("as Cwhile:\n{}", paces_c::cwhile::Printer::new(&program).print());
 
     // A construct outside the dialect is refused with a diagnostic naming the line.
     let unsupported = "int x;\nvoid t() { x = 1; }\nvoid main() { t(); goto end; end: ; }\n";

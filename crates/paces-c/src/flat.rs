@@ -135,7 +135,7 @@ mod tests {
             for s in &mut parts.stmts {
                 "_".clone_into(&mut s.label);
             }
-            paces_cwhile::print(&Program::new(parts))
+            paces_cwhile::Printer::new(&Program::new(parts)).print()
         };
         assert_eq!(strip(&flatten_program(&nested)), strip(&flat));
     }

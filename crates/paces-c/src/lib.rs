@@ -1,12 +1,22 @@
 //! The C frontend of PACES: reads concurrent models written in a small C dialect (the one the
 //! paper's tool read: threads as functions called from `main`, `assume`, `assert`,
 //! `atomicBegin()`/`atomicEnd()`, `lock`, ...) into the same [`Program`] the Cwhile frontend
-//! builds, and prints a Cwhile program in that dialect ([`print()`]).
+//! builds, and prints a Cwhile program in that dialect.
 //!
 //! Statements are labelled by the source line they start on (`12`, then `12.2` for a second
 //! statement on that line), so traces and repairs name them the way the paper's tool did.
 //! `docs/c-frontend.md` describes the dialect, its meaning in Cwhile, and why the parser is
 //! the `lang-c` crate.
+//!
+//! # Printing
+//! Each C dialect has its printer type: [`Printer`] for the paper's dialect, whose
+//! [`Printer::print`] writes a program as C and whose [`Printer::splice`] writes a repaired
+//! program into the C source it was read from, and [`pthread::Printer`] for pthread C, which
+//! only splices, for a source read with the [`pthread::Options`] it is given. They are two
+//! types rather than one with a dialect setting because the two dialects offer different
+//! things: pthread C has no canonical printer and the paper's dialect no reading options, so
+//! a single type would carry a method and a setting that mean nothing for one of them; with
+//! two, each offers only what its dialect can do and the compiler refuses the rest.
 //!
 //! # Example
 //! ```
@@ -36,8 +46,7 @@ mod splice;
 pub use paces_constraint as constraint;
 pub use paces_cwhile as cwhile;
 
-pub use print::{print, Error, Printed};
-pub use splice::print_preserving;
+pub use print::{Error, Printed, Printer};
 
 use paces_cwhile::{Diagnostic, Diagnostics, Program, Span};
 

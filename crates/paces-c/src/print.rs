@@ -19,18 +19,83 @@ pub struct Printed {
     pub labels: BTreeMap<String, String>,
 }
 
-/// Prints `program` in the C dialect: globals with their initial values, each procedure and
-/// thread as a function, and a `main` that starts the threads in order. A Cwhile `await(b)`
-/// is `assume(b)`, a Cwhile `assume(b)` (which cuts the path) is `__VERIFIER_assume(b)`.
+/// Prints a program in the paper's C dialect ([`Printer::print`]), or writes it into the C
+/// source of the program it was made from ([`Printer::splice`]).
 ///
-/// # Errors
-/// When the program has something the dialect cannot say: a procedure local with an initial
-/// value other than 0 (C initialises a local on every call), a name that is a C keyword, or a
-/// `while` with an empty body and a condition (the dialect reads that as a busy wait).
-pub fn print(program: &Program) -> Result<Printed, Error> {
-    let mut p = Printer { program, out: String::new(), line: 1, labels: BTreeMap::new(), owner: None };
-    p.program()?;
-    Ok(Printed { text: p.out, labels: p.labels })
+/// ```
+/// let program = paces_cwhile::parse("var x;\nthread t { x := 1; }")?;
+/// let printed = paces_c::Printer::new(&program).print()?;
+/// assert!(printed.text.contains("void t() {\n    x = 1;\n}"));
+/// // Line 5: after the header comment, `int x = 0;`, a blank line and `void t() {`.
+/// assert_eq!(printed.labels["t.0"], "5");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct Printer<'a> {
+    program: &'a Program,
+}
+
+impl<'a> Printer<'a> {
+    /// A printer of `program`.
+    pub fn new(program: &'a Program) -> Self {
+        Printer { program }
+    }
+
+    /// The program in the C dialect: globals with their initial values, each procedure and
+    /// thread as a function, and a `main` that starts the threads in order. A Cwhile
+    /// `await(b)` is `assume(b)`, a Cwhile `assume(b)` (which cuts the path) is
+    /// `__VERIFIER_assume(b)`.
+    ///
+    /// # Errors
+    /// When the program has something the dialect cannot say: a procedure local with an
+    /// initial value other than 0 (C initialises a local on every call), a name that is a C
+    /// keyword, or a `while` with an empty body and a condition (the dialect reads that as a
+    /// busy wait).
+    pub fn print(&self) -> Result<Printed, Error> {
+        let mut w = Writer { program: self.program, out: String::new(), line: 1, labels: BTreeMap::new(), owner: None };
+        w.program()?;
+        Ok(Printed { text: w.out, labels: w.labels })
+    }
+
+    /// Writes the program, made from `original` by [`Program::apply`], as the C source
+    /// `source` that [`parse`](crate::parse) read `original` from, with the blocks whose items
+    /// changed order or gained an atomic section rewritten and every other byte kept.
+    ///
+    /// In a rewritten block each statement moves with its own lines: the comment lines
+    /// directly above it (up to the first blank or code line) and the comment at the end of
+    /// its last line. The lines between statements that belong to none of them (blank lines,
+    /// comments set apart by a blank line, declarations) stay in their places. An added
+    /// section is an `atomicBegin();` line before its first statement (above that statement's
+    /// comment lines) and an `atomicEnd();` line after its last, indented like the first
+    /// statement; the statements inside keep their indentation, since a section is no C
+    /// block. An unchanged program gives back `source` itself.
+    ///
+    /// The text is checked before it is returned: [`parse`](crate::parse) must read it as the
+    /// program up to labels (C labels are line numbers, which moved and added lines shift),
+    /// that is, the canonical Cwhile texts ([`paces_cwhile::Printer::print`]) of the two
+    /// programs are equal once every statement label is replaced by the same placeholder.
+    ///
+    /// Statements that share a line (two declarators of one declaration, the statements a
+    /// macro expands to, `a; b;`) are one unit of lines: they move together and a section
+    /// takes them all or none.
+    ///
+    /// `None` when the layout does not allow it (a statement of a rewritten block sharing a
+    /// line with code of no statement of that block, a change that parts the statements of
+    /// one line, a comment that a cut between lines would split) or when the check fails, as
+    /// it must where the dialect cannot say the change (a section over a `return`; a move of
+    /// an `if` whose early `return` makes the statements after it its `else` branch): the
+    /// caller then prints the program another way.
+    #[must_use]
+    pub fn splice(&self, source: &str, original: &Program) -> Option<String> {
+        let dialect = crate::splice::Dialect {
+            parse: &|text| crate::parse(text).ok(),
+            begin: "atomicBegin();",
+            end: "atomicEnd();",
+            flat: false,
+        };
+        crate::splice::splice(source, original, self.program, &dialect)
+    }
 }
 
 const C_KEYWORDS: &[&str] = &[
@@ -82,7 +147,9 @@ const C_KEYWORDS: &[&str] = &[
     "bool",
 ];
 
-struct Printer<'a> {
+/// The state the printing functions share: the program, the text so far, its line, the
+/// labels found so far and the owner being printed.
+struct Writer<'a> {
     program: &'a Program,
     out: String,
     line: usize,
@@ -126,7 +193,7 @@ fn decl_order(p: &Program) -> Vec<O> {
     v.into_iter().map(|(_, o)| o).collect()
 }
 
-impl Printer<'_> {
+impl Writer<'_> {
     fn line(&mut self, depth: usize, text: &str) {
         let _ = writeln!(self.out, "{}{text}", "    ".repeat(depth));
         self.line += 1;

@@ -7,40 +7,6 @@ use paces_cwhile::ir::{StmtId, StmtKind};
 use paces_cwhile::Program;
 use rustc_hash::FxHashMap;
 
-/// Writes `changed`, a program made from `original` by [`Program::apply`], as the C source
-/// `source` that [`parse`](crate::parse) read `original` from, with the blocks whose items
-/// changed order or gained an atomic section rewritten and every other byte kept.
-///
-/// In a rewritten block each statement moves with its own lines: the comment lines directly
-/// above it (up to the first blank or code line) and the comment at the end of its last line.
-/// The lines between statements that belong to none of them (blank lines, comments set apart
-/// by a blank line, declarations) stay in their places. An added section is an
-/// `atomicBegin();` line before its first statement (above that statement's comment lines)
-/// and an `atomicEnd();` line after its last, indented like the first statement; the
-/// statements inside keep their indentation, since a section is no C block. An unchanged
-/// program gives back `source` itself.
-///
-/// The text is checked before it is returned: [`parse`](crate::parse) must read it as
-/// `changed` up to labels (C labels are line numbers, which moved and added lines shift),
-/// that is, the canonical Cwhile texts ([`paces_cwhile::print`]) of the two programs are equal
-/// once every statement label is replaced by the same placeholder.
-///
-/// Statements that share a line (two declarators of one declaration, the statements a macro
-/// expands to, `a; b;`) are one unit of lines: they move together and a section takes them
-/// all or none.
-///
-/// `None` when the layout does not allow it (a statement of a rewritten block sharing a line
-/// with code of no statement of that block, a change that parts the statements of one line,
-/// a comment that a cut between lines would split) or when the check fails,
-/// as it must where the dialect cannot say the change (a section over a `return`; a move of
-/// an `if` whose early `return` makes the statements after it its `else` branch): the caller
-/// then prints `changed` another way.
-pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
-    let dialect =
-        Dialect { parse: &|text| crate::parse(text).ok(), begin: "atomicBegin();", end: "atomicEnd();", flat: false };
-    print_preserving_in(source, original, changed, &dialect)
-}
-
 /// How a C dialect reads a text and writes an added section.
 pub(crate) struct Dialect<'d> {
     /// Reads a text of the dialect.
@@ -55,13 +21,10 @@ pub(crate) struct Dialect<'d> {
     pub(crate) flat: bool,
 }
 
-/// [`print_preserving`] for the C dialect `dialect`.
-pub(crate) fn print_preserving_in(
-    source: &str,
-    original: &Program,
-    changed: &Program,
-    dialect: &Dialect<'_>,
-) -> Option<String> {
+/// `changed` written into `source`, the text of `original`, in the C dialect `dialect`:
+/// [`crate::Printer::splice`] for the paper's dialect, [`crate::pthread::Printer::splice`] for
+/// pthread C.
+pub(crate) fn splice(source: &str, original: &Program, changed: &Program, dialect: &Dialect<'_>) -> Option<String> {
     if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
         return None;
     }
@@ -108,7 +71,7 @@ fn unlabelled(p: &Program) -> String {
     for locals in parts.threads.iter_mut().map(|t| &mut t.locals).chain(parts.procs.iter_mut().map(|q| &mut q.locals)) {
         locals.sort_by_cached_key(name);
     }
-    paces_cwhile::print(&Program::new(parts))
+    paces_cwhile::Printer::new(&Program::new(parts)).print()
 }
 
 /// The deepest nesting of statements the walk follows (it recurses once per level). The C

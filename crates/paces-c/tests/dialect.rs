@@ -18,7 +18,7 @@ fn read(source: &str) -> paces_cwhile::Program {
 
 /// The Cwhile text of a C model.
 fn cwhile(source: &str) -> String {
-    paces_cwhile::print(&read(source))
+    paces_cwhile::Printer::new(&read(source)).print()
 }
 
 #[test]
@@ -85,7 +85,7 @@ fn nondet_read_twice_or_in_a_loop_condition_draws_each_time() {
     // `nondet_2` is the second read's local; a source that uses that name keeps it.
     let named =
         "int nondet_2;\nt() {\n  nondet_2 = nondet + nondet;\n  assert(nondet_2 < 2);\n}\nvoid main() { t(); }\n";
-    let text = paces_cwhile::print(&read(named));
+    let text = paces_cwhile::Printer::new(&read(named)).print();
     assert!(text.contains("nondet_2 := nondet + nondet_3"), "{text}");
     assert_eq!(check(&read(named), &Config::new()).unwrap().verdict.name(), "bad");
     // The loop runs while the value drawn for each test is above x: x climbs to 1 at most.
@@ -98,7 +98,7 @@ fn nondet_read_twice_or_in_a_loop_condition_draws_each_time() {
                  x = nondet;\n  if (nondet == 1) y = 3;\n  if (nondet == x) y = 4;\n  \
                  while (nondet == x) y = 5;\n  assert(y != 5);\n}\nvoid main() { t(); }\n";
     let p = read(forms);
-    let text = paces_cwhile::print(&p);
+    let text = paces_cwhile::Printer::new(&p).print();
     assert_eq!(text.matches("while (*)").count(), 2, "{text}");
     assert!(text.contains("while (nondet == x)"), "{text}");
     assert_eq!(check(&p, &Config::new()).unwrap().verdict.name(), "bad");
@@ -116,7 +116,7 @@ fn assertd_reads_as_assertd_and_assert_as_assert() {
         }\n\
         void main() { t(); }\n";
     let p = read(source);
-    let text = paces_cwhile::print(&p);
+    let text = paces_cwhile::Printer::new(&p).print();
     assert!(text.contains("4: assertd(y == 0);") && text.contains("6: assert(x == 1);"), "{text}");
     let space = p.space();
     let loc = |l: &str| space.loc(l).unwrap();
@@ -127,7 +127,7 @@ fn assertd_reads_as_assertd_and_assert_as_assert() {
     }
     assert!(space.is_fixed(loc("6"), loc("7")));
     // Printed back as C, the kinds stay.
-    let c = paces_c::print(&p).unwrap().text;
+    let c = paces_c::Printer::new(&p).print().unwrap().text;
     assert!(c.contains("assertd(y == 0);") && c.contains("assert(x == 1);"), "{c}");
 }
 
@@ -140,7 +140,8 @@ fn a_moved_noreorder_region_is_written_into_the_c_file() {
     assert_eq!(check(&original, &Config::new()).unwrap().verdict.name(), "bad");
     let report = Repair::new().run(&original).unwrap();
     let repaired = report.repaired.clone().unwrap_or_else(|| panic!("not repaired: {}", report.stop));
-    let text = paces_c::print_preserving(source, &original, &repaired)
+    let text = paces_c::Printer::new(&repaired)
+        .splice(source, &original)
         .unwrap_or_else(|| panic!("the repair ({:?}) is not written into C", words(&report)));
     let again = read(&text);
     assert_eq!(check(&again, &Config::new()).unwrap().verdict.name(), "correct", "{text}");

@@ -67,12 +67,13 @@ fn every_buggy_model_is_repaired_and_the_repaired_c_checks_correct() {
             assert_eq!(words(&report), *expected, "{name}: the repair, by source lines");
         }
         if CWHILE_ONLY.contains(name) {
-            assert!(paces_c::print_preserving(source, &original, &repaired).is_none(), "{name}: written into C");
+            assert!(paces_c::Printer::new(&repaired).splice(source, &original).is_none(), "{name}: written into C");
             let result = check(&repaired, &Config::new().max_states(200_000)).unwrap();
             assert_eq!(result.verdict.name(), "correct", "{name}: the repaired program still {}", result.verdict);
             continue;
         }
-        let text = paces_c::print_preserving(source, &original, &repaired)
+        let text = paces_c::Printer::new(&repaired)
+            .splice(source, &original)
             .unwrap_or_else(|| panic!("{name}: the repair cannot be written into the source"));
         let again = read(name, &text);
         let result = check(&again, &Config::new().max_states(200_000)).unwrap();

@@ -1,11 +1,11 @@
-//! `print_preserving`: a repaired C model written as its source with only the changed blocks
+//! `Printer::splice`: a repaired C model written as its source with only the changed blocks
 //! rewritten; every comment kept, each moved statement with its own, added sections as
 //! `atomicBegin();` and `atomicEnd();` lines.
 
 mod steps;
 
 use paces::Repair;
-use paces_c::{parse, print_preserving};
+use paces_c::{parse, Printer};
 use paces_constraint::{BlockId, Candidate};
 use paces_cwhile::ir::StmtKind;
 use paces_cwhile::Program;
@@ -61,7 +61,7 @@ fn transformed(source: &str, steps: &[&str]) -> (Program, Program) {
 #[track_caller]
 fn preserved(source: &str, steps: &[&str]) -> String {
     let (p, q) = transformed(source, steps);
-    let text = print_preserving(source, &p, &q).expect("the layout allows it");
+    let text = Printer::new(&q).splice(source, &p).expect("the layout allows it");
     assert_eq!(outline(&parse(&text).unwrap()), outline(&q), "{text}");
     text
 }
@@ -168,7 +168,7 @@ fn a_call_with_an_argument_moves_as_one_item() {
 fn an_unchanged_program_is_its_source() {
     let p = parse(MODEL).unwrap();
     let q = p.apply(&Candidate::original(&p.space())).unwrap();
-    assert_eq!(print_preserving(MODEL, &p, &q).as_deref(), Some(MODEL));
+    assert_eq!(Printer::new(&q).splice(MODEL, &p).as_deref(), Some(MODEL));
 }
 
 /// A section over every statement of a block, one of them compound: the block then holds
@@ -340,11 +340,11 @@ void main() { t(); }
 fn statements_sharing_a_line_fall_back() {
     let source = "int a, b;\nvoid t() {\n    a = 1; b = 1;\n}\nvoid main() { t(); }\n";
     let (p, q) = transformed(source, &["swap 3 <-> 3.2"]);
-    assert_eq!(print_preserving(source, &p, &q), None);
+    assert_eq!(Printer::new(&q).splice(source, &p), None);
     // A thread written on one line, the same.
     let source = "int a, b;\nvoid t() { a = 1;\n b = 1; }\nvoid main() { t(); }\n";
     let (p, q) = transformed(source, &["swap 2 <-> 3"]);
-    assert_eq!(print_preserving(source, &p, &q), None);
+    assert_eq!(Printer::new(&q).splice(source, &p), None);
 }
 
 /// A comment that starts on a moved statement's line and ends on the next line would be cut
@@ -354,7 +354,7 @@ fn a_comment_across_a_cut_falls_back() {
     let source =
         "int a, b;\nvoid t() {\n    a = 1; /* a comment\n    on two lines */\n    b = 1;\n}\nvoid main() { t(); }\n";
     let (p, q) = transformed(source, &["swap 3 <-> 5"]);
-    assert_eq!(print_preserving(source, &p, &q), None);
+    assert_eq!(Printer::new(&q).splice(source, &p), None);
 }
 
 /// A source that is not the original's falls back rather than printing something else.
@@ -362,8 +362,8 @@ fn a_comment_across_a_cut_falls_back() {
 fn another_source_falls_back() {
     let (p, q) = transformed(MODEL, &["swap 14 <-> 16"]);
     let other = MODEL.replace("power = 1;\n    assert", "power = 2;\n    assert");
-    assert_eq!(print_preserving(&other, &p, &q), None);
-    assert_eq!(print_preserving("", &p, &q), None);
+    assert_eq!(Printer::new(&q).splice(&other, &p), None);
+    assert_eq!(Printer::new(&q).splice("", &p), None);
 }
 
 /// A commented model with a branch, a loop, a function with a parameter and a return value,
@@ -411,7 +411,7 @@ fn comments(source: &str) -> Vec<&str> {
 }
 
 /// Every candidate of the rich model's space: the text reads back as the candidate (checked
-/// inside `print_preserving`, and here by an outline), keeps every comment, and never falls
+/// inside `Printer::splice`, and here by an outline), keeps every comment, and never falls
 /// back on this layout, except for the candidates that no C text can say: a section over the
 /// `return` (the dialect has no `return` inside a section). A call with an argument is one C
 /// statement, so the frontend closes its `noreorder` to sections: no candidate has one there.
@@ -438,7 +438,7 @@ fn every_candidate_of_a_commented_model_keeps_its_comments() {
     let mut inexpressible = 0;
     for (k, c) in candidates.iter().enumerate() {
         let q = p.apply(c).unwrap();
-        let text = print_preserving(RICH, &p, &q);
+        let text = Printer::new(&q).splice(RICH, &p);
         if c.sections().iter().any(|s| c.section_items(s).contains(&ret)) {
             assert_eq!(text, None, "{}", c.display(&space));
             inexpressible += 1;
@@ -481,7 +481,7 @@ fn the_repaired_models_keep_their_comments() {
         let p = parse(source).unwrap();
         let report = Repair::new().run(&p).unwrap();
         let q = report.repaired.clone().unwrap_or_else(|| panic!("{name}: {}", report.stop));
-        let text = print_preserving(source, &p, &q).unwrap_or_else(|| panic!("{name}: fell back"));
+        let text = Printer::new(&q).splice(source, &p).unwrap_or_else(|| panic!("{name}: fell back"));
         for comment in comments(source) {
             assert!(text.contains(comment), "{name}: `{comment}` lost:\n{text}");
         }

@@ -29,12 +29,12 @@ fn a_lost_update_fails_and_a_mutex_prevents_it() {
     assert!(fails(&lost));
     assert!(lost.bounds.is_empty());
     // `hits = hits + 1` reads and writes `hits`: two steps in one `noreorder` item.
-    let text = paces_cwhile::print(&lost.program);
+    let text = paces_cwhile::Printer::new(&lost.program).print();
     assert!(text.contains("noreorder"), "{text}");
     let mutex = read("mutex.c", &Options::default());
     assert!(!fails(&mutex));
     assert!(mutex.bounds.is_empty());
-    assert!(paces_cwhile::print(&mutex.program).contains("lock(guard)"));
+    assert!(paces_cwhile::Printer::new(&mutex.program).print().contains("lock(guard)"));
 }
 
 #[test]
@@ -48,7 +48,7 @@ fn a_constant_loop_creates_one_thread_per_iteration() {
     let r = read("atomic_loop.c", &Options::default());
     // main and three workers, each with its own argument.
     assert_eq!(r.program.threads.len(), 4);
-    let text = paces_cwhile::print(&r.program);
+    let text = paces_cwhile::Printer::new(&r.program).print();
     for k in 0..3 {
         assert!(text.contains(&format!("work.arg := {k};")), "{text}");
     }
@@ -75,14 +75,17 @@ fn both_preprocessors_read_the_same_program() {
     if has_cpp {
         assert_eq!(auto.preprocessor, "cpp");
         let system = read("atomic_loop.c", &Options { preprocessor: Preprocessor::System, ..Options::default() });
-        assert_eq!(paces_cwhile::print(&system.program), paces_cwhile::print(&own.program));
+        assert_eq!(
+            paces_cwhile::Printer::new(&system.program).print(),
+            paces_cwhile::Printer::new(&own.program).print()
+        );
     } else {
         assert_eq!(auto.preprocessor, "own");
         let path = format!("{}/tests/pthread/atomic_loop.c", env!("CARGO_MANIFEST_DIR"));
         let source = std::fs::read_to_string(path).expect("test program");
         assert!(parse(&source, &Options { preprocessor: Preprocessor::System, ..Options::default() }).is_err());
     }
-    assert_eq!(paces_cwhile::print(&auto.program), paces_cwhile::print(&own.program));
+    assert_eq!(paces_cwhile::Printer::new(&auto.program).print(), paces_cwhile::Printer::new(&own.program).print());
 }
 
 /// The first error reading `source`: its code, line, column and message.
@@ -244,7 +247,7 @@ fn computed_indexes_choose_an_element_and_cut_out_of_bounds() {
 fn an_if_that_only_reaches_the_error_reads_as_an_assertion() {
     let growing = read("growing.c", &Options::default());
     assert!(fails(&growing));
-    let text = paces_cwhile::print(&growing.program);
+    let text = paces_cwhile::Printer::new(&growing.program).print();
     assert!(text.contains("assert(!(a > 5))"), "{text}");
     assert!(!text.contains("if (a > 5)"), "{text}");
     // Each form SV-COMP writes is one assertion; an `else` that acts keeps the `if`.
@@ -259,7 +262,7 @@ fn an_if_that_only_reaches_the_error_reads_as_an_assertion() {
     for (check, assertion) in forms {
         let source = format!("#include <pthread.h>\nint a;\nint main() {{ a = 1; {check} return 0; }}\n");
         let r = parse(&source, &Options::default()).expect("reads");
-        let text = paces_cwhile::print(&r.program);
+        let text = paces_cwhile::Printer::new(&r.program).print();
         assert_eq!(text.contains("assert(0)"), !assertion, "{check}\n{text}");
         assert_eq!(text.contains("if ("), !assertion, "{check}\n{text}");
     }
@@ -382,7 +385,7 @@ fn a_loop_that_creates_threads_without_bound_runs_its_rounds() {
     let r = parse(source, &Options::default()).expect("read");
     assert_eq!(r.program.threads.len(), 3, "main and a thread per round");
     assert!(r.bounds.iter().any(|b| b.contains("cut after 2 round(s)")), "{:?}", r.bounds);
-    let text = paces_cwhile::print(&r.program);
+    let text = paces_cwhile::Printer::new(&r.program).print();
     assert_eq!(text.matches("assume(0)").count(), 1, "{text}");
 }
 
@@ -396,7 +399,7 @@ fn a_global_s_address_passed_to_an_atomic_function_is_copied_inside_its_step() {
         pthread_join(a, 0);\n  pthread_join(b, 0);\n  __VERIFIER_assert(count == 2);\n  return 0;\n}\n";
     let r = parse(source, &Options::default()).expect("read");
     assert!(!fails(&r), "the lock held by `m` keeps the update whole");
-    let text = paces_cwhile::print(&r.program);
+    let text = paces_cwhile::Printer::new(&r.program).print();
     assert!(text.contains("__VERIFIER_atomic_acquire.l := m;"), "{text}");
     // Released before the update: the lost update is found.
     let early = source.replace(
@@ -500,7 +503,7 @@ fn a_goto_to_the_error_or_back_to_its_block_s_start_is_read() {
         ERROR: { reach_error(); abort(); }\n}\n\
         int main() {\n  pthread_t a, b;\n  pthread_create(&a, 0, counter, 0);\n  pthread_create(&b, 0, counter, 0);\n  return 0;\n}\n";
     let r = parse(source, &Options::default()).expect("read");
-    let text = paces_cwhile::print(&r.program);
+    let text = paces_cwhile::Printer::new(&r.program).print();
     assert!(text.contains("while (1)"), "{text}");
     // Both threads may pass `r == 1` (a lost update of `r`) and count `s` together.
     let config = Config::new().find(FailureKinds::BAD).max_states(200_000);
@@ -585,7 +588,7 @@ fn a_global_pointer_no_function_names_is_dropped() {
     let source = "#include <pthread.h>\nint x = 0;\nint *x$delayed_var;\nint main() {\n  x = 1;\n  __VERIFIER_assert(x == 1);\n  return 0;\n}\n";
     let r = parse(source, &Options::default()).expect("read");
     assert!(!fails(&r));
-    assert!(!paces_cwhile::print(&r.program).contains("delayed"));
+    assert!(!paces_cwhile::Printer::new(&r.program).print().contains("delayed"));
     let used = source.replace("  x = 1;", "  x = 1;\n  x$delayed_var = 0;");
     let (code, line, col, message) = error_of(&used);
     assert_eq!((code.as_str(), line, col), ("C0410", 3, 5), "{message}");

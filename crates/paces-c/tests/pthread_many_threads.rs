@@ -48,7 +48,7 @@ fn the_same_lock_hides_the_update_but_no_error_is_only_a_bound() {
     assert!(!fails(&guarded));
     assert!(!guarded.bounds.is_empty(), "5000 threads are not all modelled: no exact \"correct\"");
     // The join loop joins the modelled threads, then cuts the path.
-    let text = paces_cwhile::print(&guarded.program);
+    let text = paces_cwhile::Printer::new(&guarded.program).print();
     assert_eq!(text.matches("assume(0)").count(), 1, "{text}");
 }
 

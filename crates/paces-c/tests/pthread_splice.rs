@@ -1,4 +1,4 @@
-//! pthread C repairs written into the C file (`paces_c::pthread::print_preserving`).
+//! pthread C repairs written into the C file (`paces_c::pthread::Printer::splice`).
 
 mod steps;
 
@@ -41,7 +41,7 @@ fn a_moved_declaration_in_an_atomic_block_is_written_into_the_file() {
     let s = source("snapshot.c");
     // The read of `lo` moves above the second create.
     let (p, q) = transformed(&s, &["swap 34 <-> 38", "swap 32 <-> 38"]);
-    let text = paces_c::pthread::print_preserving(&s, &p, &q).expect("written into the file");
+    let text = paces_c::pthread::Printer::new(&q).splice(&s, &p).expect("written into the file");
     assert_eq!(sorted_lines(&text), sorted_lines(&s), "only lines moved:\n{text}");
     let create = text.find("pthread_create(&b").unwrap();
     let low = text.find("int low = lo > CAP;").unwrap();
@@ -71,7 +71,7 @@ fn lines_without_markers(text: &str) -> Vec<&str> {
 fn statements_sharing_a_line_move_as_one_unit() {
     let s = source("tally.c");
     let (p, q) = transformed(&s, &["atomic [16; 16.4]", "atomic [24; 27]"]);
-    let text = paces_c::pthread::print_preserving(&s, &p, &q).expect("written into the file");
+    let text = paces_c::pthread::Printer::new(&q).splice(&s, &p).expect("written into the file");
     assert_eq!(lines_without_markers(&text), sorted_lines(&s), "only markers added:\n{text}");
     let mover = "  __VERIFIER_atomic_begin();\n  left--; right++;\n  __VERIFIER_atomic_end();\n";
     assert!(text.contains(mover), "{text}");
@@ -80,7 +80,7 @@ fn statements_sharing_a_line_move_as_one_unit() {
     assert!(text.contains(reads), "{text}");
     // A section over `left--;` alone cannot be written: it would cut the line.
     let (p, q) = transformed(&s, &["atomic [16; 16]"]);
-    assert_eq!(paces_c::pthread::print_preserving(&s, &p, &q), None);
+    assert_eq!(paces_c::pthread::Printer::new(&q).splice(&s, &p), None);
     // The two declarators of one declaration are one item (`22`): no candidate parts them,
     // and the declaration moves whole.
     let p = parse(&s, &Options::default()).unwrap().program;
@@ -88,7 +88,7 @@ fn statements_sharing_a_line_move_as_one_unit() {
     let parting = paces_constraint::Transformation::Swap { first: second, second: create };
     assert!(paces_constraint::Candidate::apply(&p.space(), &[parting]).is_err());
     let (p, q) = transformed(&s, &["swap 22 <-> 23"]);
-    let text = paces_c::pthread::print_preserving(&s, &p, &q).expect("written into the file");
+    let text = paces_c::pthread::Printer::new(&q).splice(&s, &p).expect("written into the file");
     assert!(text.contains("  pthread_create(&m, 0, mover, 0);\n  int first = 0, second = 0;\n"), "{text}");
 }
 
@@ -99,11 +99,11 @@ fn statements_sharing_a_line_move_as_one_unit() {
 fn a_section_over_split_statements_reads_back() {
     let s = source("tally.c");
     let (p, q) = transformed(&s, &["atomic [24; 25]"]);
-    let text = paces_c::pthread::print_preserving(&s, &p, &q).expect("written into the file");
+    let text = paces_c::pthread::Printer::new(&q).splice(&s, &p).expect("written into the file");
     let again = parse(&text, &Options::default()).unwrap().program;
     assert_eq!(
-        paces_cwhile::print(&again).matches("noreorder").count(),
-        paces_cwhile::print(&q).matches("noreorder").count()
+        paces_cwhile::Printer::new(&again).print().matches("noreorder").count(),
+        paces_cwhile::Printer::new(&q).print().matches("noreorder").count()
     );
 }
 
@@ -118,7 +118,8 @@ fn repairs_of_programs_with_shared_lines_are_written_and_recheck() {
         assert!(matches!(check(&original, &config).unwrap().verdict, Verdict::Bad(_)), "{name} fails");
         let report = Repair::new().run(&original).unwrap();
         let repaired = report.repaired.clone().unwrap_or_else(|| panic!("{name}: not repaired: {}", report.stop));
-        let text = paces_c::pthread::print_preserving(&s, &original, &repaired)
+        let text = paces_c::pthread::Printer::new(&repaired)
+            .splice(&s, &original)
             .unwrap_or_else(|| panic!("{name}: {:?} not written into C", words(&report)));
         let again = parse(&text, &Options::default()).unwrap().program;
         assert!(matches!(check(&again, &config).unwrap().verdict, Verdict::Correct), "{name}:\n{text}");
@@ -136,7 +137,7 @@ fn a_section_around_a_for_loop_is_written_without_nesting() {
     let report = Repair::new().run(&original).unwrap();
     let repaired = report.repaired.clone().unwrap_or_else(|| panic!("not repaired: {}", report.stop));
     assert_eq!(words(&report), ["atomic [12; 12]"]);
-    let text = paces_c::pthread::print_preserving(&s, &original, &repaired).expect("written into the file");
+    let text = paces_c::pthread::Printer::new(&repaired).splice(&s, &original).expect("written into the file");
     let body = "  __VERIFIER_atomic_begin();\n  for (step = 0; step < 2; step++) {\n    rung = rung + 1;\n  }\n  \
                 __VERIFIER_atomic_end();\n";
     assert!(text.contains(body), "{text}");

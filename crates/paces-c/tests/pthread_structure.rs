@@ -110,7 +110,7 @@ fn three_clerks_keep_their_threads_and_get_a_section() {
     assert!(!items.iter().any(|(_, held)| *held), "no section in main: {items:?}");
     // The fix is a section in the clerk's code: an atomic block main's original has not.
     let atomics = |p: &Program| p.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Atomic(_))).count();
-    assert!(atomics(&repaired) > atomics(&r.program), "{}", paces_cwhile::print(&repaired));
+    assert!(atomics(&repaired) > atomics(&r.program), "{}", paces_cwhile::Printer::new(&repaired).print());
 }
 
 /// main starts a helper and then calls the racing function itself: moving the create below the

@@ -1,4 +1,4 @@
-//! The C twin of each held-in Cwhile program (printed by `paces_c::print`) reads back to an
+//! The C twin of each held-in Cwhile program (printed by `paces_c::Printer::print`) reads back to an
 //! equivalent program: the same verdict and failing labels, and the same repair in both modes,
 //! labels compared through the printer's label map.
 
@@ -12,7 +12,7 @@ const NAMES: &[&str] =
 
 fn twin(name: &str) -> (Program, Printed, Program) {
     let original = paces_cwhile::parse(paces_heldin::source(name)).expect("the held-in program parses");
-    let printed = paces_c::print(&original).unwrap_or_else(|e| panic!("{name}: cannot print as C: {e}"));
+    let printed = paces_c::Printer::new(&original).print().unwrap_or_else(|e| panic!("{name}: cannot print as C: {e}"));
     let c = paces_c::parse(&printed.text).unwrap_or_else(|d| {
         panic!("{name}: the C twin does not parse:\n{}", paces_cwhile::render(&d, name, &printed.text, false))
     });

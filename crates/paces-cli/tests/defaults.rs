@@ -182,7 +182,8 @@ fn every_variant_is_tested() {
 fn every_program_in_the_papers_c() {
     for name in paces_heldin::NAMES.iter().filter(|n| !["rtl8169", "usb-serial"].contains(n)) {
         let program = paces_cwhile::parse(paces_heldin::source(name)).unwrap();
-        let printed = paces_c::print(&program).unwrap_or_else(|e| panic!("{name}: cannot print as C: {e}"));
+        let printed =
+            paces_c::Printer::new(&program).print().unwrap_or_else(|e| panic!("{name}: cannot print as C: {e}"));
         let file = common::scratch("defaults-c", &format!("{name}.c"), &printed.text);
         repaired_by_default(&file, "c");
     }

@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut orders = Candidate::original(&space).orders().to_vec();
     orders[thread_t.index()] = vec![b, a];
     let swapped = program.apply(&Candidate::new(&space, orders, &[])?)?;
-    let printed = paces_cwhile::print(&swapped);
+    let printed = paces_cwhile::Printer::new(&swapped).print();
     println!("{printed}");
     assert!(printed.contains("thread t {\n  B: y := 1;\n  A: x := 1;\n}"));
 

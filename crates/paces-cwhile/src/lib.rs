@@ -14,9 +14,11 @@
 //!   ([`Program::commutes`]), weights and section roles; the program's
 //!   [`Space`](paces_constraint::Space) ([`Program::space`]) and the program a candidate of
 //!   that space describes ([`Program::apply`]).
-//! * [`print()`]: canonical text with every label explicit; [`print_named`]: the same with
-//!   only the labels a reader needs; [`to_promela`]: a model for SPIN;
-//!   [`Program::dump`]: a deterministic description of the IR for snapshot tests.
+//! * [`Printer`]: the program as text: canonical, with every label explicit
+//!   ([`Printer::print`]), or with only the labels a reader needs ([`Printer::labels`]),
+//!   keeping the source's comments ([`Printer::comments`]), or written into the source with
+//!   only the changed blocks rewritten ([`Printer::splice`]); [`to_promela`]: a model for
+//!   SPIN; [`Program::dump`]: a deterministic description of the IR for snapshot tests.
 //!
 //! # Example
 //! Parse a program, move `B` before `A` (they commute), and print the result.
@@ -34,7 +36,7 @@
 //! let candidate = Candidate::new(&space, vec![vec![b, a, t2]], &[])?;
 //! let repaired = program.apply(&candidate)?;
 //! assert_eq!(
-//!     paces_cwhile::print(&repaired),
+//!     paces_cwhile::Printer::new(&repaired).print(),
 //!     "var x = 0, y = 0;\n\nthread t {\n  B: y := 1;\n  A: x := 1;\n  t.2: assert(x == 1);\n}\n"
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -67,9 +69,8 @@ pub use paces_constraint as constraint;
 pub use diag::{render, Diagnostic, Diagnostics, MAX_RENDERED};
 pub use error::{Error, ErrorKind};
 pub use ir::{Program, Span};
-pub use print::{comment_ranges, print, print_named, print_named_with_comments, print_with_comments};
+pub use print::{comment_ranges, Printer};
 pub use promela::to_promela;
-pub use splice::print_preserving;
 
 /// Parses and checks a Cwhile program.
 ///

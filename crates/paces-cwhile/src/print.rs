@@ -1,4 +1,6 @@
-//! The canonical printer: every label explicit, sugar as written, minimal parentheses.
+//! The Cwhile printer: canonical text (every label explicit, sugar as written, minimal
+//! parentheses), or labelled only where needed, with or without the source's comments, or
+//! spliced into the source.
 
 use std::fmt::Write as _;
 
@@ -12,47 +14,93 @@ use crate::ir::{
 /// Line width at which the `var` line wraps.
 const WIDTH: usize = 100;
 
-/// Prints a program in canonical Cwhile text: globals first (one `var` declaration), then
-/// threads and procedures in their source order, every statement with its label (generated
-/// ones too), two spaces of indentation. `print(parse(print(p))) == print(p)`.
-pub fn print(p: &Program) -> String {
-    print_shown(p, &vec![true; p.stmts.len()], &mut Comments::none())
+/// Prints a program as Cwhile text, set up by its methods: which labels it shows
+/// ([`Printer::labels`]) and whether it keeps the comments of a source
+/// ([`Printer::comments`]); then [`Printer::print`] writes the program, or
+/// [`Printer::splice`] writes it into the source of the program it was made from.
+///
+/// ```
+/// use paces_cwhile::Printer;
+///
+/// let source = "var x;\nthread t {\n  A: x := 1; // one\n  x := 2;\n}\n";
+/// let p = paces_cwhile::parse(source)?;
+/// assert_eq!(Printer::new(&p).print(), "var x = 0;\n\nthread t {\n  A: x := 1;\n  t.1: x := 2;\n}\n");
+/// assert_eq!(Printer::new(&p).labels(&[]).print(), "var x = 0;\n\nthread t {\n  A: x := 1;\n  x := 2;\n}\n");
+/// assert_eq!(
+///     Printer::new(&p).labels(&["t.1"]).comments(source).print(),
+///     "var x = 0;\n\nthread t {\n  A: x := 1; // one\n  t.1: x := 2;\n}\n"
+/// );
+/// # Ok::<(), paces_cwhile::Diagnostics>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct Printer<'a> {
+    program: &'a Program,
+    /// The labels to show besides the written and the needed ones; `None`: every label.
+    named: Option<&'a [&'a str]>,
+    /// The source whose comments are kept.
+    source: Option<&'a str>,
 }
 
-/// Prints like [`print()`], keeping the comments of `source`, the text `p` was parsed from
-/// (what `paces fmt` writes). A comment stands on its own lines above the statement or
-/// declaration that follows it in the source, at that statement's indentation; a comment after
-/// a statement on the statement's last line stays at the end of that line; comments before the
-/// closing brace of a block stay inside the block, and those after the last declaration end
-/// the text. Blank lines are not kept, but for one after a comment above the first declaration
-/// (the file's header) that the source sets apart by blank lines. The text parses back to the
-/// same program.
-pub fn print_with_comments(p: &Program, source: &str) -> String {
-    print_shown(p, &vec![true; p.stmts.len()], &mut Comments::scan(source))
-}
+impl<'a> Printer<'a> {
+    /// A printer of `program` that shows every label and no comments.
+    pub fn new(program: &'a Program) -> Self {
+        Printer { program, named: None, source: None }
+    }
 
-/// Prints like [`print()`], but labels a statement only where a reader or the parser needs it:
-/// where the label was written in the source, where it is one of `named` (the labels a report
-/// refers to, such as the ends of a swap or of an added atomic section), and where parsing the
-/// text back would otherwise give the statement another name (an unlabelled statement gets the
-/// generated label `OWNER.N` of its place in its owner's count, which a printed label `OWNER.N`
-/// sets forward: the statements after a moved one or an added section keep their names without
-/// labels; a statement inside a moved compound one, or after a moved one named by a label of
-/// another form, may need its own). Parsing the text back gives a program with the same
-/// behaviour in which every statement has the name it has in `p`.
-pub fn print_named(p: &Program, named: &[&str]) -> String {
-    print_shown(p, &shown_labels(p, named), &mut Comments::none())
-}
+    /// Labels a statement only where a reader or the parser needs it: where the label was
+    /// written in the source, where it is one of `named` (the labels a report refers to, such
+    /// as the ends of a swap or of an added atomic section), and where parsing the text back
+    /// would otherwise give the statement another name (an unlabelled statement gets the
+    /// generated label `OWNER.N` of its place in its owner's count, which a printed label
+    /// `OWNER.N` sets forward: the statements after a moved one or an added section keep their
+    /// names without labels; a statement inside a moved compound one, or after a moved one
+    /// named by a label of another form, may need its own). Parsing the text back gives a
+    /// program with the same behaviour in which every statement has the name it has in the
+    /// printed program. Without this setting every label is printed, generated ones too.
+    pub fn labels(self, named: &'a [&'a str]) -> Self {
+        Printer { named: Some(named), ..self }
+    }
 
-/// Prints like [`print_named`], keeping every comment of `source`, the text the original of
-/// `p` was parsed from (`p` itself, or a program [`Program::apply`] made from it, whose spans
-/// point into that text): the fallback of a repaired program whose source layout cannot take
-/// the repair. Comments are written in source order as [`print_with_comments`] writes them,
-/// each above the first statement printed after it whose source position follows it; where
-/// statements changed order, a comment may so stand above a neighbour of the statement it
-/// was written beside, but none is lost.
-pub fn print_named_with_comments(p: &Program, source: &str, named: &[&str]) -> String {
-    print_shown(p, &shown_labels(p, named), &mut Comments::scan(source))
+    /// Keeps the comments of `source`, the text the printed program (or the original it was
+    /// made from by [`Program::apply`], whose spans point into that text) was parsed from:
+    /// what `paces fmt` writes. A comment stands on its own lines above the statement or
+    /// declaration that follows it in the source, at that statement's indentation; a comment
+    /// after a statement on the statement's last line stays at the end of that line; comments
+    /// before the closing brace of a block stay inside the block, and those after the last
+    /// declaration end the text. Blank lines are not kept, but for one after a comment above
+    /// the first declaration (the file's header) that the source sets apart by blank lines.
+    /// The text parses back to the same program.
+    ///
+    /// Where statements changed order (a repaired program whose source layout cannot take
+    /// the repair), comments are still written in source order, each above the first
+    /// statement printed after it whose source position follows it: a comment may so stand
+    /// above a neighbour of the statement it was written beside, but none is lost.
+    /// [`Printer::splice`] keeps the comments of its own source and ignores this setting.
+    pub fn comments(self, source: &'a str) -> Self {
+        Printer { source: Some(source), ..self }
+    }
+
+    /// The program's text: globals first (one `var` declaration), then threads and
+    /// procedures in their source order, each statement with its label as
+    /// [`Printer::labels`] sets (all by default), two spaces of indentation, the comments
+    /// as [`Printer::comments`] sets (none by default). Without comments,
+    /// `print(parse(print(p))) == print(p)`.
+    #[must_use]
+    pub fn print(&self) -> String {
+        let p = self.program;
+        let shown = match self.named {
+            Some(named) => shown_labels(p, named),
+            None => vec![true; p.stmts.len()],
+        };
+        let comments = self.source.map_or_else(Comments::none, Comments::scan);
+        Writer { p, shown, comments, out: String::new() }.program()
+    }
+
+    /// The program printed, and the labels named ([`Printer::labels`]; none when not set).
+    pub(crate) fn parts(&self) -> (&Program, &[&str]) {
+        (self.program, self.named.unwrap_or(&[]))
+    }
 }
 
 /// The byte ranges of the comments of a text without string literals (Cwhile, or the C
@@ -174,7 +222,7 @@ impl<'s> Comments<'s> {
     }
 }
 
-/// Which statements [`print_named`] labels, indexed by statement id: the written and the
+/// Which statements [`Printer::labels`] labels, indexed by statement id: the written and the
 /// `named` labels, an unlabelled statement whose generated label, as the parser would number
 /// it in the printed text, is not its own (a reorder or an added section moved it in its
 /// owner's pre-order), and an added section's `atomic` whose generated label would be another
@@ -227,48 +275,74 @@ fn pre_order(p: &Program, body: BlockId) -> Vec<StmtId> {
     out
 }
 
-/// The printer behind [`print()`] and [`print_named`]: `shown[i]` says whether statement `i`
-/// carries its label.
-fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
-    let mut out = String::new();
-    let owners = decl_order(p);
-    let owner_start = |o: &Owner| match *o {
-        Owner::Thread(t) => p.threads[t.index()].span.start,
-        Owner::Proc(q) => p.procs[q.index()].span.start,
-    };
-    let first_decl =
-        p.vars[..p.global_count()].iter().map(|v| v.span.start).chain(owners.iter().map(owner_start)).min();
-    if let Some(first) = first_decl {
-        c.header(first as usize, &mut out);
+/// The state the printing functions share: the program, which statements carry their
+/// labels (`shown[i]` for statement `i`), the comments still to write, and the text so far.
+struct Writer<'p, 's> {
+    p: &'p Program,
+    shown: Vec<bool>,
+    comments: Comments<'s>,
+    out: String,
+}
+
+impl Writer<'_, '_> {
+    /// The whole program's text.
+    fn program(mut self) -> String {
+        let p = self.p;
+        let owners = decl_order(p);
+        let owner_start = |o: &Owner| match *o {
+            Owner::Thread(t) => p.threads[t.index()].span.start,
+            Owner::Proc(q) => p.procs[q.index()].span.start,
+        };
+        let first_decl =
+            p.vars[..p.global_count()].iter().map(|v| v.span.start).chain(owners.iter().map(owner_start)).min();
+        if let Some(first) = first_decl {
+            self.comments.header(first as usize, &mut self.out);
+        }
+        // The header ends with its own blank line where it has one.
+        let header_len = self.out.len();
+        self.globals();
+        for owner in owners {
+            if self.out.len() > header_len {
+                self.out.push('\n');
+            }
+            self.owner(owner);
+        }
+        self.comments.rest(0, &mut self.out);
+        self.out
     }
-    // The header ends with its own blank line where it has one.
-    let header_len = out.len();
-    let globals: Vec<String> = p.vars[..p.global_count()].iter().map(|v| format!("{} = {}", v.name, v.init)).collect();
-    if let Some(first) = p.vars[..p.global_count()].first() {
-        c.flush(first.span.start as usize, 0, &mut out);
-    }
-    if !globals.is_empty() {
+
+    /// The `var` declaration of the globals, if any, wrapped at [`WIDTH`].
+    fn globals(&mut self) {
+        let p = self.p;
+        let globals: Vec<String> =
+            p.vars[..p.global_count()].iter().map(|v| format!("{} = {}", v.name, v.init)).collect();
+        if let Some(first) = p.vars[..p.global_count()].first() {
+            self.comments.flush(first.span.start as usize, 0, &mut self.out);
+        }
+        if globals.is_empty() {
+            return;
+        }
         let mut line = String::from("var ");
         for (i, g) in globals.iter().enumerate() {
             let piece = if i + 1 == globals.len() { format!("{g};") } else { format!("{g},") };
             if line.len() > 4 && line.len() + 1 + piece.len() > WIDTH {
-                out.push_str(line.trim_end());
-                out.push('\n');
+                self.out.push_str(line.trim_end());
+                self.out.push('\n');
                 line = String::from("    ");
             }
             line.push_str(&piece);
             line.push(' ');
         }
-        out.push_str(line.trim_end());
+        self.out.push_str(line.trim_end());
         if let Some(last) = p.vars[..p.global_count()].iter().map(|v| v.span.end).max() {
-            c.trailing(last as usize, |_| true, &mut out);
+            self.comments.trailing(last as usize, |_| true, &mut self.out);
         }
-        out.push('\n');
+        self.out.push('\n');
     }
-    for owner in owners {
-        if out.len() > header_len {
-            out.push('\n');
-        }
+
+    /// A thread or procedure.
+    fn owner(&mut self, owner: Owner) {
+        let p = self.p;
         let (kw, name, locals, body, span) = match owner {
             Owner::Thread(t) => {
                 let t = &p.threads[t.index()];
@@ -279,20 +353,87 @@ fn print_shown(p: &Program, shown: &[bool], c: &mut Comments<'_>) -> String {
                 ("proc", &q.name, &q.locals, q.body, q.span)
             }
         };
-        c.flush(span.start as usize, 0, &mut out);
-        let _ = writeln!(out, "{kw} {name} {{");
+        self.comments.flush(span.start as usize, 0, &mut self.out);
+        let _ = writeln!(self.out, "{kw} {name} {{");
         if !locals.is_empty() {
             let list: Vec<String> = locals.iter().map(|&v| format!("{} = {}", var_name(p, v), init(p, v))).collect();
-            let _ = writeln!(out, "  local {};", list.join(", "));
+            let _ = writeln!(self.out, "  local {};", list.join(", "));
         }
-        print_items(p, shown, body, 1, c, &mut out);
-        c.flush(span.end as usize, 1, &mut out);
-        out.push('}');
-        c.trailing(span.end as usize, blanks, &mut out);
-        out.push('\n');
+        self.items(body, 1);
+        self.comments.flush(span.end as usize, 1, &mut self.out);
+        self.out.push('}');
+        self.comments.trailing(span.end as usize, blanks, &mut self.out);
+        self.out.push('\n');
     }
-    c.rest(0, &mut out);
-    out
+
+    fn items(&mut self, block: BlockId, level: usize) {
+        let Some(b) = self.p.blocks.get(block.index()) else { return };
+        for &s in &b.items {
+            self.stmt(s, level);
+        }
+    }
+
+    /// `{ ... }` after a statement head: `{ }` when empty. The comments before the block's
+    /// closing brace in the source are written inside it.
+    fn block(&mut self, block: BlockId, level: usize) {
+        let p = self.p;
+        let Some(last) = p.blocks.get(block.index()).and_then(|b| b.items.last()) else {
+            self.out.push_str("{ }");
+            return;
+        };
+        let close = self.comments.close_after(p.stmts.get(last.index()).map_or(0, |s| s.span.end as usize));
+        self.out.push_str("{\n");
+        self.items(block, level + 1);
+        self.comments.flush(close, level + 1, &mut self.out);
+        indent(&mut self.out, level);
+        self.out.push('}');
+    }
+
+    fn stmt(&mut self, id: StmtId, level: usize) {
+        let p = self.p;
+        let Some(s) = p.stmts.get(id.index()) else { return };
+        self.comments.flush(s.span.start as usize, level, &mut self.out);
+        indent(&mut self.out, level);
+        self.label(id, &s.label);
+        self.out.push_str(&head(p, s));
+        let end = s.span.end as usize;
+        match &s.kind {
+            StmtKind::If { .. } => self.if_chain(id, level),
+
+            StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
+                self.out.push(' ');
+                self.block(*body, level);
+            }
+            _ => self.out.push(';'),
+        }
+        self.comments.trailing(end, blanks, &mut self.out);
+        self.out.push('\n');
+    }
+
+    fn label(&mut self, id: StmtId, label: &str) {
+        if self.shown.get(id.index()).copied().unwrap_or(true) {
+            let _ = write!(self.out, "{label}: ");
+        }
+    }
+
+    /// The blocks of the `if` statement `id`, whose head is printed, and its `else if`s: a
+    /// loop along the chain, so that a long chain is printed flat.
+    fn if_chain(&mut self, mut id: StmtId, level: usize) {
+        let p = self.p;
+        while let Some(StmtKind::If { then_block, else_block, .. }) = p.stmts.get(id.index()).map(|s| &s.kind) {
+            self.out.push(' ');
+            self.block(*then_block, level);
+            let Some(e) = else_block else { return };
+            self.out.push_str(" else ");
+            let Some(link) = else_if(p, *e) else {
+                self.block(*e, level);
+                return;
+            };
+            self.label(link, &p.stmts[link.index()].label);
+            self.out.push_str(&head(p, &p.stmts[link.index()]));
+            id = link;
+        }
+    }
 }
 
 /// Threads and procedures in source order (by declaration span; threads before procedures
@@ -345,72 +486,6 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
-fn print_items(p: &Program, shown: &[bool], block: BlockId, level: usize, c: &mut Comments<'_>, out: &mut String) {
-    let Some(b) = p.blocks.get(block.index()) else { return };
-    for &s in &b.items {
-        print_stmt(p, shown, s, level, c, out);
-    }
-}
-
-/// `{ ... }` after a statement head: `{ }` when empty. The comments before the block's closing
-/// brace in the source are written inside it.
-fn print_block(p: &Program, shown: &[bool], block: BlockId, level: usize, c: &mut Comments<'_>, out: &mut String) {
-    let Some(last) = p.blocks.get(block.index()).and_then(|b| b.items.last()) else {
-        out.push_str("{ }");
-        return;
-    };
-    let close = c.close_after(p.stmts.get(last.index()).map_or(0, |s| s.span.end as usize));
-    out.push_str("{\n");
-    print_items(p, shown, block, level + 1, c, out);
-    c.flush(close, level + 1, out);
-    indent(out, level);
-    out.push('}');
-}
-
-fn print_stmt(p: &Program, shown: &[bool], id: StmtId, level: usize, c: &mut Comments<'_>, out: &mut String) {
-    let Some(s) = p.stmts.get(id.index()) else { return };
-    c.flush(s.span.start as usize, level, out);
-    indent(out, level);
-    print_label(shown, id, &s.label, out);
-    out.push_str(&head(p, s));
-    let end = s.span.end as usize;
-    match &s.kind {
-        StmtKind::If { .. } => print_if_chain(p, shown, id, level, c, out),
-
-        StmtKind::While { body, .. } | StmtKind::Atomic(body) | StmtKind::NoReorder(body) => {
-            out.push(' ');
-            print_block(p, shown, *body, level, c, out);
-        }
-        _ => out.push(';'),
-    }
-    c.trailing(end, blanks, out);
-    out.push('\n');
-}
-
-fn print_label(shown: &[bool], id: StmtId, label: &str, out: &mut String) {
-    if shown.get(id.index()).copied().unwrap_or(true) {
-        let _ = write!(out, "{label}: ");
-    }
-}
-
-/// The blocks of the `if` statement `id`, whose head is printed, and its `else if`s: a loop
-/// along the chain, so that a long chain is printed flat.
-fn print_if_chain(p: &Program, shown: &[bool], mut id: StmtId, level: usize, c: &mut Comments<'_>, out: &mut String) {
-    while let Some(StmtKind::If { then_block, else_block, .. }) = p.stmts.get(id.index()).map(|s| &s.kind) {
-        out.push(' ');
-        print_block(p, shown, *then_block, level, c, out);
-        let Some(e) = else_block else { return };
-        out.push_str(" else ");
-        let Some(link) = else_if(p, *e) else {
-            print_block(p, shown, *e, level, c, out);
-            return;
-        };
-        print_label(shown, link, &p.stmts[link.index()].label, out);
-        out.push_str(&head(p, &p.stmts[link.index()]));
-        id = link;
-    }
-}
-
 /// The `if` of an `else if`: the one item of `block`, when it is an `if`.
 pub(crate) fn else_if(p: &Program, block: BlockId) -> Option<StmtId> {
     match p.blocks.get(block.index())?.items.as_slice() {
@@ -458,9 +533,20 @@ impl Program {
             let stmt = self.stmts.get(id.index())?;
             return Some(self.source_texts.get(&stmt.label).cloned().unwrap_or_else(|| head(self, stmt)));
         }
-        // A derived step follows its statement's location directly (at most two steps).
-        let owner = (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))?;
+        let owner = self.step_stmt(loc)?;
         derived_text(self, self.stmts.get(owner.index())?, loc)
+    }
+
+    /// The statement the step at `loc` belongs to: the statement whose own label it is, or for
+    /// a derived step (the guard of an `if`, the await of a `lock`) the statement that adds
+    /// it. Its [`Stmt::span`](crate::ir::Stmt) places the step in the source. `None` for a
+    /// location of another program.
+    pub fn step_stmt(&self, loc: Loc) -> Option<StmtId> {
+        if let Some(id) = self.stmt_at(loc) {
+            return Some(id);
+        }
+        // A derived step follows its statement's location directly (at most two steps).
+        (loc.index().saturating_sub(2)..loc.index()).rev().find_map(|i| self.stmt_at(Loc::new(i)?))
     }
 }
 

@@ -4,22 +4,35 @@
 use paces_constraint::BlockId;
 
 use crate::ir::{Program, StmtId, StmtKind};
-use crate::print::{print_named, shown_labels};
+use crate::print::{shown_labels, Printer};
 
-/// Writes `changed`, a program made from `original` by [`Program::apply`], as the source text
-/// `source` of `original` with the blocks whose items changed order or gained an atomic section
-/// rewritten: each statement keeps its own text, the comment lines above it (those above a
-/// block's first statement stay at the top of the block) and the comment at the end of its last
-/// line, and moves with them; an added section is an `atomic {` line and a
-/// `}` line around its statements, indented one level (two spaces) deeper. A statement gets a
-/// label where [`print_named`] would print one that the source does not have. Everything
-/// outside the rewritten blocks is the source's text, byte for byte.
-///
-/// `None` when the source's layout does not allow it (a rewritten block whose statements do not
-/// each stand on lines of their own, a nested block written on one line), or when the text does
-/// not read back as `changed` (checked by parsing it and comparing [`print_named`] of both):
-/// the caller then prints `changed` canonically.
-pub fn print_preserving(source: &str, original: &Program, changed: &Program, named: &[&str]) -> Option<String> {
+impl Printer<'_> {
+    /// Writes the program, made from `original` by [`Program::apply`], as the source text
+    /// `source` of `original` with the blocks whose items changed order or gained an atomic
+    /// section rewritten: each statement keeps its own text, the comment lines above it (those
+    /// above a block's first statement stay at the top of the block) and the comment at the
+    /// end of its last line, and moves with them; an added section is an `atomic {` line and
+    /// a `}` line around its statements, indented one level (two spaces) deeper. A statement
+    /// gets a label where [`Printer::labels`] would print one that the source does not have
+    /// (with the labels given to it, or none named when it is not set). Everything outside
+    /// the rewritten blocks is the source's text, byte for byte.
+    ///
+    /// `None` when the source's layout does not allow it (a rewritten block whose statements
+    /// do not each stand on lines of their own, a nested block written on one line), or when
+    /// the text does not read back as the program (checked by parsing it and comparing the
+    /// two programs printed with those labels): the caller then prints the program another
+    /// way.
+    #[must_use]
+    pub fn splice(&self, source: &str, original: &Program) -> Option<String> {
+        let (program, named) = self.parts();
+        splice(source, original, program, named)
+    }
+}
+
+/// [`Printer::splice`] of `changed` labelled by `named`: `source` (the text of `original`)
+/// with the blocks of `changed` that differ from `original` rewritten, checked by reading it
+/// back.
+pub(crate) fn splice(source: &str, original: &Program, changed: &Program, named: &[&str]) -> Option<String> {
     if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
         return None;
     }
@@ -33,7 +46,7 @@ pub fn print_preserving(source: &str, original: &Program, changed: &Program, nam
     }
     let text = splice.apply(0, source.len(), &edits);
     let back = crate::parse(&text).ok()?;
-    (print_named(&back, named) == print_named(changed, named)).then_some(text)
+    (Printer::new(&back).labels(named).print() == Printer::new(changed).labels(named).print()).then_some(text)
 }
 
 /// A replacement of the source's bytes `start..end`.

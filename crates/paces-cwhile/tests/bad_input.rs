@@ -259,10 +259,10 @@ fn nesting_at_the_limit_is_fine() {
     let p = parse(&src).expect("within the limits");
     assert_eq!(p.stmts.len(), 256);
     // Every recursive pass copes with the deepest accepted program.
-    let printed = paces_cwhile::print(&p);
-    assert_eq!(paces_cwhile::print(&parse(&printed).unwrap()), printed);
+    let printed = paces_cwhile::Printer::new(&p).print();
+    assert_eq!(paces_cwhile::Printer::new(&parse(&printed).unwrap()).print(), printed);
     let same = p.apply(&paces_constraint::Candidate::original(&p.space())).unwrap();
-    assert_eq!(paces_cwhile::print(&same), printed);
+    assert_eq!(paces_cwhile::Printer::new(&same).print(), printed);
     assert!(paces_cwhile::to_promela(&p, &src).unwrap().contains("active proctype t_t()"));
     assert!(p.dump().contains("weight"));
     let too_deep = format!("var x;\nthread t {{\n{}skip;{}\n}}\n", "if (x == 1) {".repeat(257), "}".repeat(257));
@@ -354,8 +354,8 @@ fn a_long_flat_expression_is_long_not_deep() {
     for op in ["+", "-", "*", "/", "%", "&&", "||", "==", "!=", "<", "<=", ">", ">="] {
         let src = format!("var x;\nthread t {{ x := 1{}; }}\n", format!(" {op} 1").repeat(10_000));
         let p = parse(&src).unwrap_or_else(|d| panic!("`{op}` chain: {d}"));
-        let printed = paces_cwhile::print(&p);
-        assert_eq!(paces_cwhile::print(&parse(&printed).unwrap()), printed, "`{op}` chain");
+        let printed = paces_cwhile::Printer::new(&p).print();
+        assert_eq!(paces_cwhile::Printer::new(&parse(&printed).unwrap()).print(), printed, "`{op}` chain");
     }
 }
 

@@ -1,8 +1,8 @@
-//! `print_with_comments` (what `paces fmt` writes): every comment of the source is kept, in
+//! `Printer::comments` (what `paces fmt` writes): every comment of the source is kept, in
 //! order, next to the statement it stands by; the text parses back to the same program, and
 //! formatting it again changes nothing.
 
-use paces_cwhile::{parse, print, print_with_comments};
+use paces_cwhile::{parse, Printer};
 
 /// The comments of a Cwhile text, in order (it has no string literals).
 fn comments(text: &str) -> Vec<String> {
@@ -25,11 +25,11 @@ fn comments(text: &str) -> Vec<String> {
 #[track_caller]
 fn format(source: &str) -> String {
     let program = parse(source).expect("the source parses");
-    let text = print_with_comments(&program, source);
+    let text = Printer::new(&program).comments(source).print();
     let back = parse(&text).unwrap_or_else(|d| panic!("{d}\n{text}"));
-    assert_eq!(print(&back), print(&program), "the same program:\n{text}");
+    assert_eq!(Printer::new(&back).print(), Printer::new(&program).print(), "the same program:\n{text}");
     assert_eq!(comments(&text), comments(source), "every comment, in order:\n{text}");
-    assert_eq!(print_with_comments(&back, &text), text, "formatting again changes nothing");
+    assert_eq!(Printer::new(&back).comments(&text).print(), text, "formatting again changes nothing");
     text
 }
 
@@ -109,7 +109,7 @@ thread r {
 fn a_program_without_comments_prints_canonically() {
     let source = "var x;\nthread t { x := 1; if (*) { skip; } }\n";
     let program = parse(source).unwrap();
-    assert_eq!(print_with_comments(&program, source), print(&program));
+    assert_eq!(Printer::new(&program).comments(source).print(), Printer::new(&program).print());
 }
 
 #[test]

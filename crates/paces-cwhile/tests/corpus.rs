@@ -4,7 +4,7 @@
 //! Regenerate the expectations with `UPDATE_EXPECT=1 cargo test -p paces-cwhile --test corpus`.
 
 use expect_test::expect_file;
-use paces_cwhile::{parse, print, render};
+use paces_cwhile::{parse, render, Printer};
 
 fn run(dir: &str, stem: &str) {
     let base = format!("{}/test_data/{dir}/{stem}", env!("CARGO_MANIFEST_DIR"));
@@ -12,9 +12,9 @@ fn run(dir: &str, stem: &str) {
     let file = format!("{stem}.cw");
     let actual = match (dir, parse(&source)) {
         ("ok", Ok(p)) => {
-            let printed = print(&p);
+            let printed = Printer::new(&p).print();
             let again = parse(&printed).unwrap_or_else(|d| panic!("printed text does not parse:\n{d}\n{printed}"));
-            assert_eq!(print(&again), printed, "printing is not stable");
+            assert_eq!(Printer::new(&again).print(), printed, "printing is not stable");
             format!("{}\n--- printed ---\n{printed}", p.dump())
         }
         ("ok", Err(d)) => panic!("{file} must parse:\n{}", render(&d, &file, &source, false)),

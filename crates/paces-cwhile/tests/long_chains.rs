@@ -4,16 +4,20 @@
 
 use paces_constraint::Candidate;
 use paces_cwhile::ir::{BinOp, Expr, StmtKind};
-use paces_cwhile::{parse, print, print_named, to_promela, Program};
+use paces_cwhile::{parse, to_promela, Printer, Program};
 
 /// Every pass over `p`; returns its canonical text, checked to print back the same.
 fn every_pass(p: &Program, src: &str) -> String {
-    let printed = print(p);
-    assert_eq!(print(&parse(&printed).unwrap_or_else(|d| panic!("{d}"))), printed, "printing is stable");
-    let named = print_named(p, &[]);
-    assert_eq!(print(&parse(&named).unwrap_or_else(|d| panic!("{d}"))), printed, "print_named keeps labels");
+    let printed = Printer::new(p).print();
+    assert_eq!(Printer::new(&parse(&printed).unwrap_or_else(|d| panic!("{d}"))).print(), printed, "printing is stable");
+    let named = Printer::new(p).labels(&[]).print();
+    assert_eq!(
+        Printer::new(&parse(&named).unwrap_or_else(|d| panic!("{d}"))).print(),
+        printed,
+        "labelled where needed, the same program"
+    );
     let same = p.apply(&Candidate::original(&p.space())).unwrap();
-    assert_eq!(print(&same), printed);
+    assert_eq!(Printer::new(&same).print(), printed);
     assert!(to_promela(p, src).unwrap().contains("active proctype"));
     assert!(p.dump().contains("weight"));
     printed
@@ -50,7 +54,7 @@ fn chains_keep_left_association() {
     assert_eq!(assigned(&left), assigned(&p));
     let right = parse("var x;\nthread t { x := 10 - (1 - 1); }").unwrap();
     assert_ne!(assigned(&right), assigned(&p));
-    assert!(print(&right).contains("x := 10 - (1 - 1);"), "{}", print(&right));
+    assert!(Printer::new(&right).print().contains("x := 10 - (1 - 1);"), "{}", Printer::new(&right).print());
     // Operators of another level start a new chain: `1 + 2 * 3 - 4` has two links.
     let mixed = parse("var x;\nthread t { x := 1 + 2 * 3 - 4 < 5 == true; }").unwrap();
     let Expr::Chain(eq) = assigned(&mixed) else { panic!("a chain") };
@@ -58,7 +62,11 @@ fn chains_keep_left_association() {
     let Expr::Chain(lt) = eq.first() else { panic!("a chain") };
     let Expr::Chain(sum) = lt.first() else { panic!("a chain") };
     assert_eq!(sum.links().len(), 2);
-    assert!(print(&mixed).contains("x := 1 + 2 * 3 - 4 < 5 == true;"), "{}", print(&mixed));
+    assert!(
+        Printer::new(&mixed).print().contains("x := 1 + 2 * 3 - 4 < 5 == true;"),
+        "{}",
+        Printer::new(&mixed).print()
+    );
 }
 
 #[test]
@@ -150,12 +158,12 @@ fn else_if_chains_are_bounded_for_the_recursive_passes() {
 fn bitwise_operators_and_shifts_have_cs_precedence() {
     let source = "var a, b, c, d, r;\nthread t {\n  r := a | b ^ c & d == 1 << 2 + 1;\n  r := (a | b) & c;\n  r := a >> (b >> c) < 3;\n}\n";
     let p = paces_cwhile::parse(source).unwrap();
-    let printed = paces_cwhile::print(&p);
+    let printed = paces_cwhile::Printer::new(&p).print();
     assert!(printed.contains("r := a | b ^ c & d == 1 << 2 + 1;"), "{printed}");
     assert!(printed.contains("r := (a | b) & c;"), "{printed}");
     assert!(printed.contains("r := a >> (b >> c) < 3;"), "{printed}");
     let again = paces_cwhile::parse(&printed).unwrap();
-    assert_eq!(paces_cwhile::print(&again), printed);
+    assert_eq!(paces_cwhile::Printer::new(&again).print(), printed);
     // The first: a | (b ^ (c & (d == (1 << (2 + 1))))).
     let StmtKind::Assign { expr: Expr::Chain(or), .. } = &p.stmts[0].kind else { panic!("{:?}", p.stmts[0]) };
     assert_eq!(or.links()[0].0, BinOp::BitOr);

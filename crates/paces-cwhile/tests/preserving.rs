@@ -1,9 +1,9 @@
-//! `print_preserving`: a transformed program written as its source with only the changed
+//! `Printer::splice`: a transformed program written as its source with only the changed
 //! blocks rewritten; every comment kept, each moved statement with its own.
 
 use expect_test::{expect, Expect};
 use paces_constraint::{Candidate, Transformation};
-use paces_cwhile::{parse, print_named, print_preserving};
+use paces_cwhile::{parse, Printer};
 
 /// A model with a header, comments above and beside statements, a procedure and two threads.
 const MODEL: &str = "// A model of a driver's open and close.
@@ -71,9 +71,9 @@ fn preserved(source: &str, steps: &[(&str, &str, bool)], named: &[&str]) -> Stri
         .collect();
     let c = Candidate::apply(&space, &steps).unwrap();
     let q = p.apply(&c).unwrap();
-    let text = print_preserving(source, &p, &q, named).expect("the layout allows it");
+    let text = Printer::new(&q).labels(named).splice(source, &p).expect("the layout allows it");
     let back = parse(&text).unwrap();
-    assert_eq!(print_named(&back, named), print_named(&q, named));
+    assert_eq!(Printer::new(&back).labels(named).print(), Printer::new(&q).labels(named).print());
     text
 }
 
@@ -136,7 +136,7 @@ fn an_unchanged_program_is_its_source() {
     let p = parse(MODEL).unwrap();
     let c = Candidate::original(&p.space());
     let q = p.apply(&c).unwrap();
-    assert_eq!(print_preserving(MODEL, &p, &q, &[]).as_deref(), Some(MODEL));
+    assert_eq!(Printer::new(&q).labels(&[]).splice(MODEL, &p).as_deref(), Some(MODEL));
 }
 
 /// Two statements on one line cannot move apart by lines: the caller prints canonically.
@@ -171,7 +171,7 @@ fn statements_sharing_a_line_fall_back() {
     let space = p.space();
     let steps = [Transformation::Swap { first: p.loc("t.0").unwrap(), second: p.loc("t.1").unwrap() }];
     let q = p.apply(&Candidate::apply(&space, &steps).unwrap()).unwrap();
-    assert_eq!(print_preserving(source, &p, &q, &["t.0", "t.1"]), None);
+    assert_eq!(Printer::new(&q).labels(&["t.0", "t.1"]).splice(source, &p), None);
 }
 
 /// A section over every statement of a block, one of them compound (the block then holds only
@@ -242,7 +242,7 @@ thread u {
 ";
 
 /// Every candidate of the rich program's space: the text reads back as the candidate (checked
-/// inside `print_preserving`), never falls back on this layout, and keeps every comment.
+/// inside `Printer::splice`), never falls back on this layout, and keeps every comment.
 #[test]
 fn every_candidate_of_a_commented_program_keeps_its_comments() {
     let p = parse(RICH).unwrap();
@@ -262,8 +262,10 @@ fn every_candidate_of_a_commented_program_keeps_its_comments() {
             })
             .map(|l| space.name(l))
             .collect();
-        let text =
-            print_preserving(RICH, &p, &q, &named).unwrap_or_else(|| panic!("fell back on {}", c.display(&space)));
+        let text = Printer::new(&q)
+            .labels(&named)
+            .splice(RICH, &p)
+            .unwrap_or_else(|| panic!("fell back on {}", c.display(&space)));
         for comment in &comments {
             assert!(text.contains(comment), "`{comment}` lost:\n{text}");
         }

@@ -1,10 +1,10 @@
-//! `print_named`: a transformed program labelled only where the source had labels, where a
+//! `Printer::labels`: a transformed program labelled only where the source had labels, where a
 //! report names a statement, or where parsing back would otherwise give a statement another
 //! name; parsing back keeps every statement's name, generated ones included.
 
 use expect_test::{expect, Expect};
 use paces_constraint::Candidate;
-use paces_cwhile::{parse, print, print_named, Program};
+use paces_cwhile::{parse, Printer, Program};
 
 /// Three independent writes in thread `t`, unlabelled: `t.0`, `t.1`, `t.2`.
 const ABC: &str = "var a, b, c;\nthread t { a := 1; b := 1; c := 1; }\n";
@@ -29,15 +29,23 @@ fn check_blocks(source: &str, orders: &[&[&str]], sections: &[(&str, &str)], nam
     let orders = orders.iter().map(|order| order.iter().map(|n| l(n)).collect()).collect();
     let c = Candidate::new(&space, orders, &sections).unwrap();
     let q = p.apply(&c).unwrap();
-    let text = print_named(&q, named);
+    let text = Printer::new(&q).labels(named).print();
     expect.assert_eq(&text);
     let again = parse(&text).unwrap_or_else(|d| panic!("{text}\n{d}"));
-    assert_eq!(print_named(&again, &[]), text);
+    assert_eq!(Printer::new(&again).labels(&[]).print(), text);
     // Every statement keeps its name: the canonical texts, every label printed, agree.
-    assert_eq!(print(&again), print(&q), "a statement has another name after parsing back");
+    assert_eq!(
+        Printer::new(&again).print(),
+        Printer::new(&q).print(),
+        "a statement has another name after parsing back"
+    );
     for name in named {
         let line = |p: &Program| {
-            print(p).lines().find(|l| l.trim_start().starts_with(&format!("{name}: "))).map(str::to_owned)
+            Printer::new(p)
+                .print()
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{name}: ")))
+                .map(str::to_owned)
         };
         assert_eq!(line(&again), line(&q), "`{name}` names another statement");
     }

@@ -3,7 +3,7 @@
 
 use expect_test::expect;
 use paces_constraint::{Candidate, Waits};
-use paces_cwhile::{parse, print, Program};
+use paces_cwhile::{parse, Printer, Program};
 
 #[track_caller]
 fn program(src: &str) -> Program {
@@ -117,7 +117,7 @@ fn generated_and_derived_labels() {
     assert_eq!(p.weight(l), 2);
     assert!(!p.commutes(w, l));
     // The printed form names every label and round-trips.
-    let printed = print(&p);
+    let printed = Printer::new(&p).print();
     expect![[r#"
         var x = 0, m = 0;
 
@@ -139,7 +139,7 @@ fn generated_and_derived_labels() {
         }
     "#]]
     .assert_eq(&printed);
-    assert_eq!(print(&program(&printed)), printed);
+    assert_eq!(Printer::new(&program(&printed)).print(), printed);
 }
 
 #[test]
@@ -157,9 +157,9 @@ fn heldin_programs_parse_print_and_round_trip() {
     assert_eq!(paces_heldin::NAMES.len(), 12);
     for &name in paces_heldin::NAMES {
         let p = program(paces_heldin::source(name));
-        let printed = print(&p);
+        let printed = Printer::new(&p).print();
         let again = program(&printed);
-        assert_eq!(print(&again), printed, "{name}");
+        assert_eq!(Printer::new(&again).print(), printed, "{name}");
         // Labels, locations and effects survive printing.
         assert_eq!(again.loc_names, p.loc_names, "{name}");
         assert_eq!(again.stmts.len(), p.stmts.len());
@@ -171,7 +171,7 @@ fn heldin_programs_parse_print_and_round_trip() {
         // The original candidate gives back the same program.
         let space = p.space();
         let same = p.apply(&Candidate::original(&space)).unwrap();
-        assert_eq!(print(&same), printed, "{name}");
+        assert_eq!(Printer::new(&same).print(), printed, "{name}");
         assert!(!paces_cwhile::to_promela(&p, paces_heldin::source(name)).unwrap().is_empty());
     }
 }
@@ -207,13 +207,13 @@ fn apply_reorder_and_atomic_section() {
           }
         }
     "#]]
-    .assert_eq(&print(&q));
+    .assert_eq(&Printer::new(&q).print());
     let a = q.stmt_at(q.loc("atomic_n").unwrap()).unwrap();
     assert!(!q.stmt(a).explicit_label);
     // The new program's space closes the new atomic body.
     let body = q.stmt(q.stmt_at(q.loc("n").unwrap()).unwrap()).block;
     assert!(q.is_closed(body));
-    assert_eq!(print(&program(&print(&q))), print(&q));
+    assert_eq!(Printer::new(&program(&Printer::new(&q).print())).print(), Printer::new(&q).print());
 }
 
 #[test]
@@ -223,7 +223,7 @@ fn apply_names_sections_uniquely() {
     let l = |n: &str| p.loc(n).unwrap();
     let c = Candidate::new(&space, vec![vec![l("a"), l("b"), l("atomic_a")]], &[(l("a"), l("b"))]).unwrap();
     let q = p.apply(&c).unwrap();
-    assert!(q.loc("atomic_a_2").is_some(), "{}", print(&q));
+    assert!(q.loc("atomic_a_2").is_some(), "{}", Printer::new(&q).print());
 }
 
 #[test]
@@ -293,8 +293,8 @@ fn apply_a_one_item_section_around_an_if() {
           }
         }
     "#]]
-    .assert_eq(&print(&q));
-    assert_eq!(print(&program(&print(&q))), print(&q));
+    .assert_eq(&Printer::new(&q).print());
+    assert_eq!(Printer::new(&program(&Printer::new(&q).print())).print(), Printer::new(&q).print());
     // Applied, the `if` lies in a closed block and runs as one step.
     let atomic = q.stmt_at(q.loc("atomic_i").unwrap()).unwrap();
     assert!(q.is_atomic(atomic));
@@ -324,8 +324,8 @@ fn apply_a_section_holding_an_await_in_the_middle() {
           c: y := 1;
         }
     "#]]
-    .assert_eq(&print(&q));
-    assert_eq!(print(&program(&print(&q))), print(&q));
+    .assert_eq(&Printer::new(&q).print());
+    assert_eq!(Printer::new(&program(&Printer::new(&q).print())).print(), Printer::new(&q).print());
 }
 
 #[test]

@@ -263,9 +263,9 @@ proptest! {
             Ok(p) => p,
             Err(d) => panic!("generated program rejected:\n{}\n{text}", paces_cwhile::render(&d, "gen.cw", &text, false)),
         };
-        let printed = paces_cwhile::print(&p);
+        let printed = paces_cwhile::Printer::new(&p).print();
         let again = paces_cwhile::parse(&printed).map_err(|d| TestCaseError::fail(format!("{d}\n{printed}")))?;
-        prop_assert_eq!(&paces_cwhile::print(&again), &printed);
+        prop_assert_eq!(&paces_cwhile::Printer::new(&again).print(), &printed);
         prop_assert_eq!(&again.loc_names, &p.loc_names);
         prop_assert_eq!(&again.stmts.iter().map(|s| &s.kind).collect::<Vec<_>>(), &p.stmts.iter().map(|s| &s.kind).collect::<Vec<_>>());
         for i in 0..p.stmts.len() {
@@ -285,7 +285,7 @@ proptest! {
                 prop_assert!(e.to_string().contains("may stop at an `assume`"), "{}", e);
             }
         }
-        prop_assert_eq!(paces_cwhile::print(&same), printed);
+        prop_assert_eq!(paces_cwhile::Printer::new(&same).print(), printed);
         // One-item sections around every compound item that holds no wait parse back too.
         let space = p.space();
         let alone: Vec<_> = space
@@ -297,9 +297,9 @@ proptest! {
         let orders = space.blocks().map(|b| space.items(b).to_vec()).collect();
         let sectioned = Candidate::new(&space, orders, &alone).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let applied = p.apply(&sectioned).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let text = paces_cwhile::print(&applied);
+        let text = paces_cwhile::Printer::new(&applied).print();
         let back = paces_cwhile::parse(&text).map_err(|d| TestCaseError::fail(format!("{d}\n{text}")))?;
-        prop_assert_eq!(paces_cwhile::print(&back), text);
+        prop_assert_eq!(paces_cwhile::Printer::new(&back).print(), text);
         prop_assert_eq!(applied.space().blocks().count(), space.blocks().count() + alone.len());
     }
 }

@@ -48,3 +48,28 @@ proptest! {
         prop_assume!(seen > 0);
     }
 }
+
+/// A thread that waits at a choice waits on every branch: its blocked steps are alternatives,
+/// each of which continues the thread's events (a later item first, then one inside the
+/// choice, is no step back in program order).
+#[test]
+fn blocked_alternatives_pass_the_door() {
+    let shapes = [
+        "if (*) { } else { lock(m); }",
+        "if (*) { lock(m); } else { }",
+        "if (*) { } else { while (*) { lock(m); unlock(m); } }",
+        "if (*) { while (*) { lock(m); unlock(m); } } else { }",
+    ];
+    for shape in shapes {
+        let text = format!("var m = 0;\n\nthread t0 {{\n  lock(m);\n}}\n\nthread t1 {{\n  {shape}\n  lock(m);\n}}\n");
+        let program = paces_cwhile::parse(&text).expect("parses");
+        let space = program.space();
+        let r = check(&program, &Config::new().stop_at_first_failure(false)).expect("checks");
+        let choices: Vec<_> = r.deadlocks.values().filter(|c| c.trace.blocked().len() > 1).collect();
+        assert!(!choices.is_empty(), "a deadlock blocked at the choice:\n{text}");
+        for cex in r.deadlocks.values() {
+            let door = cex.trace.check_against(&space);
+            assert!(door.is_ok(), "{door:?}\n{text}");
+        }
+    }
+}

@@ -436,11 +436,11 @@ fn a_thread_waiting_before_an_added_section_is_named_by_its_first_item() {
     orders[0] = order.clone();
     let candidate = paces_constraint::Candidate::new(&space, orders, &[(order[1], order[2])]).unwrap();
     let repaired = original.apply(&candidate).unwrap();
-    assert!(paces_cwhile::print(&repaired).contains("atomic_A2: atomic"));
+    assert!(paces_cwhile::Printer::new(&repaired).print().contains("atomic_A2: atomic"));
     let r = check(&repaired, &Config::new().stop_at_first_failure(false)).unwrap();
     let ids: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
     assert_eq!(ids, ["a at A2, b at B2"]);
-    let reparsed = paces_cwhile::parse(&paces_cwhile::print(&repaired)).unwrap();
+    let reparsed = paces_cwhile::parse(&paces_cwhile::Printer::new(&repaired).print()).unwrap();
     let r = check(&reparsed, &Config::new().stop_at_first_failure(false)).unwrap();
     let ids: Vec<String> = r.deadlocks.keys().map(ToString::to_string).collect();
     assert_eq!(ids, ["a at A2, b at B2"]);

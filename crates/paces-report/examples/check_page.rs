@@ -4,7 +4,7 @@
 //! Run with `cargo run -p paces-report --example check_page > page.html` and open the file.
 
 use paces::explore::{check, Config, Verdict};
-use paces::TraceChart;
+use paces_report::TraceChart;
 use paces_report::{check_page, Counterexample, Source};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

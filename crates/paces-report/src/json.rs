@@ -161,7 +161,7 @@ impl<'a> RepairDocument<'a> {
             .history
             .iter()
             .map(|it| IterationJson {
-                kind: it.kind.name(),
+                kind: it.kind().name(),
                 problem: it.problem.to_string(),
                 schedule: it.schedule.clone(),
                 fixes: it.fixes,
@@ -169,6 +169,8 @@ impl<'a> RepairDocument<'a> {
                 proposal: it.proposal.iter().map(|t| t.display(space).to_string()).collect(),
             })
             .collect();
+        // Printed once: the program's line count and the diff both read it.
+        let original = report.original_text();
         let mut time_ms: std::collections::BTreeMap<&'static str, f64> =
             times.parts.iter().map(|(key, _, d)| (*key, ms(*d))).collect();
         time_ms.insert("total", ms(times.total));
@@ -180,7 +182,7 @@ impl<'a> RepairDocument<'a> {
             message: report.stop.to_string(),
             explanation,
             program: ProgramFacts {
-                lines: report.original_text().lines().filter(|l| !l.trim().is_empty()).count(),
+                lines: original.lines().filter(|l| !l.trim().is_empty()).count(),
                 threads: program.threads.len(),
                 statements: program.stmts.len(),
             },
@@ -196,7 +198,7 @@ impl<'a> RepairDocument<'a> {
             candidate: report.candidate.as_ref().map(|c| candidate_json(report, c)),
             repaired_program: printed.program,
             layout_kept: printed.layout_kept,
-            diff: text::diff(report),
+            diff: text::diff_from(report, &original),
             acceptance: report.acceptance.as_ref().map(|a| AcceptanceJson {
                 no_assertion_failure: a.no_assertion_failure,
                 no_new_deadlock: a.no_new_deadlock,

@@ -2,7 +2,8 @@
 //! crate says it in words ([`text`]: the summary, an iteration's line, the changes), as JSON
 //! ([`json`], serde types of the `paces-repair/1` schema), as a line diff ([`line_diff`]), as DOT
 //! graphs ([`dot_files`]), as trace charts in text ([`text_chart`]) and SVG (through
-//! [`TraceChart`]), and as one HTML page.
+//! [`TraceChart`]), as a SARIF 2.1.0 log for code-review tools ([`sarif`]), and as one HTML
+//! page.
 //!
 //! The HTML report of a repair or a check is one self-contained page (its style and script
 //! inline, no network) that opens from disk in any browser.
@@ -25,6 +26,7 @@ mod dot;
 mod graph;
 pub mod json;
 mod page;
+pub mod sarif;
 mod sections;
 pub mod text;
 pub mod text_chart;

@@ -95,7 +95,7 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         let accepted = last && report.stop == StopReason::Repaired;
         let class = if accepted { "iteration accepted" } else { "iteration" };
         let judged = if n == 0 { "the original program".to_owned() } else { format!("the candidate of iteration {n}") };
-        let _ = writeln!(out, "<div class=\"{class}\">\n<h3>Iteration {}: {}</h3>", n + 1, it.kind);
+        let _ = writeln!(out, "<div class=\"{class}\">\n<h3>Iteration {}: {}</h3>", n + 1, it.kind());
         let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem.to_string()));
         let chart = it.learned.as_ref().map(|l| {
             let mut chart = TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space);

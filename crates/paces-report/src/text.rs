@@ -59,8 +59,16 @@ pub fn transformations(report: &Report) -> Vec<String> {
 
 /// A line diff of the canonical texts of the original and the repair (empty unless repaired).
 pub fn diff(report: &Report) -> String {
+    if report.stop != paces::StopReason::Repaired {
+        return String::new();
+    }
+    diff_from(report, &report.original_text())
+}
+
+/// [`diff`], given the original's canonical text ([`Report::original_text`]) already printed.
+pub(crate) fn diff_from(report: &Report, original: &str) -> String {
     match (&report.stop, report.repaired_text()) {
-        (paces::StopReason::Repaired, Some(text)) => crate::line_diff(&report.original_text(), &text),
+        (paces::StopReason::Repaired, Some(text)) => crate::line_diff(original, &text),
         _ => String::new(),
     }
 }
@@ -74,7 +82,7 @@ pub fn iteration_line(number: usize, it: &Iteration, space: &paces::constraint::
     let proposal: Vec<String> = it.proposal.iter().map(|t| t.display(space).to_string()).collect();
     format!(
         "iteration {number}: {} trace: {} ({}){more}; {}; next: {}",
-        it.kind,
+        it.kind(),
         it.problem,
         count(it.schedule.len() as u64, "step"),
         if it.fixes == 1 { "1 fix".to_owned() } else { format!("{} fixes", it.fixes) },

@@ -28,7 +28,7 @@ fn dot_graphs_are_drawn_when_traces_are_recorded() {
 #[test]
 fn dot_graphs_and_charts_show_the_blocked_steps_of_a_deadlock() {
     let report = Repair::new().record_traces(true).run(&program("usb-serial")).unwrap();
-    let deadlocks: Vec<_> = report.history.iter().filter(|it| it.kind == paces::IterationKind::Deadlock).collect();
+    let deadlocks: Vec<_> = report.history.iter().filter(|it| it.kind() == paces::IterationKind::Deadlock).collect();
     assert!(!deadlocks.is_empty(), "{:?}", report.history);
     for it in deadlocks {
         let learned = it.learned.as_ref().expect("a generalised trace is kept");

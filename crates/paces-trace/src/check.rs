@@ -1,7 +1,7 @@
 //! A trace checked against a space: every thread, location, block and scope entry the trace
 //! names must be the space's, so that what is learned from it speaks of the space's items.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use paces_constraint::{BlockId, Loc, Space};
 
@@ -22,7 +22,9 @@ impl Trace {
     /// Program order too: no thread runs two items of one block instance against a pair the
     /// space fixes ([`Space::is_fixed`]); the blocked and pending steps continue their
     /// thread's steps in scope order after its last event (a pending step of an item the
-    /// thread already ran is refused, the very step of its last event too); a variable declared local
+    /// thread already ran is refused, the very step of its last event too); a thread's
+    /// blocked steps after its first are alternatives (a thread at a choice waits on each
+    /// branch), each checked as continuing the thread's events; a variable declared local
     /// ([`TraceBuilder::local`](crate::TraceBuilder::local)) is read and written by one
     /// thread only. Reads from earlier events that write the variable are the
     /// [`TraceBuilder`](crate::TraceBuilder)'s own check, which every trace passed.
@@ -38,6 +40,10 @@ impl Trace {
         let steps = [("event", self.events()), ("blocked step", self.blocked()), ("pending step", self.pending())];
         let mut position = 0;
         let finished = self.final_checks().next().is_some();
+        // A thread waiting at a choice waits on every branch: its blocked steps are
+        // alternatives, each continuing the thread's events (not the blocked step before it).
+        let mut after_events: Option<(Order, ScopeTracker)> = None;
+        let mut blocked_threads = BTreeSet::new();
         for (what, events) in steps {
             for (index, event) in events.iter().enumerate() {
                 let at = Place { what, index, event, space };
@@ -57,16 +63,39 @@ impl Trace {
                 check_loc(&at)?;
                 check_scope(&at)?;
                 tops.check(&at)?;
-                // The events passed this check in the builder: replayed, they place each
-                // thread for its blocked and pending steps.
-                let runs_once = space.item_info(event.loc).is_some_and(|info| info.atomic);
-                scopes.step(event, position, runs_once).map_err(|problem| scope_error(&at, problem, self))?;
-                order.check(&at, self)?;
+                let base = (what == "blocked step")
+                    .then(|| &*after_events.get_or_insert_with(|| (order.clone(), scopes.clone())));
+                match base {
+                    Some((base_order, base_scopes)) if !blocked_threads.insert(event.thread) => {
+                        let (mut alt_order, mut alt_scopes) = (base_order.clone(), base_scopes.clone());
+                        alt_order.position = position;
+                        self.check_order(&at, position, &mut alt_order, &mut alt_scopes)?;
+                        order.position += 1;
+                    }
+                    _ => self.check_order(&at, position, &mut order, &mut scopes)?,
+                }
                 locals.check(&at, self)?;
                 position += 1;
             }
         }
         Ok(())
+    }
+
+    /// The step at `at` (at `position` among all steps) continues its thread's scopes and
+    /// runs no item against a pair the space fixes.
+    fn check_order(
+        &self,
+        at: &Place<'_>,
+        position: usize,
+        order: &mut Order,
+        scopes: &mut ScopeTracker,
+    ) -> Result<(), Error> {
+        let event = at.event;
+        // The events passed this check in the builder: replayed, they place each thread for
+        // its blocked and pending steps.
+        let runs_once = at.space.item_info(event.loc).is_some_and(|info| info.atomic);
+        scopes.step(event, position, runs_once).map_err(|problem| scope_error(at, problem, self))?;
+        order.check(at, self)
     }
 }
 
@@ -114,7 +143,7 @@ fn scope_error(at: &Place<'_>, problem: ScopeProblem, trace: &Trace) -> Error {
 
 /// The items each thread ran in each block instance, in the order it entered them, with the
 /// position of the step that entered each: a new item must not be fixed before an earlier one.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Order {
     items: BTreeMap<(ThreadId, BlockInstance), Ran>,
     position: usize,
@@ -124,7 +153,7 @@ struct Order {
 /// each, and the largest original index among them: a space fixes an item only before items
 /// after it in the original order, so an item past that index is fixed before none of them
 /// (a thread that runs its block in the original order is checked without a scan).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Ran {
     list: Vec<(Loc, usize)>,
     last_index: Option<usize>,

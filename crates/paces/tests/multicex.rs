@@ -37,7 +37,7 @@ fn the_first_check_gives_a_trace_per_failing_assertion() {
     let report = Repair::new().twins(false).run(&program).unwrap();
     assert_eq!(report.stop, StopReason::Repaired);
     let first = &report.history[0];
-    assert_eq!(first.kind.name(), "bad");
+    assert_eq!(first.kind().name(), "bad");
     // The first trace fails one assertion, the further one the other.
     let failed = first.schedule.get(first.failing.unwrap()).unwrap().clone();
     let other = if failed == "c1" { "`c2` fails" } else { "`c1` fails" };

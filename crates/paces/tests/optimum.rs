@@ -236,7 +236,7 @@ thread t2 { y := y + 2; if (z == 2) { assert(x > 0); await(x > 2); } z := y + 0;
     let looped = repair().run(&p).expect("runs");
     assert!(matches!(looped.stop, StopReason::NoRepair { .. }), "{}", looped.stop);
     assert!(looped.iterations < 15, "{} iterations", looped.iterations);
-    let unreached: Vec<_> = looped.history.iter().filter(|i| i.kind == IterationKind::Unreached).collect();
+    let unreached: Vec<_> = looped.history.iter().filter(|i| i.kind() == IterationKind::Unreached).collect();
     assert!(!unreached.is_empty(), "no candidate was rejected as hiding an assertion");
     assert!(
         unreached.iter().all(|i| i.problem == paces::Problem::Unreached(vec!["t2.2".to_owned()])),

@@ -30,14 +30,17 @@ fn common_figures(report: &Report, original: &paces::cwhile::Program) {
         })
         .map(|l| report.space.name(l))
         .collect();
-    assert_eq!(report.original_text(), paces::cwhile::print_named(original, &named));
+    assert_eq!(report.original_text(), paces::cwhile::Printer::new(original).labels(&named).print());
     assert_eq!(report.iterations, report.history.len(), "one history entry per iteration");
     assert!(report.original_states > 0, "the original is always checked first");
     assert!(report.states_explored >= report.original_states);
     let t = &report.time;
     assert!(t.total >= t.explore + t.learn + t.solve, "{t:?}");
     assert_eq!(words(report).len(), report.transformations.len());
-    assert_eq!(report.repaired_text(), report.repaired.as_ref().map(|p| paces::cwhile::print_named(p, &named)));
+    assert_eq!(
+        report.repaired_text(),
+        report.repaired.as_ref().map(|p| paces::cwhile::Printer::new(p).labels(&named).print())
+    );
     if report.stop != StopReason::Repaired {
         assert!(report.acceptance.is_none() && report.transformations.is_empty());
     }
@@ -56,7 +59,7 @@ fn repaired() {
     assert_eq!(words(&report), ["swap A <-> B", "swap A <-> C"]);
     assert_eq!(report.good_traces, 1);
     assert_eq!(report.bad_traces, 1);
-    assert_eq!(report.history[0].kind, IterationKind::Bad);
+    assert_eq!(report.history[0].kind(), IterationKind::Bad);
     assert_eq!(report.history[0].proposal, report.transformations);
     assert!(report.constraint.atoms > 0);
     let candidate = report.candidate.as_ref().unwrap();
@@ -96,7 +99,7 @@ fn no_repair_counts_the_iteration_that_found_no_fix() {
     let explanation = why.to_string();
     assert!(explanation.contains("`B` fails"), "{explanation}");
     assert_eq!(report.iterations, 1);
-    assert_eq!((report.history[0].kind, report.history[0].fixes), (IterationKind::Bad, 0));
+    assert_eq!((report.history[0].kind(), report.history[0].fixes), (IterationKind::Bad, 0));
     assert!(report.history[0].schedule.iter().any(|l| l == "B"), "{:?}", report.history[0].schedule);
     assert_eq!(report.bad_traces, 1);
 }
@@ -172,7 +175,7 @@ fn a_deadlock_of_the_original_is_a_bug_by_default() {
     );
     let report = Repair::new().run(&original).unwrap();
     assert_eq!(report.stop, StopReason::Repaired);
-    assert_eq!(report.history[0].kind, paces::IterationKind::Deadlock);
+    assert_eq!(report.history[0].kind(), paces::IterationKind::Deadlock);
     assert_eq!(report.history[0].problem.to_string(), "deadlock of the original: t1 at b1, t2 at a2");
     let fates: Vec<String> = report.deadlock_fates.iter().map(|d| format!("{}: {}", d.fate, d.deadlock)).collect();
     assert_eq!(fates, ["removed: t1 at b1, t2 at a2"]);

@@ -1,6 +1,7 @@
-//! pthread C as SV-COMP writes it (`docs/c-frontend.md`, "pthread C", describes the dialect): a preprocessor ([`Preprocessor`]), then the C parser, then a lowering into
-//! the Cwhile IR in which every thread `pthread_create` starts is a static Cwhile thread and
-//! every read and write of a shared variable is a step of its own.
+//! pthread C as SV-COMP writes it (`docs/c-frontend.md`, "pthread C"): a preprocessor
+//! ([`Preprocessor`]), then the C parser, then a lowering into the Cwhile IR in which every
+//! thread `pthread_create` starts is a static Cwhile thread and every read and write of a
+//! shared variable is a step of its own.
 //!
 //! # Example
 //! ```
@@ -86,27 +87,49 @@ pub fn parse_bytes(bytes: &[u8], options: &Options) -> Result<Reading, Diagnosti
     }
 }
 
-/// Writes `changed`, a program made from `original` by [`Program::apply`], as the pthread C
-/// source `source` that [`parse`] read `original` from (with default [`Options`]): the blocks
-/// whose items changed order or gained an atomic section rewritten, an added section as
-/// `__VERIFIER_atomic_begin();` and `__VERIFIER_atomic_end();` lines, every other byte kept
-/// (as [`crate::print_preserving`] does for the paper's dialect, whose rules apply). `None`
-/// when the layout does not allow it or the text does not read back as `changed`.
-pub fn print_preserving(source: &str, original: &Program, changed: &Program) -> Option<String> {
-    print_preserving_with(source, original, changed, &Options::default())
+/// Writes a program into the pthread C source of the program it was made from
+/// ([`Printer::splice`]). pthread C has no canonical printer of its own: a program that
+/// cannot be written into its source is printed as Cwhile ([`paces_cwhile::Printer`]).
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct Printer<'a> {
+    program: &'a Program,
+    /// How the source was read; `None`: with default [`Options`].
+    options: Option<&'a Options>,
 }
 
-/// As [`print_preserving`], for a source [`parse`] read with `options`.
-pub fn print_preserving_with(source: &str, original: &Program, changed: &Program, options: &Options) -> Option<String> {
-    let read = |text: &str| parse(text, options).ok().map(|r| r.program);
-    // SV-COMP's rules forbid nesting these calls: an added section holds no other.
-    let dialect = crate::splice::Dialect {
-        parse: &read,
-        begin: "__VERIFIER_atomic_begin();",
-        end: "__VERIFIER_atomic_end();",
-        flat: true,
-    };
-    crate::splice::print_preserving_in(source, original, changed, &dialect)
+impl<'a> Printer<'a> {
+    /// A printer of `program`, for a source read with default [`Options`].
+    pub fn new(program: &'a Program) -> Self {
+        Printer { program, options: None }
+    }
+
+    /// For a source [`parse`] read with `options` (the text written is read back with them).
+    pub fn options(self, options: &'a Options) -> Self {
+        Printer { options: Some(options), ..self }
+    }
+
+    /// Writes the program, made from `original` by [`Program::apply`], as the pthread C
+    /// source `source` that [`parse`] read `original` from: the blocks whose items changed
+    /// order or gained an atomic section rewritten, an added section as
+    /// `__VERIFIER_atomic_begin();` and `__VERIFIER_atomic_end();` lines, every other byte
+    /// kept (as [`crate::Printer::splice`] does for the paper's dialect, whose rules apply).
+    /// SV-COMP's rules forbid nesting these calls, so an added section holds no other.
+    /// `None` when the layout does not allow it or the text does not read back as the
+    /// program.
+    #[must_use]
+    pub fn splice(&self, source: &str, original: &Program) -> Option<String> {
+        let default = Options::default();
+        let options = self.options.unwrap_or(&default);
+        let read = |text: &str| parse(text, options).ok().map(|r| r.program);
+        let dialect = crate::splice::Dialect {
+            parse: &read,
+            begin: "__VERIFIER_atomic_begin();",
+            end: "__VERIFIER_atomic_end();",
+            flat: true,
+        };
+        crate::splice::splice(source, original, self.program, &dialect)
+    }
 }
 
 /// Whether a C source reads as pthread C rather than the paper's tool's dialect: it includes

@@ -206,19 +206,16 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
         Verdict::BoundReached { .. } => Outcome::Inconclusive,
         _ => Outcome::No,
     };
-    if args.all {
-        let text = match args.format {
-            Format::Text => paces_report::check::all_text(&input.name, &program, &result, args.outcomes),
-            Format::Json => paces_report::check::all_json(&input.name, &program, &result, args.outcomes),
-        };
-        return match write_stdout(&text) {
-            Outcome::Success => outcome,
-            other => other,
-        };
-    }
-    let text = match args.format {
-        Format::Text => paces_report::check::check_text(&input.name, &program, &result, &bounds),
-        Format::Json => paces_report::check::check_json(&input.name, &program, &result, &bounds),
+    let text = match (args.format, args.all) {
+        (Format::Sarif, all) => {
+            let source_text = String::from_utf8_lossy(&input.bytes);
+            let source = super::html::source(&input, &source_text);
+            paces_report::sarif::check_log(&source, &program, &result, all)
+        }
+        (Format::Text, true) => paces_report::check::all_text(&input.name, &program, &result, args.outcomes),
+        (Format::Json, true) => paces_report::check::all_json(&input.name, &program, &result, args.outcomes),
+        (Format::Text, false) => paces_report::check::check_text(&input.name, &program, &result, &bounds),
+        (Format::Json, false) => paces_report::check::check_json(&input.name, &program, &result, &bounds),
     };
     match write_stdout(&text) {
         Outcome::Success => outcome,

@@ -26,7 +26,7 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         Err(o) => return o,
     };
     if args.c {
-        return match paces_c::print(&program) {
+        return match paces_c::Printer::new(&program).print() {
             Ok(printed) => write_stdout(&printed.text),
             Err(e) => fail(&format!("{}: {e}", input.name)),
         };

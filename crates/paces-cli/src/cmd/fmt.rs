@@ -24,9 +24,9 @@ pub fn run(args: &Args, lang: Option<Lang>) -> Outcome {
     // reading the text back needs a label); a C file stays C: once it reads, it is printed as
     // written (its layout is its author's, and C is never turned into Cwhile here).
     let canonical = match (input.lang, std::str::from_utf8(&input.bytes)) {
-        (Lang::Cwhile, Ok(source)) => paces_cwhile::print_named_with_comments(&program, source, &[]),
+        (Lang::Cwhile, Ok(source)) => paces_cwhile::Printer::new(&program).labels(&[]).comments(source).print(),
         (_, Ok(source)) => source.to_owned(),
-        _ => paces_cwhile::print(&program),
+        _ => paces_cwhile::Printer::new(&program).print(),
     };
     if args.check {
         if input.bytes == canonical.as_bytes() {

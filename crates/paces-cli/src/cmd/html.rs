@@ -1,5 +1,5 @@
 //! `--report FILE.html` of `paces repair` and `paces check`: the page of `paces-report`,
-//! written to a file.
+//! written to a file; the input as the reports see it.
 
 use std::path::Path;
 
@@ -19,6 +19,11 @@ fn language(lang: Lang) -> &'static str {
         Lang::C => "C",
         Lang::Pthread => "pthread C",
     }
+}
+
+/// The input as a report sees it: its name, its language in words and `text`.
+pub fn source<'a>(input: &'a Input, text: &'a str) -> Source<'a> {
+    Source { name: &input.name, language: language(input.lang), text }
 }
 
 /// Whether `path` can be written (a file that exists is opened for appending, a new one
@@ -54,14 +59,14 @@ pub fn write_repair(
 ) -> Result<(), String> {
     let source_text = String::from_utf8_lossy(&input.bytes);
     let original = if kept { source_text.into_owned() } else { report.original_text() };
-    let source = Source { name: &input.name, language: language(input.lang), text: &original };
+    let source = source(input, &original);
     write(path, &paces_report::repair_page(&source, printed, report))
 }
 
 /// Writes the page of a check: its verdict, figures and counterexamples.
 pub fn write_check(path: &Path, input: &Input, program: &Program, result: &CheckResult) -> Result<(), String> {
     let source_text = String::from_utf8_lossy(&input.bytes);
-    let source = Source { name: &input.name, language: language(input.lang), text: &source_text };
+    let source = source(input, &source_text);
     let facts = [
         ("states".to_owned(), count(result.states as u64, "state")),
         ("transitions".to_owned(), count(result.transitions, "transition")),

@@ -140,7 +140,8 @@ fn text_lang(text: &str) -> Lang {
 }
 
 /// Parses an input; on errors, renders them with source snippets on stderr (and with
-/// [`Format::Json`] lists them in a `paces-error/1` document on stdout).
+/// [`Format::Json`] lists them in a `paces-error/1` document on stdout, with
+/// [`Format::Sarif`] in a SARIF log).
 pub fn parse(input: &Input, format: Format) -> Result<Program, Outcome> {
     parse_bounded(input, format, &paces_c::pthread::Options::default()).map(|(p, _)| p)
 }
@@ -167,6 +168,11 @@ pub fn parse_bounded(
     };
     read.map_err(|diags| {
         let source = String::from_utf8_lossy(&input.bytes);
+        if format == Format::Sarif {
+            let errors: Vec<(String, Option<(usize, usize)>)> =
+                diags.iter().map(|d| (format!("{}: {}", d.code, d.message), Some(d.line_col(&source)))).collect();
+            let _ = write_stdout(&paces_report::sarif::error_log(&input.name, &errors));
+        }
         if format == Format::Json {
             let errors = diags
                 .iter()
@@ -214,11 +220,14 @@ pub fn fail(message: &str) -> Outcome {
 }
 
 /// As [`fail`]; with [`Format::Json`] the error also goes to stdout as a `paces-error/1`
-/// document about `file`.
+/// document about `file`, with [`Format::Sarif`] as a SARIF log of an unsuccessful run.
 pub fn fail_in(format: Format, file: &str, message: &str) -> Outcome {
     if format == Format::Json {
         let error = serde_json::json!({"code": null, "message": message, "line": null, "column": null});
         let _ = write_stdout(&error_json(file, vec![error]));
+    }
+    if format == Format::Sarif {
+        let _ = write_stdout(&paces_report::sarif::error_log(file, &[(message.to_owned(), None)]));
     }
     fail(message)
 }
@@ -271,11 +280,13 @@ pub fn write_stdout(text: &str) -> Outcome {
 /// The path argument every file-reading subcommand takes.
 pub type FileArg = PathBuf;
 
-/// Output formats of the reporting subcommands.
+/// Output formats of `check` and `repair`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Text for people.
     Text,
     /// JSON for tools (see docs/json.md).
     Json,
+    /// SARIF 2.1.0 for code-review tools (see docs/sarif.md).
+    Sarif,
 }

@@ -11,7 +11,7 @@ use paces_report::text::{self, Times};
 
 use super::check::CheckerArgs;
 use super::progress::{print_line, progress_text, StatusLine};
-use super::{fail_in, write_stdout, FileArg, Format, Outcome};
+use super::{fail, fail_in, write_stdout, FileArg, Format, Outcome};
 
 /// Which loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -43,8 +43,9 @@ pub struct Args {
     /// mixed (PACES) or bad-only (CEGIS).
     #[arg(long, value_enum, default_value = "mixed")]
     pub mode: ModeArg,
-    /// Output format: text (the program on stdout, the summary on stderr) or json (one JSON
-    /// document on stdout, see docs/json.md).
+    /// Output format: text (the program on stdout, the summary on stderr), json (one JSON
+    /// document on stdout, see docs/json.md) or sarif (a SARIF 2.1.0 log on stdout: what the
+    /// original fails, the repair as fixes; see docs/sarif.md).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Write every trace graph, partial order and fix cycle as DOT files into this folder.
@@ -128,8 +129,8 @@ pub struct Args {
 
 /// The repair written as the input's source with only the changed blocks rewritten, comments
 /// and layout kept, when repaired or already correct (the source itself then):
-/// [`paces::cwhile::print_preserving`] for a Cwhile input, [`paces_c::print_preserving`] for a
-/// C input. `None` otherwise, or when the source's layout does not allow it: the canonical
+/// [`paces::cwhile::Printer::splice`] for a Cwhile input, [`paces_c::Printer::splice`] for a
+/// C input, [`paces_c::pthread::Printer::splice`] for pthread C. `None` otherwise, or when the source's layout does not allow it: the canonical
 /// Cwhile text is printed then.
 fn preserved(
     input: &super::Input,
@@ -143,9 +144,11 @@ fn preserved(
     let source = std::str::from_utf8(&input.bytes).ok()?;
     let repaired = report.repaired.as_ref()?;
     match input.lang {
-        super::Lang::Cwhile => paces::cwhile::print_preserving(source, program, repaired, &report.named_labels()),
-        super::Lang::C => paces_c::print_preserving(source, program, repaired),
-        super::Lang::Pthread => paces_c::pthread::print_preserving_with(source, program, repaired, options),
+        super::Lang::Cwhile => {
+            paces::cwhile::Printer::new(repaired).labels(&report.named_labels()).splice(source, program)
+        }
+        super::Lang::C => paces_c::Printer::new(repaired).splice(source, program),
+        super::Lang::Pthread => paces_c::pthread::Printer::new(repaired).options(options).splice(source, program),
     }
 }
 
@@ -206,9 +209,8 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
     let in_source_text = kept.is_some();
     // A C file whose repair cannot be written into its source gets no program (C stays C:
     // never Cwhile in a `.c` file); the run says so and exits 1.
-    let canonical = report.repaired_text();
     let layout_lost = kept.is_none()
-        && canonical.is_some()
+        && report.repaired.is_some()
         && matches!(report.stop, paces::StopReason::Repaired | paces::StopReason::AlreadyCorrect);
     let not_c = layout_lost && matches!(input.lang, super::Lang::C | super::Lang::Pthread);
     let printed = match (kept, &report.repaired, std::str::from_utf8(&input.bytes)) {
@@ -216,18 +218,28 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         _ if not_c => None,
         // The fallback keeps every comment of the source, as `paces fmt` does.
         (None, Some(repaired), Ok(source)) if layout_lost => {
-            Some(paces::cwhile::print_named_with_comments(repaired, source, &report.named_labels()))
+            Some(paces::cwhile::Printer::new(repaired).labels(&report.named_labels()).comments(source).print())
         }
-        _ => canonical,
+        // Printed only when needed: a long program takes a while.
+        _ => report.repaired_text(),
     };
     if let Some(path) = &args.report {
         if let Err(message) = super::html::write_repair(path, &input, &report, printed.as_deref(), in_source_text) {
             return fail_in(args.format, &input.name, &message);
         }
     }
+    // SARIF lists what the original fails: every bug, from a check of its own.
+    let original = match args.format {
+        Format::Sarif => match check_original(args, &program, started) {
+            Ok(result) => Some(result),
+            Err(message) => return fail_in(args.format, &input.name, &message),
+        },
+        _ => None,
+    };
     let times = Times::of(&report, read, started.elapsed());
     let layout = Layout { lost: layout_lost, not_c };
-    let written = emit(args, &input, &program, (&report, printed.as_deref(), &times), layout, success, &bounds);
+    let done = Done { report: &report, printed: printed.as_deref(), times: &times, original };
+    let written = emit(args, &input, &program, &done, layout, success, &bounds);
     match written {
         Outcome::Success if not_c => Outcome::No,
         Outcome::Success if success && (report.unwind_reached || !bounds.is_empty()) => Outcome::Inconclusive,
@@ -265,6 +277,30 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .counterexamples(args.counterexamples)
 }
 
+/// A check of `program` as the flags of `args` configure the checker, with what is left of
+/// the time limit since `started`, that goes on past the first bug: every failing assertion,
+/// deadlock and atomic livelock of the original, for the SARIF log. The error in words.
+fn check_original(
+    args: &Args,
+    program: &paces::cwhile::Program,
+    started: std::time::Instant,
+) -> Result<paces::explore::CheckResult, String> {
+    let config = args.bounds.config(started)?.stop_at_first_failure(false);
+    paces::explore::check(program, &config).map_err(|e| format!("{}: {e}", args.file.display()))
+}
+
+/// What a run of the loop gives to write out.
+struct Done<'a> {
+    /// The loop's report.
+    report: &'a Report,
+    /// The repaired program as printed (`None`: there is none).
+    printed: Option<&'a str>,
+    /// The run's times.
+    times: &'a Times,
+    /// With `--format sarif`: a check of the original that lists every bug.
+    original: Option<paces::explore::CheckResult>,
+}
+
 /// How the repaired program's text relates to the source's layout.
 #[derive(Clone, Copy)]
 struct Layout {
@@ -274,18 +310,19 @@ struct Layout {
     not_c: bool,
 }
 
-/// Writes the repaired program (to `--output` or stdout) and the summary or JSON report of the
-/// run and its `times`; the outcome of the writing (`success` and the model's `bounds` shape
+/// Writes the repaired program (to `--output` or stdout) and the summary, JSON report or SARIF
+/// log of the run `done`; the outcome of the writing (`success` and the model's `bounds` shape
 /// the summary's notes).
 fn emit(
     args: &Args,
     input: &super::Input,
     program: &paces::cwhile::Program,
-    (report, printed, times): (&Report, Option<&str>, &Times),
+    done: &Done<'_>,
     layout: Layout,
     success: bool,
     bounds: &[String],
 ) -> Outcome {
+    let (report, printed, times) = (done.report, done.printed, done.times);
     let written = match (printed, &args.output) {
         (Some(text), Some(path)) => match std::fs::write(path, text) {
             Ok(()) => Outcome::Success,
@@ -297,6 +334,13 @@ fn emit(
         (Outcome::Success, Format::Json) => {
             let printed = Printed { file: &input.name, program: printed, layout_kept: !layout.lost };
             write_stdout(&RepairDocument::new(program, report, times, printed).to_json())
+        }
+        (Outcome::Success, Format::Sarif) => {
+            let Some(check) = &done.original else { return fail("no check of the original for the SARIF log") };
+            let text = String::from_utf8_lossy(&input.bytes);
+            // A C file whose repair C cannot hold gets no fix (nothing is written).
+            let fix = printed.filter(|_| !layout.not_c);
+            write_stdout(&paces_report::sarif::repair_log(&super::html::source(input, &text), check, report, fix))
         }
         (Outcome::Success, Format::Text) => {
             if args.quiet && layout.not_c {

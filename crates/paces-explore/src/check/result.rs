@@ -30,6 +30,13 @@ pub struct Counterexample {
     pub cycle_start: Option<usize>,
 }
 
+impl Counterexample {
+    /// The label of the failing step, for a bad trace.
+    pub fn failing_label(&self) -> Option<&str> {
+        self.failing_step.and_then(|i| self.schedule.steps.get(i)).map(|s| s.label.as_str())
+    }
+}
+
 /// Where a thread stands in a deadlock.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThreadStand {
@@ -213,7 +220,7 @@ impl fmt::Display for Verdict {
         match self {
             Verdict::Correct => f.write_str("correct"),
             Verdict::Bad(c) => {
-                let label = c.failing_step.and_then(|i| c.schedule.steps.get(i)).map_or("?", |s| s.label.as_str());
+                let label = c.failing_label().unwrap_or("?");
                 if c.division_by_zero {
                     write!(f, "bad: division by zero at {label}")
                 } else if c.shift_out_of_range {

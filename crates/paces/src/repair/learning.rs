@@ -101,11 +101,11 @@ impl Learning {
                 }
             }
             Rejection::Trace { cex, problem } => {
-                let kind = &problem.kind();
-                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, *kind, cex, record, true)? {
+                let kind = problem.kind();
+                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, kind, cex, record, true)? {
                     return Ok(ControlFlow::Break(stop));
                 }
-                if *kind == IterationKind::Bad {
+                if kind == IterationKind::Bad {
                     if let ControlFlow::Break(stop) = self.learn_from_more(ctx, rejected, more, cex, record)? {
                         return Ok(ControlFlow::Break(stop));
                     }

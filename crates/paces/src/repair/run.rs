@@ -325,7 +325,7 @@ impl Run<'_> {
     /// Whether the last [`BLIND_ITERATIONS`] rejections had nothing to generalise.
     fn walking(&self) -> bool {
         let history = self.ctx.history();
-        let blind = |i: &Iteration| match i.kind {
+        let blind = |i: &Iteration| match i.kind() {
             IterationKind::Unreached | IterationKind::Sequential | IterationKind::Refused => true,
             IterationKind::Bad | IterationKind::Deadlock => i.fixes == 0,
             _ => false,

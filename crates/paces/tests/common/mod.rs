@@ -26,7 +26,11 @@ pub fn check_accepted(report: &paces::Report) {
     let original = paces::cwhile::parse(&report.original_text()).expect("the original parses");
     let text = report.repaired_text().expect("an accepted program has its text");
     let repaired = paces::cwhile::parse(&text).unwrap_or_else(|d| panic!("the repair does not parse: {d}"));
-    assert_eq!(paces::cwhile::print_named(&repaired, &[]), text, "printing the parsed repair gives another text");
+    assert_eq!(
+        paces::cwhile::Printer::new(&repaired).labels(&[]).print(),
+        text,
+        "printing the parsed repair gives another text"
+    );
     for t in &report.transformations {
         let (a, b) = match *t {
             paces::constraint::Transformation::Swap { first, second } => (first, second),

@@ -428,7 +428,7 @@ impl Judge {
         if asserts < 2 {
             return Ok(Vec::new());
         }
-        let first_label = first.failing_step.and_then(|i| first.schedule.steps.get(i)).map(|s| s.label.as_str());
+        let first_label = first.failing_label();
         // Further traces to learn from, not a verdict: no search without the reduction for
         // failures the reduction starves (the check that found the first one had it).
         let config = self
@@ -628,17 +628,15 @@ fn first_failure(result: &CheckResult) -> Option<Counterexample> {
 }
 
 fn failure_problem(cex: &Counterexample) -> Problem {
-    let at = cex.failing_step.and_then(|i| cex.schedule.steps.get(i)).map(|step| step.label.clone());
-    let kind = if at.is_none() {
-        FailureKind::Assertion
-    } else if cex.division_by_zero {
+    // A failure whose step the trace does not name reads "a failure" whatever its kind.
+    let kind = if cex.division_by_zero {
         FailureKind::DivisionByZero
     } else if cex.shift_out_of_range {
         FailureKind::ShiftOutOfRange
     } else {
         FailureKind::Assertion
     };
-    Problem::Failure { at, kind }
+    Problem::Failure { at: cex.failing_label().map(str::to_owned), kind }
 }
 
 /// The names of the threads a deadlock blocks (those not done).

@@ -169,9 +169,7 @@ pub struct LearnedTrace {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Iteration {
-    /// What the program learned from was rejected for.
-    pub kind: IterationKind,
-    /// What went wrong.
+    /// What went wrong ([`Iteration::kind`] says of what kind).
     pub problem: Problem,
     /// The schedule of the trace learned from (labels), empty when none.
     pub schedule: Vec<String>,
@@ -196,9 +194,13 @@ pub struct Iteration {
 }
 
 impl Iteration {
+    /// What the program learned from was rejected for: its problem's kind.
+    pub fn kind(&self) -> IterationKind {
+        self.problem.kind()
+    }
+
     pub(crate) fn new(problem: Problem) -> Iteration {
         Iteration {
-            kind: problem.kind(),
             problem,
             schedule: Vec::new(),
             threads: Vec::new(),

@@ -170,7 +170,7 @@ impl Report {
     /// The labels the transformations name (both items of a swap, both ends of an added
     /// section), in their order: the labels a printed program should show besides the
     /// written ones so that each transformation can be found in it (what
-    /// [`paces_cwhile::print_named`] and [`paces_cwhile::print_preserving`] take).
+    /// [`paces_cwhile::Printer::labels`] takes, for printing and splicing).
     pub fn named_labels(&self) -> Vec<&str> {
         self.transformations
             .iter()
@@ -185,14 +185,14 @@ impl Report {
     /// The original program in canonical Cwhile, labelled where the source had a label or a
     /// transformation names the statement ([`Report::named_labels`]).
     pub fn original_text(&self) -> String {
-        paces_cwhile::print_named(&self.original, &self.named_labels())
+        paces_cwhile::Printer::new(&self.original).labels(&self.named_labels()).print()
     }
 
     /// The repaired program (the original when already correct) in canonical Cwhile,
     /// labelled as [`Report::original_text`] is; `None` when there is none.
     pub fn repaired_text(&self) -> Option<String> {
         let repaired = self.repaired.as_ref()?;
-        Some(paces_cwhile::print_named(repaired, &self.named_labels()))
+        Some(paces_cwhile::Printer::new(repaired).labels(&self.named_labels()).print())
     }
 }
 

@@ -122,6 +122,9 @@ impl fmt::Display for StopReason {
             StopReason::NoRepair(why) => write!(f, "no repair in this space: {why}"),
             StopReason::IterationLimit => f.write_str("iteration limit reached"),
             StopReason::TimeLimit => f.write_str("time limit reached"),
+            StopReason::BoundReached(hit @ BoundHit::LearningMemory { .. }) => {
+                write!(f, "the learner reached its {hit}")
+            }
             StopReason::BoundReached(hit) => write!(f, "the checker reached its {hit}"),
         }
     }
