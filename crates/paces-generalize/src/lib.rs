@@ -10,8 +10,9 @@
 //! * [`PartialOrder::from_bad_trace`] keeps the events the failure depends on (and the later
 //!   writes its reads must precede, executed or [pending](paces_trace::Trace::pending), and
 //!   the conditions that wait for what the failing thread does after its failure), ordered by
-//!   program order and by the trace order of conflicting cross-thread pairs; the rules and
-//!   the soundness argument are on [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
+//!   program order and by the trace order of conflicting cross-thread pairs, and marks the
+//!   orderings off the failure's data flow, which no fix uses; the rules and the soundness
+//!   argument are on [`PartialOrder`]. [`PartialOrder::to_dot`] draws it, one column per thread.
 //! * [`eliminate`] builds the *trace elimination graph* over the space and returns an
 //!   [`Elimination`]: every [`Fix`] (an elimination cycle, its atoms, constraint and weight),
 //!   cheapest first, and the *error-eliminating constraint*, the disjunction of the fixes'
@@ -28,7 +29,9 @@
 //! # The trace elimination graph
 //! One node per event of the partial order. Edges, with their [`EdgeKind`] and weight (R and
 //! A are below):
-//! 1. **cross-thread ordering** of the partial order: weight 1, no constraint;
+//! 1. **cross-thread ordering** of the partial order: weight 1, no constraint (not those of
+//!    context events, nor those off the failure's data flow: [`PartialOrder::is_context_edge`],
+//!    [`PartialOrder::is_off_flow`]);
 //! 2. **forced program order**, from an event to a later one of its thread that every
 //!    candidate keeps after it (different block instances, one item, or items the space fixes
 //!    in order, lifted with [`paces_trace::lift`]): weight the span, no constraint;

@@ -3,13 +3,19 @@
 use std::fmt::Write as _;
 
 use paces_constraint::Space;
-use paces_trace::{Event, EventId, EventKind, ThreadId, Trace, VarId};
-use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
+use paces_trace::{Event, EventId, EventKind, ThreadId, Trace};
 
+#[cfg(doc)]
+use crate::EliminateConfig;
 use crate::{Error, ErrorKind};
 
-const NONE: u32 = u32::MAX;
+mod flow;
+mod future;
+mod index;
+
+use future::{keep_signals, pending_conditions, pending_order, Signals};
+pub(crate) use index::node_event;
+use index::{Indexed, NONE};
 
 /// What makes a trace bad.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +91,18 @@ pub enum Failure {
 ///    variable and after the reads of that previous write; earlier conflicts follow by
 ///    transitivity).
 ///
+/// 6. *Data flow*: the failure's *flow* is the smallest set of kept events that holds the
+///    failure (or the blocked steps) and the conditions of 3, the writers each of its events
+///    reads from, and every kept condition of a thread with an event in it. An ordering of 5
+///    between two events that conflict on no variable an event of the flow reads, neither of
+///    them on a chain of 4, is *off the flow* ([`PartialOrder::is_off_flow`]): it stays in the
+///    partial order, but the elimination graph does not use it
+///    ([`EliminateConfig::data_flow`]). It decides values the failure never reads (workers'
+///    updates `s2 := s2 + 1` of a counter no check reads): breaking it removes one schedule,
+///    never the failure. Used as fixes, such orderings had the loop move a worker's racing
+///    steps past its own updates of such counters, once per schedule, each move leaving the
+///    race as it was.
+///
 /// Every other event and ordering is dropped. The cross-thread orderings are not reduced
 /// further (an ordering implied through program order stays): a candidate may change the
 /// program order it would be implied through, so the elimination graph needs it.
@@ -104,6 +122,18 @@ pub enum Failure {
 /// overwrite in that run, and an overwrite that does not happen cannot spoil the failing read.
 /// A fix therefore needs to rule out only the pattern without context events and orderings
 /// (the property test checks exactly that).
+///
+/// Nor are the orderings off the flow (rule 6) needed. Take a linearisation that respects
+/// every other ordering, and run it, leaving a thread where one of its conditions would go
+/// another way than in the trace. By induction along the linearisation, every event of the
+/// flow runs and reads from the writer it read from in the trace: that writer is in the flow
+/// and runs before it, writing the same value (its own reads are of the flow), and every other
+/// kept write of the variable keeps its orderings with both, since the flow reads the
+/// variable. No thread with an event of the flow is left: its conditions are in the flow and
+/// read what they read in the trace. So the failing check reads the same values and fails (a
+/// blocked step, at the end, is blocked again). The events off the flow may read other values
+/// and write other values, but only where no event of the flow reads them.
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialOrder {
     trace_len: usize,
@@ -123,404 +153,46 @@ pub struct PartialOrder {
     context: Vec<EventId>,
     /// The events of the chains of rule 4, sorted.
     chain: Vec<EventId>,
+    /// The cross-thread orderings off the failure's data flow (rule 6), sorted.
+    off_flow: Vec<(EventId, EventId)>,
 }
-
+/// The nodes and orderings of a partial order (the fields of [`PartialOrder`] they fill).
 #[derive(Default)]
-struct VarIndex {
-    writes: Vec<u32>,
-    reads: Vec<u32>,
-    /// Writes of the variable per thread, threads sorted.
-    by_thread: Vec<(ThreadId, Vec<u32>)>,
-    /// The first pending write of the variable per thread, threads sorted.
-    pending: Vec<(ThreadId, u32)>,
+struct Nodes {
+    nodes: Vec<EventId>,
+    threads: Vec<ThreadId>,
+    index: Vec<u32>,
+    cross: Vec<(EventId, EventId)>,
+    program: Vec<(EventId, EventId)>,
 }
 
-impl VarIndex {
-    /// The first write of the variable by thread `t` after event `i`: executed, or else
-    /// pending.
-    fn next_write(&self, t: ThreadId, i: u32) -> Option<u32> {
-        let executed = self.by_thread.binary_search_by_key(&t, |(u, _)| *u).ok().and_then(|k| {
-            let ws = &self.by_thread[k].1;
-            ws.get(ws.partition_point(|&p| p <= i)).copied()
-        });
-        executed.or_else(|| self.pending.binary_search_by_key(&t, |(u, _)| *u).ok().map(|k| self.pending[k].1))
-    }
-
-    /// The threads that write the variable, executed or pending, sorted.
-    fn writers(&self) -> impl Iterator<Item = ThreadId> + '_ {
-        let mut ts: SmallVec<[ThreadId; 4]> =
-            self.by_thread.iter().map(|(t, _)| *t).chain(self.pending.iter().map(|(t, _)| *t)).collect();
-        ts.sort_unstable();
-        ts.dedup();
-        ts.into_iter()
-    }
-}
-
-/// The trace with blocked steps appended, and the indexes generalisation needs.
-struct Indexed<'t> {
-    trace: &'t Trace,
-    prev: Vec<u32>,
-    vars: FxHashMap<VarId, VarIndex>,
-}
-
-impl<'t> Indexed<'t> {
-    fn new(trace: &'t Trace) -> Indexed<'t> {
-        let len = trace.len();
-        let executed_and_blocked = len + trace.blocked().len();
-        let total = executed_and_blocked + trace.pending().len();
-        let mut prev = vec![NONE; total];
-        let mut last: FxHashMap<ThreadId, u32> = FxHashMap::default();
-        let mut vars: FxHashMap<VarId, VarIndex> = FxHashMap::default();
-        for (i, e) in trace.events().iter().enumerate() {
-            prev[i] = last.insert(e.thread, i as u32).unwrap_or(NONE);
-            for r in &e.reads {
-                vars.entry(r.var).or_default().reads.push(i as u32);
+impl Indexed<'_> {
+    /// The nodes of the partial order, in `order`, with their threads and index, and its
+    /// orderings: program order between successive kept events of a thread, the immediate
+    /// conflicts between kept events of different threads, and `waits` (rule 4).
+    fn nodes(&self, order: impl Iterator<Item = usize>, keep: &[bool], waits: &[(u32, u32)]) -> Nodes {
+        let mut out = Nodes { index: vec![NONE; keep.len()], ..Nodes::default() };
+        for i in order {
+            out.index[i] = out.nodes.len() as u32;
+            let id = EventId::from_u32(i as u32);
+            let e = self.event(i as u32);
+            out.nodes.push(id);
+            out.threads.push(e.thread);
+            // The previous kept event of the thread (signals leave gaps).
+            let p = self.prev_kept(i, keep);
+            if p != NONE {
+                out.program.push((EventId::from_u32(p), id));
             }
-            for w in &e.writes {
-                let v = vars.entry(w.var).or_default();
-                v.writes.push(i as u32);
-                match v.by_thread.binary_search_by_key(&e.thread, |(t, _)| *t) {
-                    Ok(k) => v.by_thread[k].1.push(i as u32),
-                    Err(k) => v.by_thread.insert(k, (e.thread, vec![i as u32])),
+            for p in self.preds(i as u32) {
+                if keep[p as usize] && self.event(p).thread != e.thread {
+                    out.cross.push((EventId::from_u32(p), id));
                 }
             }
         }
-        let mut tail = last.clone();
-        for (k, b) in trace.blocked().iter().enumerate() {
-            prev[len + k] = last.get(&b.thread).copied().unwrap_or(NONE);
-            tail.insert(b.thread, (len + k) as u32);
-        }
-        for (k, p) in trace.pending().iter().enumerate() {
-            let i = (executed_and_blocked + k) as u32;
-            prev[i as usize] = tail.insert(p.thread, i).unwrap_or(NONE);
-            for w in &p.writes {
-                let v = vars.entry(w.var).or_default();
-                if let Err(at) = v.pending.binary_search_by_key(&p.thread, |(t, _)| *t) {
-                    v.pending.insert(at, (p.thread, i));
-                }
-            }
-        }
-        // An event that reads a variable twice (or reads and writes it) is listed once.
-        for v in vars.values_mut() {
-            v.reads.dedup();
-            v.writes.dedup();
-            for (_, ws) in &mut v.by_thread {
-                ws.dedup();
-            }
-        }
-        Indexed { trace, prev, vars }
-    }
-
-    fn event(&self, i: u32) -> &'t Event {
-        node_event(self.trace, i as usize)
-    }
-
-    /// The immediate predecessors of event `i`: its thread's previous event and its
-    /// immediate conflicting predecessors (see [`PartialOrder`]).
-    fn preds(&self, i: u32) -> SmallVec<[u32; 4]> {
-        let mut out = SmallVec::new();
-        if self.prev[i as usize] != NONE {
-            out.push(self.prev[i as usize]);
-        }
-        let e = self.event(i);
-        for r in &e.reads {
-            if let Some(from) = r.from {
-                out.push(from.as_u32());
-            }
-        }
-        let executed = (i as usize) < self.trace.len();
-        let pending = (i as usize) >= self.trace.len() + self.trace.blocked().len();
-        if pending {
-            // A pending read comes after the last executed write of its variable, unless its
-            // own thread writes the variable in a pending step before it.
-            for r in &e.reads {
-                let Some(v) = self.vars.get(&r.var) else { continue };
-                let own_first = v.pending.binary_search_by_key(&e.thread, |(t, _)| *t).ok().map(|k| v.pending[k].1);
-                if own_first.is_some_and(|w| w < i) {
-                    continue;
-                }
-                if let Some(&w) = v.writes.last() {
-                    out.push(w);
-                }
-            }
-        }
-        if executed || pending {
-            // A pending write comes after every executed event.
-            for w in &e.writes {
-                let Some(v) = self.vars.get(&w.var) else { continue };
-                let k = if executed { v.writes.partition_point(|&p| p < i) } else { v.writes.len() };
-                let last_write = if k > 0 { Some(v.writes[k - 1]) } else { None };
-                if let Some(lw) = last_write {
-                    out.push(lw);
-                }
-                let from = last_write.map_or(0, |lw| lw + 1);
-                let lo = v.reads.partition_point(|&p| p < from);
-                let hi = if executed { v.reads.partition_point(|&p| p < i) } else { v.reads.len() };
-                out.extend_from_slice(&v.reads[lo..hi]);
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
+        out.cross.extend(waits.iter().map(|&(w, c)| (EventId::from_u32(w), EventId::from_u32(c))));
+        out.cross.sort_unstable();
+        out.cross.dedup();
         out
-    }
-
-    /// The last event of `i`'s thread before it that is kept, or NONE.
-    fn prev_kept(&self, i: usize, keep: &[bool]) -> u32 {
-        let mut p = self.prev[i];
-        while p != NONE && !keep[p as usize] {
-            p = self.prev[p as usize];
-        }
-        p
-    }
-
-    /// Adds `seeds` and everything they depend on to `keep`.
-    fn close(&self, seeds: impl IntoIterator<Item = u32>, keep: &mut [bool]) {
-        let mut work: Vec<u32> = Vec::new();
-        for s in seeds {
-            if !keep[s as usize] {
-                keep[s as usize] = true;
-                work.push(s);
-            }
-        }
-        while let Some(i) = work.pop() {
-            for p in self.preds(i) {
-                if !keep[p as usize] {
-                    keep[p as usize] = true;
-                    work.push(p);
-                }
-            }
-        }
-    }
-}
-
-/// Rule 4 of [`PartialOrder`]: the failure's causal future through conditions is the
-/// failing thread's later events, a condition of another thread that reads from one of
-/// them, that thread's later events, and so on. Every condition of the future that reads
-/// from it (a thread joining it) is kept when its thread has a kept event before it,
-/// together with the chain that leads to it from the failure. Returns the events it adds,
-/// sorted, and the events of the chains (kept before or not).
-fn keep_signals(trace: &Trace, ix: &Indexed<'_>, f: usize, keep: &mut [bool]) -> Signals {
-    let events = trace.events();
-    let mut future = vec![false; events.len()];
-    future[f] = true;
-    let in_future = |future: &[bool], i: usize| i < future.len() && future[i];
-    // A condition joining the future: it reads from a future write of another thread.
-    let joins = |future: &[bool], i: usize| {
-        let e = &events[i];
-        e.kind.is_cond()
-            && e.reads
-                .iter()
-                .any(|r| r.from.is_some_and(|w| in_future(future, w.index()) && events[w.index()].thread != e.thread))
-    };
-    let mut targets = Vec::new();
-    for i in f + 1..events.len() {
-        let prev = ix.prev[i] as usize;
-        let joined = joins(&future, i);
-        if in_future(&future, prev) || joined {
-            future[i] = true;
-        }
-        // The thread had kept events before: a fix may move one of them behind `i`.
-        if joined && ix.prev_kept(i, keep) != NONE {
-            targets.push(i);
-        }
-    }
-    let mut stack = targets;
-    let mut seen = vec![false; events.len()];
-    let mut added = Vec::new();
-    let mut chain = Vec::new();
-    let mut waits = Vec::new();
-    for (c, w) in pending_signals(trace, ix, &future, keep) {
-        waits.push((w, c));
-        // The chain inside the pending steps: the condition, then the writer and its thread's
-        // pending steps back to its last executed event, which the loop below goes on from.
-        let mut i = c;
-        loop {
-            chain.push(i);
-            if !keep[i as usize] {
-                keep[i as usize] = true;
-                added.push(EventId::from_u32(i));
-            }
-            let next = if i == c { w } else { ix.prev[i as usize] };
-            if next == NONE || (next as usize) < events.len() {
-                if next != NONE && in_future(&future, next as usize) {
-                    stack.push(next as usize);
-                }
-                break;
-            }
-            i = next;
-        }
-    }
-    while let Some(i) = stack.pop() {
-        if seen[i] {
-            continue;
-        }
-        seen[i] = true;
-        chain.push(i as u32);
-        if !keep[i] {
-            keep[i] = true;
-            added.push(EventId::from_u32(i as u32));
-        }
-        if i == f {
-            continue;
-        }
-        let prev = ix.prev[i] as usize;
-        if in_future(&future, prev) {
-            stack.push(prev);
-        }
-        for r in &events[i].reads {
-            if let Some(w) = r.from.map(|w| w.index()) {
-                if in_future(&future, w) && events[w].thread != events[i].thread {
-                    stack.push(w);
-                }
-            }
-        }
-    }
-    added.sort_unstable();
-    added.dedup();
-    chain.sort_unstable();
-    chain.dedup();
-    Signals { added, chain, waits }
-}
-
-/// Rule 3 for pending steps: every pending condition whose read comes after a needed write
-/// of another thread (the last executed write of its variable, see [`Indexed::preds`]),
-/// except those `left_out` says the failing thread reaches after its failure.
-fn pending_conditions(
-    trace: &Trace,
-    ix: &Indexed<'_>,
-    needed: &[bool],
-    left_out: &dyn Fn(usize, &Event) -> bool,
-) -> Vec<u32> {
-    let base = trace.len() + trace.blocked().len();
-    let mut out = Vec::new();
-    for (k, e) in trace.pending().iter().enumerate() {
-        let i = (base + k) as u32;
-        if needed[i as usize] || !e.kind.is_cond() || left_out(i as usize, e) {
-            continue;
-        }
-        let waits_for_needed = ix
-            .preds(i)
-            .iter()
-            .any(|&w| (w as usize) < trace.len() && needed[w as usize] && ix.event(w).thread != e.thread);
-        if waits_for_needed {
-            out.push(i);
-        }
-    }
-    out
-}
-
-/// The kept pending steps in an order that every ordering between them respects (program
-/// order and `waits`), ties broken by id; `None` when `waits` close a cycle.
-fn pending_order(ix: &Indexed<'_>, keep: &[bool], from: usize, waits: &[(u32, u32)]) -> Option<Vec<u32>> {
-    let kept: Vec<u32> = (from..keep.len()).filter(|&i| keep[i]).map(|i| i as u32).collect();
-    let mut succ: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    let mut indegree: FxHashMap<u32, usize> = kept.iter().map(|&i| (i, 0)).collect();
-    let mut edge = |a: u32, b: u32| {
-        succ.entry(a).or_default().push(b);
-        *indegree.entry(b).or_default() += 1;
-    };
-    for &i in &kept {
-        let p = ix.prev_kept(i as usize, keep);
-        if p != NONE && p as usize >= from {
-            edge(p, i);
-        }
-    }
-    for &(w, c) in waits {
-        if keep[w as usize] && keep[c as usize] {
-            edge(w, c);
-        }
-    }
-    let mut ready: std::collections::BTreeSet<u32> = kept.iter().copied().filter(|i| indegree[i] == 0).collect();
-    let mut order = Vec::with_capacity(kept.len());
-    while let Some(i) = ready.pop_first() {
-        order.push(i);
-        for &j in succ.get(&i).into_iter().flatten() {
-            let d = indegree.get_mut(&j).expect("every successor is kept");
-            *d -= 1;
-            if *d == 0 {
-                ready.insert(j);
-            }
-        }
-    }
-    (order.len() == kept.len()).then_some(order)
-}
-
-/// What rule 4 adds: the events it keeps (sorted), the events of its chains, and the
-/// orderings from a pending write to the pending condition waiting for it (rule 4 continued
-/// into the pending steps).
-struct Signals {
-    added: Vec<EventId>,
-    chain: Vec<u32>,
-    waits: Vec<(u32, u32)>,
-}
-
-/// Rule 4 continued into the pending steps ([`Trace::pending`]): the pending steps of a
-/// thread whose last executed event is in the failure's future are in it too, and a pending
-/// condition of another thread that reads a variable such a pending step writes joins it
-/// (it waits for that write: usb-serial's disconnect waits at 190 for the write that the port
-/// work makes only after the failing callback has signalled it). Returns the joining
-/// conditions whose threads have kept events before them, each with the pending write it
-/// waits for (the first one found), as node ids.
-fn pending_signals(trace: &Trace, ix: &Indexed<'_>, future: &[bool], keep: &[bool]) -> Vec<(u32, u32)> {
-    let len = trace.len();
-    let base = len + trace.blocked().len();
-    let pending = trace.pending();
-    let mut fut = vec![false; pending.len()];
-    let in_future = |fut: &[bool], i: u32| {
-        let i = i as usize;
-        if i < len {
-            future[i]
-        } else {
-            i >= base && fut[i - base]
-        }
-    };
-    let mut out = Vec::new();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (k, e) in pending.iter().enumerate() {
-            if fut[k] {
-                continue;
-            }
-            let i = (base + k) as u32;
-            let prev = ix.prev[i as usize];
-            let writer = || {
-                if !e.kind.is_cond() {
-                    return None;
-                }
-                pending.iter().enumerate().find_map(|(j, w)| {
-                    let writes = w.thread != e.thread
-                        && fut[j]
-                        && w.writes.iter().any(|x| e.reads.iter().any(|r| r.var == x.var));
-                    writes.then_some((base + j) as u32)
-                })
-            };
-            let by_order = prev != NONE && in_future(&fut, prev);
-            let joined = if by_order { None } else { writer() };
-            if by_order || joined.is_some() {
-                fut[k] = true;
-                changed = true;
-            }
-            if let Some(w) = joined {
-                if ix.prev_kept(i as usize, keep) != NONE {
-                    out.push((i, w));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The event or blocked step behind a node id (`i >= trace.len()` names a blocked step).
-pub(crate) fn node_event(trace: &Trace, i: usize) -> &Event {
-    let len = trace.len();
-    let blocked = trace.blocked().len();
-    if i < len {
-        &trace.events()[i]
-    } else if i < len + blocked {
-        &trace.blocked()[i - len]
-    } else {
-        &trace.pending()[i - len - blocked]
     }
 }
 
@@ -552,7 +224,7 @@ impl PartialOrder {
         // overwrites, the conditions of rule 3, the chains of rule 4); `keep` adds the
         // dependencies of overwrites and conditions, so that every linearisation is a trace.
         let mut needed = vec![false; total];
-        ix.close(seeds, &mut needed);
+        ix.close(seeds.iter().copied(), &mut needed);
         let mut keep = needed.clone();
         // Overwrites: the first later write of each variable a dependency reads, by each
         // other thread.
@@ -590,7 +262,7 @@ impl PartialOrder {
         for &c in &conditions {
             needed[c as usize] = true;
         }
-        ix.close(overwrites.into_iter().chain(conditions), &mut keep);
+        ix.close(overwrites.into_iter().chain(conditions.iter().copied()), &mut keep);
         // Signals after the failure (rule 4).
         let Signals { added: signals, chain: chains, waits } = match &failure {
             Failure::Event(f) => keep_signals(trace, &ix, f.index(), &mut keep),
@@ -610,32 +282,10 @@ impl PartialOrder {
             None => (pending_order(&ix, &keep, executed_and_blocked, &[]).unwrap_or_default(), Vec::new()),
         };
         let order = (0..executed_and_blocked).filter(|&i| keep[i]).chain(pending_order.into_iter().map(|i| i as usize));
-        let mut nodes = Vec::new();
-        let mut threads = Vec::new();
-        let mut index = vec![NONE; total];
-        let mut cross = Vec::new();
-        let mut program = Vec::new();
-        for i in order {
-            index[i] = nodes.len() as u32;
-            let id = EventId::from_u32(i as u32);
-            let e = ix.event(i as u32);
-            nodes.push(id);
-            threads.push(e.thread);
-            // The previous kept event of the thread (signals leave gaps).
-            let p = ix.prev_kept(i, &keep);
-            if p != NONE {
-                program.push((EventId::from_u32(p), id));
-            }
-            for p in ix.preds(i as u32) {
-                if keep[p as usize] && ix.event(p).thread != e.thread {
-                    cross.push((EventId::from_u32(p), id));
-                }
-            }
-        }
-        cross.extend(waits.iter().map(|&(w, c)| (EventId::from_u32(w), EventId::from_u32(c))));
-        cross.sort_unstable();
-        cross.dedup();
+        let Nodes { nodes, threads, index, cross, program } = ix.nodes(order, &keep, &waits);
+        let flow_seeds: Vec<u32> = seeds.into_iter().chain(conditions).collect();
         Ok(PartialOrder {
+            off_flow: flow::off_flow(&ix, &keep, &flow_seeds, &chain, &cross),
             signals,
             chain,
             context,
@@ -698,11 +348,19 @@ impl PartialOrder {
     }
 
     /// Whether an elimination cycle may not use the cross-thread ordering `a` before `b`:
-    /// an ordering of a context event, or an ordering into an event kept only as a signal
+    /// an ordering of a context event, an ordering into an event kept only as a signal
     /// (rule 4) from an event off its chain (how a step after the failure read its values
-    /// says nothing about the failure or the signal).
+    /// says nothing about the failure or the signal). Nor, by default, does it use an ordering
+    /// off the failure's data flow ([`PartialOrder::is_off_flow`]).
     pub fn is_context_edge(&self, a: EventId, b: EventId) -> bool {
         self.is_context(a) || self.is_context(b) || (self.is_signal(b) && self.chain.binary_search(&a).is_err())
+    }
+
+    /// Whether the cross-thread ordering `a` before `b` is off the failure's data flow (rule
+    /// 6): the two events conflict on no variable that the flow reads. An elimination cycle
+    /// does not use it unless [`EliminateConfig::data_flow`] is off.
+    pub fn is_off_flow(&self, a: EventId, b: EventId) -> bool {
+        self.off_flow.binary_search(&(a, b)).is_ok()
     }
 
     /// Whether the id names a pending step ([`Trace::pending`]; ids from the trace length

@@ -18,10 +18,18 @@
 //!   `check` thread waits for every thread and asserts `count == n`. The next thread runs its
 //!   update while the last one's is under way; moving each pass below its thread's update (a
 //!   reordering, no atomic section) repairs it.
+//! * [`Family::Uneven`]: `n` workers that differ, each with a lost update on `total` and a
+//!   check-then-act on `slots` (which starts at half the workers) among private work of its
+//!   own and updates of counters the check never reads, placed differently in each worker (a
+//!   racing pair one block deeper in some; every seventh worker does not add, every fifth
+//!   does not take); a `check` thread waits for every worker and asserts `total` and `taken
+//!   <= slots`. A section around each racing pair, in every worker, repairs it.
 //!
 //! The text depends only on the family and `n`: the same arguments give the same program.
 
 use std::fmt::Write as _;
+
+mod uneven;
 
 /// A family of generated programs (module docs: what each is and why it is buggy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,11 +40,14 @@ pub enum Family {
     ReadersWriters,
     /// Threads passing a token, each passing it before its update is done.
     TokenRing,
+    /// Workers that differ (private work, shared updates, races placed differently) on
+    /// shared counters, with a check thread.
+    Uneven,
 }
 
 impl Family {
     /// Every family, in the order of the growth table.
-    pub const ALL: [Family; 3] = [Family::Counters, Family::ReadersWriters, Family::TokenRing];
+    pub const ALL: [Family; 4] = [Family::Counters, Family::ReadersWriters, Family::TokenRing, Family::Uneven];
 
     /// The fewest threads a member has (`n` of [`Family::program`]).
     pub const MIN_THREADS: usize = 2;
@@ -47,6 +58,7 @@ impl Family {
             Family::Counters => "counters",
             Family::ReadersWriters => "readers-writers",
             Family::TokenRing => "token-ring",
+            Family::Uneven => "uneven",
         }
     }
 
@@ -56,7 +68,8 @@ impl Family {
     }
 
     /// The member with `n` racing threads (at least [`Family::MIN_THREADS`]; a smaller `n` is
-    /// taken as that). [`Family::Counters`] and [`Family::TokenRing`] add a `check` thread.
+    /// taken as that). [`Family::Counters`], [`Family::TokenRing`] and [`Family::Uneven`] add
+    /// a `check` thread.
     pub fn program(self, n: usize) -> String {
         self.text(n, false)
     }
@@ -75,6 +88,7 @@ impl Family {
             Family::Counters => counters(n, repaired),
             Family::ReadersWriters => readers_writers(n, repaired),
             Family::TokenRing => token_ring(n, repaired),
+            Family::Uneven => uneven::program(n, repaired),
         }
     }
 }
@@ -179,6 +193,7 @@ mod tests {
             assert_eq!(threads(Family::Counters), n + 1);
             assert_eq!(threads(Family::ReadersWriters), n);
             assert_eq!(threads(Family::TokenRing), n + 1);
+            assert_eq!(threads(Family::Uneven), n + 1);
             let rw = Family::ReadersWriters.program(n);
             assert_eq!(rw.matches("assert(x == y)").count(), n / 2);
             assert_eq!(rw.matches(" := a;").count(), n / 2);
@@ -220,6 +235,7 @@ mod tests {
                 }
                 run(n, &labels("c".into(), &["1", "2"]));
             }
+            Family::Uneven => return uneven::bad_schedule(n),
         }
         steps
     }
@@ -311,6 +327,7 @@ mod tests {
             Family::Counters => 2 * n,
             Family::ReadersWriters => n,
             Family::TokenRing => 0,
+            Family::Uneven => uneven::sections(n),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! and memory of the search.
 
 #[cfg(doc)]
-use crate::{Elimination, ErrorKind};
+use crate::{Elimination, ErrorKind, PartialOrder};
 
 /// Settings of [`eliminate`](super::eliminate).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,6 +12,7 @@ pub struct EliminateConfig {
     pub(super) max_work: u64,
     pub(super) preemption_search_budget: u64,
     pub(super) max_memory: u64,
+    pub(super) data_flow: bool,
 }
 
 impl Default for EliminateConfig {
@@ -22,6 +23,7 @@ impl Default for EliminateConfig {
             max_work: 20_000_000,
             preemption_search_budget: 1_000_000,
             max_memory: 1 << 30,
+            data_flow: true,
         }
     }
 }
@@ -70,6 +72,15 @@ impl EliminateConfig {
     /// [`ErrorKind::TooLarge`] instead of exhausting memory. Default: 1 GiB.
     pub fn max_memory(mut self, bytes: u64) -> Self {
         self.max_memory = bytes;
+        self
+    }
+
+    /// Whether elimination cycles keep to the failure's data flow: an ordering off it
+    /// ([`PartialOrder::is_off_flow`], rule 6 of [`PartialOrder`]) is not used. Off, every
+    /// conflict ordering of the partial order may be (a stronger error-eliminating constraint,
+    /// for comparison). Default: on.
+    pub fn data_flow(mut self, on: bool) -> Self {
+        self.data_flow = on;
         self
     }
 }

@@ -14,6 +14,7 @@ use paces_trace::{lift, Event, EventId, Trace};
 use smallvec::SmallVec;
 
 use super::forced::{self, Strategy};
+use super::EliminateConfig;
 use crate::partial_order::node_event;
 use crate::{Error, ErrorKind, PartialOrder};
 
@@ -83,9 +84,11 @@ fn mismatch(space: &Space, a: Loc, b: Loc) -> Error {
 }
 
 impl<'a> Graph<'a> {
-    /// The graph of `po` with the weights for cycles of at most `k` constraint edges; its
-    /// reachability tables are empty until [`Graph::compute_reach`].
-    pub(super) fn new(trace: &'a Trace, space: &'a Space, po: &PartialOrder, k: usize) -> Graph<'a> {
+    /// The graph of `po` with the weights for cycles of at most K constraint edges, without
+    /// the orderings off the failure's data flow unless `config` says; its reachability tables
+    /// are empty until [`Graph::compute_reach`].
+    pub(super) fn new(trace: &'a Trace, space: &'a Space, po: &PartialOrder, config: &EliminateConfig) -> Graph<'a> {
+        let k = config.max_constraint_edges;
         let ids = po.events().to_vec();
         let n = ids.len();
         let ev: Vec<&Event> = ids.iter().map(|id| node_event(trace, id.index())).collect();
@@ -109,8 +112,10 @@ impl<'a> Graph<'a> {
         for &(a, b) in po.cross_edges() {
             let (Some(ia), Some(ib)) = (po.node_index(a), po.node_index(b)) else { continue };
             all_cross_in[ib].push(ia as u32);
-            // Orderings with a context event only say how an overwrite was reached.
-            if !po.is_context_edge(a, b) {
+            // Orderings with a context event only say how an overwrite was reached; those off
+            // the data flow decide nothing the failure reads.
+            let unused = po.is_context_edge(a, b) || (config.data_flow && po.is_off_flow(a, b));
+            if !unused {
                 cross_out[ia].push(ib as u32);
                 has_cross_in[ib] = true;
             }

@@ -65,7 +65,7 @@ pub fn eliminate(
         ));
     }
     let po = PartialOrder::from_bad_trace(trace)?;
-    let mut g = graph::Graph::new(trace, space, &po, config.max_constraint_edges);
+    let mut g = graph::Graph::new(trace, space, &po, config);
     let mut budget = g.budget(config.max_memory)?;
     g.compute_forced(forced::Strategy::Smaller, &mut budget)?;
     g.compute_reach(&mut budget)?;

@@ -8,6 +8,7 @@ use paces_trace::{BlockInstance, EventKind, ScopeEntry, ThreadId, TraceBuilder, 
 
 use super::forced::Strategy;
 use super::graph::{Graph, NONE};
+use super::EliminateConfig;
 use crate::PartialOrder;
 
 /// What a statement does with its variable.
@@ -95,7 +96,7 @@ fn shared_rows_and_chains_match_their_definitions() {
         let trace = tb.finish();
         let po = PartialOrder::from_bad_trace(&trace).unwrap();
         let build = |strategy| {
-            let mut g = Graph::new(&trace, &space, &po, 2);
+            let mut g = Graph::new(&trace, &space, &po, &EliminateConfig::new());
             let mut budget = g.budget(u64::MAX).unwrap();
             g.compute_forced(strategy, &mut budget).unwrap();
             g.compute_reach(&mut budget).unwrap();

@@ -5,6 +5,7 @@
 
 use paces_constraint::{BlockId, Candidate, ItemInfo, Loc, Space, SpaceBuilder};
 use paces_generalize::{Failure, PartialOrder};
+use paces_testkit::Rng;
 use paces_trace::{BlockInstance, EventId, EventKind, ScopeEntry, ThreadId, Trace, TraceBuilder, VarId};
 
 /// A step: (thread, statement index in the original program).
@@ -273,7 +274,7 @@ impl Setup {
         let mut exec: Vec<(usize, usize)> = Vec::new();
         let mut want_blocked: Vec<(usize, usize)> = Vec::new();
         // The pattern is what the failure needs: context events (dependencies of overwrites)
-        // and their orderings are left out.
+        // and their orderings are left out, and so are the orderings off the data flow.
         for &id in po.events().iter().filter(|&&id| !po.is_context(id)) {
             let e = po.event(trace, id).unwrap();
             let ts = self.stmt_of(e.loc);
@@ -291,7 +292,7 @@ impl Setup {
         let cross: Vec<(Step, Step, bool, bool)> = po
             .cross_edges()
             .iter()
-            .filter(|&&(a, b)| !po.is_context_edge(a, b))
+            .filter(|&&(a, b)| !po.is_context_edge(a, b) && !po.is_off_flow(a, b))
             .map(|&(a, b)| {
                 let (ka, _, _) = key(a);
                 let (kb, bb, pb) = key(b);
@@ -466,6 +467,57 @@ pub fn program(threads: &[&[&str]]) -> Program {
         out.push(thread);
     }
     Program { threads: out, vars: names.len() }
+}
+
+/// Two threads of up to four statements, or three threads of up to three, over `vars_from`
+/// or one more variables and the values 0 and 1.
+pub fn random_program(rng: &mut Rng, vars_from: u32) -> Program {
+    let threads = 2 + rng.below_u64(2) as usize;
+    let max_len = if threads == 2 { 4 } else { 3 };
+    let vars = vars_from + rng.below_u64(2) as u32;
+    let mut out = Vec::new();
+    for t in 0..threads {
+        let len = 1 + rng.below_u64(max_len) as usize;
+        let mut thread = Vec::new();
+        for i in 0..len {
+            let x = rng.below_u64(u64::from(vars)) as u32;
+            let v = rng.below_u64(2) as i64;
+            let stmt = match rng.below_u64(20) {
+                0..=6 => Stmt::Set(x, v),
+                7..=9 => Stmt::Copy(x, (x + 1 + rng.below_u64(u64::from(vars) - 1) as u32) % vars),
+                10..=15 => Stmt::Assert(x, v),
+                _ => Stmt::Await(x, v),
+            };
+            thread.push((format!("t{t}s{i}"), stmt));
+        }
+        out.push(thread);
+    }
+    Program { threads: out, vars: vars as usize }
+}
+
+/// Up to `limit` orders of `0..before.len()` in which each `j` comes after every `before[j]`
+/// (depth-first).
+pub fn topological_orders(before: &[Vec<usize>], limit: usize) -> Vec<Vec<usize>> {
+    let n = before.len();
+    let mut out = Vec::new();
+    let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
+    while let Some(prefix) = stack.pop() {
+        if prefix.len() == n {
+            out.push(prefix);
+            if out.len() >= limit {
+                break;
+            }
+            continue;
+        }
+        for j in (0..n).rev() {
+            if !prefix.contains(&j) && before[j].iter().all(|i| prefix.contains(i)) {
+                let mut next = prefix.clone();
+                next.push(j);
+                stack.push(next);
+            }
+        }
+    }
+    out
 }
 
 /// How a step enters a trace.

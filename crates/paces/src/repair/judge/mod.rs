@@ -272,7 +272,9 @@ impl Judge {
             ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
         };
         acceptance.outcomes = Some(mine.len());
-        if self.original.outcomes.is_none() {
+        // The original's outcomes are explored (once) only when its sequential runs do not
+        // already end in each of the candidate's.
+        if self.original.outcomes.is_none() && mine.iter().any(|o| self.original.outcome_is_new(o)) {
             let original = ctx.program();
             match self.outcomes_of(ctx, original)? {
                 ControlFlow::Continue(theirs) => self.original.outcomes = Some(theirs),
