@@ -1,7 +1,7 @@
 //! Calls of the pthread C lowering: built-ins (assertions, assumptions, locks, atomic
 //! sections), the procedures a call lowers to, and array reads at computed indices.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use lang_c::ast::{DerivedDeclarator, Expression as E, UnaryOperator as U};
 use lang_c::span::Node;
@@ -58,7 +58,8 @@ impl<'a> Lower<'a> {
         let f = self.functions[name];
         let is_thread = self.instances.iter().any(|i| i.function == name);
         self.frame = Frame { name: name.to_owned(), is_thread, ..Frame::default() };
-        let mut scope = BTreeMap::new();
+        // The function's copies of thread-local globals; its parameters hide them.
+        let mut scope = self.thread_local_frame(name);
         let (params, result) = self.params[name].clone();
         let c_names = self.c_params.get(name).cloned().unwrap_or_default();
         for ((cw, ty), c) in params.iter().zip(c_names) {
@@ -288,6 +289,8 @@ impl<'a> Lower<'a> {
             let l = self.label(span);
             steps.push(N::Simple(l, format!("{cw}.{p} := {v}")));
         }
+        let (tls_in, tls_out) = self.thread_local_copies(&name, &cw, span);
+        steps.extend(tls_in);
         let l = self.label(span);
         let call = N::Simple(l, format!("{cw}()"));
         let shared = !copy_in.is_empty();
@@ -307,6 +310,7 @@ impl<'a> Lower<'a> {
         } else {
             steps.extend(body);
         }
+        steps.extend(tls_out);
         for (local, p) in copy_out {
             let l = self.label(span);
             steps.push(N::Simple(l, format!("{local} := {cw}.{p}")));
