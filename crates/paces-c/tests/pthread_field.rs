@@ -174,3 +174,59 @@ fn what_structs_cannot_say_is_refused_by_name() {
         assert!(message.contains(word), "{message}");
     }
 }
+
+const ADD: &str = "#include <pthread.h>\npthread_mutex_t ma = PTHREAD_MUTEX_INITIALIZER, mb = PTHREAD_MUTEX_INITIALIZER;\nint a, b;\n\
+    void add(pthread_mutex_t *m, int *x, int d) {\n  pthread_mutex_lock(m);\n  *x = *x + d;\n  pthread_mutex_unlock(m);\n}\n\
+    void *worker(void *arg) {\n  add(&ma, &a, 1);\n  add(&mb, &b, 2);\n  return 0;\n}\n\
+    int main() {\n  pthread_t t;\n  pthread_create(&t, 0, worker, 0);\n  add(&ma, &a, 10);\n  add(&mb, &b, 20);\n  pthread_join(t, 0);\n\
+      __VERIFIER_assert(a == 11 && b == 22);\n  return 0;\n}\n";
+
+#[test]
+fn pointer_parameters_bound_to_globals_read_and_lock_them() {
+    // `add(&ma, &a, 1)` calls a copy of `add` in which `m` is `ma` and `x` is `a`.
+    let r = read(ADD, &Options::default());
+    assert!(r.bounds.is_empty(), "{:?}", r.bounds);
+    assert!(!fails(&r));
+    let text = paces_cwhile::Printer::new(&r.program).print();
+    assert!(text.contains("proc add_ma_a") && text.contains("lock(mb)"), "{text}");
+    // `a` guarded by `mb` in one thread and `ma` in the other: one update can be lost.
+    assert!(fails(&read(&ADD.replace("add(&ma, &a, 10)", "add(&mb, &a, 10)"), &Options::default())));
+    // A struct pointer parameter, and a bound pointer passed on.
+    let barrier = "#include <pthread.h>\nstruct gate {\n  int seen;\n  pthread_mutex_t lock;\n};\nstruct gate g;\n\
+        void enter(struct gate *p) {\n  pthread_mutex_lock(&p->lock);\n  p->seen = p->seen + 1;\n  pthread_mutex_unlock(&p->lock);\n}\n\
+        void twice(struct gate *q) {\n  enter(q);\n  enter(q);\n}\n\
+        void *worker(void *arg) {\n  twice(&g);\n  return 0;\n}\n\
+        int main() {\n  pthread_t t;\n  pthread_create(&t, 0, worker, 0);\n  enter(&g);\n  pthread_join(t, 0);\n\
+          __VERIFIER_assert(g.seen == 3);\n  return 0;\n}\n";
+    assert!(!fails(&read(barrier, &Options::default())));
+    assert!(fails(&read(&barrier.replace("g.seen == 3", "g.seen == 2"), &Options::default())));
+}
+
+#[test]
+fn other_pointer_arguments_are_refused_by_name() {
+    let source =
+        "#include <pthread.h>\npthread_mutex_t m;\nvoid f(pthread_mutex_t *p) {\n  pthread_mutex_lock(p);\n}\n\
+        int main() {\n  f(0);\n  return 0;\n}\n";
+    let (code, line, col, message) = error_of(source);
+    assert_eq!((code.as_str(), line, col), ("C0410", 7, 5), "{message}");
+    assert!(message.contains("`pthread_mutex_t *`"), "{message}");
+}
+
+const DEREF: &str = "#include <pthread.h>\nint data;\nint *p = &data;\npthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER;\n\
+    void *t(void *arg) {\n  pthread_mutex_t *m = &m1;\n  pthread_mutex_lock(m);\n  (*p)++;\n  *p = *p + 1;\n  pthread_mutex_unlock(m);\n  return 0;\n}\n\
+    int main() {\n  pthread_t a, b;\n  pthread_create(&a, 0, t, 0);\n  pthread_create(&b, 0, t, 0);\n  pthread_join(a, 0);\n  pthread_join(b, 0);\n\
+      __VERIFIER_assert(data == 4);\n  return 0;\n}\n";
+
+#[test]
+fn pointers_declared_with_a_global_s_address_are_that_global() {
+    let r = read(DEREF, &Options::default());
+    assert!(!fails(&r));
+    // Without the lock, `*p` reads and writes `data` in steps of their own: an update is lost.
+    let racy = DEREF.replace("  pthread_mutex_lock(m);\n", "").replace("  pthread_mutex_unlock(m);\n", "");
+    assert!(fails(&read(&racy, &Options::default())));
+    // A pointer assigned after its declaration is refused where it is assigned.
+    let moved = DEREF.replace("  pthread_mutex_lock(m);\n", "  m = &m1;\n  pthread_mutex_lock(m);\n");
+    let (code, line, col, message) = error_of(&moved);
+    assert_eq!((code.as_str(), line, col), ("C0410", 7, 3), "{message}");
+    assert!(message.contains("pointer"), "{message}");
+}

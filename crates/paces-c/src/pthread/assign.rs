@@ -112,6 +112,13 @@ impl<'a> Lower<'a> {
                     Some(Var { cw, kind: Kind::Ref(ty), .. }) => {
                         Ok(Target { cw: cw.clone(), ty: *ty, shared: false, computed: None })
                     }
+                    // A pointer bound to a global (`pointers.rs`): that global.
+                    Some(Var { kind: Kind::Points(target), .. }) => match self.lookup(target) {
+                        Some(Var { cw, kind: Kind::Scalar(ty), shared }) => {
+                            Ok(Target { cw: cw.clone(), ty: *ty, shared: *shared, computed: None })
+                        }
+                        _ => Err(unsupported("an assignment through a pointer to a struct or a mutex", span)),
+                    },
                     _ => Err(unsupported("a pointer operation", span)),
                 },
                 _ => Err(unsupported("a pointer operation", span)),

@@ -241,6 +241,8 @@ pub(super) struct Lower<'a> {
     pub(super) struct_typedefs: BTreeMap<String, usize>,
     /// The offsets (in the prepared text) of the `__thread` keywords the parser read as `static`.
     pub(super) thread_local_at: Vec<usize>,
+    /// The pointer parameters of each bound copy of a function (`pointers.rs`), by its key.
+    pub(super) bindings: BTreeMap<String, Vec<(usize, String)>>,
     /// For each function, the thread-local globals it holds a copy of.
     pub(super) thread_local_uses: BTreeMap<String, BTreeSet<String>>,
 }

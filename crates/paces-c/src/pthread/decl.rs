@@ -149,7 +149,7 @@ impl<'a> Lower<'a> {
                 continue; // a pointer no function names (generated tasks declare some): no state
             }
             if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
-                self.register(&name, var);
+                self.register(&name, var, true);
                 continue;
             }
             let shape = self.shape(d)?;
@@ -171,7 +171,7 @@ impl<'a> Lower<'a> {
             }
             if let (Base::Struct(k), Shape::Scalar) = (base, &shape) {
                 let var = self.struct_var(&name, k, nspan, true, init.node.initializer.as_ref())?;
-                self.register(&name, var);
+                self.register(&name, var, true);
                 continue;
             }
             let inits = self.initial(init.node.initializer.as_ref(), &shape)?;
@@ -275,12 +275,20 @@ impl<'a> Lower<'a> {
     /// The parameters of a function: name and type; a `void *` is read as an integer (a
     /// thread function's argument (`thread`), or a value a call passes and the body never
     /// dereferences: the lowering refuses a dereference).
-    pub(super) fn parameters(&self, f: &Node<FunctionDefinition>, thread: bool) -> Result<Vec<Param>, Diagnostic> {
+    pub(super) fn parameters(
+        &self,
+        f: &Node<FunctionDefinition>,
+        thread: bool,
+        bound: &[(usize, String)],
+    ) -> Result<Vec<Param>, Diagnostic> {
         let mut out = Vec::new();
         for x in &f.node.declarator.node.derived {
             match &x.node {
                 DerivedDeclarator::Function(fd) => {
-                    for p in &fd.node.parameters {
+                    for (k, p) in fd.node.parameters.iter().enumerate() {
+                        if bound.iter().any(|(b, _)| *b == k) {
+                            continue; // a pointer bound to a global (`pointers.rs`)
+                        }
                         if let Some(param) = self.parameter(p, thread)? {
                             out.push(param);
                         }
@@ -332,7 +340,7 @@ impl<'a> Lower<'a> {
                 continue;
             }
             if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
-                self.register(&name, var);
+                self.register(&name, var, false);
                 continue;
             }
             let shape = self.shape(d)?;
@@ -343,7 +351,7 @@ impl<'a> Lower<'a> {
             if let (Base::Struct(k), Shape::Scalar) = (base, &shape) {
                 let cw = self.fresh_here(&name);
                 let var = self.struct_var(&cw, k, nspan, false, init.node.initializer.as_ref())?;
-                self.register(&name, var);
+                self.register(&name, var, false);
                 continue;
             }
             let var = self.new_var(&name, base, shape.clone(), nspan, false, &[])?;

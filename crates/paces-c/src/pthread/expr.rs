@@ -149,6 +149,10 @@ impl<'a> Lower<'a> {
             U::Indirection => match &u.node.operand.node {
                 E::Identifier(id) => match self.lookup(&id.node.name) {
                     Some(Var { cw, kind: Kind::Ref(_), .. }) => Ok(cw.clone()),
+                    Some(Var { kind: Kind::Points(target), .. }) => {
+                        let target = target.clone();
+                        self.identifier(&target, span, cx)
+                    }
                     _ => Err(unsupported("a pointer operation", span)),
                 },
                 _ => Err(unsupported("a pointer operation", span)),

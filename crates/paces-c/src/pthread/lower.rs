@@ -60,6 +60,7 @@ pub(super) fn lower(
         aliases: BTreeMap::new(),
         local_refs: BTreeSet::new(),
         thread_locals: BTreeMap::new(),
+        bindings: BTreeMap::new(),
         struct_defs: Vec::new(),
         struct_tags: BTreeMap::new(),
         struct_at: BTreeMap::new(),

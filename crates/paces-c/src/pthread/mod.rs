@@ -26,6 +26,7 @@ mod loops;
 mod lower;
 mod members;
 mod options;
+mod pointers;
 mod pre;
 mod stale;
 mod stmt;

@@ -145,48 +145,62 @@ impl<'a> Lower<'a> {
 
     /// Makes a variable visible under its C name (in the globals, or the innermost scope of the
     /// function), a struct's fields under `name.field`.
-    pub(super) fn register(&mut self, name: &str, var: Var) {
+    pub(super) fn register(&mut self, name: &str, var: Var, global: bool) {
         if let Kind::Struct(fields) = &var.kind {
             for (f, v) in fields.clone() {
-                self.register(&format!("{name}.{f}"), v);
+                self.register(&format!("{name}.{f}"), v, global);
             }
         }
-        if var.shared {
+        if global {
             self.globals.insert(name.to_owned(), var);
         } else {
             self.frame.scopes.last_mut().expect("a scope").insert(name.to_owned(), var);
         }
     }
 
-    /// A pointer to a struct declared with the address of a struct variable (`struct S *p =
-    /// &g;`): the variable it points to, which `p->f` names. `None` when `d` declares no
-    /// pointer to a struct.
+    /// A pointer declared with a variable's address (`struct S *p = &g;`, `int *p = &x;`,
+    /// `pthread_mutex_t *m = &m1;`): the variable it points to, which `*p`, `p->f` and
+    /// `pthread_mutex_lock(m)` name (a pointer assigned later is refused where it is
+    /// assigned). `None` when `d` declares no such pointer; a pointer to a struct declared
+    /// any other way is refused.
     pub(super) fn struct_pointer(
         &self,
         base: Option<Base>,
         d: &Node<Declarator>,
         init: Option<&Node<Initializer>>,
     ) -> Result<Option<Var>, Diagnostic> {
-        let Some(Base::Struct(_)) = base else { return Ok(None) };
         if !matches!(d.node.derived.as_slice(), [x] if matches!(x.node, DerivedDeclarator::Pointer(_))) {
             return Ok(None);
         }
+        let is_struct = matches!(base, Some(Base::Struct(_)));
         let refused =
             |span| unsupported("a pointer to a struct other than one set to a struct variable's address", span);
-        let Some(Initializer::Expression(e)) = init.map(|i| &i.node) else { return Err(refused(self.span(d))) };
-        let target = match &e.node {
-            E::UnaryOperator(u) if u.node.operator.node == U::Address => match &u.node.operand.node {
-                E::Identifier(id) => id.node.name.clone(),
-                _ => return Err(refused(self.span(e))),
+        let target = match init.map(|i| &i.node) {
+            Some(Initializer::Expression(e)) => match &e.node {
+                E::UnaryOperator(u) if u.node.operator.node == U::Address => match &u.node.operand.node {
+                    E::Identifier(id) => Some((id.node.name.clone(), self.span(e))),
+                    _ => None,
+                },
+                _ => None,
             },
-            _ => return Err(refused(self.span(e))),
+            _ => None,
         };
-        match self.lookup(&target) {
-            Some(Var { kind: Kind::Struct(_), shared, .. }) => {
-                Ok(Some(Var { cw: String::new(), kind: Kind::Points(target), shared: *shared }))
-            }
-            _ => Err(refused(self.span(e))),
-        }
+        let Some((target, span)) = target else {
+            let at = match init.map(|i| &i.node) {
+                Some(Initializer::Expression(e)) => self.span(e),
+                _ => init.map_or(self.span(d), |i| self.span(i)),
+            };
+            return if is_struct { Err(refused(at)) } else { Ok(None) };
+        };
+        let found = self.lookup(&target);
+        let fits = match (base, found.map(|v| &v.kind)) {
+            (Some(Base::Struct(_)), Some(Kind::Struct(_)))
+            | (Some(Base::Int(_)), Some(Kind::Scalar(_)))
+            | (Some(Base::Mutex), Some(Kind::Mutex)) => true,
+            (Some(Base::Struct(_)), _) => return Err(refused(span)),
+            _ => false,
+        };
+        Ok(fits.then(|| Var { cw: String::new(), kind: Kind::Points(target), shared: found.is_some_and(|v| v.shared) }))
     }
 
     /// The variable named `name`, where the name may be a member access through a pointer

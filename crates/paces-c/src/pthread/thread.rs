@@ -41,7 +41,7 @@ impl<'a> Lower<'a> {
             return Err(unsupported("thread attributes other than 0 or NULL", self.span(&args[1])));
         }
         let fdef = self.functions[&function];
-        let takes_arg = !self.parameters(fdef, true)?.is_empty();
+        let takes_arg = !self.parameters(fdef, true, &[])?.is_empty();
         let arg = if takes_arg {
             Some(self.const_eval(strip_casts(&args[3])).ok_or_else(|| {
                 unsupported(
@@ -127,6 +127,14 @@ impl<'a> Lower<'a> {
         let bad =
             || unsupported("a mutex argument that is not `&m` for a global mutex `m` (or `&m[i]`, constant `i`)", span);
         let Some(a) = arg else { return Err(bad()) };
+        if let E::Identifier(id) = &a.node {
+            // A `pthread_mutex_t *` parameter bound to a global mutex (`pointers.rs`).
+            if let Some(Var { kind: Kind::Points(target), .. }) = self.lookup(&id.node.name) {
+                if let Some(Var { cw, kind: Kind::Mutex, .. }) = self.lookup(target) {
+                    return Ok(cw.clone());
+                }
+            }
+        }
         let E::UnaryOperator(u) = &a.node else { return Err(bad()) };
         if u.node.operator.node != U::Address {
             return Err(bad());

@@ -74,6 +74,7 @@ impl Lower<'_> {
     /// globals it uses: locals starting at their declared values, visible under their C names.
     pub(super) fn thread_local_frame(&mut self, function: &str) -> BTreeMap<String, Var> {
         let mut scope = BTreeMap::new();
+        let function = super::pointers::base_function(function);
         for name in self.thread_local_uses.get(function).cloned().unwrap_or_default() {
             let t = self.thread_locals[&name].clone();
             self.frame.locals.push(t.cw.clone());
@@ -87,6 +88,7 @@ impl Lower<'_> {
     /// thread-local values in and out.
     pub(super) fn thread_local_copies(&mut self, callee: &str, cw: &str, span: Span) -> (Vec<N>, Vec<N>) {
         let (mut copy_in, mut copy_out) = (Vec::new(), Vec::new());
+        let callee = super::pointers::base_function(callee);
         for name in self.thread_local_uses.get(callee).cloned().unwrap_or_default() {
             let v = self.thread_locals[&name].cw.clone();
             let l = self.label(span);
