@@ -230,3 +230,19 @@ fn pointers_declared_with_a_global_s_address_are_that_global() {
     assert_eq!((code.as_str(), line, col), ("C0410", 7, 3), "{message}");
     assert!(message.contains("pointer"), "{message}");
 }
+
+#[test]
+fn a_thread_argument_the_thread_never_names_may_be_an_address() {
+    // `&box` is passed and never read: the thread runs without it.
+    let source = "#include <pthread.h>\nstruct cell {\n  int v;\n};\nstruct cell box;\n\
+        void *worker(void *arg) {\n  box.v = 1;\n  return 0;\n}\n\
+        int main() {\n  pthread_t t;\n  pthread_create(&t, 0, worker, &box);\n  pthread_join(t, 0);\n\
+          __VERIFIER_assert(box.v == 1);\n  return 0;\n}\n";
+    assert!(!fails(&read(source, &Options::default())));
+    assert!(fails(&read(&source.replace("box.v == 1", "box.v == 0"), &Options::default())));
+    // A thread that reads its argument needs a constant.
+    let used = source.replace("  box.v = 1;\n", "  box.v = arg != 0;\n");
+    let (code, line, col, message) = error_of(&used);
+    assert_eq!((code.as_str(), line, col), ("C0410", 12, 33), "{message}");
+    assert!(message.contains("thread argument"), "{message}");
+}
