@@ -203,6 +203,15 @@ fn pointer_parameters_bound_to_globals_read_and_lock_them() {
 }
 
 #[test]
+fn a_bound_pointer_is_the_global_whatever_the_function_s_locals_are_named() {
+    // Inside `add`, `*x` is the global `a`, not the local `a` that hides it.
+    let source = "#include <pthread.h>\nint a;\nvoid add(int *x) {\n  int a = 5;\n  *x = *x + a;\n}\n\
+        int main() {\n  add(&a);\n  __VERIFIER_assert(a == 5);\n  return 0;\n}\n";
+    assert!(!fails(&read(source, &Options::default())));
+    assert!(fails(&read(&source.replace("a == 5", "a == 10"), &Options::default())));
+}
+
+#[test]
 fn other_pointer_arguments_are_refused_by_name() {
     let source =
         "#include <pthread.h>\npthread_mutex_t m;\nvoid f(pthread_mutex_t *p) {\n  pthread_mutex_lock(p);\n}\n\

@@ -113,7 +113,7 @@ impl<'a> Lower<'a> {
                         Ok(Target { cw: cw.clone(), ty: *ty, shared: false, computed: None })
                     }
                     // A pointer bound to a global (`pointers.rs`): that global.
-                    Some(Var { kind: Kind::Points(target), .. }) => match self.lookup(target) {
+                    Some(Var { kind: Kind::Points(target), shared, .. }) => match self.pointee(target, *shared) {
                         Some(Var { cw, kind: Kind::Scalar(ty), shared }) => {
                             Ok(Target { cw: cw.clone(), ty: *ty, shared: *shared, computed: None })
                         }

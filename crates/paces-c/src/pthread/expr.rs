@@ -149,9 +149,11 @@ impl<'a> Lower<'a> {
             U::Indirection => match &u.node.operand.node {
                 E::Identifier(id) => match self.lookup(&id.node.name) {
                     Some(Var { cw, kind: Kind::Ref(_), .. }) => Ok(cw.clone()),
-                    Some(Var { kind: Kind::Points(target), .. }) => {
-                        let target = target.clone();
-                        self.identifier(&target, span, cx)
+                    Some(Var { kind: Kind::Points(target), shared, .. }) => {
+                        match self.pointee(target, *shared).cloned() {
+                            Some(Var { cw, kind: Kind::Scalar(_), shared }) => Ok(self.read_var(&cw, shared, cx)),
+                            _ => Err(unsupported("a pointer operation", span)),
+                        }
                     }
                     _ => Err(unsupported("a pointer operation", span)),
                 },

@@ -207,9 +207,20 @@ impl<'a> Lower<'a> {
     /// (`p->f`, `p->in.f`): the field of the struct variable the pointer was set to.
     pub(super) fn lookup_member(&self, name: &str) -> Option<&Var> {
         let (pointer, rest) = name.split_once("->")?;
-        match self.lookup(pointer).map(|v| &v.kind) {
-            Some(Kind::Points(target)) => self.lookup(&format!("{target}.{rest}")),
+        match self.lookup(pointer) {
+            Some(Var { kind: Kind::Points(target), shared, .. }) => self.pointee(&format!("{target}.{rest}"), *shared),
             _ => None,
+        }
+    }
+
+    /// The variable named `target` that a pointer points to: a global when the pointer points
+    /// to one (`shared`), found among the globals whatever the function's locals are named; else
+    /// the visible variable of that name.
+    pub(super) fn pointee(&self, target: &str, shared: bool) -> Option<&Var> {
+        if shared {
+            self.globals.get(target)
+        } else {
+            self.lookup(target)
         }
     }
 

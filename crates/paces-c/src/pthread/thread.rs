@@ -133,8 +133,8 @@ impl<'a> Lower<'a> {
         let Some(a) = arg else { return Err(bad()) };
         if let E::Identifier(id) = &a.node {
             // A `pthread_mutex_t *` parameter bound to a global mutex (`pointers.rs`).
-            if let Some(Var { kind: Kind::Points(target), .. }) = self.lookup(&id.node.name) {
-                if let Some(Var { cw, kind: Kind::Mutex, .. }) = self.lookup(target) {
+            if let Some(Var { kind: Kind::Points(target), shared, .. }) = self.lookup(&id.node.name) {
+                if let Some(Var { cw, kind: Kind::Mutex, .. }) = self.pointee(target, *shared) {
                     return Ok(cw.clone());
                 }
             }
