@@ -170,3 +170,24 @@ fn a_repair_never_runs_threads_one_after_the_other() {
         assert_eq!(code, 0, "{name}: {stdout}\n{repaired}");
     }
 }
+
+#[test]
+fn a_program_with_bool_argc_and_a_thread_local_is_repaired_in_its_own_c() {
+    // `bool` from `stdbool.h`, `main(int argc, char **argv)` and a `__thread` counter: the
+    // lost update is found, repaired in the C file, and the file reads back and checks.
+    let input = program("tally_local.c");
+    let (code, stdout, _) = paces(&["check", &input]);
+    assert_eq!(code, 1, "{stdout}");
+    let out = temp("tally_local_repaired.c");
+    let out_s = out.to_str().expect("utf-8 path");
+    // Repaired within the bound `argc` puts on the model (a nondet value): exit 3.
+    let (code, _, summary) = paces(&["repair", &input, "-o", out_s]);
+    assert_eq!(code, 3, "{summary}");
+    assert!(summary.contains("nondeterministic values in 0..1"), "{summary}");
+    let repaired = std::fs::read_to_string(&out).expect("written");
+    assert!(repaired.contains("__thread int mine = 0;") && repaired.contains("int main(int argc, char **argv)"));
+    assert!(repaired.contains("__VERIFIER_atomic_begin();"), "{repaired}");
+    let (code, stdout, _) = paces(&["check", out_s]);
+    assert_eq!(code, 3, "{stdout}\n{repaired}");
+    assert!(stdout.contains("nondeterministic values in 0..1"), "{stdout}");
+}

@@ -90,8 +90,11 @@ impl<'a> Lower<'a> {
                     Some(Var { cw, kind: Kind::Scalar(ty), shared }) => {
                         Ok(Target { cw: cw.clone(), ty: *ty, shared: *shared, computed: None })
                     }
+                    Some(Var { kind: Kind::Struct(_) | Kind::Points(_), .. }) => {
+                        Err(unsupported("an assignment to a whole struct or to a pointer to one", span))
+                    }
                     Some(_) => Err(unsupported("an assignment to this variable", span)),
-                    None => Err(error("C0416", format!("`{name}` is not declared"), span, "unknown name")),
+                    None => Err(self.undeclared(name, span)),
                 }
             }
             E::BinaryOperator(b) if b.node.operator.node == B::Index => {
@@ -109,6 +112,13 @@ impl<'a> Lower<'a> {
                     Some(Var { cw, kind: Kind::Ref(ty), .. }) => {
                         Ok(Target { cw: cw.clone(), ty: *ty, shared: false, computed: None })
                     }
+                    // A pointer bound to a global (`pointers.rs`): that global.
+                    Some(Var { kind: Kind::Points(target), shared, .. }) => match self.pointee(target, *shared) {
+                        Some(Var { cw, kind: Kind::Scalar(ty), shared }) => {
+                            Ok(Target { cw: cw.clone(), ty: *ty, shared: *shared, computed: None })
+                        }
+                        _ => Err(unsupported("an assignment through a pointer to a struct or a mutex", span)),
+                    },
                     _ => Err(unsupported("a pointer operation", span)),
                 },
                 _ => Err(unsupported("a pointer operation", span)),
@@ -124,9 +134,7 @@ impl<'a> Lower<'a> {
         span: Span,
     ) -> Result<(String, Kind, bool), Diagnostic> {
         let E::Identifier(id) = &b.node.lhs.node else { return Err(unsupported("this array access", span)) };
-        let var = self
-            .lookup(&id.node.name)
-            .ok_or_else(|| error("C0416", format!("`{}` is not declared", id.node.name), span, "unknown name"))?;
+        let var = self.lookup(&id.node.name).ok_or_else(|| self.undeclared(&id.node.name, span))?;
         let index = self.const_eval(&b.node.rhs).ok_or_else(|| {
             unsupported(
                 "an array index that is not a constant (or the variable of an unrolled `for` loop)",

@@ -1,7 +1,7 @@
 //! Calls of the pthread C lowering: built-ins (assertions, assumptions, locks, atomic
 //! sections), the procedures a call lowers to, and array reads at computed indices.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use lang_c::ast::{DerivedDeclarator, Expression as E, UnaryOperator as U};
 use lang_c::span::Node;
@@ -25,10 +25,15 @@ impl<'a> Lower<'a> {
             error("C0414", format!("a call of `{name}`, which has no definition here"), span, "not read")
         })?;
         // The function's C name was reserved for its procedure (a keyword gets a `_`).
-        let cw = if KEYWORDS.contains(&name) { self.fresh(&format!("{name}_")) } else { name.to_owned() };
+        let cw = match self.bound_name(name) {
+            Some(cw) => cw,
+            None if KEYWORDS.contains(&name) => self.fresh(&format!("{name}_")),
+            None => name.to_owned(),
+        };
         self.procs.insert(name.to_owned(), cw.clone());
         self.pending.push(name.to_owned());
-        let params = self.parameters(f, thread)?;
+        let bound = self.bindings.get(name).cloned().unwrap_or_default();
+        let params = self.parameters(f, thread, &bound)?;
         let returns = {
             let (base, _, _) = self.base_type(&f.node.specifiers)?;
             base.is_some()
@@ -58,7 +63,9 @@ impl<'a> Lower<'a> {
         let f = self.functions[name];
         let is_thread = self.instances.iter().any(|i| i.function == name);
         self.frame = Frame { name: name.to_owned(), is_thread, ..Frame::default() };
-        let mut scope = BTreeMap::new();
+        // The function's copies of thread-local globals; its parameters hide them.
+        let mut scope = self.thread_local_frame(name);
+        scope.extend(self.bound_scope(name));
         let (params, result) = self.params[name].clone();
         let c_names = self.c_params.get(name).cloned().unwrap_or_default();
         for ((cw, ty), c) in params.iter().zip(c_names) {
@@ -224,6 +231,27 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// The function a call of `name` with `args` runs (a copy with its pointer parameters
+    /// bound to the globals the call passes, `pointers.rs`), queued for lowering, and the
+    /// arguments its parameters take.
+    fn callee(
+        &mut self,
+        name: &str,
+        args: &'a [Node<E>],
+        atomic: bool,
+        span: Span,
+    ) -> Result<(String, Vec<&'a Node<E>>), Diagnostic> {
+        let bound = self.pointer_bindings(name, args, atomic)?;
+        let key = self.specialise(name, &bound);
+        self.use_function(&key, span, false)?;
+        let n = self.params[&key].0.len() + bound.len();
+        if n != args.len() {
+            return Err(error("C0418", format!("`{name}` takes {n} argument(s)"), span, "here"));
+        }
+        let rest = args.iter().enumerate().filter(|(k, _)| !bound.iter().any(|(b, _)| b == k)).map(|(_, a)| a);
+        Ok((key, rest.collect()))
+    }
+
     /// A call of a user function: its parameters set, the call (in `atomic` for a
     /// `__VERIFIER_atomic_` function), its result read, in one `noreorder` item.
     pub(super) fn call(
@@ -236,20 +264,17 @@ impl<'a> Lower<'a> {
         let E::Identifier(id) = &c.node.callee.node else {
             return Err(unsupported("a call through a pointer", self.span(&c.node.callee)));
         };
-        let name = id.node.name.clone();
-        let cw = self.use_function(&name, span, false)?;
+        // A call that runs as one atomic step may take a global's address: its copy in and
+        // out then belong to that step (`Lower::shared_reference`).
+        let atomic_call = id.node.name.starts_with("__VERIFIER_atomic_") || self.frame.atomic > 0;
+        let (name, args) = self.callee(&id.node.name, &c.node.arguments, atomic_call, span)?;
+        let cw = self.procs[&name].clone();
         let (params, ret) = self.params[&name].clone();
-        if params.len() != c.node.arguments.len() {
-            return Err(error("C0418", format!("`{name}` takes {} argument(s)", params.len()), span, "here"));
-        }
         let label = self.label(span);
         let mut steps = Vec::new();
         let mut copy_out = Vec::new();
-        // A call that runs as one atomic step may take a global's address: its copy in and
-        // out then belong to that step (`Lower::shared_reference`).
-        let atomic_call = name.starts_with("__VERIFIER_atomic_") || self.frame.atomic > 0;
         let mut copy_in = Vec::new();
-        for ((p, ty), a) in params.iter().zip(&c.node.arguments) {
+        for ((p, ty), a) in params.iter().zip(args) {
             if self.by_ref.contains(&(name.clone(), p.clone())) {
                 if self.array_alias(&name, p, a)? {
                     continue;
@@ -288,6 +313,8 @@ impl<'a> Lower<'a> {
             let l = self.label(span);
             steps.push(N::Simple(l, format!("{cw}.{p} := {v}")));
         }
+        let (tls_in, tls_out) = self.thread_local_copies(&name, &cw, span);
+        steps.extend(tls_in);
         let l = self.label(span);
         let call = N::Simple(l, format!("{cw}()"));
         let shared = !copy_in.is_empty();
@@ -307,6 +334,7 @@ impl<'a> Lower<'a> {
         } else {
             steps.extend(body);
         }
+        steps.extend(tls_out);
         for (local, p) in copy_out {
             let l = self.label(span);
             steps.push(N::Simple(l, format!("{local} := {cw}.{p}")));

@@ -53,6 +53,15 @@ impl Ty {
     }
 }
 
+/// A thread-local global (`tls.rs`): its Cwhile name (each function's local), type and
+/// initial value.
+#[derive(Clone, Debug)]
+pub(super) struct ThreadLocal {
+    pub(super) cw: String,
+    pub(super) ty: Ty,
+    pub(super) init: i64,
+}
+
 /// What a C name stands for.
 #[derive(Clone, Debug)]
 pub(super) enum Kind {
@@ -72,6 +81,10 @@ pub(super) enum Kind {
     Cond,
     /// An `int *` parameter: the local holding the value it points to.
     Ref(Ty),
+    /// A struct: its fields (`structs.rs`), each also visible as `name.field`.
+    Struct(Vec<(String, Var)>),
+    /// A pointer set to the address of the struct variable named here (`p->f` is its field).
+    Points(String),
 }
 
 #[derive(Clone, Debug)]
@@ -141,6 +154,8 @@ pub(super) struct Frame {
     pub(super) consts: BTreeMap<String, i64>,
     /// The Cwhile locals declared.
     pub(super) locals: Vec<String>,
+    /// The initial values of the locals that do not start at 0 (a thread-local global's copy).
+    pub(super) local_inits: BTreeMap<String, i64>,
     /// Temporaries handed out for the current statement, and the most ever.
     pub(super) temps: usize,
     pub(super) temp_names: Vec<String>,
@@ -216,6 +231,20 @@ pub(super) struct Lower<'a> {
     pub(super) by_ref: BTreeSet<(String, String)>,
     /// Each procedure's parameters' C names.
     pub(super) c_params: BTreeMap<String, Vec<String>>,
+    /// The thread-local globals, by C name (`tls.rs`).
+    pub(super) thread_locals: BTreeMap<String, ThreadLocal>,
+    /// The struct types the file defines (`structs.rs`), by tag, by the offset of their
+    /// definition, and by typedef name.
+    pub(super) struct_defs: Vec<&'a Node<lang_c::ast::StructType>>,
+    pub(super) struct_tags: BTreeMap<String, usize>,
+    pub(super) struct_at: BTreeMap<usize, usize>,
+    pub(super) struct_typedefs: BTreeMap<String, usize>,
+    /// The offsets (in the prepared text) of the `__thread` keywords the parser read as `static`.
+    pub(super) thread_local_at: Vec<usize>,
+    /// The pointer parameters of each bound copy of a function (`pointers.rs`), by its key.
+    pub(super) bindings: BTreeMap<String, Vec<(usize, String)>>,
+    /// For each function, the thread-local globals it holds a copy of.
+    pub(super) thread_local_uses: BTreeMap<String, BTreeSet<String>>,
 }
 
 pub(super) fn unsupported(what: &str, span: Span) -> Diagnostic {
@@ -259,6 +288,8 @@ pub(super) enum Base {
     Mutex,
     Handle,
     Cond,
+    /// A struct type: its index in `Lower::struct_defs`.
+    Struct(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -327,7 +358,15 @@ pub(super) fn lit(v: i64) -> String {
 
 pub(super) fn locals(text: &mut String, frame: &Frame) {
     if !frame.locals.is_empty() {
-        let _ = writeln!(text, "  local {};", frame.locals.join(", "));
+        let names: Vec<String> = frame
+            .locals
+            .iter()
+            .map(|l| match frame.local_inits.get(l) {
+                Some(v) if *v != 0 => format!("{l} = {v}"),
+                _ => l.clone(),
+            })
+            .collect();
+        let _ = writeln!(text, "  local {};", names.join(", "));
     }
 }
 
@@ -379,6 +418,10 @@ pub(super) struct Names(pub(super) BTreeSet<String>);
 
 impl<'ast> lang_c::visit::Visit<'ast> for Names {
     fn visit_identifier(&mut self, i: &'ast lang_c::ast::Identifier, _: &'ast lang_c::span::Span) {
+        // A member access written as a name (`s.f`, `p->f`, `members.rs`) names its variable too.
+        if let Some(base) = i.name.split(['.', '-']).next().filter(|b| b.len() < i.name.len()) {
+            self.0.insert(base.to_owned());
+        }
         self.0.insert(i.name.clone());
     }
 }

@@ -38,8 +38,11 @@ impl<'a> Lower<'a> {
                 DeclarationSpecifier::StorageClass(c) => match c.node {
                     StorageClassSpecifier::Typedef => typedef = true,
                     StorageClassSpecifier::Static => is_static = true,
-                    StorageClassSpecifier::Extern | StorageClassSpecifier::Register | StorageClassSpecifier::Auto => {}
-                    _ => return Err(unsupported("this storage class", self.span(s))),
+                    // `__thread`: read by the declarations (`tls.rs`).
+                    StorageClassSpecifier::Extern
+                    | StorageClassSpecifier::Register
+                    | StorageClassSpecifier::Auto
+                    | StorageClassSpecifier::ThreadLocal => {}
                 },
                 DeclarationSpecifier::TypeSpecifier(t) => ts.push(t),
                 DeclarationSpecifier::TypeQualifier(_) | DeclarationSpecifier::Function(_) => {}
@@ -63,13 +66,18 @@ impl<'a> Lower<'a> {
                         "pthread_mutex_t" => Ok((Some(Base::Mutex), typedef, is_static)),
                         "pthread_cond_t" => Ok((Some(Base::Cond), typedef, is_static)),
                         "size_t" => Ok((Some(Base::Int(Ty { bits: 32, signed: false })), typedef, is_static)),
+                        _ if self.struct_typedefs.contains_key(name) => {
+                            Ok((Some(Base::Struct(self.struct_typedefs[name])), typedef, is_static))
+                        }
                         _ => match self.typedefs.get(name) {
                             Some(ty) => Ok((Some(Base::Int(*ty)), typedef, is_static)),
                             None => Err(unsupported(&format!("the type `{name}`"), self.span(t))),
                         },
                     };
                 }
-                TypeSpecifier::Struct(_) => return Err(unsupported("a struct or union", self.span(t))),
+                TypeSpecifier::Struct(st) => {
+                    return Ok((Some(self.struct_base(st, self.span(t))?), typedef, is_static))
+                }
                 TypeSpecifier::Enum(_) => return Err(unsupported("an enum", self.span(t))),
                 _ => return Err(unsupported("this type (only integer types are read)", self.span(t))),
             }
@@ -118,6 +126,9 @@ impl<'a> Lower<'a> {
     }
 
     pub(super) fn global_decl(&mut self, decl: &Node<Declaration>) -> Result<(), Diagnostic> {
+        if decl.node.declarators.is_empty() {
+            return Ok(()); // a struct's definition (`collect_structs` read it) or a forward declaration
+        }
         let (base, typedef, _) = self.base_type(&decl.node.specifiers)?;
         for init in &decl.node.declarators {
             let d = &init.node.declarator;
@@ -137,21 +148,42 @@ impl<'a> Lower<'a> {
             if pointer && !typedef && !self.used.contains(&name) {
                 continue; // a pointer no function names (generated tasks declare some): no state
             }
+            if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
+                self.register(&name, var, true);
+                continue;
+            }
             let shape = self.shape(d)?;
             if typedef {
                 match (base, shape) {
                     (Some(Base::Int(ty)), Shape::Scalar) => {
                         self.typedefs.insert(name, ty);
                     }
+                    (Some(Base::Struct(k)), Shape::Scalar) => {
+                        self.struct_typedefs.insert(name, k);
+                    }
                     _ => return Err(unsupported("a typedef of a type other than an integer", nspan)),
                 }
                 continue;
             }
             let Some(base) = base else { return Err(unsupported("a `void` variable", nspan)) };
-            if self.globals.contains_key(&name) {
+            if self.globals.contains_key(&name) || self.thread_locals.contains_key(&name) {
                 continue; // `extern int x;` then `int x;`: one variable (its first initialiser wins)
             }
+            if let (Base::Struct(k), Shape::Scalar) = (base, &shape) {
+                let var = self.struct_var(&name, k, nspan, true, init.node.initializer.as_ref())?;
+                self.register(&name, var, true);
+                continue;
+            }
             let inits = self.initial(init.node.initializer.as_ref(), &shape)?;
+            if self.is_thread_local(&decl.node.specifiers) {
+                match (base, shape) {
+                    (Base::Int(ty), Shape::Scalar) => {
+                        self.declare_thread_local(&name, ty, inits.first().copied().unwrap_or(0));
+                        continue;
+                    }
+                    _ => return Err(unsupported("a thread-local global other than an integer", nspan)),
+                }
+            }
             let var = self.new_var(&name, base, shape, nspan, true, &inits)?;
             self.globals.insert(name, var);
         }
@@ -235,6 +267,7 @@ impl<'a> Lower<'a> {
             (Base::Handle, Shape::Scalar) => Kind::Handle,
             (Base::Handle, Shape::Array(n)) => Kind::Handles(n),
             (_, Shape::Function) => return Err(unsupported("this declaration", span)),
+            (Base::Struct(_), _) => return Err(unsupported("an array of structs", span)),
         };
         Ok(Var { cw: String::new(), kind, shared })
     }
@@ -242,12 +275,20 @@ impl<'a> Lower<'a> {
     /// The parameters of a function: name and type; a `void *` is read as an integer (a
     /// thread function's argument (`thread`), or a value a call passes and the body never
     /// dereferences: the lowering refuses a dereference).
-    pub(super) fn parameters(&self, f: &Node<FunctionDefinition>, thread: bool) -> Result<Vec<Param>, Diagnostic> {
+    pub(super) fn parameters(
+        &self,
+        f: &Node<FunctionDefinition>,
+        thread: bool,
+        bound: &[(usize, String)],
+    ) -> Result<Vec<Param>, Diagnostic> {
         let mut out = Vec::new();
         for x in &f.node.declarator.node.derived {
             match &x.node {
                 DerivedDeclarator::Function(fd) => {
-                    for p in &fd.node.parameters {
+                    for (k, p) in fd.node.parameters.iter().enumerate() {
+                        if bound.iter().any(|(b, _)| *b == k) {
+                            continue; // a pointer bound to a global (`pointers.rs`)
+                        }
                         if let Some(param) = self.parameter(p, thread)? {
                             out.push(param);
                         }
@@ -284,8 +325,8 @@ impl<'a> Lower<'a> {
         if typedef {
             return Err(unsupported("a typedef inside a function", self.span(decl)));
         }
-        if is_static {
-            return Err(unsupported("a `static` local", self.span(decl)));
+        if is_static || self.is_thread_local(&decl.node.specifiers) {
+            return Err(unsupported("a `static` or thread-local local", self.span(decl)));
         }
         let mut out = Vec::new();
         for init in &decl.node.declarators {
@@ -298,11 +339,21 @@ impl<'a> Lower<'a> {
                 // here: no state. Any other use names an undeclared variable (`C0416`).
                 continue;
             }
+            if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
+                self.register(&name, var, false);
+                continue;
+            }
             let shape = self.shape(d)?;
             if matches!(shape, Shape::Function) {
                 continue;
             }
             let Some(base) = base else { return Err(unsupported("a `void` variable", nspan)) };
+            if let (Base::Struct(k), Shape::Scalar) = (base, &shape) {
+                let cw = self.fresh_here(&name);
+                let var = self.struct_var(&cw, k, nspan, false, init.node.initializer.as_ref())?;
+                self.register(&name, var, false);
+                continue;
+            }
             let var = self.new_var(&name, base, shape.clone(), nspan, false, &[])?;
             if let Some(i) = &init.node.initializer {
                 match (&i.node, &var.kind) {
@@ -323,7 +374,13 @@ impl<'a> Lower<'a> {
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<&Var> {
-        self.frame.scopes.iter().rev().find_map(|s| s.get(name)).or_else(|| self.globals.get(name))
+        self.frame
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.globals.get(name))
+            .or_else(|| self.lookup_member(name))
     }
 
     pub(super) fn cast_type(&self, t: &Node<TypeName>) -> Result<Option<Ty>, Diagnostic> {

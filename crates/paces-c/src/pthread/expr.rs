@@ -113,8 +113,11 @@ impl<'a> Lower<'a> {
         }
         match self.lookup(n).cloned() {
             Some(Var { cw, kind: Kind::Scalar(_), shared }) => Ok(self.read_var(&cw, shared, cx)),
+            Some(Var { kind: Kind::Struct(_) | Kind::Points(_), .. }) => {
+                Err(unsupported(&format!("`{n}`, a whole struct or a pointer to one, as a value,"), span))
+            }
             Some(_) => Err(unsupported("this variable in an expression", span)),
-            None => Err(error("C0416", format!("`{n}` is not declared"), span, "unknown name")),
+            None => Err(self.undeclared(n, span)),
         }
     }
 
@@ -146,6 +149,12 @@ impl<'a> Lower<'a> {
             U::Indirection => match &u.node.operand.node {
                 E::Identifier(id) => match self.lookup(&id.node.name) {
                     Some(Var { cw, kind: Kind::Ref(_), .. }) => Ok(cw.clone()),
+                    Some(Var { kind: Kind::Points(target), shared, .. }) => {
+                        match self.pointee(target, *shared).cloned() {
+                            Some(Var { cw, kind: Kind::Scalar(_), shared }) => Ok(self.read_var(&cw, shared, cx)),
+                            _ => Err(unsupported("a pointer operation", span)),
+                        }
+                    }
                     _ => Err(unsupported("a pointer operation", span)),
                 },
                 _ => Err(unsupported("a pointer operation", span)),

@@ -23,6 +23,7 @@ pub(super) fn lower(
     source: &str,
     prep: &Prepared,
     options: &Options,
+    thread_local_at: Vec<usize>,
 ) -> Result<(Program, Vec<String>), Diagnostic> {
     let mut l = Lower {
         source,
@@ -58,6 +59,14 @@ pub(super) fn lower(
         used: BTreeSet::new(),
         aliases: BTreeMap::new(),
         local_refs: BTreeSet::new(),
+        thread_locals: BTreeMap::new(),
+        bindings: BTreeMap::new(),
+        struct_defs: Vec::new(),
+        struct_tags: BTreeMap::new(),
+        struct_at: BTreeMap::new(),
+        struct_typedefs: BTreeMap::new(),
+        thread_local_at,
+        thread_local_uses: BTreeMap::new(),
     };
     l.program(unit)
 }
@@ -143,6 +152,7 @@ impl<'a> Lower<'a> {
                 self.used.extend(names.0);
             }
         }
+        self.collect_structs(unit);
         for ext in &unit.0 {
             match &ext.node {
                 ExternalDeclaration::Declaration(d) => self.global_decl(d)?,
@@ -150,16 +160,19 @@ impl<'a> Lower<'a> {
                 ExternalDeclaration::StaticAssert(s) => return Err(unsupported("`_Static_assert`", self.span(s))),
             }
         }
+        self.thread_local_users();
         let main = *self.functions.get("main").ok_or_else(|| {
             error("C0411", "the program has no `main`", Span::default(), "`main` is the first thread")
         })?;
         self.frame = Frame { name: "main".into(), is_main: true, is_thread: true, ..Frame::default() };
-        self.frame.scopes.push(BTreeMap::new());
+        let scope = self.thread_local_frame("main");
+        self.frame.scopes.push(scope);
         // Returning from `main` ends the program, yet needs no step of its own: the other
         // threads' steps after it could all have been taken before it (the return waits for
         // nothing and changes nothing they read), so every error reachable after it is
         // reachable before it.
-        let body = self.body(main)?;
+        let mut body = self.main_parameters(main)?;
+        body.extend(self.body(main)?);
         let main_frame = std::mem::take(&mut self.frame);
         // In the order they are first called (`main`'s calls first): a function that creates
         // a thread is read before a later-called one that joins it.

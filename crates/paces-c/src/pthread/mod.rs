@@ -14,6 +14,7 @@
 //! # Ok::<(), paces_cwhile::Diagnostics>(())
 //! ```
 
+mod args;
 mod assign;
 mod call;
 mod common;
@@ -23,12 +24,16 @@ mod expr;
 mod goto;
 mod loops;
 mod lower;
+mod members;
 mod options;
+mod pointers;
 mod pre;
 mod stale;
 mod stmt;
+mod structs;
 mod switch;
 mod thread;
+mod tls;
 mod types;
 
 pub use options::Options;
@@ -67,8 +72,9 @@ fn read_source(source: &str, options: &Options) -> Result<Reading, Diagnostics> 
         return Err(one(error("C0007", "the file is too large (4 GiB or more)", Span::default(), "")));
     }
     let (prepared, which) = pre::prepare(source, options.preprocessor, options.include_dir.as_deref()).map_err(one)?;
-    let unit = parse_c(&prepared, source).map_err(one)?;
-    let (program, bounds) = lower::lower(&unit, source, &prepared, options).map_err(one)?;
+    let (mut unit, thread_locals) = parse_c(&prepared, source).map_err(one)?;
+    members::name_members(&mut unit);
+    let (program, bounds) = lower::lower(&unit, source, &prepared, options, thread_locals).map_err(one)?;
     Ok(Reading { program, bounds, preprocessor: which })
 }
 
@@ -149,8 +155,10 @@ pub fn looks_like_pthread(source: &str) -> bool {
         .any(|w| source.contains(w))
 }
 
-/// Runs the C parser on the prepared text; a syntax error points into the source.
-fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<lang_c::ast::TranslationUnit, Diagnostic> {
+/// Runs the C parser on the prepared text; a syntax error points into the source. Also the
+/// offsets of the text's `__thread` keywords (GCC's spelling of `_Thread_local`, which the
+/// parser does not know), each given to the parser as `static` and two spaces.
+fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<(lang_c::ast::TranslationUnit, Vec<usize>), Diagnostic> {
     let text = without_dollars(&prepared.text).map_err(|(at, name)| {
         let at = prepared.original(at, source);
         error(
@@ -160,7 +168,27 @@ fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<lang_c::ast::Transl
             "not read",
         )
     })?;
-    crate::parse_prepared(text, |offset| prepared.original(offset, source))
+    let (text, thread_locals) = without_thread_keyword(text);
+    crate::parse_prepared(text, |offset| prepared.original(offset, source)).map(|unit| (unit, thread_locals))
+}
+
+/// `text` with each `__thread` keyword written `static  ` (the same length), and where each was.
+fn without_thread_keyword(mut text: String) -> (String, Vec<usize>) {
+    const WORD: &str = "__thread";
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut at = Vec::new();
+    let mut from = 0;
+    while let Some(k) = text[from..].find(WORD).map(|k| k + from) {
+        let end = k + WORD.len();
+        let bytes = text.as_bytes();
+        let alone = (k == 0 || !word(bytes[k - 1])) && bytes.get(end).is_none_or(|b| !word(*b));
+        if alone {
+            text.replace_range(k..end, "static  ");
+            at.push(k);
+        }
+        from = end;
+    }
+    (text, at)
 }
 
 /// `text` with each `$` in an identifier (a GCC extension SV-COMP's generated tasks use, as in

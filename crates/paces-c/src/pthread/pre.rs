@@ -43,8 +43,13 @@ const PRELUDE: &str = "typedef int pthread_t; typedef int pthread_mutex_t; typed
 typedef int pthread_attr_t; typedef int pthread_mutexattr_t; typedef int pthread_condattr_t; typedef int size_t;\n";
 
 impl Prepared {
-    fn new(body: String, source: &str, lines: &[usize]) -> Self {
-        let text = format!("{PRELUDE}{body}");
+    fn new(body: String, source: &str, lines: &[usize], stdbool: bool) -> Self {
+        // `stdbool.h`'s `bool` (its `true` and `false` are the lowering's constants).
+        let text = if stdbool {
+            format!("{}typedef _Bool bool;\n{body}", PRELUDE.trim_end())
+        } else {
+            format!("{PRELUDE}{body}")
+        };
         let src_starts = line_starts(source);
         let starts = line_starts(&text);
         let origin = (0..starts.len())
@@ -158,6 +163,8 @@ struct Blanked {
     lines: Vec<usize>,
     /// The files included, for the depth and size limits.
     files: usize,
+    /// Whether some line includes `<stdbool.h>`: `bool` is then `_Bool`.
+    stdbool: bool,
 }
 
 impl Blanked {
@@ -199,6 +206,12 @@ fn blank_includes(
             let name = name.trim();
             if !name.starts_with('<') {
                 include(name, source, dir, (here, span), out)?;
+            } else if name
+                .strip_prefix('<')
+                .and_then(|n| n.split_once('>'))
+                .is_some_and(|(n, _)| n.trim() == "stdbool.h")
+            {
+                out.stdbool = true;
             }
             out.text.push('\n');
             out.lines.push(here);
@@ -288,7 +301,7 @@ fn system(blanked: &Blanked, source: &str) -> Option<Prepared> {
         lines.push(if ours { blanked.line(line.wrapping_sub(1)) } else { 1 });
         line += 1;
     }
-    Some(Prepared::new(out, source, &lines))
+    Some(Prepared::new(out, source, &lines, blanked.stdbool))
 }
 
 /// A macro: its parameters (`None`: object-like) and its body.
@@ -382,7 +395,7 @@ fn own(blanked: &Blanked, source: &str) -> Result<Prepared, Diagnostic> {
     if !keep.is_empty() {
         return Err(error("C0404", "an `#if` without its `#endif`", Span::default(), ""));
     }
-    Ok(Prepared::new(out, source, &lines))
+    Ok(Prepared::new(out, source, &lines, blanked.stdbool))
 }
 
 /// Reads a `#define`'s name, parameters and body.

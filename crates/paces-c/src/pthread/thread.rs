@@ -4,7 +4,7 @@ use lang_c::ast::{BinaryOperator as B, Expression as E, UnaryOperator as U};
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
-use super::common::{strip_casts, unsupported, Instance, Kind, Lower, Var, N};
+use super::common::{strip_casts, unsupported, Instance, Kind, Lower, Names, Var, N};
 use super::diag::error;
 
 impl<'a> Lower<'a> {
@@ -41,16 +41,20 @@ impl<'a> Lower<'a> {
             return Err(unsupported("thread attributes other than 0 or NULL", self.span(&args[1])));
         }
         let fdef = self.functions[&function];
-        let takes_arg = !self.parameters(fdef, true)?.is_empty();
-        let arg = if takes_arg {
-            Some(self.const_eval(strip_casts(&args[3])).ok_or_else(|| {
-                unsupported(
-                    "a thread argument that is not a constant (or the variable of an unrolled `for` loop)",
-                    self.span(&args[3]),
-                )
-            })?)
-        } else {
-            None
+        let params = self.parameters(fdef, true, &[])?;
+        let arg = match params.first() {
+            Some((param, _, _)) => match self.const_eval(strip_casts(&args[3])) {
+                Some(v) => Some(v),
+                // A function that never names its argument may be passed anything (`&queue`).
+                None if !names(fdef, param) => None,
+                None => {
+                    return Err(unsupported(
+                        "a thread argument that is not a constant (or the variable of an unrolled `for` loop)",
+                        self.span(&args[3]),
+                    ))
+                }
+            },
+            None => None,
         };
         let k = self.instances.len();
         // A thread is named by its function and handle (`worker_t`, `worker_t_2` for `t[2]`),
@@ -127,6 +131,14 @@ impl<'a> Lower<'a> {
         let bad =
             || unsupported("a mutex argument that is not `&m` for a global mutex `m` (or `&m[i]`, constant `i`)", span);
         let Some(a) = arg else { return Err(bad()) };
+        if let E::Identifier(id) = &a.node {
+            // A `pthread_mutex_t *` parameter bound to a global mutex (`pointers.rs`).
+            if let Some(Var { kind: Kind::Points(target), shared, .. }) = self.lookup(&id.node.name) {
+                if let Some(Var { cw, kind: Kind::Mutex, .. }) = self.pointee(target, *shared) {
+                    return Ok(cw.clone());
+                }
+            }
+        }
         let E::UnaryOperator(u) = &a.node else { return Err(bad()) };
         if u.node.operator.node != U::Address {
             return Err(bad());
@@ -143,4 +155,12 @@ impl<'a> Lower<'a> {
             _ => Err(bad()),
         }
     }
+}
+
+/// Whether the body of `f` names `name`.
+fn names(f: &Node<lang_c::ast::FunctionDefinition>, name: &str) -> bool {
+    let mut names = Names::default();
+    let body = &f.node.statement;
+    lang_c::visit::Visit::visit_statement(&mut names, &body.node, &body.span);
+    names.0.contains(name)
 }

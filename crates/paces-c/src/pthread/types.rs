@@ -48,6 +48,12 @@ impl Lower<'_> {
                 }
                 match self.lookup(&id.node.name).map(|v| &v.kind) {
                     Some(Kind::Scalar(t) | Kind::Ref(t)) => Some(*t),
+                    Some(Kind::Points(target)) => {
+                        match self.pointee(target, true).or_else(|| self.lookup(target)).map(|v| &v.kind) {
+                            Some(Kind::Scalar(t)) => Some(*t),
+                            _ => None,
+                        }
+                    }
                     _ => None,
                 }
             }
