@@ -54,7 +54,7 @@ fn a_deadlock_and_a_thread_inside_an_atomic_block_have_no_outcome() {
 }
 
 mod random {
-    use paces_explore::{check, Config, Verdict};
+    use paces_explore::{check, sequential_final_states, Config, Verdict};
     use paces_testkit::gen;
     use proptest::prelude::*;
 
@@ -87,6 +87,12 @@ mod random {
             // Without the setting no outcome is collected.
             let plain = check(&program, &Config::new().stop_at_first_failure(false)).unwrap();
             prop_assert!(plain.outcomes.is_empty());
+            // Every sequential run ends in an outcome (the repair loop's judge takes them as
+            // outcomes of the original without exploring it), failing runs too.
+            if let Ok(finals) = sequential_final_states(&program, &Config::new().max_states(200_000)) {
+                let missing: Vec<&Vec<i64>> = finals.difference(&without.outcomes).collect();
+                prop_assert!(missing.is_empty(), "sequential final states {:?} are no outcome\n{}", missing, text);
+            }
         }
     }
 }

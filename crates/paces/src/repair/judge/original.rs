@@ -86,8 +86,11 @@ impl Original {
         self.after_failure.as_ref().is_some_and(|sets| sets.contains(threads))
     }
 
-    /// Whether `outcome` is one the original is not known to reach.
+    /// Whether `outcome` is one the original is not known to reach: not the final state of
+    /// one of its sequential runs (each a run of it to every thread's end, so an outcome),
+    /// nor one of its outcomes (when they are known).
     pub(super) fn outcome_is_new(&self, outcome: &[i64]) -> bool {
-        !self.outcomes.as_ref().is_some_and(|known| known.contains(outcome))
+        let sequential = self.sequential.as_ref().is_some_and(|finals| finals.contains(outcome));
+        !sequential && !self.outcomes.as_ref().is_some_and(|known| known.contains(outcome))
     }
 }
