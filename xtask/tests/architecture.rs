@@ -20,7 +20,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("paces-generalize", &["paces-trace", "paces-constraint"]),
     ("paces-solver", &["paces-constraint"]),
     ("paces-cwhile", &["paces-constraint"]),
-    ("paces-explore", &["paces-cwhile", "paces-trace", "paces-constraint"]),
+    // The checker hands its counterexamples to the generalisation in one call.
+    ("paces-explore", &["paces-cwhile", "paces-trace", "paces-constraint", "paces-generalize"]),
     // The C frontend: it builds the Cwhile IR; nothing below it knows C.
     ("paces-c", &["paces-cwhile", "paces-constraint"]),
     // The learner: the four learner crates and nothing of Cwhile or the checker.

@@ -1,7 +1,10 @@
 //! `--report FILE.html` through the binary, and the pages opened in a real browser: headless
 //! Chromium loads the reports of held-in repairs and a check, its dumped DOM shows that the
 //! page's script ran to its end without an error and that every chart has one column per
-//! thread; a screenshot of one page is kept under the target directory.
+//! thread; a copy of each page with a measuring script of the test's own shows, with the fonts
+//! as Chromium draws them, that every drawing is sized to its content, that no text is cut and
+//! that no edge's label lies on a box or on another label; a screenshot of one page is kept
+//! under the target directory.
 //!
 //! Where no Chromium is installed the browser test says so and passes, unless the environment
 //! variable `CI` is set: CI installs Chromium (`.ci/run`), so there a missing browser fails.
@@ -188,6 +191,80 @@ fn root_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
     root.split(&format!(" {name}=\"")).nth(1)?.split('"').next()
 }
 
+/// Measures the page's drawings as Chromium lays them out, and says on the root element's
+/// `data-measure` what is wrong (`ok` when nothing): a drawing more than 16 px taller or wider
+/// than what it holds (every fix's layer shown), or too small for it; a text that ends cut (`...`); a step's text
+/// wider than its box; an edge's label on a box or on another label, or its text out of its
+/// background; a change of the repair without its reason, or a reason whose link leads to no
+/// iteration of the page. Appended to a copy of a page, after the page's own script.
+const MEASURE: &str = r#"<script>
+(function () {
+  var bad = [];
+  function box(e) { var b = e.getBBox(); return { x: b.x, y: b.y, r: b.x + b.width, b: b.y + b.height }; }
+  function meet(a, b) { return a.x < b.r - 0.5 && b.x < a.r - 0.5 && a.y < b.b - 0.5 && b.y < a.b - 0.5; }
+  function inside(a, b) { return a.x >= b.x - 1 && a.r <= b.r + 1 && a.y >= b.y - 1 && a.b <= b.b + 1; }
+  function shown(e) { return !e.closest("[display=none]"); }
+  var svgs = document.querySelectorAll("svg.chart, svg.graph");
+  for (var i = 0; i < svgs.length; i++) {
+    // The size holds every fix's layer, shown one at a time: measured with all of them shown.
+    var svg = svgs[i], vb = svg.viewBox.baseVal, id = svg.id, layers = svg.querySelectorAll("g.fix"), was = [];
+    for (var q = 0; q < layers.length; q++) { was.push(layers[q].getAttribute("display")); layers[q].setAttribute("display", "inline"); }
+    var c = svg.getBBox();
+    for (var q2 = 0; q2 < layers.length; q2++) {
+      if (was[q2] === null) { layers[q2].removeAttribute("display"); } else { layers[q2].setAttribute("display", was[q2]); }
+    }
+    var under = vb.y + vb.height - (c.y + c.height), beside = vb.x + vb.width - (c.x + c.width);
+    if (under > 16 || beside > 16) { bad.push(id + ": blank space " + Math.round(beside) + " px right, " + Math.round(under) + " px under"); }
+    if (c.y + c.height > vb.y + vb.height + 1 || c.x + c.width > vb.x + vb.width + 1) { bad.push(id + ": drawing cut"); }
+    var texts = svg.querySelectorAll("text");
+    for (var t = 0; t < texts.length; t++) {
+      var words = texts[t].textContent.trim();
+      if (/(\.\.\.|\u2026)$/.test(words)) { bad.push(id + ": cut text " + words); }
+    }
+    var steps = svg.querySelectorAll("g.step");
+    var nodes = [];
+    for (var s = 0; s < steps.length; s++) {
+      var r = box(steps[s].querySelector("rect"));
+      nodes.push(r);
+      if (!inside(box(steps[s].querySelector("text")), r)) { bad.push(id + ": step text wider than its box"); }
+    }
+    var rects = svg.querySelectorAll("rect.node");
+    for (var n = 0; n < rects.length; n++) { nodes.push(box(rects[n])); }
+    var labels = svg.querySelectorAll("g.edge-label, g.atom-label");
+    var placed = [];
+    for (var l = 0; l < labels.length; l++) {
+      if (!shown(labels[l])) { continue; }
+      var lb = box(labels[l].querySelector("rect"));
+      if (!inside(box(labels[l].querySelector("text")), lb)) { bad.push(id + ": label text out of its box"); }
+      for (var k = 0; k < nodes.length; k++) { if (meet(lb, nodes[k])) { bad.push(id + ": label on a box"); } }
+      for (var p = 0; p < placed.length; p++) { if (meet(lb, placed[p])) { bad.push(id + ": labels meet"); } }
+      placed.push(lb);
+    }
+  }
+  // Every change of the repair says why it is there, and its links lead to iterations shown.
+  var changes = document.querySelectorAll("ol.changes > li");
+  for (var h = 0; h < changes.length; h++) {
+    var why = changes[h].querySelectorAll("ul.why > li");
+    if (!why.length || !why[0].textContent.trim()) { bad.push("a change without its reason"); }
+    var links = changes[h].querySelectorAll("a[href^='#']");
+    for (var a = 0; a < links.length; a++) {
+      if (!document.getElementById(links[a].getAttribute("href").slice(1))) { bad.push("a reason links nowhere"); }
+    }
+  }
+  document.documentElement.setAttribute("data-measure", bad.length ? bad.join("; ") : "ok");
+  document.documentElement.setAttribute("data-changes", String(changes.length));
+  document.documentElement.setAttribute("data-labels", String(document.querySelectorAll("g.edge-label, g.atom-label").length));
+})();
+</script>"#;
+
+/// A copy of `page` with [`MEASURE`] at the end of its body.
+fn measured(page: &Path) -> PathBuf {
+    let html = std::fs::read_to_string(page).expect("the page");
+    let copy = page.with_file_name(format!("{}-measured.html", page.file_stem().unwrap().to_string_lossy()));
+    std::fs::write(&copy, html.replace("</body>", &format!("{MEASURE}\n</body>"))).expect("the copy is written");
+    copy
+}
+
 #[test]
 fn reports_render_in_chromium() {
     let Some(browser) = chromium() else {
@@ -198,6 +275,7 @@ fn reports_render_in_chromium() {
     let mut pages: Vec<(String, PathBuf)> =
         REPAIRED.iter().map(|n| (n.to_string(), report("browser", "repair", n))).collect();
     pages.push(("ex1".to_owned(), report("browser", "check", "ex1")));
+    let (mut labels, mut changes) = (0, 0);
     for (name, page) in &pages {
         let threads = paces::cwhile::parse(paces_heldin::source(name)).expect("parses").threads.len();
         let dom = browse(&browser, page, &["--dump-dom"]);
@@ -213,6 +291,12 @@ fn reports_render_in_chromium() {
         }
         let what = page.display();
         assert_eq!(root_attribute(&dom, "data-render"), Some("ok"), "{what}: the script did not end well");
+        // Sized to their content, nothing cut, labels clear: measured with the fonts as drawn.
+        let measure = browse(&browser, &measured(page), &["--dump-dom"]);
+        assert_eq!(root_attribute(&measure, "data-measure"), Some("ok"), "{what}: as Chromium lays it out");
+        let count = |name: &str| root_attribute(&measure, name).and_then(|n| n.parse::<usize>().ok()).expect("counted");
+        labels += count("data-labels");
+        changes += count("data-changes");
         let charts = columns(&dom);
         assert!(!charts.is_empty(), "{what}: no chart");
         assert_eq!(root_attribute(&dom, "data-charts"), Some(charts.len().to_string().as_str()), "{what}");
@@ -220,6 +304,8 @@ fn reports_render_in_chromium() {
             assert_eq!((declared, found), (threads, threads), "{what}: a chart without one column per thread");
         }
     }
+    assert!(labels > 0, "no page has an edge label to measure");
+    assert!(changes >= REPAIRED.len(), "the repairs' changes were not found on their pages");
     let shot = out_dir().join("report-ex1.png");
     let _ = std::fs::remove_file(&shot);
     let screenshot = format!("--screenshot={}", shot.display());

@@ -1,12 +1,13 @@
 //! From a program to the fixes of its bug: check it, complete the bad trace past its failure,
-//! and hand it to the generalisation (`paces-generalize`). The check's own trace stops at the
-//! failure and is refused; the completed one gives the fix.
+//! and hand it to the generalisation (`paces-generalize`), in two steps and in the one call
+//! that does both (`Counterexample::eliminate`). The check's own trace stops at the failure
+//! and is refused; the completed one gives the fix.
 //!
 //! Run with `cargo run -p paces-explore --example check_to_fixes`.
 
 use paces_explore::constraint::Arena;
+use paces_explore::generalize::{eliminate, EliminateConfig, ErrorKind};
 use paces_explore::{check, Config, Verdict};
-use paces_generalize::{eliminate, EliminateConfig, ErrorKind};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The paper's Example 4.
@@ -30,6 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let complete = cex.complete(&program, 100_000)?;
     assert!(!complete.trace.stops_short() && complete.trace.len() > cex.trace.len());
     let elimination = eliminate(&complete.trace, &space, &mut arena, &EliminateConfig::new())?;
+    // The same in one call: `Counterexample::eliminate` completes and generalises.
+    let same = cex.eliminate(&program, &space, &mut arena, &EliminateConfig::new())?;
+    assert_eq!(same.fixes, elimination.fixes);
     for fix in &elimination.fixes {
         println!("fix: {}", fix.display(&space));
     }

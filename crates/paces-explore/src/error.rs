@@ -35,6 +35,9 @@ pub enum ErrorKind {
     /// A trace of one program was to be translated into another that is not its original
     /// ([`translate_trace`](crate::translate_trace)).
     Unrelated,
+    /// The generalisation refused a counterexample
+    /// ([`Counterexample::eliminate`](crate::Counterexample::eliminate)); the message is its.
+    Generalize,
 }
 
 /// The error of every fallible operation of this crate.

@@ -7,10 +7,11 @@
 //!   ([`DeadlockId`]), an atomic livelock ([`LivelockId`]) or a reached [`Bound`].
 //!   Counterexamples ([`Counterexample`]) come both as a readable [`Schedule`] and as a
 //!   validated [`paces_trace::Trace`].
-//! * [`Counterexample::complete`] runs a bad trace on past its failure: the step between
-//!   [`check`] and `paces_generalize::eliminate`, which refuses a checked bad trace that stops
-//!   at its failure ([`paces_trace::Trace::stops_short`]) rather than find no fix in it
-//!   (the crate's example below goes from a check to the fixes).
+//! * [`Counterexample::eliminate`] turns a counterexample into its fixes in one call: it runs
+//!   the trace on past its failure ([`Counterexample::complete`], the step between [`check`]
+//!   and [`generalize::eliminate`], which refuses a checked bad trace that stops at its
+//!   failure ([`paces_trace::Trace::stops_short`]) rather than find no fix in it) and
+//!   generalises it (the crate's example `check_to_fixes` goes from a check to the fixes).
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
 //! * [`translate_trace`] turns a trace of a candidate program into one of its original.
 //! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
@@ -101,6 +102,7 @@ mod complete;
 mod engine;
 mod error;
 mod free;
+mod generalise;
 mod good;
 mod progress;
 mod replay;
@@ -110,6 +112,7 @@ mod translate;
 
 pub use paces_constraint as constraint;
 pub use paces_cwhile as cwhile;
+pub use paces_generalize as generalize;
 pub use paces_trace as trace;
 
 pub use check::{

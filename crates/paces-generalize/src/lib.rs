@@ -22,7 +22,8 @@
 //!   it. A model checker's counterexample that ends at the failure is marked
 //!   [`stops_short`](paces_trace::Trace::stops_short) and [`eliminate`] refuses it
 //!   ([`ErrorKind::StopsShort`]) rather than return no fix; with `paces-explore`,
-//!   `Counterexample::complete` is the step between the check and [`eliminate`].
+//!   `Counterexample::complete` is the step between the check and [`eliminate`], and
+//!   `Counterexample::eliminate` does both in one call.
 //! * The vocabulary crates its signatures use are re-exported: [`constraint`], [`trace`].
 //!
 //! # The trace elimination graph

@@ -1,14 +1,14 @@
 //! The partial order and the elimination graph of a bad trace as SVG, laid out by `layout-rs`
 //! (a layered, Sugiyama-style layout: ranks, crossing reduction, Brandes-Köpf placement).
 
-use layout::backends::svg::SVGWriter;
 use layout::core::base::Orientation;
 use layout::core::color::Color;
+use layout::core::geometry::Point;
 use layout::core::style::{LineStyleKind, StyleAttr};
-use layout::std_shapes::render::get_shape_size;
 use layout::std_shapes::shapes::{Arrow, Element, LineEndKind, ShapeKind};
 use layout::topo::layout::VisualGraph;
 
+use crate::graph_svg::{GraphSvg, CHAR};
 use crate::TraceChart;
 
 /// The font size of the nodes' text.
@@ -102,8 +102,8 @@ fn reduced(chart: &TraceChart, red: &[usize]) -> Graph {
     Graph { nodes, edges }
 }
 
-/// Lays `graph` out top to bottom and writes it as SVG, its element ids prefixed with `id-`
-/// (the page holds many graphs: an edge's label names its path by id).
+/// Lays `graph` out top to bottom and writes it as SVG ([`GraphSvg`]), its element ids
+/// prefixed with `id-` (the page holds many graphs).
 fn render(chart: &TraceChart, graph: &Graph, id: &str) -> String {
     if graph.nodes.is_empty() || graph.nodes.len() > MAX_NODES {
         return String::new();
@@ -114,42 +114,28 @@ fn render(chart: &TraceChart, graph: &Graph, id: &str) -> String {
         let step = &chart.steps[i];
         let thread = chart.threads.get(step.thread).map_or("?", String::as_str);
         let text = format!("{thread}: {}  {}", step.label, step.text);
+        // Sized for the monospace font the writer draws in.
+        let size = Point::new(text.chars().count() as f64 * FONT as f64 * CHAR + 16.0, FONT as f64 + 14.0);
         let shape = ShapeKind::new_box(&text);
         let width = if tone == Tone::Red { 2 } else { 1 };
         let look = StyleAttr::new(tone.color(), width, Some(Color::fast("white")), 0, FONT);
-        let size = get_shape_size(Orientation::TopToBottom, &shape, FONT, false);
         handles.push((i, vg.add_node(Element::create(shape, look, Orientation::TopToBottom, size))));
     }
     let handle = |i: usize| handles.iter().find(|(s, _)| *s == i).map(|(_, h)| *h);
+    let mut labels = Vec::with_capacity(graph.edges.len());
     for (a, b, tone, dashed, text) in &graph.edges {
         let (Some(from), Some(to)) = (handle(*a), handle(*b)) else { continue };
         let line = if *dashed { LineStyleKind::Dashed } else { LineStyleKind::Normal };
         let width = if *tone == Tone::Red { 2 } else { 1 };
         let look = StyleAttr::new(tone.color(), width, None, 0, FONT);
-        let arrow = Arrow::new(LineEndKind::None, LineEndKind::Arrow, line, text, &look, &None, &None);
+        // The label is the writer's to place: the layout gets none (it would draw it on the
+        // edge), and the edge names its label by index.
+        let mut arrow = Arrow::new(LineEndKind::None, LineEndKind::Arrow, line, "", &look, &None, &None);
+        arrow.properties = Some(labels.len().to_string());
+        labels.push(text.clone());
         vg.add_edge(arrow, from, to);
     }
-    let mut writer = SVGWriter::new();
+    let mut writer = GraphSvg::new(labels);
     vg.do_it(false, false, false, &mut writer);
-    let svg = sorted_styles(&writer.finalize());
-    svg.replace("id=\"", &format!("id=\"{id}-"))
-        .replace("href=\"#", &format!("href=\"#{id}-"))
-        .replace("url(#", &format!("url(#{id}-"))
-}
-
-/// `svg` with the lines of its style sheet sorted: the writer emits its font classes in the
-/// order of a hash map (edge labels take a font size of their own).
-fn sorted_styles(svg: &str) -> String {
-    let Some(start) = svg.find("<style>\n").map(|i| i + "<style>\n".len()) else { return svg.to_owned() };
-    let Some(end) = svg[start..].find("</style>").map(|i| start + i) else { return svg.to_owned() };
-    let mut lines: Vec<&str> = svg[start..end].lines().collect();
-    lines.sort_unstable();
-    let mut out = String::with_capacity(svg.len());
-    out.push_str(&svg[..start]);
-    for line in lines {
-        out.push_str(line);
-        out.push('\n');
-    }
-    out.push_str(&svg[end..]);
-    out
+    writer.finish(id)
 }

@@ -19,13 +19,17 @@
 //! The charts and graphs are drawn from the traces a repair keeps when
 //! [`paces::Repair::record_traces`] is on.
 
+mod asked;
 mod chart;
 pub mod check;
 mod diff;
 mod dot;
 mod graph;
+mod graph_svg;
+mod grid;
 pub mod json;
 mod page;
+mod place;
 pub mod sarif;
 mod sections;
 pub mod text;

@@ -6,7 +6,7 @@ const STYLE: &str = r#"
 body { font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #222; max-width: 1400px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 1.6em; }
 h3 { font-size: 1.05em; margin-bottom: .3em; }
-pre, code, .chart text, .diff { font-family: ui-monospace, monospace; }
+pre, code, .chart text, .graph text, .diff { font-family: ui-monospace, monospace; }
 .verdict { font-weight: bold; } .ok { color: #1a7f37; } .bad { color: #c8102e; }
 .diff { border: 1px solid #ddd; padding: .5em; line-height: 1.35; overflow-x: auto; }
 .diff div { white-space: pre; min-height: 1.2em; }
@@ -21,7 +21,7 @@ table.facts td { padding: .15em .8em .15em 0; vertical-align: top; }
 .chart .head { font-weight: bold; text-anchor: middle; font-size: 13px; }
 .chart .lane { stroke: #ccc; stroke-dasharray: 2 3; }
 .chart .step rect { fill: #f6f8fa; stroke: #888; }
-.chart .step text { font-size: 12px; }
+.chart .step text { font-size: 12px; white-space: pre; }
 .chart .step.failing rect { fill: #ffebe9; stroke: #c8102e; stroke-width: 2.5; }
 .chart .step.blocked rect { stroke-dasharray: 4 3; }
 .chart .step.on-cycle rect { stroke: #c8102e; stroke-width: 2; }
@@ -29,9 +29,11 @@ table.facts td { padding: .15em .8em .15em 0; vertical-align: top; }
 .chart .cycle { stroke: #c8102e; fill: none; stroke-width: 2.2; }
 .chart .cycle.constraint { stroke-dasharray: 5 4; }
 .chart .atom { fill: #c8102e; font-size: 11px; }
+.chart .atom-label rect { fill: white; stroke: #c8102e; stroke-width: .5; }
 button.fix-pick { margin: .2em .4em .2em 0; }
 button.fix-pick.chosen { background: #c8102e; color: white; border-color: #c8102e; }
 .legend { font-size: .9em; color: #555; }
+.changes .why { color: #555; font-size: .9em; margin: .1em 0 .4em; }
 "#;
 
 /// Catches any script error before the main script runs: the root element's `data-render`

@@ -44,11 +44,28 @@ pub(crate) fn changes(out: &mut String, source: &Source<'_>, repaired: Option<&s
         return;
     };
     out.push_str("<ol class=\"changes\">\n");
-    let changes = crate::text::changes(report);
-    for change in &changes {
-        let _ = writeln!(out, "<li><code>{}</code></li>", escape(change));
+    let why = crate::asked::changes(report);
+    let origin = report.origin.map(|o| o.to_string()).unwrap_or_else(|| "the run".to_owned());
+    for change in &why {
+        let reasons: Vec<String> = if change.asked.is_empty() {
+            vec![format!("kept from {}: no lesson asks for it alone", escape(&origin))]
+        } else {
+            let asked = change.asked.iter().map(|a| {
+                let (n, problem) = (a.iteration, escape(&a.problem));
+                format!("asked by <a href=\"#iteration-{n}\">iteration {n}</a>: {problem}")
+            });
+            asked.collect()
+        };
+        let _ = writeln!(
+            out,
+            "<li><code>{}</code><ul class=\"why\"><li>{}</li></ul></li>",
+            escape(&change.text),
+            reasons.join("</li><li>")
+        );
     }
-    out.push_str("</ol>\n<div class=\"diff\">");
+    let _ = writeln!(out, "</ol>\n<p>The repair is {}.</p>", escape(&origin));
+    let changes: Vec<String> = why.into_iter().map(|c| c.text).collect();
+    out.push_str("<div class=\"diff\">");
     for line in crate::line_diff(source.text, repaired).lines() {
         let class = match line.chars().next() {
             Some('-') => "del",
@@ -95,7 +112,13 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         let accepted = last && report.stop == StopReason::Repaired;
         let class = if accepted { "iteration accepted" } else { "iteration" };
         let judged = if n == 0 { "the original program".to_owned() } else { format!("the candidate of iteration {n}") };
-        let _ = writeln!(out, "<div class=\"{class}\">\n<h3>Iteration {}: {}</h3>", n + 1, it.kind());
+        let _ = writeln!(
+            out,
+            "<div class=\"{class}\" id=\"iteration-{}\">\n<h3>Iteration {}: {}</h3>",
+            n + 1,
+            n + 1,
+            it.kind()
+        );
         let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem.to_string()));
         let chart = it.learned.as_ref().map(|l| {
             let mut chart = TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space);
@@ -120,6 +143,7 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
                 let _ = writeln!(out, "<p>Schedule: <code>{}</code></p>", escape(&it.schedule.join(" ")));
             }
         }
+        further(out, report, it, n + 1);
         let proposal = if it.proposal.is_empty() {
             "none (the original order)".to_owned()
         } else {
@@ -133,6 +157,25 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
             None => format!("The run stopped: {}.", escape(&report.stop.to_string())),
         };
         let _ = writeln!(out, "<p><b>{verdict}</b></p>\n</div>");
+    }
+}
+
+/// The further bad traces of iteration `n`'s check learned from, each with its chart and the
+/// constraint it taught.
+fn further(out: &mut String, report: &Report, it: &paces::Iteration, n: usize) {
+    for (m, (problem, learned)) in it.more.iter().zip(&it.more_learned).enumerate() {
+        let _ = writeln!(out, "<h4>Further counterexample of the same check: {}</h4>", escape(&problem.to_string()));
+        let Some(l) = learned else {
+            out.push_str("<p>Not generalised: nothing was learned from it.</p>\n");
+            continue;
+        };
+        let mut chart = TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space);
+        if let Some(accepted) = &report.candidate {
+            chart.choose_fix(&l.elimination, accepted);
+        }
+        let _ = writeln!(out, "<p>Counterexample: {} steps.</p>", chart.steps.len());
+        trace_figures(out, &chart, &format!("bad-{n}-more-{}", m + 1));
+        constraint(out, &chart);
     }
 }
 
@@ -176,16 +219,11 @@ pub(crate) fn trace_figures(out: &mut String, c: &TraceChart, id: &str) {
         let svg = if svg.is_empty() {
             format!("<p>Not drawn: more than {} steps (`--dot` writes it in DOT).</p>", graph::MAX_NODES)
         } else {
-            strip_prolog(&svg).to_owned()
+            svg
         };
         let _ = writeln!(out, "<div class=\"figure\"><h3>{title}</h3>{svg}</div>");
     }
     out.push_str("</div>\n");
-}
-
-/// An SVG document from its `<svg` element on (no XML declaration inside the page).
-fn strip_prolog(svg: &str) -> &str {
-    svg.find("<svg").map_or(svg, |i| &svg[i..])
 }
 
 /// The good traces learned from, each with the assertions it protects.

@@ -3,6 +3,7 @@
 
 use paces::constraint::Space;
 use paces::cwhile::ir::Program;
+use paces::explore::Schedule;
 use paces::generalize::{Elimination, Failure, PartialOrder};
 use paces::trace::{Event, EventId, Trace, TraceEdgeKind, TraceGraph};
 
@@ -82,6 +83,23 @@ impl TraceChart {
         steps.extend(trace.blocked().iter().map(|e| step(e, true)));
         let failing = trace.events().iter().enumerate().filter(|(_, e)| e.failed).map(|(i, _)| i).collect();
         TraceChart { threads, steps, failing, ..TraceChart::default() }
+    }
+
+    /// The chart of a schedule of `program` (its steps' labels, no orderings); a label of
+    /// no location of the program has no text.
+    pub(crate) fn of_schedule(program: &Program, schedule: &Schedule) -> TraceChart {
+        let threads = program.threads.iter().map(|t| t.name.clone()).collect();
+        let steps = schedule
+            .steps
+            .iter()
+            .map(|s| ChartStep {
+                thread: s.thread.index(),
+                label: s.label.clone(),
+                text: program.loc(&s.label).and_then(|l| program.step_text(l)).unwrap_or_default(),
+                blocked: false,
+            })
+            .collect();
+        TraceChart { threads, steps, ..TraceChart::default() }
     }
 
     /// The chart of a good trace with the data flow that matters: its orderings are the

@@ -46,6 +46,6 @@ pub use paces_explore::translate_trace;
 pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
     candidate_count, Acceptance, AdmittedDeadlock, BoundHit, DeadlockFate, DeadlockRule, Exhaustive, FailureKind, Fate,
-    Iteration, IterationKind, KeptBecause, LearnedTrace, Mode, NoRepair, Optimality, Problem, Proof, Refusal, Repair,
-    RepairEvent, Report, StopReason, TimeSplit, Unproved,
+    Iteration, IterationKind, KeptBecause, LearnedTrace, Mode, NoRepair, Optimality, Origin, Problem, Proof, Refusal,
+    Repair, RepairEvent, Report, StopReason, TimeSplit, Unproved,
 };

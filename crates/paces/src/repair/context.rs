@@ -16,7 +16,7 @@ use super::config::Repair;
 use super::event::RepairEvent;
 use super::judgement::{OriginalJudgement, OriginalVerdict, Rejection};
 use super::report::{
-    Accepted, Exhaustive, Iteration, KeptBecause, Optimality, Recorder, Report, StopReason, TimeSplit,
+    Accepted, Exhaustive, Iteration, KeptBecause, Optimality, Origin, Recorder, Report, StopReason, TimeSplit,
 };
 
 /// What every part of a run shares: what it was given, and the recorder of what it did.
@@ -112,7 +112,8 @@ impl<'a> Context<'a> {
                 let candidate = Candidate::original(self.space);
                 let program = self.program.clone();
                 let transformations = Vec::new();
-                self.accept(Accepted { program, candidate, transformations, acceptance: None, deadlocks });
+                let origin = Origin::Original;
+                self.accept(Accepted { program, candidate, transformations, acceptance: None, deadlocks, origin });
                 ControlFlow::Break(StopReason::AlreadyCorrect)
             }
             OriginalVerdict::Stop(stop) => ControlFlow::Break(stop),

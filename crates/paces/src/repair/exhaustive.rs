@@ -13,7 +13,7 @@ use super::config::Repair;
 use super::context::Context;
 use super::judge::{Deadlocks, Judge};
 use super::judgement::Judgement;
-use super::report::{apply_time, Exhaustive, NoRepair, Report, StopReason};
+use super::report::{apply_time, Exhaustive, NoRepair, Origin, Report, StopReason};
 use crate::{Error, ErrorKind};
 
 impl Repair {
@@ -133,7 +133,9 @@ pub(super) fn judge_in_order(
         match judge.judge(ctx, &repaired, &candidate)? {
             Judgement::Accepted(passed, _) => {
                 let transformations = candidate.transformations(ctx.space());
-                ctx.accept(passed.accepted(repaired, candidate, transformations));
+                // The original, judged first, is counted too.
+                let origin = Origin::InCostOrder { checked: checked + 1 };
+                ctx.accept(passed.accepted(repaired, candidate, transformations, origin));
                 return Ok((StopReason::Repaired, checked));
             }
             Judgement::Rejected(_) => {}

@@ -7,7 +7,7 @@ use paces_constraint::{Candidate, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{Counterexample, DeadlockId, LivelockId};
 
-use super::report::{Acceptance, Accepted, Iteration, Problem, StopReason};
+use super::report::{Acceptance, Accepted, Iteration, Origin, Problem, StopReason};
 
 /// What a candidate (or the original) was rejected for.
 pub(super) enum Rejection {
@@ -67,15 +67,16 @@ pub(super) struct Passed {
 
 impl Passed {
     /// The accepted program to record: `program`, the `candidate` applied, made by
-    /// `transformations`.
+    /// `transformations`, found by the step `origin`.
     pub(super) fn accepted(
         self,
         program: Program,
         candidate: Candidate,
         transformations: Vec<Transformation>,
+        origin: Origin,
     ) -> Accepted {
         let Passed { acceptance, deadlocks } = self;
-        Accepted { program, candidate, transformations, acceptance: Some(acceptance), deadlocks }
+        Accepted { program, candidate, transformations, acceptance: Some(acceptance), deadlocks, origin }
     }
 }
 

@@ -90,7 +90,7 @@ impl Learning {
                 let kind = IterationKind::Deadlock;
                 // A deadlock the original reaches too: no move of the candidate made it, so
                 // its fixes are learned with no guess of a move to undo.
-                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, kind, cex, record, true)? {
+                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, kind, cex, record)? {
                     return Ok(ControlFlow::Break(stop));
                 }
             }
@@ -102,7 +102,7 @@ impl Learning {
             }
             Rejection::Trace { cex, problem } => {
                 let kind = problem.kind();
-                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, kind, cex, record, true)? {
+                if let ControlFlow::Break(stop) = self.learn_from_trace(ctx, rejected, kind, cex, record)? {
                     return Ok(ControlFlow::Break(stop));
                 }
                 if kind == IterationKind::Bad {
@@ -221,18 +221,22 @@ impl Learning {
         for (problem, cex) in more {
             let mut also = Iteration::new(problem);
             if let ControlFlow::Break(stop) =
-                self.learn_from_trace(ctx, rejected, IterationKind::Bad, &cex, &mut also, false)?
+                self.learn_from_trace(ctx, rejected, IterationKind::Bad, &cex, &mut also)?
             {
                 return Ok(ControlFlow::Break(stop));
             }
             record.fixes += also.fixes;
             record.more.push(also.problem);
+            if ctx.cfg().record_traces {
+                record.more_learned.push(also.learned);
+            }
         }
         Ok(ControlFlow::Continue(()))
     }
 
     /// Learns from one trace of `rejected`, recording it in `record` (its schedule, its fixes,
-    /// with `charted` its chart and DOT graphs).
+    /// and with [`Repair::record_traces`](crate::Repair::record_traces) the trace and its
+    /// elimination).
     fn learn_from_trace(
         &mut self,
         ctx: &mut Context<'_>,
@@ -240,7 +244,6 @@ impl Learning {
         kind: IterationKind,
         cex: &Counterexample,
         record: &mut Iteration,
-        charted: bool,
     ) -> Result<ControlFlow<StopReason>, Error> {
         let solo = failing_thread_alone(cex);
         // Execution goes on after a failure: complete the trace so that its generalisation
@@ -287,7 +290,7 @@ impl Learning {
             }
             r => r?,
         };
-        if ctx.cfg().record_traces && charted {
+        if ctx.cfg().record_traces {
             record.learned = Some(Box::new(LearnedTrace { trace, elimination }));
         }
         record.fixes = lesson.fixes;

@@ -10,7 +10,7 @@ use super::exhaustive::in_cost_order;
 use super::judge::Judge;
 use super::judgement::{Judgement, Rejected, Rejection};
 use super::learning::Learning;
-use super::report::{apply_time, list_time, solve_time, Optimality, Problem, Proof, Unproved};
+use super::report::{apply_time, list_time, solve_time, Optimality, Origin, Problem, Proof, Unproved};
 use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
@@ -76,7 +76,8 @@ fn by_listing(ctx: &mut Context<'_>, judge: &mut Judge, cost: Cost, size: usize)
         match judge.judge(ctx, &program, &candidate)? {
             Judgement::Accepted(passed, None) => {
                 let transformations = candidate.transformations(space);
-                ctx.accept(passed.accepted(program, candidate, transformations));
+                let origin = Origin::CheaperListed { judged: checked + 1 };
+                ctx.accept(passed.accepted(program, candidate, transformations, origin));
                 return Ok(Optimality::Proved(Proof::FirstCheaperAccepted { judged: checked + 1 }));
             }
             Judgement::Accepted(_, Some(_)) | Judgement::Rejected(_) => {}
@@ -133,7 +134,8 @@ fn by_learning(
         let why = match judge.judge(ctx, &program, &candidate)? {
             Judgement::Accepted(passed, None) => {
                 cost = candidate.cost(ctx.space());
-                ctx.accept(passed.accepted(program, candidate, transformations));
+                let origin = Origin::CheaperLearned { checked };
+                ctx.accept(passed.accepted(program, candidate, transformations, origin));
                 exclude_accepted(ctx, learning)?;
                 continue;
             }

@@ -16,7 +16,7 @@ use super::context::Context;
 use super::judge::{Deadlocks, Judge};
 use super::judgement::{Judgement, Rejected, Rejection};
 use super::learning::Learning;
-use super::report::{apply_time, solve_time, KeptBecause};
+use super::report::{apply_time, solve_time, KeptBecause, Origin};
 use crate::{Error, ErrorKind};
 
 /// The most candidates the removal phase judges.
@@ -109,7 +109,8 @@ fn remove(
         match judge.judge(ctx, &applied, &candidate)? {
             Judgement::Accepted(passed, _) => {
                 let transformations = candidate.transformations(ctx.space());
-                ctx.accept(passed.accepted(applied, candidate, transformations));
+                let origin = Origin::Removal { iteration: ctx.iterations() };
+                ctx.accept(passed.accepted(applied, candidate, transformations, origin));
                 removed_some = true;
                 break;
             }

@@ -23,7 +23,7 @@ use super::mode::Mode;
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
 use super::removal::remove_deadlocks;
 use super::report::{apply_time, good_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, NoRepair};
-use super::report::{Optimality, Problem, Proof, Report, StopReason};
+use super::report::{Optimality, Origin, Problem, Proof, Report, StopReason};
 use super::twins::Twins;
 use crate::{Error, ErrorKind};
 
@@ -67,7 +67,7 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     };
     let learning = Learning::new(&ctx)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
-    let mut run = Run { ctx, judge, learning, reserve: None, listable: None, twins, alike: None };
+    let mut run = Run { ctx, judge, learning, reserve: None, listable: None, twins, alike: None, spread: false };
     let stop = run.go(first)?;
     let Run { ctx, judge, mut learning, .. } = run;
     Ok(finish(ctx, &judge, stop, Some(&mut learning.learner)))
@@ -155,6 +155,8 @@ struct Run<'a> {
     twins: Option<Twins>,
     /// The guess "twins change alike", once built.
     alike: Option<paces_constraint::NodeId>,
+    /// Whether the last proposal was replaced by one whose twins change alike.
+    spread: bool,
 }
 
 impl Run<'_> {
@@ -253,6 +255,7 @@ impl Run<'_> {
     /// recorded as the iteration's proposal. The proposed candidate itself when its twins
     /// change alike already (none changed, say) or no twin gets a change.
     fn spread(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
+        self.spread = false;
         let Some(alike) = self.alike() else { return Ok(proposed) };
         if self.learning.learner.arena().eval(alike, &proposed.0) {
             // Already alike (or no twin changed): the proposal is the cheapest such.
@@ -266,6 +269,7 @@ impl Run<'_> {
         let Some(candidate) = candidate else { return Ok(proposed) };
         let transformations = candidate.transformations(space);
         record.proposal = transformations.clone();
+        self.spread = true;
         Ok((candidate, transformations))
     }
 
@@ -300,12 +304,14 @@ impl Run<'_> {
         let program = self.ctx.timed(apply_time, || original.apply(&candidate))?;
         let why = match self.judge.judge(&mut self.ctx, &program, &candidate)? {
             Judgement::Accepted(passed, None) => {
-                self.ctx.accept(passed.accepted(program, candidate, transformations));
+                let origin = Origin::Loop { iteration: self.ctx.iterations(), twins: self.spread };
+                self.ctx.accept(passed.accepted(program, candidate, transformations, origin));
                 return Ok(ControlFlow::Break(StopReason::Repaired));
             }
             Judgement::Accepted(passed, Some((id, cex))) => {
                 if self.reserve.is_none() {
-                    let accepted = passed.accepted(program.clone(), candidate.clone(), transformations);
+                    let origin = Origin::Reserve { iteration: self.ctx.iterations(), twins: self.spread };
+                    let accepted = passed.accepted(program.clone(), candidate.clone(), transformations, origin);
                     self.reserve = Some((accepted, self.ctx.iterations()));
                     // The fallbacks' frozen orders may be what kept a better repair out:
                     // look among the candidates they forbid too (each is checked).

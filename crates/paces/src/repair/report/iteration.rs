@@ -191,6 +191,10 @@ pub struct Iteration {
     /// [`Repair::record_traces`](crate::Repair::record_traces) is on and the trace was
     /// generalised.
     pub learned: Option<Box<LearnedTrace>>,
+    /// The further bad traces of [`Iteration::more`] with their eliminations, one entry per
+    /// problem there (`None` for a trace that was not generalised), when
+    /// [`Repair::record_traces`](crate::Repair::record_traces) is on; empty otherwise.
+    pub more_learned: Vec<Option<Box<LearnedTrace>>>,
 }
 
 impl Iteration {
@@ -209,6 +213,7 @@ impl Iteration {
             more: Vec::new(),
             proposal: Vec::new(),
             learned: None,
+            more_learned: Vec::new(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod acceptance;
 mod iteration;
+mod origin;
 mod stop;
 mod time;
 
@@ -19,6 +20,7 @@ use super::mode::Mode;
 
 pub use acceptance::{Acceptance, AdmittedDeadlock, DeadlockFate, DeadlockRule, Fate, KeptBecause};
 pub use iteration::{FailureKind, Iteration, IterationKind, LearnedTrace, Problem};
+pub use origin::Origin;
 pub use stop::{BoundHit, NoRepair, Optimality, Proof, StopReason, Unproved};
 pub use time::TimeSplit;
 pub(super) use time::{apply_time, complete_time, explore_time, good_time, learn_time, list_time, solve_time};
@@ -53,6 +55,8 @@ pub struct Report {
     pub candidate: Option<Candidate>,
     /// The transformations from the original to the repair.
     pub transformations: Vec<Transformation>,
+    /// Which step of the run found the program it ends with; `None` without one.
+    pub origin: Option<Origin>,
     /// Bad-trace rounds (bad, deadlock, livelock or sequential rejections learned from); one
     /// entry of [`Report::history`] each.
     pub iterations: usize,
@@ -124,6 +128,8 @@ pub(super) struct Accepted {
     pub(super) candidate: Candidate,
     pub(super) transformations: Vec<Transformation>,
     pub(super) acceptance: Option<Acceptance>,
+    /// Which step found it.
+    pub(super) origin: Origin,
     /// Its deadlocks (each one the original reaches), with their traces.
     pub(super) deadlocks: BTreeMap<DeadlockId, Counterexample>,
 }
@@ -290,9 +296,9 @@ impl Recorder {
                 Some(l) => (l.stats(), l.counts(), l.relaxed(), l.deepened(), l.dropped()),
                 None => (Stats::default(), (0, 0), 0, 0, 0),
             };
-        let (repaired, candidate, transformations, acceptance) = match self.accepted {
-            Some(a) => (Some(a.program), Some(a.candidate), a.transformations, a.acceptance),
-            None => (None, None, Vec::new(), None),
+        let (repaired, candidate, transformations, acceptance, origin) = match self.accepted {
+            Some(a) => (Some(a.program), Some(a.candidate), a.transformations, a.acceptance, Some(a.origin)),
+            None => (None, None, Vec::new(), None, None),
         };
         let unwind_reached = match (&stop, &acceptance) {
             (_, Some(a)) => a.unwind_reached,
@@ -306,6 +312,7 @@ impl Recorder {
             repaired,
             candidate,
             transformations,
+            origin,
             iterations: self.history.len(),
             good_traces,
             good_search_bounds: self.good_search_bounds,
