@@ -60,3 +60,53 @@ fn one_counterexample_per_check_learns_one_trace_per_iteration() {
     let cost = |r: &paces::Report| r.candidate.as_ref().unwrap().cost(&r.space);
     assert_eq!(cost(&several), cost(&one));
 }
+
+/// Three workers that differ (private work of different lengths, the read and write of
+/// `total` placed differently) and one assertion: a lost update between any two of them fails
+/// it.
+const THREE_WORKERS: &str = "var total = 0, done = 0;
+thread w1 {
+  local t, u;
+  a1: t := total;
+  a2: total := t + 1;
+  a3: u := u + 1;
+  a4: done := done + 1;
+}
+thread w2 {
+  local t, u;
+  b1: u := u + 2;
+  b2: u := u + 3;
+  b3: t := total;
+  b4: total := t + 1;
+  b5: done := done + 1;
+}
+thread w3 {
+  local t, u;
+  c1: u := u + 1;
+  c2: t := total;
+  c3: u := u + 4;
+  c4: total := t + 1;
+  c5: done := done + 1;
+}
+thread check {
+  k1: await(done == 3);
+  k2: assert(total == 3);
+}
+";
+
+#[test]
+fn other_threads_teach_the_race_through_every_pair() {
+    let program = paces::cwhile::parse(THREE_WORKERS).unwrap();
+    let plain = Repair::new().twins(false).run(&program).unwrap();
+    // One assertion: by default nothing more is looked for.
+    assert!(plain.history.iter().all(|i| i.more.is_empty()), "{:?}", plain.history);
+    let spread = Repair::new().twins(false).other_threads(true).run(&program).unwrap();
+    assert_eq!(spread.stop, StopReason::Repaired);
+    // The first check gives further traces of the same assertion, through other threads.
+    let first = &spread.history[0];
+    let more: Vec<String> = first.more.iter().map(ToString::to_string).collect();
+    assert!(!more.is_empty() && more.iter().all(|p| p == "`k2` fails"), "{more:?}");
+    assert!(spread.iterations < plain.iterations, "{} >= {}", spread.iterations, plain.iterations);
+    let cost = |r: &paces::Report| r.candidate.as_ref().unwrap().cost(&r.space);
+    assert_eq!(cost(&spread), cost(&plain));
+}

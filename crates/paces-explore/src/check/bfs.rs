@@ -1,6 +1,7 @@
 //! The breadth-first search: by levels, each level expanded in parallel in fixed-size
 //! batches merged in order, so results do not depend on the number of worker threads.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
@@ -14,6 +15,7 @@ use crate::progress::{Progress, Ticker};
 use crate::replay::transitions_to_steps;
 use crate::store::{encode, hash_bytes};
 
+use super::distinct::{distinct_failures, MORE_LOOKED_AT};
 use super::result::{Answer, Effort, Findings};
 use super::stored::{deadlock_id, fail_label, passed_labels, Parent, Search, Tr, FAIR_RUN};
 use super::{Bound, Config, Counterexample, DeadlockId, FailureKinds, LivelockId, Verdict};
@@ -149,6 +151,8 @@ struct Finds {
     /// its internal path.
     livelocks: BTreeMap<LivelockId, (u32, Tr, usize)>,
     failures: BTreeMap<String, (u32, Tr)>,
+    /// Further failing states per assertion, for [`Config::failures_per_assertion`].
+    more_failures: BTreeMap<String, Vec<(u32, Tr)>>,
     asserts: BTreeSet<(u16, u32)>,
     /// The outcomes (the globals' values) seen.
     outcomes: BTreeSet<Vec<i64>>,
@@ -325,7 +329,19 @@ impl Bfs<'_, '_> {
                         finds.first_bad = Some((i, last.clone()));
                         finds.first.get_or_insert(Kind::Bad);
                     }
-                    finds.failures.entry(label).or_insert((i, last));
+                    let more = MORE_LOOKED_AT * (self.config.failures_per_assertion - 1);
+                    match finds.failures.entry(label) {
+                        Entry::Vacant(v) => {
+                            v.insert((i, last));
+                        }
+                        Entry::Occupied(o) if more > 0 => {
+                            let list = finds.more_failures.entry(o.key().clone()).or_default();
+                            if list.len() < more {
+                                list.push((i, last));
+                            }
+                        }
+                        Entry::Occupied(_) => {}
+                    }
                 }
                 Found::Livelock { thread, opt, path, cycle_start } => {
                     let id = livelock_id(e, &self.search.store.get(i), thread as usize, opt);
@@ -392,7 +408,15 @@ impl Bfs<'_, '_> {
             found.livelocks.insert(id.clone(), w);
         }
         for (label, (i, last)) in &finds.failures {
-            found.failures.insert(label.clone(), search.witness(*i, Some(last.clone()), None)?);
+            let first = search.witness(*i, Some(last.clone()), None)?;
+            let states = finds.more_failures.get(label).map_or(&[][..], Vec::as_slice);
+            let more = distinct_failures(&first, states, config.failures_per_assertion - 1, |(i, last)| {
+                search.witness(*i, Some(last.clone()), None)
+            })?;
+            if !more.is_empty() {
+                found.more_failures.insert(label.clone(), more);
+            }
+            found.failures.insert(label.clone(), first);
         }
         found.passed_assertions = passed_labels(search.e.c, &finds.asserts).collect();
         found.outcomes = finds.outcomes;

@@ -23,6 +23,7 @@ pub struct Config {
     pub(crate) threads: Option<usize>,
     pub(crate) min_parallel_batch: usize,
     pub(crate) stop_at_first_failure: bool,
+    pub(crate) failures_per_assertion: usize,
     pub(crate) unwind: Option<u32>,
     pub(crate) find: FailureKinds,
     pub(crate) deadlocks_after_failure: bool,
@@ -49,6 +50,7 @@ impl Default for Config {
             threads: None,
             min_parallel_batch: 64,
             stop_at_first_failure: true,
+            failures_per_assertion: 1,
             unwind: None,
             find: FailureKinds::ALL,
             deadlocks_after_failure: false,
@@ -85,6 +87,19 @@ impl Config {
     /// The most states to store. Default: [`Config::DEFAULT_MAX_STATES`] (100,000,000).
     pub fn max_states(mut self, n: usize) -> Self {
         self.max_states = n;
+        self
+    }
+
+    /// With the search going on past its first failure
+    /// ([`Config::stop_at_first_failure`] off): up to `n` counterexamples per failing
+    /// assertion, the first in [`CheckResult::failures`](crate::CheckResult::failures), the
+    /// others in [`CheckResult::more_failures`](crate::CheckResult::more_failures). They are
+    /// distinct in the threads of their failure's data flow (the threads of the writes the
+    /// failing step reads from, and of those they read from, and so on): the same race between
+    /// other threads. Among the first failing states the search meets (shortest first), at most
+    /// 16 per counterexample asked for are looked at. Default: 1.
+    pub fn failures_per_assertion(mut self, n: usize) -> Self {
+        self.failures_per_assertion = n.max(1);
         self
     }
 

@@ -29,6 +29,7 @@ use std::time::Instant;
 use paces_cwhile::ir::Fault;
 use paces_trace::Trace;
 
+use super::distinct::Distinct;
 use super::stored::{fail_label, Parent, Search, FAIR_RUN};
 use super::{Config, Counterexample};
 use crate::compile::Compiled;
@@ -40,8 +41,10 @@ use crate::store::encode;
 
 /// What a hunt found and what it did.
 pub(crate) struct Hunt {
-    /// The failing assertion's label and a counterexample.
-    pub found: Option<(String, Counterexample)>,
+    /// The failing assertions' labels with a counterexample each, the first found first;
+    /// with [`Config::failures_per_assertion`] above 1, up to that many per label, distinct in
+    /// their failures' data flows.
+    pub found: Vec<(String, Counterexample)>,
     pub states: usize,
     pub transitions: u64,
     /// The `assert` steps some transition passed (thread, step).
@@ -64,7 +67,7 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
     // The reduction and merging are on and the failure flag off: the only checks that hunt.
     let mut search = Search::new(c, config, true, start);
     let budget = config.hunt_states.min(config.max_states).max(1);
-    let mut hunt = Hunt { found: None, states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
+    let mut hunt = Hunt { found: Vec::new(), states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
     // States to expand, with their depth and the reduced expansions in a row on the way.
     let mut stack = vec![(0u32, 0usize, 0u16)];
     let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
@@ -72,6 +75,7 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
     let mut state = Vec::new();
     let mut bytes = Vec::new();
     let mut next_clock = CLOCK_EVERY;
+    let mut distinct = Distinct::new(config.failures_per_assertion);
     while let Some((i, depth, row)) = stack.pop() {
         search.store.get_into(i, &mut state);
         // After a row of reduced expansions as long as allowed, the state is expanded fully
@@ -93,15 +97,21 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
         });
         if let Some(last) = fail {
             let label = fail_label(&search.e, &state, &last);
-            let mut trans = search.path_to(i);
-            trans.push(last.clone());
-            let xs = transitions_to_steps(&search.e, &trans);
-            let cex = match cut_to_cause(&search.e, &xs) {
-                Some(cex) => cex,
-                None => search.witness(i, Some(last), None)?,
-            };
-            hunt.found = Some((label, cex));
-            break;
+            if distinct.looks_at(&label) {
+                let mut trans = search.path_to(i);
+                trans.push(last.clone());
+                let xs = transitions_to_steps(&search.e, &trans);
+                let cex = match cut_to_cause(&search.e, &xs) {
+                    Some(cex) => cex,
+                    None => search.witness(i, Some(last), None)?,
+                };
+                if distinct.is_new(&label, &cex) {
+                    hunt.found.push((label, cex));
+                }
+            }
+            if distinct.enough() {
+                break;
+            }
         }
         // The successors of the thread that reached this state come last (a depth-first run
         // then switches threads wherever it can, as a race needs); otherwise the first
@@ -377,7 +387,7 @@ mod tests {
             thread b { B: assert(y == 0); }";
         let c = compile(&paces_cwhile::parse(src).unwrap()).unwrap();
         let h = hunt(&c, &Config::new().hunt_states(5_000), Instant::now(), (0, 0)).unwrap();
-        let Some((label, cex)) = &h.found else { panic!("nothing found in {} states", h.states) };
+        let Some((label, cex)) = h.found.first() else { panic!("nothing found in {} states", h.states) };
         assert_eq!(label, "B");
         assert_eq!(labels(cex), ["A", "B"]);
         assert!(h.states < 4 * usize::from(FAIR_RUN), "{} states", h.states);

@@ -3,12 +3,13 @@
 //! hunt whose results it stitches together.
 //!
 //! The rooms: `config` (the bounds and switches), `result` (verdicts and counterexamples),
-//! `stored` (what the searches share: stored states and witnesses), `bfs` (the
-//! breadth-first search), `hunt` (the depth-first bug hunt) and `run` (which runs them);
+//! `stored` (what the searches share: stored states and witnesses), `distinct` (further
+//! counterexamples of one assertion), `bfs` (the breadth-first search), `hunt` (the depth-first bug hunt) and `run` (which runs them);
 //! this file declares them and passes their public items on.
 
 mod bfs;
 mod config;
+mod distinct;
 mod hunt;
 mod result;
 mod run;

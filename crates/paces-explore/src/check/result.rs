@@ -193,6 +193,11 @@ pub struct CheckResult {
     /// For every assertion (or step with a division) found failing: its label and a
     /// shortest bad trace (likewise).
     pub failures: BTreeMap<String, Counterexample>,
+    /// With [`Config::failures_per_assertion`](crate::Config::failures_per_assertion) above
+    /// 1: per failing assertion of [`CheckResult::failures`], further shortest bad traces
+    /// whose failures' data flows run through other threads than the first's and each
+    /// other's. Empty otherwise.
+    pub more_failures: BTreeMap<String, Vec<Counterexample>>,
     /// With [`Config::deadlocks_after_failure`](crate::Config::deadlocks_after_failure): every deadlock reachable on a run where a
     /// step had already failed, with a shortest such run (its trace shows the failure).
     /// Empty otherwise.
@@ -270,6 +275,7 @@ pub(super) struct Findings {
     pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
     pub livelocks: BTreeMap<LivelockId, Counterexample>,
     pub failures: BTreeMap<String, Counterexample>,
+    pub more_failures: BTreeMap<String, Vec<Counterexample>>,
     pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
     pub passed_assertions: BTreeSet<String>,
     pub outcomes: BTreeSet<Vec<i64>>,
@@ -292,6 +298,9 @@ impl Findings {
             }
         }
         merge(&mut self.failures, from.failures, take);
+        for (label, more) in from.more_failures {
+            self.more_failures.entry(label).or_insert(more);
+        }
         merge(&mut self.deadlocks, from.deadlocks, take);
         merge(&mut self.livelocks, from.livelocks, take);
         merge(&mut self.deadlocks_after_failure, from.deadlocks_after_failure, take);
@@ -336,6 +345,7 @@ impl Answer {
             deadlocks: found.deadlocks,
             livelocks: found.livelocks,
             failures: found.failures,
+            more_failures: found.more_failures,
             deadlocks_after_failure: found.deadlocks_after_failure,
             passed_assertions: found.passed_assertions,
             outcomes: found.outcomes,

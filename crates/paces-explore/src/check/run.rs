@@ -11,7 +11,7 @@ use crate::error::Error;
 use super::bfs::search;
 use super::config::{Config, FailureKinds};
 use super::hunt::{hunt, Hunt};
-use super::result::{Answer, Bound, CheckResult, Counterexample, Effort, Findings, Verdict};
+use super::result::{Answer, Bound, CheckResult, Effort, Findings, Verdict};
 use super::stored::passed_labels;
 
 /// Explores every reachable state of the program and reports whether an assertion can fail,
@@ -104,14 +104,14 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
     // shortest one, which the repair loop learns from best.
     let met_deadlock = first.as_ref().is_some_and(|f| !f.found.deadlocks.is_empty());
     let hunting = config.hunt_states > 0
-        && config.stop_at_first_failure
+        && (config.stop_at_first_failure || config.failures_per_assertion > 1)
         && config.find.contains(FailureKinds::BAD)
         && !config.deadlocks_after_failure
         && !met_deadlock;
     let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
     if let Some(h) = &hunted {
-        if let Some(failure) = &h.found {
-            return Ok(with_findings_of(hunted_answer(c, first, h, failure), unreduced));
+        if !h.found.is_empty() {
+            return Ok(with_findings_of(hunted_answer(c, first, h), unreduced));
         }
         earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
     }
@@ -129,9 +129,10 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
     Ok(with_findings_of(r, unreduced))
 }
 
-/// The answer when the hunt `h`, after the search without merging `first` (if any), found a
-/// failing assertion (its label and counterexample): that failure, with what both did.
-fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt, (label, cex): &(String, Counterexample)) -> Answer {
+/// The answer when the hunt `h`, after the search without merging `first` (if any), found
+/// failing assertions: the first as the verdict, each with its counterexamples, with what
+/// both searches did.
+fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt) -> Answer {
     let mut effort = first.as_ref().map_or_else(Effort::default, |f| f.effort);
     effort.states += h.states;
     effort.transitions += h.transitions;
@@ -142,7 +143,14 @@ fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt, (label, cex): &(
         found.passed_assertions = f.found.passed_assertions;
     }
     found.passed_assertions.extend(passed_labels(c, &h.asserts));
-    found.failures.insert(label.clone(), cex.clone());
+    for (label, cex) in &h.found {
+        if found.failures.contains_key(label) {
+            found.more_failures.entry(label.clone()).or_default().push(cex.clone());
+        } else {
+            found.failures.insert(label.clone(), cex.clone());
+        }
+    }
+    let cex = &h.found[0].1;
     Answer { verdict: Verdict::Bad(Box::new(cex.clone())), found, effort }
 }
 

@@ -40,6 +40,7 @@ pub struct Repair {
     pub(super) hunt_states: usize,
     pub(super) counterexamples: usize,
     pub(super) counterexample_states: usize,
+    pub(super) other_threads: bool,
     pub(super) optimise: bool,
     pub(super) keep_deadlocks: bool,
     pub(super) twins: bool,
@@ -61,6 +62,7 @@ impl Default for Repair {
             hunt_states: Self::DEFAULT_HUNT_STATES,
             counterexamples: Self::DEFAULT_COUNTEREXAMPLES,
             counterexample_states: Self::DEFAULT_COUNTEREXAMPLE_STATES,
+            other_threads: false,
             optimise: true,
             keep_deadlocks: false,
             twins: true,
@@ -190,6 +192,18 @@ impl Repair {
     /// [`Repair::DEFAULT_COUNTEREXAMPLES`] (4).
     pub fn counterexamples(mut self, n: usize) -> Self {
         self.counterexamples = n.max(1);
+        self
+    }
+
+    /// Whether the search for further counterexamples ([`Repair::counterexamples`]) also
+    /// looks for the first failing assertion failing through other threads (the same race
+    /// between other workers: `paces_explore::Counterexample::flow_threads` differ), with the
+    /// bug hunt first, in programs with one assertion too (docs/loop.md, "Several
+    /// counterexamples"). It teaches a race between workers that differ in a few iterations,
+    /// but the extra traces' fixes (cycles of at most K edges) may keep the loop from the
+    /// cheapest repair, so it is off by default. Default: `false`.
+    pub fn other_threads(mut self, on: bool) -> Self {
+        self.other_threads = on;
         self
     }
 
