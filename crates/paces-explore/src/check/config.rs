@@ -97,7 +97,10 @@ impl Config {
     /// distinct in the threads of their failure's data flow (the threads of the writes the
     /// failing step reads from, and of those they read from, and so on): the same race between
     /// other threads. Among the first failing states the search meets (shortest first), at most
-    /// 16 per counterexample asked for are looked at. Default: 1.
+    /// 16 per counterexample asked for are looked at. With [`Config::hunt_states`] the bug
+    /// hunt collects them first, and when it finds a failure the check ends there: its lists
+    /// then hold what the hunt found (no deadlock, no livelock), counterexamples to learn
+    /// from rather than every one the program has. Default: 1.
     pub fn failures_per_assertion(mut self, n: usize) -> Self {
         self.failures_per_assertion = n.max(1);
         self
@@ -196,8 +199,10 @@ impl Config {
     /// Before the search with merging, look for a failing assertion depth first, storing at
     /// most `n` states (docs/explore.md, "The bug hunt"): a failure found ends a check that
     /// stops at the first failure with a counterexample cut down to the steps the failure
-    /// depends on, which is not among the shortest. Only with the reduction on and
-    /// [`Config::stop_at_first_failure`]; the hunt's states count in the result's. `0`
+    /// depends on, which is not among the shortest. Only with the reduction on, and with
+    /// [`Config::stop_at_first_failure`] or [`Config::failures_per_assertion`] above 1 (then
+    /// the hunt's failures end the check, see there); the hunt's states count in the
+    /// result's. `0`
     /// (the default) hunts never; the repair loop hunts in the original and its candidates.
     pub fn hunt_states(mut self, n: usize) -> Self {
         self.hunt_states = n;

@@ -412,8 +412,12 @@ impl Judge {
     /// with `first`. Two counterexamples are distinct when their failing steps' labels differ.
     /// None when the program has fewer than two assertions (there is nothing else to fail but
     /// a division), or the setting is 1; for a candidate, also none when the original's search
-    /// found none. With [`Repair::other_threads`](super::Repair::other_threads), see
-    /// [`Judge::through_other_threads`].
+    /// found none. With [`Repair::other_threads`](super::Repair::other_threads) the search
+    /// goes on past the first failure, the bug hunt first (at most
+    /// [`Repair::hunt_states`](super::Repair::hunt_states) states), then at most
+    /// [`Repair::counterexample_states`](super::Repair::counterexample_states) breadth first,
+    /// for up to [`Repair::counterexamples`](super::Repair::counterexamples) traces per failing
+    /// assertion, in programs with one assertion too; see [`further_failures`].
     pub(super) fn more_failures(
         &mut self,
         ctx: &mut Context<'_>,
@@ -428,86 +432,29 @@ impl Judge {
         if wanted == 0 || (!original && !self.original.several) {
             return Ok(Vec::new());
         }
-        if ctx.cfg().other_threads {
-            return self.through_other_threads(ctx, rejected, first);
-        }
+        let spread = ctx.cfg().other_threads;
         let asserts = program.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Assert(_))).count();
-        if asserts < 2 {
+        if asserts < 2 && !spread {
             return Ok(Vec::new());
         }
-        let first_label = first.failing_label();
         // Further traces to learn from, not a verdict: no search without the reduction for
         // failures the reduction starves (the check that found the first one had it).
-        let config = self
-            .check_config(ctx)
-            .find(FailureKinds::BAD)
-            .hunt_states(0)
-            .unreduced_states(0)
-            .max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)));
+        let config = self.check_config(ctx).find(FailureKinds::BAD).unreduced_states(0);
+        let config = if spread {
+            config
+                .hunt_states(ctx.cfg().hunt_states)
+                .max_states(ctx.cfg().counterexample_states)
+                .failures_per_assertion(ctx.cfg().counterexamples)
+        } else {
+            config.hunt_states(0).max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)))
+        };
         let result = ctx.timed(explore_time, || check(program, &config))?;
         ctx.add_states(result.states);
         if original {
             self.original.saw(&result);
         }
-        let more: Vec<(Problem, Counterexample)> = result
-            .failures
-            .into_iter()
-            .filter(|(label, _)| Some(label.as_str()) != first_label)
-            .take(wanted)
-            .map(|(_, cex)| (failure_problem(&cex), cex))
-            .collect();
-        if original {
-            self.original.several = !more.is_empty();
-        }
-        Ok(more)
-    }
-
-    /// [`Judge::more_failures`] with [`Repair::other_threads`](super::Repair::other_threads):
-    /// a search that goes on past the first failure, the bug hunt first (at most
-    /// [`Repair::hunt_states`](super::Repair::hunt_states) states, depth first), then at most
-    /// [`Repair::counterexample_states`](super::Repair::counterexample_states) breadth first,
-    /// for up to [`Repair::counterexamples`](super::Repair::counterexamples) traces per failing
-    /// assertion; other assertions' traces first (label order), then `first`'s assertion
-    /// failing through other threads (`Counterexample::flow_threads` differ), up to the
-    /// setting in all with `first`. Programs with one assertion are searched too.
-    fn through_other_threads(
-        &mut self,
-        ctx: &mut Context<'_>,
-        rejected: &Rejected,
-        first: &Counterexample,
-    ) -> Result<Vec<(Problem, Counterexample)>, Error> {
-        let (program, original) = (&rejected.program, rejected.candidate.is_none());
-        let per_assertion = ctx.cfg().counterexamples;
-        let config = self
-            .check_config(ctx)
-            .find(FailureKinds::BAD)
-            .hunt_states(ctx.cfg().hunt_states)
-            .unreduced_states(0)
-            .max_states(ctx.cfg().counterexample_states)
-            .failures_per_assertion(per_assertion);
-        let result = ctx.timed(explore_time, || check(program, &config))?;
-        ctx.add_states(result.states);
-        if original {
-            self.original.saw(&result);
-        }
-        let first_label = first.failing_label();
-        let mut flows = BTreeSet::from([first.flow_threads()]);
-        let (mut more, mut same) = (Vec::new(), Vec::new());
-        let mut further = result.more_failures;
-        for (label, cex) in result.failures {
-            let others = further.remove(&label).unwrap_or_default();
-            if Some(label.as_str()) == first_label {
-                same.extend(std::iter::once(cex).chain(others));
-            } else {
-                more.push((failure_problem(&cex), cex));
-            }
-        }
-        for cex in same {
-            if flows.insert(cex.flow_threads()) {
-                more.push((failure_problem(&cex), cex));
-            }
-        }
-        more.truncate(per_assertion - 1);
+        let mut more = further_failures(result, first, spread);
+        more.truncate(wanted);
         if original {
             self.original.several = !more.is_empty();
         }
@@ -701,4 +648,29 @@ fn failure_problem(cex: &Counterexample) -> Problem {
 /// The names of the threads a deadlock blocks (those not done).
 fn blocked_threads(id: &DeadlockId) -> BTreeSet<String> {
     id.blocked_threads().into_iter().map(str::to_owned).collect()
+}
+
+/// The further counterexamples of a search for them, none of `first`'s assertion: each other
+/// failing assertion's, in label order, then, when `spread`, `first`'s assertion failing
+/// through other threads (`Counterexample::flow_threads` differ from `first`'s and from each
+/// other's), in the order the search met them.
+fn further_failures(result: CheckResult, first: &Counterexample, spread: bool) -> Vec<(Problem, Counterexample)> {
+    let first_label = first.failing_label();
+    let mut flows = BTreeSet::from([first.flow_threads()]);
+    let (mut more, mut same) = (Vec::new(), Vec::new());
+    let mut further = result.more_failures;
+    for (label, cex) in result.failures {
+        let others = further.remove(&label).unwrap_or_default();
+        if Some(label.as_str()) != first_label {
+            more.push((failure_problem(&cex), cex));
+        } else if spread {
+            same.extend(std::iter::once(cex).chain(others));
+        }
+    }
+    for cex in same {
+        if flows.insert(cex.flow_threads()) {
+            more.push((failure_problem(&cex), cex));
+        }
+    }
+    more
 }
