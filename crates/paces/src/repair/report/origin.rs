@@ -46,12 +46,35 @@ pub enum Origin {
         /// How many cheaper candidates the phase had judged, this one included.
         checked: usize,
     },
+    /// The optimisation phase taking added sections out of the repair one at a time: the
+    /// repair without `dropped` of its sections, which passes every check.
+    SectionsDropped {
+        /// How many of the repair's sections were taken out.
+        dropped: usize,
+    },
     /// Judging the candidates of the space in cost order (the exhaustive search, or the loop
     /// walking a small space): the first one accepted, after `checked` were judged.
     InCostOrder {
         /// How many candidates were judged, the original and this one included.
         checked: usize,
     },
+}
+
+impl Origin {
+    /// The step's name, as JSON gives it: `original`, `loop`, `reserve`, `removal`,
+    /// `cheaper-listed`, `cheaper-learned`, `sections-dropped` or `in-cost-order`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Origin::Original => "original",
+            Origin::Loop { .. } => "loop",
+            Origin::Reserve { .. } => "reserve",
+            Origin::Removal { .. } => "removal",
+            Origin::CheaperListed { .. } => "cheaper-listed",
+            Origin::CheaperLearned { .. } => "cheaper-learned",
+            Origin::SectionsDropped { .. } => "sections-dropped",
+            Origin::InCostOrder { .. } => "in-cost-order",
+        }
+    }
 }
 
 impl fmt::Display for Origin {
@@ -84,6 +107,11 @@ impl fmt::Display for Origin {
                 f,
                 "the cheapest candidate that satisfies every constraint learned, the good traces' fallbacks \
                  relaxed, proposed by the optimisation phase ({checked} cheaper candidates judged)"
+            ),
+            Origin::SectionsDropped { dropped } => write!(
+                f,
+                "the loop's repair with {dropped} of its atomic sections taken out by the optimisation phase, \
+                 which passes every check"
             ),
             Origin::InCostOrder { checked } => write!(
                 f,
