@@ -41,6 +41,7 @@ mod prepass;
 mod print;
 pub mod pthread;
 mod read;
+mod shown;
 mod splice;
 
 pub use paces_constraint as constraint;

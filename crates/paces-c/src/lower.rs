@@ -450,6 +450,9 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
         b.in_atomic |= call;
     }
     parts.source_texts = source_texts(&parts, source, &calls);
+    parts.source_steps = crate::shown::source_steps(&parts, source, &BTreeMap::new());
+    let names = threads.iter().map(|t| (t.name.clone(), model.functions[t.function].name.clone()));
+    parts.source_threads = crate::shown::thread_names(names);
     let function_of: FxHashMap<&str, &Function> = model.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     let thread_fn: FxHashMap<&str, &Function> =
         threads.iter().map(|t| (t.name.as_str(), &model.functions[t.function])).collect();

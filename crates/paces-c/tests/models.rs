@@ -125,8 +125,9 @@ fn thread_arguments_from_main_are_per_thread() {
     }
 }
 
-/// Traces show a C statement's own text beside its line (a call's parameter and return steps,
-/// and the guards of an `if`, their Cwhile steps); a transformed program keeps them.
+/// Traces show a C statement's own text beside its line, the steps added for it too (a call's
+/// parameter and return steps show the call, the guards of an `if` its head); a transformed
+/// program keeps them.
 #[test]
 fn steps_show_their_c_text() {
     let source = include_str!("models/adders.c");
@@ -136,10 +137,11 @@ fn steps_show_their_c_text() {
         ("15", "old = count"),
         ("16", "count = old + by"),
         ("17", "return old"),
-        ("22.2", "add.by := by"),
-        ("22.4", "before := add.return"),
+        ("22.2", "before = add(by)"),
+        ("22.4", "before = add(by)"),
         ("23", "assert(before <= FIRST + SECOND - by)"),
-        ("24.then", "assume(by == 1)"),
+        ("24.then", "if (by == FIRST)"),
+        ("24.else", "if (by == FIRST)"),
         ("32", "assume(done1 == 1 & done2 == 1)"),
     ];
     for (label, want) in expected {

@@ -42,6 +42,8 @@ impl Program {
             .collect();
         let mut parts = applied.into_parts();
         parts.source_texts.clone_from(&self.source_texts);
+        parts.source_steps.clone_from(&self.source_steps);
+        parts.source_threads.clone_from(&self.source_threads);
         parts.thread_structure.extend(marked);
         Ok(Program::new(parts))
     }

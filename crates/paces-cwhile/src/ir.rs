@@ -463,6 +463,15 @@ pub struct Parts {
     /// show it beside the label instead of the Cwhile step ([`Program::step_text`]); a program
     /// made by [`Program::apply`] keeps it.
     pub source_texts: BTreeMap<String, String>,
+    /// Per location name (a statement's label or a derived step's, `8.wait`), the statement
+    /// of the source the step belongs to, where a frontend other than Cwhile's gives one (the
+    /// C frontends give one for every step, the steps they add among them). Traces show a step
+    /// by it ([`Program::source_step`]); a program made by [`Program::apply`] keeps it.
+    pub source_steps: BTreeMap<String, SourceStep>,
+    /// Per thread name, the name traces show the thread by, where a frontend other than
+    /// Cwhile's gives one in the source's terms (pthread C: `worker t[0]`, the thread function
+    /// and the handle); [`Program::thread_name`]. A program made by [`Program::apply`] keeps it.
+    pub source_threads: BTreeMap<String, String>,
     /// The assertions written `assertd(b);`: the same check as `assert(b);`, but without a
     /// place of their own (the items of their block may move across them, where an `assert`
     /// is a fixed point of its block's order).
@@ -475,6 +484,23 @@ pub struct Parts {
     /// has no such statement, so a parsed program marks none; [`Program::apply`] keeps the
     /// marks.
     pub thread_structure: BTreeSet<StmtId>,
+}
+
+/// Where a step stands in the source a frontend read (a C file), and how the source writes
+/// the statement it belongs to: the steps a frontend adds for a statement (the temporaries of
+/// `hits = hits + 1`, the guard and counter of a `for`, a lock's wait) belong to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceStep {
+    /// The statement's line (from 1).
+    pub line: u32,
+    /// The byte offset where the statement starts: the steps of one statement share it, so
+    /// that two statements on one line stay apart.
+    pub start: u32,
+    /// The byte offset where the shown text ends (the statement's, or its header's: `for`,
+    /// `while`, `if` show their keyword and condition).
+    pub end: u32,
+    /// The statement as the source writes it (`hits = hits + 1`, `for (i = 0; i < 2; i++)`).
+    pub text: String,
 }
 
 /// A Cwhile program (checked, when [`parse`](crate::parse) made it): its [`Parts`] and a
@@ -528,8 +554,19 @@ impl Deref for Program {
 /// Shows the parts as the program's own fields, then whether the cache is filled.
 impl fmt::Debug for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Parts { vars, threads, procs, stmts, blocks, loc_names, source_texts, assertd, thread_structure } =
-            &self.parts;
+        let Parts {
+            vars,
+            threads,
+            procs,
+            stmts,
+            blocks,
+            loc_names,
+            source_texts,
+            source_steps,
+            source_threads,
+            assertd,
+            thread_structure,
+        } = &self.parts;
         f.debug_struct("Program")
             .field("vars", vars)
             .field("threads", threads)
@@ -538,6 +575,8 @@ impl fmt::Debug for Program {
             .field("blocks", blocks)
             .field("loc_names", loc_names)
             .field("source_texts", source_texts)
+            .field("source_steps", source_steps)
+            .field("source_threads", source_threads)
             .field("assertd", assertd)
             .field("thread_structure", thread_structure)
             .field("derived", &self.derived)

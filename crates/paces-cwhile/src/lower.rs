@@ -22,6 +22,8 @@ pub(crate) fn lower(decls: &[Decl], source: &str) -> Result<Program, Diagnostics
         blocks: l.blocks,
         loc_names: l.loc_names,
         source_texts: std::collections::BTreeMap::new(),
+        source_steps: std::collections::BTreeMap::new(),
+        source_threads: std::collections::BTreeMap::new(),
         assertd: l.assertd,
         thread_structure: std::collections::BTreeSet::new(),
     });

@@ -523,18 +523,36 @@ pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
 }
 
 impl Program {
-    /// The text of the step at `loc`, as a trace shows it beside the label: a statement's
-    /// source text where the program has one ([`Parts::source_texts`](crate::ir::Parts)), else
-    /// its head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)`
-    /// for `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another
-    /// program.
+    /// The text of the step at `loc`, as a trace shows it beside the label: the text of the
+    /// source statement it belongs to where the program has one ([`Program::source_step`]),
+    /// else the statement's source text ([`Parts::source_texts`](crate::ir::Parts)), else its
+    /// head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
+    /// `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another program.
     pub fn step_text(&self, loc: Loc) -> Option<String> {
+        if let Some(step) = self.source_step(loc) {
+            return Some(step.text.clone());
+        }
         if let Some(id) = self.stmt_at(loc) {
             let stmt = self.stmts.get(id.index())?;
             return Some(self.source_texts.get(&stmt.label).cloned().unwrap_or_else(|| head(self, stmt)));
         }
         let owner = self.step_stmt(loc)?;
         derived_text(self, self.stmts.get(owner.index())?, loc)
+    }
+
+    /// The source statement the step at `loc` belongs to, its line and its text
+    /// ([`Parts::source_steps`](crate::ir::Parts)): `None` for a program that has none (Cwhile's
+    /// own) and for a location of another program.
+    pub fn source_step(&self, loc: Loc) -> Option<&crate::ir::SourceStep> {
+        self.source_steps.get(self.loc_names.get(loc.index())?)
+    }
+
+    /// The name traces show thread `thread` by (an index into [`Parts::threads`](crate::ir::Parts)):
+    /// the source's ([`Parts::source_threads`](crate::ir::Parts)) where the program has one,
+    /// else the thread's own; `None` for no thread of the program.
+    pub fn thread_name(&self, thread: usize) -> Option<&str> {
+        let name = &self.threads.get(thread)?.name;
+        Some(self.source_threads.get(name).unwrap_or(name))
     }
 
     /// The statement the step at `loc` belongs to: the statement whose own label it is, or for

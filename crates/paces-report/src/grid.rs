@@ -187,9 +187,10 @@ mod tests {
     use crate::ChartStep;
 
     fn chart(steps: &[(usize, &str, &str, bool)]) -> TraceChart {
-        let mut c = TraceChart { threads: vec!["a".to_owned(), "bb".to_owned()], ..TraceChart::default() };
+        let mut c = TraceChart::default();
+        c.threads = vec!["a".to_owned(), "bb".to_owned()];
         for &(thread, label, text, blocked) in steps {
-            c.steps.push(ChartStep { thread, label: label.to_owned(), text: text.to_owned(), blocked });
+            c.steps.push(ChartStep::new(thread, label, text, blocked));
         }
         c
     }

@@ -32,6 +32,7 @@ mod page;
 mod place;
 pub mod sarif;
 mod sections;
+mod shown;
 pub mod text;
 pub mod text_chart;
 mod trace_chart;

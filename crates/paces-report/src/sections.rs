@@ -134,7 +134,11 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         });
         match &chart {
             Some(c) => {
-                let _ = writeln!(out, "<p>Counterexample: {} steps.</p>", c.steps.len());
+                let _ = writeln!(
+                    out,
+                    "<p>Counterexample: {} steps.</p>",
+                    c.steps.iter().map(|s| s.labels.len()).sum::<usize>()
+                );
                 trace_figures(out, c, &format!("bad-{}", n + 1));
                 constraint(out, c);
             }
@@ -173,7 +177,11 @@ fn further(out: &mut String, report: &Report, it: &paces::Iteration, n: usize) {
         if let Some(accepted) = &report.candidate {
             chart.choose_fix(&l.elimination, accepted);
         }
-        let _ = writeln!(out, "<p>Counterexample: {} steps.</p>", chart.steps.len());
+        let _ = writeln!(
+            out,
+            "<p>Counterexample: {} steps.</p>",
+            chart.steps.iter().map(|s| s.labels.len()).sum::<usize>()
+        );
         trace_figures(out, &chart, &format!("bad-{n}-more-{}", m + 1));
         constraint(out, &chart);
     }

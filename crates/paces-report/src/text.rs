@@ -91,14 +91,27 @@ pub fn iteration_line(number: usize, it: &Iteration, space: &paces::constraint::
 }
 
 /// An iteration's line ([`iteration_line`]) followed by its trace as a text chart (columns
-/// named `threads`), each chart line indented by four spaces.
-pub fn iteration_text(number: usize, it: &Iteration, space: &paces::constraint::Space, threads: &[String]) -> String {
+/// named `threads`), each chart line indented by four spaces. The trace is one of `program`'s
+/// (the original the repair started from): for a program read from C, its steps are named by
+/// their statements' lines, the consecutive steps of one thread that belong to one statement
+/// once.
+pub fn iteration_text(
+    number: usize,
+    it: &Iteration,
+    program: &paces::cwhile::ir::Program,
+    space: &paces::constraint::Space,
+    threads: &[String],
+) -> String {
     let mut text = iteration_line(number, it, space);
     if !it.schedule.is_empty() {
         let steps: Vec<(usize, &str)> =
             it.threads.iter().copied().zip(it.schedule.iter().map(String::as_str)).collect();
+        let rows = crate::shown::rows(program, &steps, |i| it.failing == Some(i));
+        let shown: Vec<(usize, &str)> = rows.iter().map(|r| (r.thread, r.label.as_str())).collect();
+        let failing =
+            it.failing.and_then(|f| rows.iter().position(|r| (r.first..r.first + r.labels.len()).contains(&f)));
         text.push('\n');
-        text.push_str(text_chart::runs(threads, &steps, it.failing, "    ").trim_end());
+        text.push_str(text_chart::runs(threads, &shown, failing, "    ").trim_end());
     }
     text
 }

@@ -147,10 +147,10 @@ impl<'a> From<&'a Schedule> for Steps<'a> {
 /// ```
 pub fn columns(program: &Program, steps: Steps<'_>, failing: Option<usize>) -> String {
     let chart = match steps {
-        Steps::Trace(t) => TraceChart::new(program, t),
-        Steps::Schedule(s) => TraceChart::of_schedule(program, s),
+        Steps::Trace(t) => TraceChart::of_trace(program, t, failing),
+        Steps::Schedule(s) => TraceChart::of_schedule(program, s, failing),
     };
-    Grid::new(&chart, failing, Fit::Shorten(TEXT_WIDTH)).text()
+    Grid::new(&chart, None, Fit::Shorten(TEXT_WIDTH)).text()
 }
 
 /// The most characters of a step's text shown beside its label (a longer one is cut, its

@@ -118,6 +118,8 @@ impl N {
 pub(super) struct Instance {
     /// The Cwhile thread's name.
     pub(super) name: String,
+    /// Its name in the source's terms: the function and the handle (`worker t[0]`).
+    pub(super) shown: String,
     pub(super) function: String,
     /// The constant argument, when the function takes one.
     pub(super) arg: Option<i64>,

@@ -267,6 +267,9 @@ impl<'a> Lower<'a> {
             }
         }
         parts.source_texts = self.texts.clone();
+        parts.source_steps = crate::shown::source_steps(&parts, self.source, &self.thread_places());
+        let names = self.instances.iter().map(|i| (i.name.clone(), i.shown.clone()));
+        parts.source_threads = crate::shown::thread_names(names);
         parts.thread_structure = parts
             .stmts
             .iter()

@@ -1,5 +1,7 @@
 //! Threads of the pthread C lowering: `pthread_create`, the handles it fills, and mutexes.
 
+use std::collections::BTreeMap;
+
 use lang_c::ast::{BinaryOperator as B, Expression as E, UnaryOperator as U};
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
@@ -65,9 +67,21 @@ impl<'a> Lower<'a> {
             None => key.0.clone(),
         };
         let name = self.fresh(&format!("{function}_{handle}"));
+        let shown = match key.1 {
+            Some(i) => format!("{function} {}[{i}]", key.0),
+            None => format!("{function} {}", key.0),
+        };
         let start = self.fresh(&format!("started_{name}"));
         let done = self.fresh(&format!("done_{name}"));
-        self.instances.push(Instance { name, function: function.clone(), arg, start: start.clone(), done, span });
+        self.instances.push(Instance {
+            name,
+            shown,
+            function: function.clone(),
+            arg,
+            start: start.clone(),
+            done,
+            span,
+        });
         let key = self.scoped(key);
         self.handles.insert(key, k);
         self.use_function(&function, span, true)?;
@@ -75,6 +89,35 @@ impl<'a> Lower<'a> {
         self.texts.insert(label.clone(), self.c_text(span));
         self.thread_steps.insert(label.clone());
         Ok(vec![N::Simple(label, format!("{start} := 1"))])
+    }
+
+    /// Where a trace shows the steps of each created thread's start and end
+    /// ([`crate::shown`]): its start, its argument and its call at the thread function's
+    /// header (`void *worker(void *arg)`), the step that marks it done at the function's last
+    /// `return` or, without one, its closing brace.
+    pub(super) fn thread_places(&self) -> BTreeMap<String, Span> {
+        let mut out = BTreeMap::new();
+        for inst in &self.instances {
+            let Some(f) = self.functions.get(&inst.function) else { continue };
+            let (whole, body) = (self.span(f), self.span(&f.node.statement));
+            let head = Span { start: whole.start, end: body.start };
+            let end = match &f.node.statement.node {
+                lang_c::ast::Statement::Compound(items) => match items.last().map(|i| &i.node) {
+                    Some(lang_c::ast::BlockItem::Statement(s))
+                        if matches!(s.node, lang_c::ast::Statement::Return(_)) =>
+                    {
+                        self.span(s)
+                    }
+                    _ => Span { start: body.end.saturating_sub(1), end: body.end },
+                },
+                _ => body,
+            };
+            for step in ["go", "start", "arg", "run"] {
+                out.insert(format!("{}_{step}", inst.name), head);
+            }
+            out.insert(format!("{}_done", inst.name), end);
+        }
+        out
     }
 
     /// The handle `t` (or `&t`, `t[i]`) as a key.

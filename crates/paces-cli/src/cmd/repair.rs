@@ -193,8 +193,9 @@ pub fn run(args: &Args, lang: Option<super::Lang>) -> Outcome {
         line.draw(&format!("paces: repairing {} ...", input.name));
     }
     let verbose = args.verbose && args.format == Format::Text;
-    let threads: Vec<String> = program.threads.iter().map(|t| t.name.clone()).collect();
-    let repair = repair.on_event(observer(&input.name, threads, program.space(), status.clone(), verbose));
+    let threads: Vec<String> =
+        (0..program.threads.len()).filter_map(|t| program.thread_name(t)).map(str::to_owned).collect();
+    let repair = repair.on_event(observer(&input.name, threads, &program, status.clone(), verbose));
     let outcome = if args.exhaustive { repair.optimum(&program) } else { repair.run(&program) };
     if let Some(line) = &status {
         line.clear();
@@ -382,11 +383,13 @@ fn emit(
 fn observer(
     name: &str,
     threads: Vec<String>,
-    space: paces::constraint::Space,
+    program: &paces::cwhile::Program,
     status: Option<Arc<StatusLine>>,
     verbose: bool,
 ) -> impl Fn(&RepairEvent) + Send + Sync + 'static {
     let name = name.to_owned();
+    let space = program.space();
+    let program = program.clone();
     move |event| match event {
         RepairEvent::Progress { iteration, progress, .. } => {
             if let Some(line) = &status {
@@ -398,7 +401,8 @@ fn observer(
             }
         }
         RepairEvent::IterationEnded { iteration, record, .. } if verbose => {
-            let text = format!("paces: {name}: {}", text::iteration_text(*iteration, record, &space, &threads));
+            let text =
+                format!("paces: {name}: {}", text::iteration_text(*iteration, record, &program, &space, &threads));
             print_line(status.as_deref(), &text);
         }
         _ => {}

@@ -17,27 +17,47 @@ use crate::text_chart;
 pub use all::{all_json, all_text, counts_text};
 
 /// A step in JSON: its thread index, label and text (`x := 1`; empty for a label that is no
-/// location of the program), and in a schedule whether it is the failing one.
+/// location of the program), and in a schedule whether it is the failing one. For a program
+/// read from C a step is a row of consecutive steps of one thread that belong to one statement
+/// of the source: its label is the statement's line, `line` that line as a number, `text` the
+/// statement's text and `locations` the location names of the steps it stands for.
 #[derive(Debug, Serialize)]
 struct Step {
     thread: usize,
     label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
     text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locations: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failing: Option<bool>,
 }
 
-impl Step {
-    fn new(program: &Program, thread: usize, label: &str, failing: Option<bool>) -> Step {
-        let text = program.loc(label).and_then(|l| program.step_text(l)).unwrap_or_default();
-        Step { thread, label: label.to_owned(), text, failing }
-    }
+/// The JSON steps of `steps` (each its thread and label) of `program`; with `failing`, each
+/// says whether it holds the failing step of that index (`None`: a trace without one).
+fn json_steps(program: &Program, steps: &[(usize, &str)], failing: Option<Option<usize>>) -> Vec<Step> {
+    let fails = failing.flatten();
+    let rows = crate::shown::rows(program, steps, |i| fails == Some(i));
+    rows.into_iter()
+        .map(|r| {
+            let end = r.first + r.labels.len();
+            Step {
+                thread: r.thread,
+                failing: failing.map(|f| f.is_some_and(|f| (r.first..end).contains(&f))),
+                label: r.label,
+                line: r.line,
+                text: r.text,
+                locations: r.line.map(|_| r.labels),
+            }
+        })
+        .collect()
 }
 
-/// A schedule in JSON: one step each, the failing one marked.
+/// A schedule in JSON: one step each (a row each, for a C program), the failing one marked.
 fn schedule(program: &Program, schedule: &Schedule, failing: Option<usize>) -> Vec<Step> {
-    let steps = schedule.steps.iter().enumerate();
-    steps.map(|(i, s)| Step::new(program, s.thread.index(), &s.label, Some(failing == Some(i)))).collect()
+    let steps: Vec<(usize, &str)> = schedule.steps.iter().map(|s| (s.thread.index(), s.label.as_str())).collect();
+    json_steps(program, &steps, Some(failing))
 }
 
 /// A verdict's name in JSON: `correct`, `bad`, `deadlock`, `livelock`, `bound-reached`.
@@ -47,7 +67,7 @@ fn verdict_name(verdict: &Verdict) -> String {
 
 /// The program's thread names, in order: what a step's `thread` index points at.
 fn threads(program: &Program) -> Vec<String> {
-    program.threads.iter().map(|t| t.name.clone()).collect()
+    (0..program.threads.len()).filter_map(|t| program.thread_name(t)).map(str::to_owned).collect()
 }
 
 /// The total time of a check, in milliseconds.
@@ -180,10 +200,13 @@ pub fn traces_json(
     bounds: &[GoodBound],
     result: &CheckResult,
 ) -> String {
-    let label = |loc: paces::constraint::Loc| program.loc_names.get(loc.index()).cloned().unwrap_or_default();
+    let label = |loc: paces::constraint::Loc| program.loc_names.get(loc.index()).map_or("", String::as_str);
     let good = good
         .iter()
-        .map(|t| t.events().iter().map(|e| Step::new(program, e.thread.index(), &label(e.loc), None)).collect())
+        .map(|t| {
+            let steps: Vec<(usize, &str)> = t.events().iter().map(|e| (e.thread.index(), label(e.loc))).collect();
+            json_steps(program, &steps, None)
+        })
         .collect();
     let doc = TracesDocument {
         schema: "paces-traces/2",

@@ -135,9 +135,14 @@ impl<'a> Places<'a> {
     /// The region of the statement of the step labelled `label`, on its first line; `None`
     /// for a step the source does not hold.
     fn region(&self, label: &str) -> Option<Region> {
-        let stmt = self.program.step_stmt(self.program.loc(label)?)?;
-        let span = self.program.stmts.get(stmt.index())?.span;
-        let (start, end) = (span.start as usize, span.end as usize);
+        let loc = self.program.loc(label)?;
+        let (start, end) = match self.program.source_step(loc) {
+            Some(s) => (s.start as usize, s.end as usize),
+            None => {
+                let span = self.program.stmts.get(self.program.step_stmt(loc)?.index())?.span;
+                (span.start as usize, span.end as usize)
+            }
+        };
         (start < end && end <= self.lines.bytes()).then(|| self.lines.region(start, end))
     }
 
@@ -162,7 +167,7 @@ impl<'a> Places<'a> {
     }
 
     fn thread_name(&self, thread: usize) -> String {
-        self.program.threads.get(thread).map_or_else(|| format!("thread {thread}"), |t| t.name.clone())
+        self.program.thread_name(thread).map_or_else(|| format!("thread {thread}"), str::to_owned)
     }
 
     fn failure<'c>(&self, label: &str, cex: &'c Counterexample) -> Finding<'c> {
@@ -211,21 +216,29 @@ impl<'a> Places<'a> {
     /// waits, in thread order; each step numbered by its place in the trace.
     fn code_flow(&self, f: &Finding<'_>) -> CodeFlow {
         let mut flows: BTreeMap<usize, Vec<ThreadFlowLocation>> = BTreeMap::new();
-        for (k, step) in f.cex.schedule.steps.iter().enumerate() {
-            let text = self.text(&step.label);
-            let failing = f.cex.failing_step == Some(k);
-            let message = if failing {
+        let schedule = &f.cex.schedule.steps;
+        let labels: Vec<(usize, &str)> = schedule.iter().map(|s| (s.thread.index(), s.label.as_str())).collect();
+        // A row of a C program's trace stands for the steps of one statement; the failing
+        // step ends its row and the cycle's first step starts one.
+        let (failing, cycle) = (f.cex.failing_step, f.cex.cycle_start);
+        let rows = crate::shown::rows(self.program, &labels, |i| failing == Some(i) || cycle == Some(i + 1));
+        for (k, row) in rows.iter().enumerate() {
+            let step = &schedule[row.first];
+            let label = row.labels[0].as_str();
+            let text = self.text(label);
+            let holds = |i: Option<usize>| i.is_some_and(|i| (row.first..row.first + row.labels.len()).contains(&i));
+            let message = if holds(failing) {
                 format!("{text} (fails)")
-            } else if f.cex.cycle_start == Some(k) {
+            } else if cycle == Some(row.first) {
                 format!("{text} (the cycle starts here)")
             } else {
                 text
             };
-            flows.entry(step.thread.index()).or_default().push(ThreadFlowLocation {
-                location: self.location(&step.label, Some(message)),
+            flows.entry(row.thread).or_default().push(ThreadFlowLocation {
+                location: self.location(label, Some(message)),
                 execution_order: Some(k + 1),
                 nesting_level: (!step.calls.is_empty()).then_some(step.calls.len()),
-                importance: failing.then_some("essential"),
+                importance: holds(failing).then_some("essential"),
             });
         }
         for (thread, label) in &f.waits {
