@@ -5,11 +5,17 @@
 //! Each model has three globals and two threads started from `main`, each a long body of
 //! assignments (`x = y + i;` and `y = (x * k) - z;`); the second waits for the first's last
 //! write and ends in an assertion.
+//!
+//! It reads with the allocator the `paces` binary uses (mimalloc), so that it measures what a
+//! user's `paces fmt` or `paces repair` does.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// A model of the dialect of about `bytes` bytes.
 fn model(bytes: usize) -> String {
