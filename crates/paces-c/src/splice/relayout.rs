@@ -42,12 +42,12 @@ impl Splice<'_> {
             }
             // The innermost braces around the block's first statement.
             let braces = pairs.iter().filter(|b| b.open < first && first < b.close).max_by_key(|b| b.open)?;
-            if done.contains(&braces.open) {
-                continue;
-            }
-            done.push(braces.open);
             let body = self.body(*braces)?;
-            self.split(&body, &mut edits)?;
+            // A section or region and the block around it share their braces: split once.
+            if !done.contains(&braces.open) {
+                done.push(braces.open);
+                self.split(&body, &mut edits)?;
+            }
             self.unroll_parted(flat, old, &body, &mut edits, &mut dropped)?;
         }
         let text = self.apply(0, self.source.len(), &mut edits)?;
