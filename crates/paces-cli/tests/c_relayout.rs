@@ -80,7 +80,7 @@ fn a_line_of_two_statements_is_split_in_a_block() {
 
 /// Thread 1 expects `d` set, thread 0 does not look: the cheapest repair sets it between the
 /// two creations, which parts the unrolled loop of creates; it is written unrolled, and `i`,
-/// which nothing reads, gets no assignment.
+/// which nothing reads, gets no assignment (nor a declaration, when the loop declared it).
 #[test]
 fn a_loop_of_creates_that_the_repair_parts_is_written_unrolled() {
     let source = "#include <pthread.h>\n#include <assert.h>\nint d = 0;\n\
@@ -96,15 +96,19 @@ fn a_loop_of_creates_that_the_repair_parts_is_written_unrolled() {
         ["  for (i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);", "  d = 1;"],
         "{fixed}"
     );
-    assert_eq!(
-        after,
-        [
-            "  pthread_create(&t[0], 0, w, (void *)(long)0);",
-            "  d = 1;",
-            "  pthread_create(&t[1], 0, w, (void *)(long)1);"
-        ],
-        "{fixed}"
+    let unrolled = [
+        "  pthread_create(&t[0], 0, w, (void *)(long)0);",
+        "  d = 1;",
+        "  pthread_create(&t[1], 0, w, (void *)(long)1);",
+    ];
+    assert_eq!(after, unrolled, "{fixed}");
+    let declared = source.replace(
+        "for (i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);",
+        "for (int k = 0; k < 2; k++) pthread_create(&t[k], 0, w, (void *)(long)k);",
     );
+    let fixed = repaired("declared.c", &declared, &[], "move 11.3 below 12");
+    let (_, after, at) = differing(&declared, &fixed);
+    assert_eq!((at, after), (11, unrolled.to_vec()), "{fixed}");
 }
 
 /// `flag` must not be set before thread 0 is done, and thread 1 must see it: the cheapest

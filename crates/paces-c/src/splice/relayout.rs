@@ -4,7 +4,7 @@
 //! parts them (`unroll.rs`). Line breaks between tokens mean nothing to C, so the new text is
 //! the same program up to labels, which [`remap`] checks before the change is written into it.
 
-use paces_cwhile::ir::StmtId;
+use paces_cwhile::ir::{StmtId, VarIdx};
 use paces_cwhile::Program;
 
 use super::{Edit, Placed, Splice};
@@ -14,6 +14,14 @@ use super::{Edit, Placed, Splice};
 pub(super) struct Braces {
     pub(super) open: usize,
     pub(super) close: usize,
+}
+
+/// What of the original a re-laid-out text no longer holds: an unrolled loop's counter
+/// assignments that nothing reads, and the counter itself when the loop declared it.
+#[derive(Default)]
+pub(super) struct Dropped {
+    pub(super) stmts: Vec<StmtId>,
+    pub(super) locals: Vec<VarIdx>,
 }
 
 /// What the re-layout of one block needs to know of it.
@@ -28,12 +36,11 @@ pub(super) struct Body {
 
 impl Splice<'_> {
     /// The source with the blocks of `targets` (each block's items now and in the original)
-    /// laid out again, and the statements of the original the new text no longer holds (an
-    /// unrolled loop's counter assignments that nothing reads).
-    pub(super) fn relayout(&self, targets: &[(Vec<Placed>, Vec<StmtId>)]) -> Option<(String, Vec<StmtId>)> {
+    /// laid out again, and what of the original the new text no longer holds.
+    pub(super) fn relayout(&self, targets: &[(Vec<Placed>, Vec<StmtId>)]) -> Option<(String, Dropped)> {
         let pairs = self.brace_pairs();
         let mut edits = Vec::new();
-        let mut dropped = Vec::new();
+        let mut dropped = Dropped::default();
         let mut done = Vec::new();
         for (flat, old) in targets {
             let mut first = usize::MAX;
@@ -209,13 +216,14 @@ fn continued(rest: &str, brace: bool) -> bool {
 
 /// `changed` for the text `back` reads as: each statement that is one of `original` takes the
 /// label and span of the same statement of `back`, and the statements made from `dropped`
-/// (statements of `original` the text no longer holds) are left out. `None` unless `back` is
+/// (what of `original` the text no longer holds) are left out. `None` unless `back` is
 /// `original` without `dropped`, up to labels.
-pub(super) fn remap(original: &Program, changed: &Program, back: &Program, dropped: &[StmtId]) -> Option<Program> {
+pub(super) fn remap(original: &Program, changed: &Program, back: &Program, dropped: &Dropped) -> Option<Program> {
     let mut parts = original.clone().into_parts();
     for b in &mut parts.blocks {
-        b.items.retain(|i| !dropped.contains(i));
+        b.items.retain(|i| !dropped.stmts.contains(i));
     }
+    without_locals(&mut parts, &dropped.locals);
     let expected = Program::new(parts);
     if super::unlabelled(&expected) != super::unlabelled(back) {
         return None;
@@ -233,7 +241,7 @@ pub(super) fn remap(original: &Program, changed: &Program, back: &Program, dropp
     let mut gone = Vec::new();
     for (k, s) in parts.stmts.iter_mut().enumerate() {
         let Some(o) = StmtId::new(k).and_then(|id| super::origin(original, changed, id)) else { continue };
-        if dropped.contains(&o) {
+        if dropped.stmts.contains(&o) {
             gone.push(StmtId::new(k)?);
             continue;
         }
@@ -244,7 +252,15 @@ pub(super) fn remap(original: &Program, changed: &Program, back: &Program, dropp
     for b in &mut parts.blocks {
         b.items.retain(|i| !gone.contains(i));
     }
+    without_locals(&mut parts, &dropped.locals);
     Some(Program::new(parts))
+}
+
+/// Takes `locals` out of every thread's and procedure's list of locals.
+fn without_locals(parts: &mut paces_cwhile::ir::Parts, locals: &[VarIdx]) {
+    for list in parts.threads.iter_mut().map(|t| &mut t.locals).chain(parts.procs.iter_mut().map(|q| &mut q.locals)) {
+        list.retain(|v| !locals.contains(v));
+    }
 }
 
 /// Pairs the statements of block `a` of `p` with those of block `b` of `q` (the same program

@@ -4,29 +4,31 @@
 
 use paces_cwhile::ir::{Expr, StmtId, StmtKind};
 
-use super::relayout::{statements, Body};
+use super::relayout::{statements, Body, Dropped};
 use super::{Edit, Placed, Splice};
 
 /// A `for` statement's text, split: `for (init; cond; step) body`.
 struct Header<'t> {
-    /// The counter the initialiser sets (`i` of `i = 0`).
+    /// The counter the initialiser sets (`i` of `i = 0` or of `int i = 0`).
     counter: &'t str,
+    /// Whether the initialiser declares it.
+    declared: bool,
     /// The body, from its first code to its end.
     body: (usize, usize),
 }
 
 impl Splice<'_> {
     /// Adds, for each `for` statement of `body` whose items (of the original's `old`) the
-    /// block's items now (`flat`) part, the edit that writes it unrolled, and the statements
-    /// of the original the unrolled text leaves out to `dropped`; `None` when such a loop
-    /// cannot be written unrolled.
+    /// block's items now (`flat`) part, the edit that writes it unrolled, and what of the
+    /// original the unrolled text leaves out to `dropped`; `None` when such a loop cannot be
+    /// written unrolled.
     pub(super) fn unroll_parted(
         &self,
         flat: &[Placed],
         old: &[StmtId],
         body: &Body,
         edits: &mut Vec<Edit>,
-        dropped: &mut Vec<StmtId>,
+        dropped: &mut Dropped,
     ) -> Option<()> {
         for &(s, e) in &body.stmts {
             if !self.code[s..e].starts_with("for")
@@ -45,16 +47,16 @@ impl Splice<'_> {
                 continue;
             }
             let indent = if self.alone(s) { self.indent_at(s) } else { body.indent.clone() };
-            let (text, gone) = self.unrolled(s, e, flat, &items, &indent)?;
+            let text = self.unrolled(s, e, flat, &items, &indent, dropped)?;
             edits.push(Edit { start: s, end: e, text });
-            dropped.extend(gone);
         }
         Some(())
     }
 
     /// The text of the `for` statement `s..e` unrolled (its lines joined by a line break and
-    /// `indent`), whose items are `items`, and which of them the text leaves out: the
-    /// counter's first assignment, and its last one unless something reads the counter.
+    /// `indent`), whose items are `items`; adds what of them the text leaves out to `dropped`:
+    /// the counter's first assignment, its last one unless something reads the counter, and a
+    /// counter the loop declares.
     fn unrolled(
         &self,
         s: usize,
@@ -62,7 +64,8 @@ impl Splice<'_> {
         flat: &[Placed],
         items: &[StmtId],
         indent: &str,
-    ) -> Option<(String, Vec<StmtId>)> {
+        dropped: &mut Dropped,
+    ) -> Option<String> {
         let header = self.header(s, e)?;
         let (&first, &last) = (items.first()?, items.last()?);
         let (var, from) = self.counter_set(first)?;
@@ -78,8 +81,15 @@ impl Splice<'_> {
         let (one, two) = (at(first)?, at(last)?);
         // The first assignment stays when something between the two reads the counter.
         let early = flat.get(one + 1..two).unwrap_or(&[]).iter().any(|p| self.original.reads(p.origin).contains(&var));
+        if header.declared {
+            // Only the loop sees its own counter.
+            if read || early {
+                return None;
+            }
+            dropped.locals.push(var);
+        }
         let mut lines = Vec::new();
-        let mut gone = Vec::new();
+        let gone = &mut dropped.stmts;
         if early {
             lines.push(format!("{} = {from};", header.counter));
         } else {
@@ -97,7 +107,7 @@ impl Splice<'_> {
         } else {
             gone.push(last);
         }
-        Some((lines.join(&format!("\n{indent}")), gone))
+        Some(lines.join(&format!("\n{indent}")))
     }
 
     /// The variable an assignment of a constant sets, and the constant.
@@ -109,7 +119,7 @@ impl Splice<'_> {
     }
 
     /// The parts of the `for` statement `s..e` that its unrolling needs; `None` unless its
-    /// initialiser assigns a variable (`i = 0`, not a declaration).
+    /// initialiser sets one variable (`i = 0`, `int i = 0`).
     fn header(&self, s: usize, e: usize) -> Option<Header<'_>> {
         let code = self.code.get(s..e)?;
         let open = s + code.find('(')?;
@@ -134,13 +144,15 @@ impl Splice<'_> {
         };
         let [init, _] = semis[..] else { return None };
         let (name, _) = self.code[open + 1..init].split_once('=')?;
-        let counter = name.trim();
-        if counter.is_empty() || !counter.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        let words: Vec<&str> = name.split_whitespace().collect();
+        let word = |w: &&str| w.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+        let counter = *words.last()?;
+        if !words.iter().all(word) {
             return None;
         }
         let rest = &self.code[close + 1..e];
         let body = close + 1 + (rest.len() - rest.trim_start().len());
-        Some(Header { counter, body: (body, e) })
+        Some(Header { counter, declared: words.len() > 1, body: (body, e) })
     }
 
     /// The source's statement `a..b` with each use of the identifier `counter` written `value`.
