@@ -76,16 +76,19 @@ impl<'a> Printer<'a> {
     /// that is, the canonical Cwhile texts ([`paces_cwhile::Printer::print`]) of the two
     /// programs are equal once every statement label is replaced by the same placeholder.
     ///
-    /// Statements that share a line (two declarators of one declaration, the statements a
-    /// macro expands to, `a; b;`) are one unit of lines: they move together and a section
-    /// takes them all or none.
+    /// The steps of one C statement (two declarators of one declaration, the statements a
+    /// macro expands to) are one unit of lines: they move together and a section takes them
+    /// all or none. Where the layout cannot take the change as it stands, the changed blocks
+    /// are laid out again first: a line holding two or more of a changed block's statements
+    /// is split into one line each (an inline `{ ... }` body becomes a multi-line one), and a
+    /// `for` loop the reader unrolled whose copies the change parts is written unrolled
+    /// (`docs/c-frontend.md`, "The repaired program").
     ///
-    /// `None` when the layout does not allow it (a statement of a rewritten block sharing a
-    /// line with code of no statement of that block, a change that parts the statements of
-    /// one line, a comment that a cut between lines would split) or when the check fails, as
-    /// it must where the dialect cannot say the change (a section over a `return`; a move of
-    /// an `if` whose early `return` makes the statements after it its `else` branch): the
-    /// caller then prints the program another way.
+    /// `None` when the layout does not allow it (a change that parts the steps of one
+    /// statement, a section added in a block without braces, a comment that a cut between
+    /// lines would split) or when the check fails, as it must where the dialect cannot say
+    /// the change (a section over a `return`; a move of an `if` whose early `return` makes the
+    /// statements after it its `else` branch): the caller then prints the program another way.
     #[must_use]
     pub fn splice(&self, source: &str, original: &Program) -> Option<String> {
         let dialect = crate::splice::Dialect {

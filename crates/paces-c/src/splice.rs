@@ -7,6 +7,9 @@ use paces_cwhile::ir::{StmtId, StmtKind};
 use paces_cwhile::Program;
 use rustc_hash::FxHashMap;
 
+mod relayout;
+mod unroll;
+
 /// How a C dialect reads a text and writes an added section.
 pub(crate) struct Dialect<'d> {
     /// Reads a text of the dialect.
@@ -24,19 +27,36 @@ pub(crate) struct Dialect<'d> {
 /// `changed` written into `source`, the text of `original`, in the C dialect `dialect`:
 /// [`crate::Printer::splice`] for the paper's dialect, [`crate::pthread::Printer::splice`] for
 /// pthread C.
+///
+/// When the source's layout cannot take the change as it stands (two statements of a changed
+/// block on one line, a `for` loop the reader unrolled whose copies the change parts), the
+/// changed blocks are laid out again first ([`relayout`]: each statement on its own line, a
+/// parted loop written unrolled), the new text read back as the original up to labels, and the
+/// change written into that text.
 pub(crate) fn splice(source: &str, original: &Program, changed: &Program, dialect: &Dialect<'_>) -> Option<String> {
     if changed.threads.len() != original.threads.len() || changed.procs.len() != original.procs.len() {
         return None;
     }
+    if let Some(text) = splice_into(source, original, changed, dialect) {
+        return Some(text);
+    }
+    let splice = Splice::new(source, original, changed, dialect)?;
+    let mut targets = Vec::new();
+    for (now, then) in bodies(original, changed)? {
+        splice.targets(now, then, 0, &mut targets)?;
+    }
+    let (text, dropped) = splice.relayout(&targets)?;
+    let back = (dialect.parse)(&text)?;
+    let moved = relayout::remap(original, changed, &back, &dropped)?;
+    splice_into(&text, &back, &moved, dialect)
+}
+
+/// [`splice`] into the source as it is laid out.
+fn splice_into(source: &str, original: &Program, changed: &Program, dialect: &Dialect<'_>) -> Option<String> {
     let splice = Splice::new(source, original, changed, dialect)?;
     let mut edits = Vec::new();
-    for t in &changed.threads {
-        let before = original.threads.iter().find(|o| o.name == t.name)?;
-        splice.walk(t.body, before.body, 0, &mut edits)?;
-    }
-    for q in &changed.procs {
-        let before = original.procs.iter().find(|o| o.name == q.name)?;
-        splice.walk(q.body, before.body, 0, &mut edits)?;
+    for (now, then) in bodies(original, changed)? {
+        splice.walk(now, then, 0, &mut edits)?;
     }
     let text = splice.apply(0, source.len(), &mut edits)?;
     if dialect.flat {
@@ -61,6 +81,27 @@ pub(crate) fn splice(source: &str, original: &Program, changed: &Program, dialec
 /// with its statements in order). A frontend declares a C block's locals in the order their
 /// declarations stand, which a moved declaration changes; every local starts with its
 /// declared value whatever the order, so the order means nothing.
+/// The body of each thread and procedure of `changed`, each with the body of the one of
+/// `original` of the same name.
+fn bodies(original: &Program, changed: &Program) -> Option<Vec<(BlockId, BlockId)>> {
+    let mut out = Vec::new();
+    for t in &changed.threads {
+        out.push((t.body, original.threads.iter().find(|o| o.name == t.name)?.body));
+    }
+    for q in &changed.procs {
+        out.push((q.body, original.procs.iter().find(|o| o.name == q.name)?.body));
+    }
+    Some(out)
+}
+
+/// The statement of `original` that statement `id` of `changed` is (same label and span), or
+/// `None` for an added section.
+fn origin(original: &Program, changed: &Program, id: StmtId) -> Option<StmtId> {
+    let s = changed.stmts.get(id.index())?;
+    let o = original.stmt_at(original.loc(&s.label)?)?;
+    (original.stmts.get(o.index())?.span == s.span).then_some(o)
+}
+
 fn unlabelled(p: &Program) -> String {
     let mut parts = p.clone().into_parts();
     for s in &mut parts.stmts {
@@ -141,15 +182,50 @@ impl<'a> Splice<'a> {
     /// The original's statement a statement of `changed` is (same label and span), or `None`
     /// for an added section.
     fn origin(&self, id: StmtId) -> Option<StmtId> {
-        let s = self.changed.stmts.get(id.index())?;
-        let o = self.original.stmt_at(self.original.loc(&s.label)?)?;
-        (self.original.stmts.get(o.index())?.span == s.span).then_some(o)
+        origin(self.original, self.changed, id)
     }
 
     /// Adds the edits for `block` of `changed`, whose original is `before` and which lies
     /// `depth` statements deep: its rewrite when its items changed order or gained a section,
     /// else those of the blocks inside it.
     fn walk(&self, block: BlockId, before: BlockId, depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
+        let (flat, old, same) = self.paired(block, before, depth)?;
+        if !same {
+            return self.rewrite(&flat, old, depth, edits);
+        }
+        for p in &flat {
+            self.nested(p, depth, edits)?;
+        }
+        Some(())
+    }
+
+    /// Adds the blocks [`Splice::walk`] would rewrite, from `block` of `changed` (whose
+    /// original is `before`) down: the items of each, now and in the original.
+    fn targets(
+        &self,
+        block: BlockId,
+        before: BlockId,
+        depth: usize,
+        out: &mut Vec<(Vec<Placed>, Vec<StmtId>)>,
+    ) -> Option<()> {
+        let (flat, old, same) = self.paired(block, before, depth)?;
+        for p in &flat {
+            let now = &self.changed.stmts.get(p.id.index())?.kind;
+            let then = &self.original.stmts.get(p.origin.index())?.kind;
+            for (b, before) in now.blocks().zip(then.blocks()) {
+                self.targets(b, before, depth + 1, out)?;
+            }
+        }
+        if !same {
+            out.push((flat, old.to_vec()));
+        }
+        Some(())
+    }
+
+    /// The items of `block` of `changed` (as [`Splice::flatten`] gives them), those of its
+    /// original `before`, and whether they are the same items in the same order with no
+    /// section added; `None` past [`MAX_DEPTH`].
+    fn paired(&self, block: BlockId, before: BlockId, depth: usize) -> Option<(Vec<Placed>, &'a [StmtId], bool)> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -158,13 +234,7 @@ impl<'a> Splice<'a> {
         let flat = self.flatten(items)?;
         let same =
             flat.len() == old.len() && flat.iter().zip(old).all(|(p, &o)| p.origin == o && !p.opens && !p.closes);
-        if !same {
-            return self.rewrite(&flat, old, depth, edits);
-        }
-        for p in &flat {
-            self.nested(p, depth, edits)?;
-        }
-        Some(())
+        Some((flat, old, same))
     }
 
     /// The items of a block of `changed` with the statements of its added sections in their
@@ -324,11 +394,34 @@ impl<'a> Splice<'a> {
 
     /// The text of statement `o` in the source: from its span's start to the end of its last
     /// code, without the blanks and comments some spans run on over.
+    /// A statement that a bare block holds alone (`{ atomicBegin(); ... atomicEnd(); }`, as
+    /// the paper's models write a section) is written with that block's braces.
     fn written(&self, o: StmtId) -> Option<(usize, usize)> {
         let span = self.original.stmts.get(o.index())?.span;
         let start = span.start as usize;
         let written = self.code.get(start..span.end as usize)?.trim_end();
-        (!written.is_empty()).then_some((start, start + written.len()))
+        (!written.is_empty()).then(|| self.braced(start, start + written.len()))
+    }
+
+    /// `start..end` widened over the braces of each bare block (one that follows a `;`, `{`,
+    /// `}` or `:`, or starts the text) that holds nothing else (but the statement's `;`).
+    fn braced(&self, mut start: usize, mut end: usize) -> (usize, usize) {
+        while let (Some(before), Some(after)) = (self.code.get(..start), self.code.get(end..)) {
+            // A statement's span may end before its `;`.
+            let semi = after.trim_start().strip_prefix(';').unwrap_or(after);
+            let (before, rest) = (before.trim_end(), semi.trim_start());
+            if !before.ends_with('{') || !rest.starts_with('}') {
+                break;
+            }
+            let open = before.len() - 1;
+            let prev = before[..open].trim_end();
+            if !(prev.is_empty() || prev.ends_with([';', '{', '}', ':'])) {
+                break;
+            }
+            start = open;
+            end += after.len() - rest.len() + 1;
+        }
+        (start, end)
     }
 
     /// Where a unit of a rewritten block whose text is `start..end` stands, when it has lines

@@ -335,15 +335,26 @@ void main() { t(); }
     );
 }
 
-/// Two statements on one line cannot move apart by lines: the caller falls back.
+/// Two statements on one line of a changed block are split onto lines of their own at the
+/// block's indentation; an inline body becomes a multi-line one. The declarators of one
+/// declaration stay one unit: a change that parts them falls back.
 #[test]
-fn statements_sharing_a_line_fall_back() {
+fn statements_sharing_a_line_are_split() {
     let source = "int a, b;\nvoid t() {\n    a = 1; b = 1;\n}\nvoid main() { t(); }\n";
     let (p, q) = transformed(source, &["swap 3 <-> 3.2"]);
-    assert_eq!(Printer::new(&q).splice(source, &p), None);
-    // A thread written on one line, the same.
-    let source = "int a, b;\nvoid t() { a = 1;\n b = 1; }\nvoid main() { t(); }\n";
+    let text = Printer::new(&q).splice(source, &p);
+    assert_eq!(text.as_deref(), Some("int a, b;\nvoid t() {\n    b = 1;\n    a = 1;\n}\nvoid main() { t(); }\n"));
+    // A thread written on one line, and one whose body starts on its brace's line.
+    let source = "int a, b;\nvoid t() { a = 1; b = 1; } // t\nvoid main() { t(); }\n";
+    let (p, q) = transformed(source, &["swap 2 <-> 2.2"]);
+    let text = Printer::new(&q).splice(source, &p);
+    assert_eq!(text.as_deref(), Some("int a, b;\nvoid t() {\n    b = 1;\n    a = 1;\n} // t\nvoid main() { t(); }\n"));
+    let source = "int a, b;\nvoid t() { a = 1;\n  b = 1; }\nvoid main() { t(); }\n";
     let (p, q) = transformed(source, &["swap 2 <-> 3"]);
+    let text = Printer::new(&q).splice(source, &p);
+    assert_eq!(text.as_deref(), Some("int a, b;\nvoid t() {\n  b = 1;\n  a = 1;\n}\nvoid main() { t(); }\n"));
+    let source = "int a, b;\nvoid t() {\n    int r = a, s = b;\n}\nvoid main() { t(); }\n";
+    let (p, q) = transformed(source, &["swap 3 <-> 3.2"]);
     assert_eq!(Printer::new(&q).splice(source, &p), None);
 }
 

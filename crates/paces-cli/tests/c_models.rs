@@ -134,22 +134,24 @@ fn a_correct_c_file_is_printed_as_it_is() {
     assert_eq!(text(&out.stdout), std::fs::read_to_string(model("params")).unwrap());
 }
 
-/// When the layout cannot take the repair (the two statements to swap share a line), no
-/// program is written: C stays C, never Cwhile; the run lists the changes, says why on
-/// stderr (with `--quiet` too) and exits 1.
+/// When the layout cannot take the repair (the two statements to swap are what one macro
+/// expands to), no program is written: C stays C, never Cwhile; the run lists the changes,
+/// says why on stderr (with `--quiet` too) and exits 1.
 #[test]
 fn a_layout_that_cannot_take_the_repair_writes_no_cwhile() {
-    let source = b"int a, b;\nvoid t() { b = 1; a = 1; }\nvoid u() { assume(b == 1); assert(a == 1); }\nvoid main() { t(); u(); }\n";
-    let out = paces(&["repair", "--lang", "c", "-"], Some(source));
+    let source = b"#include <pthread.h>\n#define PUBLISH b = 1; a = 1\nint a, b;\n\
+        void *t(void *p) { PUBLISH; return 0; }\nvoid *u(void *p) { if (b == 1) __VERIFIER_assert(a == 1); return 0; }\n\
+        int main() { pthread_t x, y; pthread_create(&x, 0, t, 0); pthread_create(&y, 0, u, 0); return 0; }\n";
+    let out = paces(&["repair", "--lang", "pthread", "-"], Some(source));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
     let stderr = text(&out.stderr);
     assert!(stderr.contains("the repair cannot be written into this C source"), "{stderr}");
     assert!(stderr.contains("changes:"), "{stderr}");
-    let quiet = paces(&["repair", "-q", "--lang", "c", "-"], Some(source));
+    let quiet = paces(&["repair", "-q", "--lang", "pthread", "-"], Some(source));
     assert_eq!(quiet.status.code(), Some(1));
     assert!(text(&quiet.stderr).contains("cannot be written into this C source"), "{}", text(&quiet.stderr));
-    let json = paces(&["repair", "--format", "json", "--lang", "c", "-"], Some(source));
+    let json = paces(&["repair", "--format", "json", "--lang", "pthread", "-"], Some(source));
     assert_eq!(json.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(doc["repaired_program"], serde_json::Value::Null);
