@@ -27,13 +27,15 @@ pub(crate) fn source_steps(
     let line_starts: Vec<usize> = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let mut out = BTreeMap::new();
     for stmt in &parts.stmts {
-        let own = places.get(&stmt.label).copied().or_else(|| span_of(parts, stmt));
+        let mut own = places.get(&stmt.label).copied().or_else(|| span_of(parts, stmt));
         // A compound statement's own label is no step (its guards are): it keeps its Cwhile
-        // head ([`paces_cwhile::Program::step_text`]).
-        let compound = matches!(
-            stmt.kind,
-            StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::Atomic(_) | StmtKind::NoReorder(_)
-        );
+        // head ([`paces_cwhile::Program::step_text`]). An atomic section's is (the section run
+        // at once): it shows the statement that opens it, past the `{` of a bare block
+        // (`{ atomicBegin(); ... }`).
+        if matches!(stmt.kind, StmtKind::Atomic(_)) {
+            own = own.map(|span| past_brace(source, span));
+        }
+        let compound = matches!(stmt.kind, StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::NoReorder(_));
         for label in std::iter::once(&stmt.label).filter(|_| !compound).chain(derived(stmt)) {
             let Some(span) = places.get(label).copied().or(own) else { continue };
             let Some((start, end, text)) = shown(source, span) else { continue };
@@ -79,6 +81,14 @@ fn derived(stmt: &Stmt) -> Vec<&String> {
         StmtKind::Lock { wait, set, .. } | StmtKind::Down { wait, set, .. } => vec![&wait.label, &set.label],
         _ => Vec::new(),
     }
+}
+
+/// `span` starting past the blanks and `{`s that open it.
+fn past_brace(source: &str, span: Span) -> Span {
+    let text = source.get(span.start as usize..span.end as usize).unwrap_or_default();
+    let rest = text.trim_start_matches(|c: char| c.is_whitespace() || c == '{');
+    let skipped = u32::try_from(text.len() - rest.len()).unwrap_or(0);
+    Span { start: span.start + skipped, ..span }
 }
 
 /// The span of `stmt`, or of the nearest statement around it that has one.

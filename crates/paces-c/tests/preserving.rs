@@ -67,7 +67,7 @@ fn preserved(source: &str, steps: &[&str]) -> String {
 }
 
 /// Each thread and procedure in name order with its statements in order, each as its
-/// nesting depth and its text, without labels.
+/// nesting depth and its text (a section as `atomic`), without labels.
 fn outline(p: &Program) -> Vec<String> {
     let mut bodies: Vec<(&String, BlockId)> =
         p.threads.iter().map(|t| (&t.name, t.body)).chain(p.procs.iter().map(|q| (&q.name, q.body))).collect();
@@ -80,7 +80,13 @@ fn outline(p: &Program) -> Vec<String> {
             let Some(&id) = p.blocks[b.index()].items.get(i) else { continue };
             stack.push((b, i + 1, depth));
             let s = &p.stmts[id.index()];
-            out.push(format!("{}{}", "  ".repeat(depth), p.step_text(s.loc).unwrap()));
+            // A section by its kind: one the source opens shows its `atomicBegin()`, one the
+            // repair adds has no text of the source.
+            let text = match s.kind {
+                StmtKind::Atomic(_) => "atomic".to_owned(),
+                _ => p.step_text(s.loc).unwrap(),
+            };
+            out.push(format!("{}{text}", "  ".repeat(depth)));
             stack.extend(s.kind.blocks().rev().map(|b| (b, 0, depth + 1)));
         }
     }
