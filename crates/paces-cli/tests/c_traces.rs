@@ -130,8 +130,16 @@ fn every_step_of_a_c_trace_is_a_statement_of_the_file_with_its_line() {
         let rows = rows.filter(|l| !figures(l));
         for row in rows {
             let row = row.trim_end_matches("<- fails").trim_end_matches("(blocked)");
-            let body = row.split_once(' ').map_or("", |(_, b)| b);
-            source.user_text(body, body.trim_end().ends_with("..."));
+            let body = row.split_once(' ').map_or("", |(_, b)| b).trim_end();
+            // A copy of an unrolled loop's body follows the (perhaps cut) text: `  [i = 0]`.
+            let body = match body.rsplit_once("  [") {
+                Some((text, copy)) => {
+                    source.user_text(copy, false);
+                    text
+                }
+                None => body,
+            };
+            source.user_text(body, body.ends_with("..."));
         }
         // SARIF: every code flow's steps with their texts and places.
         let sarif: Value =
@@ -152,14 +160,20 @@ fn every_step_of_a_c_trace_is_a_statement_of_the_file_with_its_line() {
     assert!(traces >= 20, "only {traces} traces were shown");
 }
 
+/// The example written to a file `name`, and what `paces check` prints of it (its bug found).
+fn example_chart(name: &str) -> (String, String) {
+    let file = scratch("c-traces", name, HITS);
+    let out = paces(&["check", &file]);
+    let chart = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{chart}");
+    (file, chart)
+}
+
 /// The example's trace in words: rows by statement, named by line, threads by function and
 /// handle; a loop's steps on its header's row.
 #[test]
 fn the_example_s_chart_reads_as_its_source() {
-    let file = scratch("c-traces", "hits-chart.c", HITS);
-    let out = paces(&["check", &file]);
-    let chart = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{chart}");
+    let chart = example_chart("hits-chart.c").1;
     let header = chart.lines().find(|l| l.starts_with('#')).unwrap();
     assert!(header.contains("worker t[0]") && header.contains("worker t[1]") && header.contains("main"), "{chart}");
     for shown in
@@ -169,4 +183,28 @@ fn the_example_s_chart_reads_as_its_source() {
     }
     // A statement's steps are one row: `hits = hits + 1` reads and writes `hits` in two steps.
     assert!(!chart.contains("9.2") && !chart.contains(":="), "{chart}");
+}
+
+/// Each copy of an unrolled loop's body is its own row, shown with the loop variable's value
+/// in it: the example's two `pthread_create` copies are two rows, as are its two joins.
+#[test]
+fn the_copies_of_an_unrolled_loop_are_rows_of_their_own() {
+    let (file, chart) = example_chart("hits-copies.c");
+    for call in ["pthread_create(&t[i], 0, worker, 0)", "pthread_join(t[i], 0)"] {
+        let rows: Vec<&str> = chart.lines().filter(|l| l.contains(call)).collect();
+        assert_eq!(rows.len(), 2, "{call}:\n{chart}");
+        assert!(rows[0].trim_end().ends_with("[i = 0]") && rows[1].trim_end().ends_with("[i = 1]"), "{call}:\n{chart}");
+    }
+    // The JSON rows likewise, each with the one step of its copy.
+    let doc: Value = serde_json::from_slice(&paces(&["check", "--all", "--format", "json", &file]).stdout).unwrap();
+    let steps = json_steps(&doc);
+    let creates: Vec<&Value> =
+        steps.iter().copied().filter(|s| s["text"].as_str().unwrap().starts_with("pthread_create")).collect();
+    let texts: Vec<&str> = creates.iter().map(|s| s["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        ["pthread_create(&t[i], 0, worker, 0)  [i = 0]", "pthread_create(&t[i], 0, worker, 0)  [i = 1]"],
+        "{doc}"
+    );
+    assert!(creates.iter().all(|s| s["locations"].as_array().unwrap().len() == 1), "{doc}");
 }

@@ -525,12 +525,16 @@ pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
 impl Program {
     /// The text of the step at `loc`, as a trace shows it beside the label: the text of the
     /// source statement it belongs to where the program has one ([`Program::source_step`]),
-    /// else the statement's source text ([`Parts::source_texts`](crate::ir::Parts)), else its
-    /// head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
+    /// with the copy of an unrolled loop's body it lies in (`hits++  [i = 0]`), else the
+    /// statement's source text ([`Parts::source_texts`](crate::ir::Parts)), else its head
+    /// (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
     /// `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another program.
     pub fn step_text(&self, loc: Loc) -> Option<String> {
         if let Some(step) = self.source_step(loc) {
-            return Some(step.text.clone());
+            return Some(match &step.copy {
+                Some(copy) => format!("{}  [{copy}]", step.text),
+                None => step.text.clone(),
+            });
         }
         if let Some(id) = self.stmt_at(loc) {
             let stmt = self.stmts.get(id.index())?;
