@@ -208,3 +208,47 @@ fn the_copies_of_an_unrolled_loop_are_rows_of_their_own() {
     );
     assert!(creates.iter().all(|s| s["locations"].as_array().unwrap().len() == 1), "{doc}");
 }
+
+/// Locks taken in opposite orders by `main` and a created thread, while a third thread ends:
+/// a deadlock with a thread done.
+const DEADLOCK: &str = "#include <pthread.h>\npthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;\n\
+pthread_mutex_t b = PTHREAD_MUTEX_INITIALIZER;\nint n = 0;\nvoid *helper(void *arg) {\n  n = 1;\n  return 0;\n}\n\
+void *worker(void *arg) {\n  pthread_mutex_lock(&b);\n  pthread_mutex_lock(&a);\n  pthread_mutex_unlock(&a);\n\
+  pthread_mutex_unlock(&b);\n  return 0;\n}\nint main(void) {\n  pthread_t t, u;\n\
+  pthread_create(&u, 0, helper, 0);\n  pthread_create(&t, 0, worker, 0);\n  pthread_mutex_lock(&a);\n\
+  pthread_mutex_lock(&b);\n  pthread_mutex_unlock(&b);\n  pthread_mutex_unlock(&a);\n  pthread_join(t, 0);\n\
+  pthread_join(u, 0);\n  return 0;\n}\n";
+
+/// Messages name a C program's places by line and its threads as the source does: the
+/// verdict, `check --all`'s headings, the JSON `message` and identities, SARIF's messages.
+#[test]
+fn messages_name_lines_and_the_user_s_threads() {
+    let (file, out) = example_chart("hits-messages.c");
+    assert!(out.lines().next().unwrap().ends_with(": bad: assertion at line 20 fails"), "{out}");
+    let all = text(&paces(&["check", "--all", &file]).stdout);
+    assert!(all.contains("\nassertion at line 20 fails ("), "{all}");
+    let doc: Value = serde_json::from_slice(&paces(&["check", "--format", "json", &file]).stdout).unwrap();
+    assert_eq!(doc["message"], "bad: assertion at line 20 fails", "{doc}");
+
+    let file = scratch("c-traces", "deadlock-messages.c", DEADLOCK);
+    let words = "main at line 21, helper u done, worker t at line 11";
+    let out = text(&paces(&["check", &file]).stdout);
+    assert!(out.lines().next().unwrap().ends_with(&format!(": deadlock: {words}")), "{out}");
+    let doc: Value = serde_json::from_slice(&paces(&["check", "--all", "--format", "json", &file]).stdout).unwrap();
+    assert_eq!(doc["deadlocks"][0]["deadlock"], words, "{doc}");
+    let sarif = text(&paces(&["check", "--format", "sarif", &file]).stdout);
+    assert!(sarif.contains(&format!("deadlock: {words}: every thread")), "{sarif}");
+    // A repair's history and deadlocks in JSON, and `repair --verbose`'s iteration lines.
+    let doc: Value = serde_json::from_slice(&paces(&["repair", "--format", "json", &file]).stdout).unwrap();
+    assert_eq!(doc["history"][0]["problem"], format!("deadlock of the original: {words}"), "{doc}");
+    assert_eq!(doc["original_deadlocks"][0], words, "{doc}");
+    let verbose = text(&paces(&["repair", "--verbose", &file]).stderr);
+    assert!(verbose.contains(&format!("iteration 1: deadlock trace: deadlock of the original: {words}")), "{verbose}");
+    for out in [&all, &sarif, &verbose] {
+        assert!(!out.contains("worker_t") && !out.contains("`20`"), "{out}");
+    }
+    // The dialect names its threads by function; its places are lines too.
+    let file = scratch("c-traces", "lock-order-messages.c", LOCK_ORDER);
+    let out = text(&paces(&["check", &file]).stdout);
+    assert!(out.lines().next().unwrap().ends_with(": deadlock: t1 at line 5, t2 at line 11"), "{out}");
+}
