@@ -450,7 +450,7 @@ fn respan(program: Program, model: &Model, threads: &[ThreadPlan], emitter: &Emi
         b.in_atomic |= call;
     }
     parts.source_texts = source_texts(&parts, source, &calls);
-    parts.source_steps = crate::shown::source_steps(&parts, source, &BTreeMap::new());
+    parts.source_steps = crate::shown::source_steps(&parts, source, &BTreeMap::new(), &BTreeMap::new());
     let names = threads.iter().map(|t| (t.name.clone(), model.functions[t.function].name.clone()));
     parts.source_threads = crate::shown::thread_names(names);
     let function_of: FxHashMap<&str, &Function> = model.functions.iter().map(|f| (f.name.as_str(), f)).collect();

@@ -18,11 +18,13 @@ const HEADED: [&str; 4] = ["for", "while", "if", "switch"];
 /// The source step of every step of `parts` read from `source`: each statement's own label and
 /// each derived step's (`8.wait`, `7.body`). A step is placed by `places` (by its own label,
 /// else its statement's), else by its statement's span, else by the nearest enclosing
-/// statement with one. A step placed nowhere in `source` gets none.
+/// statement with one. A step placed nowhere in `source` gets none. A step of a copy of an
+/// unrolled loop's body has its copy from `copies` (by its own label, else its statement's).
 pub(crate) fn source_steps(
     parts: &Parts,
     source: &str,
     places: &BTreeMap<String, Span>,
+    copies: &BTreeMap<String, String>,
 ) -> BTreeMap<String, SourceStep> {
     let line_starts: Vec<usize> = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let mut out = BTreeMap::new();
@@ -45,6 +47,7 @@ pub(crate) fn source_steps(
                 start: u32::try_from(start).unwrap_or(u32::MAX),
                 end: u32::try_from(end).unwrap_or(u32::MAX),
                 text,
+                copy: copies.get(label).or_else(|| copies.get(&stmt.label)).cloned(),
             };
             out.insert(label.clone(), step);
         }

@@ -26,7 +26,7 @@ fn model(name: &str) -> String {
     format!("{}/../paces-c/tests/models/{name}.c", env!("CARGO_MANIFEST_DIR"))
 }
 
-const PUBLISH_LINE_16_FAILS: &str = "bad: 16 fails";
+const PUBLISH_LINE_16_FAILS: &str = "bad: assertion at line 16 fails";
 
 #[test]
 fn a_c_file_is_checked_by_its_line_labels() {
@@ -165,7 +165,7 @@ fn a_layout_that_cannot_take_the_repair_writes_no_cwhile() {
 fn nondet_in_every_form_is_read_checked_and_repaired() {
     let out = paces(&["check", &model("draws")], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("bad: 19 fails"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("bad: assertion at line 19 fails"), "{}", text(&out.stdout));
     let out = paces(&["repair", &model("draws")], None);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);

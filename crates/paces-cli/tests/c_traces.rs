@@ -130,8 +130,16 @@ fn every_step_of_a_c_trace_is_a_statement_of_the_file_with_its_line() {
         let rows = rows.filter(|l| !figures(l));
         for row in rows {
             let row = row.trim_end_matches("<- fails").trim_end_matches("(blocked)");
-            let body = row.split_once(' ').map_or("", |(_, b)| b);
-            source.user_text(body, body.trim_end().ends_with("..."));
+            let body = row.split_once(' ').map_or("", |(_, b)| b).trim_end();
+            // A copy of an unrolled loop's body follows the (perhaps cut) text: `  [i = 0]`.
+            let body = match body.rsplit_once("  [") {
+                Some((text, copy)) => {
+                    source.user_text(copy, false);
+                    text
+                }
+                None => body,
+            };
+            source.user_text(body, body.ends_with("..."));
         }
         // SARIF: every code flow's steps with their texts and places.
         let sarif: Value =
@@ -152,14 +160,20 @@ fn every_step_of_a_c_trace_is_a_statement_of_the_file_with_its_line() {
     assert!(traces >= 20, "only {traces} traces were shown");
 }
 
+/// The example written to a file `name`, and what `paces check` prints of it (its bug found).
+fn example_chart(name: &str) -> (String, String) {
+    let file = scratch("c-traces", name, HITS);
+    let out = paces(&["check", &file]);
+    let chart = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{chart}");
+    (file, chart)
+}
+
 /// The example's trace in words: rows by statement, named by line, threads by function and
 /// handle; a loop's steps on its header's row.
 #[test]
 fn the_example_s_chart_reads_as_its_source() {
-    let file = scratch("c-traces", "hits-chart.c", HITS);
-    let out = paces(&["check", &file]);
-    let chart = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{chart}");
+    let chart = example_chart("hits-chart.c").1;
     let header = chart.lines().find(|l| l.starts_with('#')).unwrap();
     assert!(header.contains("worker t[0]") && header.contains("worker t[1]") && header.contains("main"), "{chart}");
     for shown in
@@ -169,4 +183,72 @@ fn the_example_s_chart_reads_as_its_source() {
     }
     // A statement's steps are one row: `hits = hits + 1` reads and writes `hits` in two steps.
     assert!(!chart.contains("9.2") && !chart.contains(":="), "{chart}");
+}
+
+/// Each copy of an unrolled loop's body is its own row, shown with the loop variable's value
+/// in it: the example's two `pthread_create` copies are two rows, as are its two joins.
+#[test]
+fn the_copies_of_an_unrolled_loop_are_rows_of_their_own() {
+    let (file, chart) = example_chart("hits-copies.c");
+    for call in ["pthread_create(&t[i], 0, worker, 0)", "pthread_join(t[i], 0)"] {
+        let rows: Vec<&str> = chart.lines().filter(|l| l.contains(call)).collect();
+        assert_eq!(rows.len(), 2, "{call}:\n{chart}");
+        assert!(rows[0].trim_end().ends_with("[i = 0]") && rows[1].trim_end().ends_with("[i = 1]"), "{call}:\n{chart}");
+    }
+    // The JSON rows likewise, each with the one step of its copy.
+    let doc: Value = serde_json::from_slice(&paces(&["check", "--all", "--format", "json", &file]).stdout).unwrap();
+    let steps = json_steps(&doc);
+    let creates: Vec<&Value> =
+        steps.iter().copied().filter(|s| s["text"].as_str().unwrap().starts_with("pthread_create")).collect();
+    let texts: Vec<&str> = creates.iter().map(|s| s["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        ["pthread_create(&t[i], 0, worker, 0)  [i = 0]", "pthread_create(&t[i], 0, worker, 0)  [i = 1]"],
+        "{doc}"
+    );
+    assert!(creates.iter().all(|s| s["locations"].as_array().unwrap().len() == 1), "{doc}");
+}
+
+/// Locks taken in opposite orders by `main` and a created thread, while a third thread ends:
+/// a deadlock with a thread done.
+const DEADLOCK: &str = "#include <pthread.h>\npthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;\n\
+pthread_mutex_t b = PTHREAD_MUTEX_INITIALIZER;\nint n = 0;\nvoid *helper(void *arg) {\n  n = 1;\n  return 0;\n}\n\
+void *worker(void *arg) {\n  pthread_mutex_lock(&b);\n  pthread_mutex_lock(&a);\n  pthread_mutex_unlock(&a);\n\
+  pthread_mutex_unlock(&b);\n  return 0;\n}\nint main(void) {\n  pthread_t t, u;\n\
+  pthread_create(&u, 0, helper, 0);\n  pthread_create(&t, 0, worker, 0);\n  pthread_mutex_lock(&a);\n\
+  pthread_mutex_lock(&b);\n  pthread_mutex_unlock(&b);\n  pthread_mutex_unlock(&a);\n  pthread_join(t, 0);\n\
+  pthread_join(u, 0);\n  return 0;\n}\n";
+
+/// Messages name a C program's places by line and its threads as the source does: the
+/// verdict, `check --all`'s headings, the JSON `message` and identities, SARIF's messages.
+#[test]
+fn messages_name_lines_and_the_user_s_threads() {
+    let (file, out) = example_chart("hits-messages.c");
+    assert!(out.lines().next().unwrap().ends_with(": bad: assertion at line 20 fails"), "{out}");
+    let all = text(&paces(&["check", "--all", &file]).stdout);
+    assert!(all.contains("\nassertion at line 20 fails ("), "{all}");
+    let doc: Value = serde_json::from_slice(&paces(&["check", "--format", "json", &file]).stdout).unwrap();
+    assert_eq!(doc["message"], "bad: assertion at line 20 fails", "{doc}");
+
+    let file = scratch("c-traces", "deadlock-messages.c", DEADLOCK);
+    let words = "main at line 21, helper u done, worker t at line 11";
+    let out = text(&paces(&["check", &file]).stdout);
+    assert!(out.lines().next().unwrap().ends_with(&format!(": deadlock: {words}")), "{out}");
+    let doc: Value = serde_json::from_slice(&paces(&["check", "--all", "--format", "json", &file]).stdout).unwrap();
+    assert_eq!(doc["deadlocks"][0]["deadlock"], words, "{doc}");
+    let sarif = text(&paces(&["check", "--format", "sarif", &file]).stdout);
+    assert!(sarif.contains(&format!("deadlock: {words}: every thread")), "{sarif}");
+    // A repair's history and deadlocks in JSON, and `repair --verbose`'s iteration lines.
+    let doc: Value = serde_json::from_slice(&paces(&["repair", "--format", "json", &file]).stdout).unwrap();
+    assert_eq!(doc["history"][0]["problem"], format!("deadlock of the original: {words}"), "{doc}");
+    assert_eq!(doc["original_deadlocks"][0], words, "{doc}");
+    let verbose = text(&paces(&["repair", "--verbose", &file]).stderr);
+    assert!(verbose.contains(&format!("iteration 1: deadlock trace: deadlock of the original: {words}")), "{verbose}");
+    for out in [&all, &sarif, &verbose] {
+        assert!(!out.contains("worker_t") && !out.contains("`20`"), "{out}");
+    }
+    // The dialect names its threads by function; its places are lines too.
+    let file = scratch("c-traces", "lock-order-messages.c", LOCK_ORDER);
+    let out = text(&paces(&["check", &file]).stdout);
+    assert!(out.lines().next().unwrap().ends_with(": deadlock: t1 at line 5, t2 at line 11"), "{out}");
 }

@@ -437,7 +437,7 @@ fn standard_input_is_read_in_the_language_its_text_starts_like() {
     let c = std::fs::read(paces_heldin::path("paper1").with_extension("c")).unwrap();
     let out = paces(&["check", "-"], Some(&c));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("<stdin>: bad: 17 fails"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("<stdin>: bad: assertion at line 17 fails"), "{}", text(&out.stdout));
     let cwhile = std::fs::read(paces_heldin::path("paper1")).unwrap();
     let out = paces(&["check", "-"], Some(&cwhile));
     assert!(text(&out.stdout).starts_with("<stdin>: bad: 3 fails"), "{}", text(&out.stderr));

@@ -501,6 +501,11 @@ pub struct SourceStep {
     pub end: u32,
     /// The statement as the source writes it (`hits = hits + 1`, `for (i = 0; i < 2; i++)`).
     pub text: String,
+    /// For a step of one copy of an unrolled loop's body, which copy: the values the loop
+    /// variables have in it (`i = 0`, `i = 1, j = 0` for nested loops). Steps of one statement
+    /// in different copies are different rows of a trace; [`Program::step_text`] shows the
+    /// copy after the text (`pthread_create(&t[i], 0, worker, 0)  [i = 0]`).
+    pub copy: Option<String>,
 }
 
 /// A Cwhile program (checked, when [`parse`](crate::parse) made it): its [`Parts`] and a

@@ -525,12 +525,16 @@ pub(crate) fn head(p: &Program, stmt: &Stmt) -> String {
 impl Program {
     /// The text of the step at `loc`, as a trace shows it beside the label: the text of the
     /// source statement it belongs to where the program has one ([`Program::source_step`]),
-    /// else the statement's source text ([`Parts::source_texts`](crate::ir::Parts)), else its
-    /// head (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
+    /// with the copy of an unrolled loop's body it lies in (`hits++  [i = 0]`), else the
+    /// statement's source text ([`Parts::source_texts`](crate::ir::Parts)), else its head
+    /// (`x := 1`, `await(x == 1)`, `if (b)`), or the step a sugar adds (`assume(!b)` for
     /// `L.else`, `m := 1` for a `lock`'s `L.set`). `None` for a location of another program.
     pub fn step_text(&self, loc: Loc) -> Option<String> {
         if let Some(step) = self.source_step(loc) {
-            return Some(step.text.clone());
+            return Some(match &step.copy {
+                Some(copy) => format!("{}  [{copy}]", step.text),
+                None => step.text.clone(),
+            });
         }
         if let Some(id) = self.stmt_at(loc) {
             let stmt = self.stmts.get(id.index())?;
@@ -547,12 +551,26 @@ impl Program {
         self.source_steps.get(self.loc_names.get(loc.index())?)
     }
 
+    /// How a message names the location `label` where the program was read from a source
+    /// that places it ([`Program::source_step`]): `line 20`, its statement's line. `None` for
+    /// a location the program has no source step for (every location of a Cwhile program):
+    /// messages then name the label itself.
+    pub fn place_name(&self, label: &str) -> Option<String> {
+        self.loc(label).and_then(|l| self.source_step(l)).map(|s| format!("line {}", s.line))
+    }
+
+    /// How a message names the thread whose own name is `name`: the source's name for it
+    /// ([`Parts::source_threads`](crate::ir::Parts), `worker t[0]`) where the program has one,
+    /// else `name`.
+    pub fn shown_thread<'n>(&'n self, name: &'n str) -> &'n str {
+        self.source_threads.get(name).map_or(name, String::as_str)
+    }
+
     /// The name traces show thread `thread` by (an index into [`Parts::threads`](crate::ir::Parts)):
     /// the source's ([`Parts::source_threads`](crate::ir::Parts)) where the program has one,
     /// else the thread's own; `None` for no thread of the program.
     pub fn thread_name(&self, thread: usize) -> Option<&str> {
-        let name = &self.threads.get(thread)?.name;
-        Some(self.source_threads.get(name).unwrap_or(name))
+        Some(self.shown_thread(&self.threads.get(thread)?.name))
     }
 
     /// The statement the step at `loc` belongs to: the statement whose own label it is, or for

@@ -94,11 +94,11 @@ fn lessons(report: &Report) -> Vec<(usize, String, &Elimination)> {
     let mut out = Vec::new();
     for (n, it) in report.history.iter().enumerate() {
         if let Some(l) = &it.learned {
-            out.push((n + 1, it.problem.to_string(), &l.elimination));
+            out.push((n + 1, it.problem.shown(&report.original).to_string(), &l.elimination));
         }
         for (problem, l) in it.more.iter().zip(&it.more_learned) {
             if let Some(l) = l {
-                out.push((n + 1, problem.to_string(), &l.elimination));
+                out.push((n + 1, problem.shown(&report.original).to_string(), &l.elimination));
             }
         }
     }

@@ -135,6 +135,20 @@ impl Grid {
     }
 }
 
+/// `text` in at most `width` characters, cut with `...` where longer; the copy of an
+/// unrolled loop's body a C step shows after its text (`  [i = 0]`) is kept whole after the
+/// text, beyond the width.
+fn shorten(text: &str, width: usize) -> String {
+    let (body, copy) = match text.rfind("  [") {
+        Some(at) if text.ends_with(']') => text.split_at(at),
+        _ => (text, ""),
+    };
+    if body.chars().count() <= width {
+        return text.to_owned();
+    }
+    body.chars().take(width.saturating_sub(3)).chain("...".chars()).chain(copy.chars()).collect()
+}
+
 /// A cell's lines: `label` alone when `text` is empty, else the label padded to `label_width`,
 /// two spaces and the text fitted by `fit`.
 fn cell(label: &str, text: &str, label_width: usize, fit: Fit) -> Vec<String> {
@@ -144,14 +158,7 @@ fn cell(label: &str, text: &str, label_width: usize, fit: Fit) -> Vec<String> {
     let pad = label_width.saturating_sub(label.chars().count());
     let head = format!("{label}{:pad$}  ", "");
     match fit {
-        Fit::Shorten(width) => {
-            let short: String = if text.chars().count() > width {
-                text.chars().take(width.saturating_sub(3)).chain("...".chars()).collect()
-            } else {
-                text.to_owned()
-            };
-            vec![format!("{head}{short}")]
-        }
+        Fit::Shorten(width) => vec![format!("{head}{}", shorten(text, width))],
         Fit::Wrap(width) => {
             let indent = " ".repeat(head.chars().count());
             wrap(text, width)
@@ -203,6 +210,14 @@ mod tests {
         assert_eq!(lines.join(" "), text);
         assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
         assert_eq!(wrap("short", 40), ["short"]);
+    }
+
+    #[test]
+    fn shortening_keeps_an_unrolled_copy() {
+        let text = "pthread_create(&t[i], 0, worker, 0)  [i = 1]";
+        assert_eq!(shorten(text, 35), text);
+        assert_eq!(shorten(text, 20), "pthread_create(&t...  [i = 1]");
+        assert_eq!(shorten("x := a[1] + a[2] + a[3]", 12), "x := a[1]...");
     }
 
     #[test]

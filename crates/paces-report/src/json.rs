@@ -169,10 +169,10 @@ impl<'a> RepairDocument<'a> {
             .iter()
             .map(|it| IterationJson {
                 kind: it.kind().name(),
-                problem: it.problem.to_string(),
+                problem: it.problem.shown(program).to_string(),
                 schedule: it.schedule.clone(),
                 fixes: it.fixes,
-                more: it.more.iter().map(ToString::to_string).collect(),
+                more: it.more.iter().map(|p| p.shown(program).to_string()).collect(),
                 proposal: it.proposal.iter().map(|t| t.display(space).to_string()).collect(),
             })
             .collect();
@@ -217,11 +217,11 @@ impl<'a> RepairDocument<'a> {
                 deadlocks: a
                     .deadlocks
                     .iter()
-                    .map(|d| AdmittedJson { deadlock: d.deadlock.to_string(), rule: d.rule.name() })
+                    .map(|d| AdmittedJson { deadlock: d.deadlock.shown(program), rule: d.rule.name() })
                     .collect(),
-                livelocks: a.livelocks.iter().map(ToString::to_string).collect(),
+                livelocks: a.livelocks.iter().map(|l| l.shown(program)).collect(),
             }),
-            original_deadlocks: report.original_deadlocks.iter().flatten().map(ToString::to_string).collect(),
+            original_deadlocks: report.original_deadlocks.iter().flatten().map(|d| d.shown(program)).collect(),
             keep_deadlocks: report.keep_deadlocks,
             deadlock_fates: fates(report),
             bug_remains: report.bug_remains(),
@@ -282,7 +282,7 @@ fn fates(report: &Report) -> Vec<FateJson> {
         .deadlock_fates
         .iter()
         .map(|d| FateJson {
-            deadlock: d.deadlock.to_string(),
+            deadlock: d.deadlock.shown(&report.original),
             fate: d.fate.name(),
             reason: d.fate.reason(),
             why: match &d.fate {

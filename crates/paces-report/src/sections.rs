@@ -119,7 +119,8 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
             n + 1,
             it.kind()
         );
-        let _ = writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem.to_string()));
+        let _ =
+            writeln!(out, "<p>{judged} is rejected: {}.</p>", escape(&it.problem.shown(&report.original).to_string()));
         let chart = it.learned.as_ref().map(|l| {
             let mut chart = TraceChart::of_elimination(&report.original, &l.trace, &l.elimination, &report.space);
             // The fix shown first is the one the next candidate takes.
@@ -156,7 +157,11 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         };
         let _ = writeln!(out, "<p>Candidate proposed: {proposal}.</p>");
         let verdict = match report.history.get(n + 1) {
-            Some(next) => format!("Rejected in iteration {}: {}.", n + 2, escape(&next.problem.to_string())),
+            Some(next) => format!(
+                "Rejected in iteration {}: {}.",
+                n + 2,
+                escape(&next.problem.shown(&report.original).to_string())
+            ),
             None if accepted => "Accepted: it passed every check of the acceptance below.".to_owned(),
             None => format!("The run stopped: {}.", escape(&report.stop.to_string())),
         };
@@ -168,7 +173,11 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
 /// constraint it taught.
 fn further(out: &mut String, report: &Report, it: &paces::Iteration, n: usize) {
     for (m, (problem, learned)) in it.more.iter().zip(&it.more_learned).enumerate() {
-        let _ = writeln!(out, "<h4>Further counterexample of the same check: {}</h4>", escape(&problem.to_string()));
+        let _ = writeln!(
+            out,
+            "<h4>Further counterexample of the same check: {}</h4>",
+            escape(&problem.shown(&report.original).to_string())
+        );
         let Some(l) = learned else {
             out.push_str("<p>Not generalised: nothing was learned from it.</p>\n");
             continue;
@@ -286,7 +295,7 @@ pub(crate) fn acceptance(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "<tr><td>deadlock kept</td><td>{} ({})</td></tr>",
-            escape(&d.deadlock.to_string()),
+            escape(&d.deadlock.shown(&report.original)),
             d.rule.name()
         );
     }

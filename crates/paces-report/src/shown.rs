@@ -3,7 +3,8 @@
 //! read from C has a source statement for every step ([`Program::source_step`]): its trace is
 //! shown in the user's terms, each row named by the statement's line and shown by its text,
 //! and the consecutive steps of one thread that belong to one statement (the temporaries of
-//! `hits = hits + 1`, a lock's wait and set, a `for`'s counter and guard) on one row.
+//! `hits = hits + 1`, a lock's wait and set, a `for`'s counter and guard) on one row; the
+//! steps of different copies of an unrolled loop's body are different rows.
 
 use paces::cwhile::ir::Program;
 
@@ -30,12 +31,13 @@ pub(crate) struct Row {
 /// past a step `ends` holds true for (the failing step, the last step that ran).
 pub(crate) fn rows(program: &Program, steps: &[(usize, &str)], ends: impl Fn(usize) -> bool) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::with_capacity(steps.len());
-    // The statement the last row's steps belong to (its start in the source), while it may go on.
-    let mut open: Option<(usize, u32)> = None;
+    // The statement the last row's steps belong to (its start in the source, and the copy of
+    // an unrolled loop's body), while it may go on.
+    let mut open: Option<(usize, u32, Option<&str>)> = None;
     for (i, &(thread, label)) in steps.iter().enumerate() {
         let loc = program.loc(label);
         let source = loc.and_then(|l| program.source_step(l));
-        let key = source.map(|s| (thread, s.start));
+        let key = source.map(|s| (thread, s.start, s.copy.as_deref()));
         match (rows.last_mut(), key) {
             (Some(row), Some(key)) if open == Some(key) => row.labels.push(label.to_owned()),
             _ => rows.push(Row {

@@ -75,15 +75,21 @@ pub(crate) fn diff_from(report: &Report, original: &str) -> String {
 
 /// One iteration in words: `iteration 1: bad trace: `3` fails (5 steps), and `4` fails; 2
 /// fixes; next: swap A <-> B` (the further failures only when the check found some).
-/// `report` names the proposal's locations.
-pub fn iteration_line(number: usize, it: &Iteration, space: &paces::constraint::Space) -> String {
-    let more: Vec<String> = it.more.iter().map(ToString::to_string).collect();
+/// `space` names the proposal's locations; the problems are in the words of `program`, the
+/// original the repair started from ([`paces::Problem::shown`]: a C program's lines and threads).
+pub fn iteration_line(
+    number: usize,
+    it: &Iteration,
+    program: &paces::cwhile::ir::Program,
+    space: &paces::constraint::Space,
+) -> String {
+    let more: Vec<String> = it.more.iter().map(|p| p.shown(program).to_string()).collect();
     let more = if more.is_empty() { String::new() } else { format!(", and {}", more.join(", ")) };
     let proposal: Vec<String> = it.proposal.iter().map(|t| t.display(space).to_string()).collect();
     format!(
         "iteration {number}: {} trace: {} ({}){more}; {}; next: {}",
         it.kind(),
-        it.problem,
+        it.problem.shown(program),
         count(it.schedule.len() as u64, "step"),
         if it.fixes == 1 { "1 fix".to_owned() } else { format!("{} fixes", it.fixes) },
         if proposal.is_empty() { "the original program".to_owned() } else { proposal.join(", ") }
@@ -102,7 +108,7 @@ pub fn iteration_text(
     space: &paces::constraint::Space,
     threads: &[String],
 ) -> String {
-    let mut text = iteration_line(number, it, space);
+    let mut text = iteration_line(number, it, program, space);
     if !it.schedule.is_empty() {
         let steps: Vec<(usize, &str)> =
             it.threads.iter().copied().zip(it.schedule.iter().map(String::as_str)).collect();
@@ -213,7 +219,8 @@ fn acceptance_lines(report: &Report) -> String {
         a.no_assertion_failure, a.no_new_deadlock, a.no_new_livelock, a.same_sequential_states, a.assertions_reached,
     );
     for d in &a.deadlocks {
-        s.push_str(&format!("    deadlock admitted: {} ({})\n", d.deadlock, deadlock_rule_text(d.rule)));
+        let deadlock = d.deadlock.shown(&report.original);
+        s.push_str(&format!("    deadlock admitted: {deadlock} ({})\n", deadlock_rule_text(d.rule)));
     }
     s
 }
@@ -248,7 +255,7 @@ fn deadlock_lines(report: &Report) -> String {
             "  the original program deadlocks (removed where the space can, else kept; --keep-deadlocks keeps them):\n"
         });
         for d in deadlocks {
-            s.push_str(&format!("    {d}\n"));
+            s.push_str(&format!("    {}\n", d.shown(&report.original)));
         }
     }
     s
@@ -259,7 +266,7 @@ fn deadlock_lines(report: &Report) -> String {
 fn fate_lines(report: &Report) -> String {
     let mut s = String::new();
     for d in &report.deadlock_fates {
-        s.push_str(&format!("  {} deadlock of the original: {}\n", d.fate.name(), d.deadlock));
+        s.push_str(&format!("  {} deadlock of the original: {}\n", d.fate.name(), d.deadlock.shown(&report.original)));
         if let Fate::Kept(why) = &d.fate {
             s.push_str(&format!("    {why}\n"));
         }

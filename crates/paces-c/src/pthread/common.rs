@@ -194,6 +194,9 @@ pub(super) struct Lower<'a> {
     pub(super) line_starts: Vec<usize>,
     pub(super) spans: BTreeMap<String, Span>,
     pub(super) texts: BTreeMap<String, String>,
+    /// The labels made in a copy of an unrolled loop's body, each with the copy: the loop
+    /// variables' values (`i = 0`), shown with the step ([`paces_cwhile::ir::SourceStep::copy`]).
+    pub(super) copies: BTreeMap<String, String>,
     pub(super) instances: Vec<Instance>,
     pub(super) handles: BTreeMap<(String, String, Option<i64>), usize>,
     /// The functions other than `main` that create threads.

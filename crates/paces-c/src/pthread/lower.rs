@@ -38,6 +38,7 @@ pub(super) fn lower(
         line_starts: std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         spans: BTreeMap::new(),
         texts: BTreeMap::new(),
+        copies: BTreeMap::new(),
         instances: Vec::new(),
         handles: BTreeMap::new(),
         creators: BTreeSet::new(),
@@ -87,6 +88,10 @@ impl<'a> Lower<'a> {
         *n += 1;
         let label = if *n == 1 { line.to_string() } else { format!("{line}.{n}") };
         self.spans.insert(label.clone(), span);
+        if !self.frame.consts.is_empty() {
+            let values: Vec<String> = self.frame.consts.iter().map(|(var, v)| format!("{var} = {v}")).collect();
+            self.copies.insert(label.clone(), values.join(", "));
+        }
         label
     }
 
@@ -267,7 +272,7 @@ impl<'a> Lower<'a> {
             }
         }
         parts.source_texts = self.texts.clone();
-        parts.source_steps = crate::shown::source_steps(&parts, self.source, &self.thread_places());
+        parts.source_steps = crate::shown::source_steps(&parts, self.source, &self.thread_places(), &self.copies);
         let names = self.instances.iter().map(|i| (i.name.clone(), i.shown.clone()));
         parts.source_threads = crate::shown::thread_names(names);
         parts.thread_structure = parts

@@ -73,9 +73,11 @@ pub fn write_check(path: &Path, input: &Input, program: &Program, result: &Check
         ("time".to_owned(), format!("{:.3} s", result.time.as_secs_f64())),
     ];
     let mut found: Vec<(String, &paces::explore::Counterexample)> = Vec::new();
-    found.extend(result.failures.iter().map(|(label, c)| (format!("assertion {label} fails"), c)));
-    found.extend(result.deadlocks.iter().map(|(id, c)| (format!("deadlock {id}"), c)));
-    found.extend(result.livelocks.iter().map(|(id, c)| (format!("atomic livelock {id}"), c)));
+    // A C program's places by line and threads by their shown names (`assertion at line 20`).
+    let assertion = |label: &str| program.place_name(label).map_or_else(|| label.to_owned(), |at| format!("at {at}"));
+    found.extend(result.failures.iter().map(|(label, c)| (format!("assertion {} fails", assertion(label)), c)));
+    found.extend(result.deadlocks.iter().map(|(id, c)| (format!("deadlock {}", id.shown(program)), c)));
+    found.extend(result.livelocks.iter().map(|(id, c)| (format!("atomic livelock {}", id.shown(program)), c)));
     if found.is_empty() {
         if let Some(c) = result.verdict.counterexample() {
             found.push((result.verdict.name().to_owned(), c));
@@ -88,9 +90,9 @@ pub fn write_check(path: &Path, input: &Input, program: &Program, result: &Check
     // A page with findings of more than the verdict's kind (a failure and a deadlock) says
     // what it holds in its heading.
     let heading = if counterexamples.len() > 1 {
-        format!("{} ({})", result.verdict_text(), paces_report::check::counts_text(result))
+        format!("{} ({})", result.verdict_text_in(program), paces_report::check::counts_text(result))
     } else {
-        result.verdict_text()
+        result.verdict_text_in(program)
     };
     write(path, &paces_report::check_page(&source, &heading, &facts, &counterexamples))
 }

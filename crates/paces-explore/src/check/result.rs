@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use paces_cwhile::Program;
 use paces_trace::Trace;
 
 use crate::replay::Schedule;
@@ -63,17 +64,43 @@ impl DeadlockId {
 
 impl fmt::Display for DeadlockId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (name, stand)) in self.threads.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            match stand {
-                ThreadStand::Done => write!(f, "{name} done")?,
-                ThreadStand::Blocked(l) => write!(f, "{name} at {}", l.join("|"))?,
-            }
-        }
-        Ok(())
+        f.write_str(&self.words(None))
     }
+}
+
+impl DeadlockId {
+    /// The deadlock in the words of the source `program` was read from: its threads by the
+    /// names traces show them by and its places by line (`main at line 19, worker t[0] done`
+    /// for a program read from C, [`Program::place_name`]); for a Cwhile program the same as
+    /// its `Display` (`main at 19, worker done`).
+    pub fn shown(&self, program: &Program) -> String {
+        self.words(Some(program))
+    }
+
+    fn words(&self, program: Option<&Program>) -> String {
+        let mut out = Vec::with_capacity(self.threads.len());
+        for (name, stand) in &self.threads {
+            let name = program.map_or(name.as_str(), |p| p.shown_thread(name));
+            out.push(match stand {
+                ThreadStand::Done => format!("{name} done"),
+                ThreadStand::Blocked(labels) => {
+                    let mut places: Vec<String> = labels.iter().map(|l| place(program, l)).collect();
+                    if program.is_some_and(|p| !p.source_steps.is_empty()) {
+                        // Two awaits of one statement are one line.
+                        places.dedup();
+                    }
+                    format!("{name} at {}", places.join("|"))
+                }
+            });
+        }
+        out.join(", ")
+    }
+}
+
+/// How a message names the location `label` of `program`: its line for a program read from C
+/// (`line 19`), else the label.
+fn place(program: Option<&Program>, label: &str) -> String {
+    program.and_then(|p| p.place_name(label)).unwrap_or_else(|| label.to_owned())
 }
 
 /// An atomic livelock: a thread that can step forever inside an atomic block.
@@ -88,6 +115,18 @@ pub struct LivelockId {
 impl fmt::Display for LivelockId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} loops inside atomic block {}", self.thread, self.block)
+    }
+}
+
+impl LivelockId {
+    /// The livelock in the words of the source `program` was read from, as
+    /// [`DeadlockId::shown`]: `worker t[0] loops inside atomic block at line 8` for a program
+    /// read from C, its `Display` for a Cwhile program.
+    pub fn shown(&self, program: &Program) -> String {
+        match program.place_name(&self.block) {
+            Some(at) => format!("{} loops inside atomic block at {at}", program.shown_thread(&self.thread)),
+            None => format!("{} loops inside atomic block {}", program.shown_thread(&self.thread), self.block),
+        }
     }
 }
 
@@ -222,21 +261,39 @@ pub struct CheckResult {
 /// `deadlock: ...`, `atomic livelock: ...`, `state bound reached after N states`.
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(None))
+    }
+}
+
+impl Verdict {
+    /// The verdict in the words of the source `program` was read from: for a program read
+    /// from C, its places by line and its threads by the names traces show them by (`bad:
+    /// assertion at line 20 fails`, `deadlock: main at line 19, worker t[0] done`,
+    /// [`DeadlockId::shown`]); for a Cwhile program the same as its `Display`.
+    pub fn shown(&self, program: &Program) -> String {
+        self.words(Some(program))
+    }
+
+    fn words(&self, program: Option<&Program>) -> String {
         match self {
-            Verdict::Correct => f.write_str("correct"),
+            Verdict::Correct => "correct".to_owned(),
             Verdict::Bad(c) => {
                 let label = c.failing_label().unwrap_or("?");
-                if c.division_by_zero {
-                    write!(f, "bad: division by zero at {label}")
-                } else if c.shift_out_of_range {
-                    write!(f, "bad: shift out of range at {label}")
-                } else {
-                    write!(f, "bad: {label} fails")
+                match (program.and_then(|p| p.place_name(label)), c.division_by_zero, c.shift_out_of_range) {
+                    (None, true, _) => format!("bad: division by zero at {label}"),
+                    (None, _, true) => format!("bad: shift out of range at {label}"),
+                    (None, ..) => format!("bad: {label} fails"),
+                    (Some(at), true, _) => format!("bad: division by zero at {at}"),
+                    (Some(at), _, true) => format!("bad: shift out of range at {at}"),
+                    (Some(at), ..) => format!("bad: assertion at {at} fails"),
                 }
             }
-            Verdict::Deadlock(id, _) => write!(f, "deadlock: {id}"),
-            Verdict::Livelock(id, _) => write!(f, "atomic livelock: {id}"),
-            Verdict::BoundReached { what, states } => write!(f, "{what} reached after {states} states"),
+            Verdict::Deadlock(id, _) => format!("deadlock: {}", id.words(program)),
+            Verdict::Livelock(id, _) => match program {
+                Some(p) => format!("atomic livelock: {}", id.shown(p)),
+                None => format!("atomic livelock: {id}"),
+            },
+            Verdict::BoundReached { what, states } => format!("{what} reached after {states} states"),
         }
     }
 }
@@ -245,7 +302,16 @@ impl CheckResult {
     /// The verdict in words with what qualifies it (a bound reached after a failure was
     /// found, the loop bound), without the statistics that [`CheckResult`]'s `Display` adds.
     pub fn verdict_text(&self) -> String {
-        let mut s = self.verdict.to_string();
+        self.qualified(self.verdict.to_string())
+    }
+
+    /// [`CheckResult::verdict_text`] in the words of the source `program` was read from
+    /// ([`Verdict::shown`]).
+    pub fn verdict_text_in(&self, program: &Program) -> String {
+        self.qualified(self.verdict.shown(program))
+    }
+
+    fn qualified(&self, mut s: String) -> String {
         if let (Some(b), false) = (self.bound, matches!(self.verdict, Verdict::BoundReached { .. })) {
             s.push_str(&format!(" ({b} reached)"));
         }

@@ -24,14 +24,19 @@ pub fn counts_text(result: &CheckResult) -> String {
 }
 
 /// A failing step's heading: `` assertion `3` fails ``, `` division by zero at `q1` `` or
-/// `` shift out of range at `q1` ``.
-fn failure_heading(label: &str, cex: &Counterexample) -> String {
+/// `` shift out of range at `q1` ``; for a program read from C the step's line
+/// (`assertion at line 20 fails`, `division by zero at line 7`).
+fn failure_heading(program: &Program, label: &str, cex: &Counterexample) -> String {
+    let line = program.place_name(label);
+    let at = line.clone().unwrap_or_else(|| format!("`{label}`"));
     if cex.division_by_zero {
-        format!("division by zero at `{label}`")
+        format!("division by zero at {at}")
     } else if cex.shift_out_of_range {
-        format!("shift out of range at `{label}`")
+        format!("shift out of range at {at}")
+    } else if line.is_some() {
+        format!("assertion at {at} fails")
     } else {
-        format!("assertion `{label}` fails")
+        format!("assertion {at} fails")
     }
 }
 
@@ -69,13 +74,13 @@ pub fn all_text(name: &str, program: &Program, result: &CheckResult, outcomes: b
         s.push_str(&format!("note: the {bound} was reached first: the lists may be incomplete\n"));
     }
     for (label, cex) in &result.failures {
-        s.push_str(&finding(program, &failure_heading(label, cex), cex));
+        s.push_str(&finding(program, &failure_heading(program, label, cex), cex));
     }
     for (id, cex) in &result.deadlocks {
-        s.push_str(&finding(program, &format!("deadlock: {id}"), cex));
+        s.push_str(&finding(program, &format!("deadlock: {}", id.shown(program)), cex));
     }
     for (id, cex) in &result.livelocks {
-        s.push_str(&finding(program, &format!("atomic livelock: {id}"), cex));
+        s.push_str(&finding(program, &format!("atomic livelock: {}", id.shown(program)), cex));
     }
     if outcomes {
         s.push_str(&format!("\n{}:\n", count(result.outcomes.len() as u64, "outcome")));
@@ -168,12 +173,12 @@ pub fn all_json(name: &str, program: &Program, result: &CheckResult, outcomes: b
         deadlocks: result
             .deadlocks
             .iter()
-            .map(|(id, c)| DeadlockJson { deadlock: id.to_string(), trace: trace(c) })
+            .map(|(id, c)| DeadlockJson { deadlock: id.shown(program), trace: trace(c) })
             .collect(),
         livelocks: result
             .livelocks
             .iter()
-            .map(|(id, c)| LivelockJson { livelock: id.to_string(), cycle_start: c.cycle_start, trace: trace(c) })
+            .map(|(id, c)| LivelockJson { livelock: id.shown(program), cycle_start: c.cycle_start, trace: trace(c) })
             .collect(),
         outcomes: outcomes.then(|| {
             result.outcomes.iter().map(|o| globals.iter().copied().zip(o.iter().copied()).collect()).collect()

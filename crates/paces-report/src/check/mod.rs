@@ -101,7 +101,7 @@ struct CheckDocument<'a> {
 /// whose model has the frontend's `bounds` (in words): the verdict, notes on bounds, the
 /// counterexample drawn one column per thread, and the checker's figures.
 pub fn check_text(name: &str, program: &Program, result: &CheckResult, bounds: &[String]) -> String {
-    let mut s = format!("{name}: {}\n", result.verdict_text());
+    let mut s = format!("{name}: {}\n", result.verdict_text_in(program));
     if let Some(unwind) = result.unwind {
         s.push_str(&format!("note: loops unwound at most {unwind} times per entry (not an exact verdict)\n"));
     }
@@ -131,16 +131,16 @@ pub fn check_json(name: &str, program: &Program, result: &CheckResult, bounds: &
         file: name,
         threads: threads(program),
         verdict: verdict_name(&result.verdict),
-        message: result.verdict_text(),
+        message: result.verdict_text_in(program),
         division_by_zero: cex.is_some_and(|c| c.division_by_zero),
         shift_out_of_range: cex.is_some_and(|c| c.shift_out_of_range),
         trace: cex.map(|c| schedule(program, &c.schedule, c.failing_step)),
         deadlock: match &result.verdict {
-            Verdict::Deadlock(id, _) => Some(id.to_string()),
+            Verdict::Deadlock(id, _) => Some(id.shown(program)),
             _ => None,
         },
         livelock: match &result.verdict {
-            Verdict::Livelock(id, _) => Some(id.to_string()),
+            Verdict::Livelock(id, _) => Some(id.shown(program)),
             _ => None,
         },
         states: result.states,

@@ -173,12 +173,17 @@ impl<'a> Places<'a> {
     fn failure<'c>(&self, label: &str, cex: &'c Counterexample) -> Finding<'c> {
         let text = self.text(label);
         let when = after(cex.schedule.len());
+        // A C program's step by its line (`assertion at line 20 fails`), else by its label.
+        let line = self.program.place_name(label);
+        let at = line.clone().unwrap_or_else(|| format!("`{label}`"));
         let (rule, message) = if cex.division_by_zero {
-            (DIVISION, format!("division by zero at `{label}`: {text} divides by zero {when}"))
+            (DIVISION, format!("division by zero at {at}: {text} divides by zero {when}"))
         } else if cex.shift_out_of_range {
-            (SHIFT, format!("shift out of range at `{label}`: {text} shifts by an amount outside 0..=63 {when}"))
+            (SHIFT, format!("shift out of range at {at}: {text} shifts by an amount outside 0..=63 {when}"))
+        } else if line.is_some() {
+            (ASSERTION, format!("assertion at {at} fails: {text} is false {when}"))
         } else {
-            (ASSERTION, format!("assertion `{label}` fails: {text} is false {when}"))
+            (ASSERTION, format!("assertion {at} fails: {text} is false {when}"))
         };
         let at = vec![(label.to_owned(), format!("{text} fails here"))];
         Finding { rule, message, cex, at, waits: Vec::new(), deadlock: None }
@@ -196,19 +201,26 @@ impl<'a> Places<'a> {
             .iter()
             .map(|(t, l)| (l.clone(), format!("{} waits here for good: {}", self.thread_name(*t), self.text(l))))
             .collect();
-        let message =
-            format!("deadlock: {id}: every thread that has not finished waits for good {}", after(cex.schedule.len()));
+        let message = format!(
+            "deadlock: {}: every thread that has not finished waits for good {}",
+            id.shown(self.program),
+            after(cex.schedule.len())
+        );
         Finding { rule: DEADLOCK, message, cex, at, waits, deadlock: Some(id) }
     }
 
     fn livelock<'c>(&self, id: &LivelockId, cex: &'c Counterexample) -> Finding<'c> {
         let message = format!(
-            "atomic livelock: {id}: the steps from step {} of the {} shown repeat forever, and no other \
+            "atomic livelock: {}: the steps from step {} of the {} shown repeat forever, and no other \
              thread runs again",
+            id.shown(self.program),
             cex.cycle_start.map_or(1, |k| k + 1),
             steps(cex.schedule.len()),
         );
-        let at = vec![(id.block.clone(), format!("{} loops forever inside this atomic section", id.thread))];
+        let at = vec![(
+            id.block.clone(),
+            format!("{} loops forever inside this atomic section", self.program.shown_thread(&id.thread)),
+        )];
         Finding { rule: LIVELOCK, message, cex, at, waits: Vec::new(), deadlock: None }
     }
 
@@ -326,7 +338,7 @@ pub fn check_log(source: &Source<'_>, program: &Program, result: &CheckResult, a
         Verdict::BoundReached { .. } => "warning",
         _ => "error",
     };
-    log(results, vec![note(level, format!("{}: {}", source.name, result.verdict_text()))], true)
+    log(results, vec![note(level, format!("{}: {}", source.name, result.verdict_text_in(program)))], true)
 }
 
 /// The SARIF log of a repair of `source`: the results of `check`, a check of the original

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use paces_constraint::Transformation;
+use paces_cwhile::Program;
 use paces_explore::{DeadlockId, LivelockId};
 use paces_generalize::Elimination;
 use paces_trace::Trace;
@@ -121,33 +122,77 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        InWords { problem: self, program: None }.fmt(f)
+    }
+}
+
+impl Problem {
+    /// The problem in the words of the source `program` (the original the repair started
+    /// from) was read from: for a program read from C, its places by line and its threads by
+    /// the names traces show them by (`assertion at line 20 fails`, `new deadlock: main at
+    /// line 19, worker t[0] done`); for a Cwhile program the same as its `Display`.
+    pub fn shown<'a>(&'a self, program: &'a Program) -> impl fmt::Display + 'a {
+        InWords { problem: self, program: Some(program) }
+    }
+}
+
+/// A [`Problem`] in words, its places and threads named as `program` names them.
+struct InWords<'a> {
+    problem: &'a Problem,
+    program: Option<&'a Program>,
+}
+
+impl InWords<'_> {
+    fn deadlock(&self, id: &DeadlockId) -> String {
+        self.program.map_or_else(|| id.to_string(), |p| id.shown(p))
+    }
+
+    fn livelock(&self, id: &LivelockId) -> String {
+        self.program.map_or_else(|| id.to_string(), |p| id.shown(p))
+    }
+
+    /// The location `at` (`line 20` for a program read from C), and whether it is a line.
+    fn place(&self, at: &str) -> (String, bool) {
+        match self.program.and_then(|p| p.place_name(at)) {
+            Some(line) => (line, true),
+            None => (format!("`{at}`"), false),
+        }
+    }
+}
+
+impl fmt::Display for InWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.problem {
             Problem::Failure { at: None, .. } => f.write_str("a failure"),
-            Problem::Failure { at: Some(at), kind: FailureKind::Assertion } => write!(f, "`{at}` fails"),
-            Problem::Failure { at: Some(at), kind: FailureKind::DivisionByZero } => {
-                write!(f, "division by zero at `{at}`")
-            }
-            Problem::Failure { at: Some(at), kind: FailureKind::ShiftOutOfRange } => {
-                write!(f, "shift out of range at `{at}`")
-            }
-            Problem::NewDeadlock(id) => write!(f, "new deadlock: {id}"),
-            Problem::OriginalDeadlock(id) => write!(f, "deadlock of the original: {id}"),
+            Problem::Failure { at: Some(at), kind } => match (kind, self.place(at)) {
+                (FailureKind::Assertion, (at, true)) => write!(f, "assertion at {at} fails"),
+                (FailureKind::Assertion, (at, false)) => write!(f, "{at} fails"),
+                (FailureKind::DivisionByZero, (at, _)) => write!(f, "division by zero at {at}"),
+                (FailureKind::ShiftOutOfRange, (at, _)) => write!(f, "shift out of range at {at}"),
+            },
+            Problem::NewDeadlock(id) => write!(f, "new deadlock: {}", self.deadlock(id)),
+            Problem::OriginalDeadlock(id) => write!(f, "deadlock of the original: {}", self.deadlock(id)),
             Problem::InReserve { deadlock, iterations } => write!(
                 f,
                 "candidate kept in reserve, not yet the repair: it passes every check, but with a deadlock \
-                 admitted only after a failure ({deadlock}: the original deadlocks with the same threads blocked \
+                 admitted only after a failure ({}: the original deadlocks with the same threads blocked \
                  once an assertion failed); looking for at most {iterations} more iterations for a repair whose \
-                 deadlocks all stand where the original's do (the reserve is the answer when none is found)"
+                 deadlocks all stand where the original's do (the reserve is the answer when none is found)",
+                self.deadlock(deadlock)
             ),
             Problem::AdmittedAfterFailure(_) => f.write_str("deadlock admitted only after a failure"),
-            Problem::NewLivelock(id) => write!(f, "new atomic livelock: {id}"),
+            Problem::NewLivelock(id) => write!(f, "new atomic livelock: {}", self.livelock(id)),
             Problem::NewOutcome(values) => {
                 let parts: Vec<String> = values.iter().map(|(name, v)| format!("{name} = {v}")).collect();
                 write!(f, "new outcome: {} (no run of the original ends with these values)", parts.join(", "))
             }
             Problem::SequentialStates => f.write_str("the final states of complete sequential traces changed"),
             Problem::Unreached(labels) => {
-                write!(f, "assertions the original checks are reached no more: {}", labels.join(", "))
+                let places: Vec<String> = labels
+                    .iter()
+                    .map(|l| self.program.and_then(|p| p.place_name(l)).unwrap_or_else(|| l.clone()))
+                    .collect();
+                write!(f, "assertions the original checks are reached no more: {}", places.join(", "))
             }
             Problem::Refused(reasons) => f.write_str(&reasons.join("; ")),
         }
