@@ -75,12 +75,6 @@ fn splice_into(source: &str, original: &Program, changed: &Program, dialect: &Di
     (unlabelled(&back) == unlabelled(changed)).then_some(text)
 }
 
-/// The canonical Cwhile text of `p` with every statement label replaced by `_` and each
-/// thread's and procedure's locals listed by name: everything of the program but its labels
-/// and the order its locals are declared in (variables, threads, procedures, and every block
-/// with its statements in order). A frontend declares a C block's locals in the order their
-/// declarations stand, which a moved declaration changes; every local starts with its
-/// declared value whatever the order, so the order means nothing.
 /// The body of each thread and procedure of `changed`, each with the body of the one of
 /// `original` of the same name.
 fn bodies(original: &Program, changed: &Program) -> Option<Vec<(BlockId, BlockId)>> {
@@ -102,6 +96,12 @@ fn origin(original: &Program, changed: &Program, id: StmtId) -> Option<StmtId> {
     (original.stmts.get(o.index())?.span == s.span).then_some(o)
 }
 
+/// The canonical Cwhile text of `p` with every statement label replaced by `_` and each
+/// thread's and procedure's locals listed by name: everything of the program but its labels
+/// and the order its locals are declared in (variables, threads, procedures, and every block
+/// with its statements in order). A frontend declares a C block's locals in the order their
+/// declarations stand, which a moved declaration changes; every local starts with its
+/// declared value whatever the order, so the order means nothing.
 fn unlabelled(p: &Program) -> String {
     let mut parts = p.clone().into_parts();
     for s in &mut parts.stmts {
@@ -210,9 +210,7 @@ impl<'a> Splice<'a> {
     ) -> Option<()> {
         let (flat, old, same) = self.paired(block, before, depth)?;
         for p in &flat {
-            let now = &self.changed.stmts.get(p.id.index())?.kind;
-            let then = &self.original.stmts.get(p.origin.index())?.kind;
-            for (b, before) in now.blocks().zip(then.blocks()) {
+            for (b, before) in self.inner_blocks(p)? {
                 self.targets(b, before, depth + 1, out)?;
             }
         }
@@ -262,15 +260,18 @@ impl<'a> Splice<'a> {
     /// Adds the edits for the blocks inside a statement `depth` deep, each paired with its
     /// original.
     fn nested(&self, p: &Placed, depth: usize, edits: &mut Vec<Edit>) -> Option<()> {
-        let now = &self.changed.stmts.get(p.id.index())?.kind;
-        let then = &self.original.stmts.get(p.origin.index())?.kind;
-        if now.blocks().count() != then.blocks().count() {
-            return None;
-        }
-        for (b, before) in now.blocks().zip(then.blocks()) {
+        for (b, before) in self.inner_blocks(p)? {
             self.walk(b, before, depth + 1, edits)?;
         }
         Some(())
+    }
+
+    /// The blocks inside the statement of `p`, each paired with its original; `None` when the
+    /// two statements hold different numbers of blocks.
+    fn inner_blocks(&self, p: &Placed) -> Option<Vec<(BlockId, BlockId)>> {
+        let now = &self.changed.stmts.get(p.id.index())?.kind;
+        let then = &self.original.stmts.get(p.origin.index())?.kind;
+        (now.blocks().count() == then.blocks().count()).then(|| now.blocks().zip(then.blocks()).collect())
     }
 
     /// Adds the edit that rewrites a block whose items are `old` in the original and `flat`

@@ -114,7 +114,7 @@ pub struct LivelockId {
 
 impl fmt::Display for LivelockId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} loops inside atomic block {}", self.thread, self.block)
+        f.write_str(&self.words(None))
     }
 }
 
@@ -123,9 +123,14 @@ impl LivelockId {
     /// [`DeadlockId::shown`]: `worker t[0] loops inside atomic block at line 8` for a program
     /// read from C, its `Display` for a Cwhile program.
     pub fn shown(&self, program: &Program) -> String {
-        match program.place_name(&self.block) {
-            Some(at) => format!("{} loops inside atomic block at {at}", program.shown_thread(&self.thread)),
-            None => format!("{} loops inside atomic block {}", program.shown_thread(&self.thread), self.block),
+        self.words(Some(program))
+    }
+
+    fn words(&self, program: Option<&Program>) -> String {
+        let thread = program.map_or(self.thread.as_str(), |p| p.shown_thread(&self.thread));
+        match program.and_then(|p| p.place_name(&self.block)) {
+            Some(at) => format!("{thread} loops inside atomic block at {at}"),
+            None => format!("{thread} loops inside atomic block {}", self.block),
         }
     }
 }
@@ -279,20 +284,20 @@ impl Verdict {
             Verdict::Correct => "correct".to_owned(),
             Verdict::Bad(c) => {
                 let label = c.failing_label().unwrap_or("?");
-                match (program.and_then(|p| p.place_name(label)), c.division_by_zero, c.shift_out_of_range) {
-                    (None, true, _) => format!("bad: division by zero at {label}"),
-                    (None, _, true) => format!("bad: shift out of range at {label}"),
-                    (None, ..) => format!("bad: {label} fails"),
-                    (Some(at), true, _) => format!("bad: division by zero at {at}"),
-                    (Some(at), _, true) => format!("bad: shift out of range at {at}"),
-                    (Some(at), ..) => format!("bad: assertion at {at} fails"),
+                let line = program.and_then(|p| p.place_name(label));
+                let at = line.as_deref().unwrap_or(label);
+                if c.division_by_zero {
+                    format!("bad: division by zero at {at}")
+                } else if c.shift_out_of_range {
+                    format!("bad: shift out of range at {at}")
+                } else if line.is_some() {
+                    format!("bad: assertion at {at} fails")
+                } else {
+                    format!("bad: {label} fails")
                 }
             }
             Verdict::Deadlock(id, _) => format!("deadlock: {}", id.words(program)),
-            Verdict::Livelock(id, _) => match program {
-                Some(p) => format!("atomic livelock: {}", id.shown(p)),
-                None => format!("atomic livelock: {id}"),
-            },
+            Verdict::Livelock(id, _) => format!("atomic livelock: {}", id.words(program)),
             Verdict::BoundReached { what, states } => format!("{what} reached after {states} states"),
         }
     }

@@ -26,9 +26,11 @@ pub(super) const OPTIMISE_LIST_LIMIT: usize = 100_000;
 /// freezes more orders than the trace needs; a bad trace's fixes are the cycles of at most K
 /// constraint edges), so the accepted repair may not be a cheapest one. A single swap is the
 /// least change there is. In a space small enough to list (`listable`, its number of
-/// candidates), every cheaper candidate is judged, cheapest first; otherwise the fallbacks are
-/// relaxed and the learner is asked for cheaper candidates, each judged and, when rejected,
-/// learned from, up to [`OPTIMISE_CHECKS`]. A cheaper accepted candidate replaces the repair.
+/// candidates), every cheaper candidate is judged, cheapest first; otherwise the repair's
+/// added sections are taken out one at a time where the judge allows ([`drop_sections`]), then
+/// the fallbacks are relaxed and the learner is asked for cheaper candidates, each judged and,
+/// when rejected, learned from, up to [`OPTIMISE_CHECKS`]. A cheaper accepted candidate
+/// replaces the repair.
 pub(super) fn optimise(
     ctx: &mut Context<'_>,
     judge: &mut Judge,
@@ -45,7 +47,14 @@ pub(super) fn optimise(
     } else {
         let searched = match listable {
             Some(n) => by_listing(ctx, judge, cost, n),
-            None => by_learning(ctx, judge, learning, cost, twins, alike),
+            None => match drop_sections(ctx, judge) {
+                Ok(Some(unproved)) => Ok(Optimality::CheapestFound(unproved)),
+                Ok(None) => {
+                    let cost = ctx.accepted_candidate().map_or(cost, |c| c.cost(ctx.space()));
+                    by_learning(ctx, judge, learning, cost, twins, alike)
+                }
+                Err(e) => Err(e),
+            },
         };
         match searched {
             Err(e) if *e.kind() == ErrorKind::Deadline => Optimality::CheapestFound(Unproved::TimeLimit),
@@ -103,10 +112,6 @@ fn by_learning(
     twins: Option<&Twins>,
     mut alike: Option<NodeId>,
 ) -> Result<Optimality, Error> {
-    if let Some(unproved) = drop_sections(ctx, judge)? {
-        return Ok(Optimality::CheapestFound(unproved));
-    }
-    cost = ctx.accepted_candidate().map_or(cost, |c| c.cost(ctx.space()));
     if ctx.cfg().learner.relaxes_on_conflict() {
         learning.relax_fallbacks()?;
     }
