@@ -195,12 +195,12 @@ fn repair(file: &Path, paces: Option<&Path>, limit: u64) -> String {
         Err(e) => return format!("no repair: {e}"),
     };
     let summary = String::from_utf8_lossy(&output.stderr).into_owned();
-    let moves: Vec<&str> = summary
+    let moves: Vec<String> = summary
         .lines()
         .skip_while(|l| !l.trim_start().starts_with("changes:"))
         .skip(1)
         .take_while(|l| l.starts_with("    "))
-        .map(str::trim)
+        .map(|l| l.trim().replace('|', "\\|"))
         .collect();
     // A repair the C file cannot hold is not written (exit 1): say what it was.
     if summary.contains("the repair cannot be written into this C source") {

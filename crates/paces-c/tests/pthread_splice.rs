@@ -169,7 +169,7 @@ fn a_repair_that_reads_a_checked_value_before_its_thread_starts_is_stale() {
     let (p, q) = transformed(&s, &["swap 34 <-> 38", "swap 32 <-> 38"]);
     let stale = paces_c::pthread::stale_checks(&p, &q);
     assert_eq!(stale.len(), 1, "{stale:?}");
-    assert!(stale[0].contains("the check at 42") && stale[0].contains("grow_lo"), "{stale:?}");
+    assert!(stale[0].contains("the check at line 42") && stale[0].contains("`grow_lo "), "{stale:?}");
     // The creation below the read of `hi`, which that thread does not write: not stale.
     let (p, q) = transformed(&s, &["swap 32 <-> 34"]);
     assert!(paces_c::pthread::stale_checks(&p, &q).is_empty());

@@ -39,7 +39,11 @@ fn a_c_file_is_checked_by_its_line_labels() {
 fn a_c_file_is_repaired() {
     let out = paces(&["repair", &model("publish")], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("move 10 below 11"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("move line 10 `ready = true` below line 11 `data = PAYLOAD`"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -101,7 +105,7 @@ fn a_repaired_c_file_is_its_source_with_the_repair_applied() {
     let out = paces(&["repair", &paper1, "-o", out_name], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty(), "the program goes to the file");
-    assert!(text(&out.stderr).contains("move 9 below 11"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("move line 9 `x = 1` below line 11 `z = 1`"), "{}", text(&out.stderr));
     let (source, fixed) = (std::fs::read_to_string(&paper1).unwrap(), std::fs::read_to_string(&out_file).unwrap());
     let (before, after) = differing(&source, &fixed);
     assert_eq!(before, ["    x = 1;", "    y = 1;", "    z = 1;"], "{fixed}");
@@ -169,10 +173,27 @@ fn nondet_in_every_form_is_read_checked_and_repaired() {
     let out = paces(&["repair", &model("draws")], None);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("atomic [8; 9]") && stderr.contains("nondeterministic values in 0..1"), "{stderr}");
+    assert!(
+        stderr.contains("atomic [line 8 `level = 1`; line 9 `level = level + 1 + extra`]")
+            && stderr.contains("nondeterministic values in 0..1"),
+        "{stderr}"
+    );
     let written = text(&out.stdout);
     assert!(
         written.contains("  atomicBegin();\n  level = 1;\n  level = level + 1 + extra;\n  atomicEnd();\n"),
         "{written}"
     );
+}
+
+/// `--verbose` ends with the diff of the input file and the repaired file, both C: the moved
+/// statement leaves its line and comes back below `z = 1;`, and no Cwhile text shows.
+#[test]
+fn a_verbose_c_repair_shows_the_diff_of_the_c_files() {
+    let paper1 = format!("{}/../../examples/paper1.c", env!("CARGO_MANIFEST_DIR"));
+    let out = paces(&["repair", &paper1, "--verbose"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let diff = &stderr[stderr.find("  diff:\n").unwrap_or_else(|| panic!("{stderr}"))..];
+    assert!(diff.contains("    -    x = 1;\n") && diff.contains("    +    x = 1;\n"), "{diff}");
+    assert!(diff.contains("         z = 1;\n") && !diff.contains(":="), "{diff}");
 }

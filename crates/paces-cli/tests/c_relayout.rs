@@ -56,7 +56,7 @@ const INLINE: &str = "#include <pthread.h>\n#include <assert.h>\nint x = 0, y = 
 /// the file indents.
 #[test]
 fn an_inline_body_is_split_into_lines() {
-    let fixed = repaired("inline.c", INLINE, &[], "move 4 below 4.2");
+    let fixed = repaired("inline.c", INLINE, &[], "move line 4 `y = 1` below line 4 `x = 1`");
     let (before, after, at) = differing(INLINE, &fixed);
     assert_eq!(at, 4, "{fixed}");
     assert_eq!(before, ["void *w1(void *arg) { y = 1; x = 1; return 0; }"], "{fixed}");
@@ -71,7 +71,7 @@ fn a_line_of_two_statements_is_split_in_a_block() {
         "void *w1(void *arg) { y = 1; x = 1; return 0; }",
         "void *w1(void *arg) {\n  int k = 0; /* first */\n  y = 1; x = 1; // the pair\n  return k;\n}",
     );
-    let fixed = repaired("block.c", &source, &[], "move 6 below 6.2");
+    let fixed = repaired("block.c", &source, &[], "move line 6 `y = 1` below line 6 `x = 1`");
     let (before, after, at) = differing(&source, &fixed);
     assert_eq!(at, 6, "{fixed}");
     assert_eq!(before, ["  y = 1; x = 1; // the pair"], "{fixed}");
@@ -88,7 +88,12 @@ fn a_loop_of_creates_that_the_repair_parts_is_written_unrolled() {
         int main(void) {\n  pthread_t t[2];\n  int i;\n\
         \x20 for (i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);\n  d = 1;\n\
         \x20 for (i = 0; i < 2; i++) pthread_join(t[i], 0);\n  return 0;\n}\n";
-    let fixed = repaired("creates.c", source, &[], "move 11.3 below 12");
+    let fixed = repaired(
+        "creates.c",
+        source,
+        &[],
+        "move line 11 `pthread_create(&t[i], 0, w, (void *)(long)i)` [i = 1] below line 12 `d = 1`",
+    );
     let (before, after, at) = differing(source, &fixed);
     assert_eq!(at, 11, "{fixed}");
     assert_eq!(
@@ -106,7 +111,8 @@ fn a_loop_of_creates_that_the_repair_parts_is_written_unrolled() {
         "for (i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);",
         "for (int k = 0; k < 2; k++) pthread_create(&t[k], 0, w, (void *)(long)k);",
     );
-    let fixed = repaired("declared.c", &declared, &[], "move 11.3 below 12");
+    let change = "move line 11 `pthread_create(&t[k], 0, w, (void *)(long)k)` [k = 1] below line 12 `d = 1`";
+    let fixed = repaired("declared.c", &declared, &[], change);
     let (_, after, at) = differing(&declared, &fixed);
     assert_eq!((at, after), (11, unrolled.to_vec()), "{fixed}");
 }
@@ -123,7 +129,8 @@ fn a_loop_of_joins_that_the_repair_parts_is_written_unrolled() {
         \x20 for (i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)(long)i);\n  flag = 1;\n\
         \x20 for (i = 0; i < 2; i++) {\n    /* wait */\n    pthread_join(t[i], 0);\n  }\n  d = i;\n  return 0;\n}\n";
     let flags = ["--exhaustive", "--exhaustive-limit", "200000"];
-    let fixed = repaired("joins.c", source, &flags, "move 13 below 16");
+    let fixed =
+        repaired("joins.c", source, &flags, "move line 13 `flag = 1` below line 16 `pthread_join(t[i], 0)` [i = 0]");
     let (before, after, at) = differing(source, &fixed);
     assert_eq!(at, 13, "{fixed}");
     assert_eq!(

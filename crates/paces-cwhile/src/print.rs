@@ -551,6 +551,31 @@ impl Program {
         self.source_steps.get(self.loc_names.get(loc.index())?)
     }
 
+    /// The source steps of the statement at `loc` and of the statements inside it, in program
+    /// order: how a source names an item that moves or that a section holds (an `if` by its
+    /// guard, a block of statements by their lines). Empty for a program that has no source
+    /// steps and for a location that is no statement's.
+    pub fn source_steps_in(&self, loc: Loc) -> Vec<&crate::ir::SourceStep> {
+        let Some(item) = self.stmt_at(loc) else { return Vec::new() };
+        let inside = |mut s: StmtId| {
+            for _ in 0..=self.stmts.len() {
+                if s == item {
+                    return true;
+                }
+                match self.blocks.get(self.stmts[s.index()].block.index()).and_then(|b| b.parent) {
+                    Some(parent) => s = parent,
+                    None => return false,
+                }
+            }
+            false
+        };
+        let within = (loc.index()..self.loc_names.len()).map_while(|i| {
+            let l = Loc::new(i)?;
+            self.step_stmt(l).filter(|&s| inside(s)).map(|_| l)
+        });
+        within.filter_map(|l| self.source_step(l)).collect()
+    }
+
     /// How a message names the location `label` where the program was read from a source
     /// that places it ([`Program::source_step`]): `line 20`, its statement's line. `None` for
     /// a location the program has no source step for (every location of a Cwhile program):

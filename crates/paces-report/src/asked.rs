@@ -13,6 +13,8 @@ use paces::constraint::{Atom, Candidate, Move, Space, Transformation};
 use paces::generalize::Elimination;
 use paces::Report;
 
+use crate::words::Namer;
+
 /// An iteration whose lesson asks for a change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Asker {
@@ -42,12 +44,13 @@ pub(crate) fn changes(report: &Report) -> Vec<Change> {
     let Some(repair) = &report.candidate else { return Vec::new() };
     let space = &report.space;
     let original = Candidate::original(space);
+    let names = Namer { program: &report.original, space };
     let mut steps: Vec<(String, Step)> =
-        repair.moves(space).into_iter().map(|m| (m.display(space).to_string(), Step::Move(m))).collect();
+        repair.moves(space).into_iter().map(|m| (names.change(&m), Step::Move(m))).collect();
     for t in &report.transformations {
         let Transformation::Atomic { first, last } = *t else { continue };
         let Some(k) = repair.sections().iter().position(|s| s.first == first && s.last == last) else { continue };
-        steps.push((t.display(space).to_string(), Step::Section(k)));
+        steps.push((names.transformation(t), Step::Section(k)));
     }
     let lessons = lessons(report);
     steps

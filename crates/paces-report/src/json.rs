@@ -8,6 +8,7 @@ use paces::cwhile::ir::Program;
 use paces::{Fate, Report, StopReason};
 
 use crate::text::{self, Times};
+use crate::words::Namer;
 
 /// What the command adds to the report: the file's name, the program as it printed it, and
 /// whether the source's layout was kept.
@@ -173,7 +174,7 @@ impl<'a> RepairDocument<'a> {
                 schedule: it.schedule.clone(),
                 fixes: it.fixes,
                 more: it.more.iter().map(|p| p.shown(program).to_string()).collect(),
-                proposal: it.proposal.iter().map(|t| t.display(space).to_string()).collect(),
+                proposal: it.proposal.iter().map(|t| Namer { program, space }.transformation(t)).collect(),
             })
             .collect();
         // Printed once: the program's line count and the diff both read it.

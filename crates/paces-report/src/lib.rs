@@ -36,6 +36,7 @@ mod shown;
 pub mod text;
 pub mod text_chart;
 mod trace_chart;
+mod words;
 
 pub use diff::line_diff;
 pub use dot::dot_files;

@@ -152,7 +152,8 @@ pub(crate) fn timeline(out: &mut String, report: &Report) {
         let proposal = if it.proposal.is_empty() {
             "none (the original order)".to_owned()
         } else {
-            let texts = it.proposal.iter().map(|t| t.display(&report.space).to_string());
+            let names = crate::words::Namer { program: &report.original, space: &report.space };
+            let texts = it.proposal.iter().map(|t| names.transformation(t));
             texts.map(|p| format!("<code>{}</code>", escape(&p))).collect::<Vec<_>>().join(", ")
         };
         let _ = writeln!(out, "<p>Candidate proposed: {proposal}.</p>");

@@ -7,6 +7,7 @@ use paces::constraint::Transformation;
 use paces::{DeadlockRule, Fate, Iteration, Report, TimeSplit};
 
 use crate::text_chart;
+use crate::words::Namer;
 
 /// Where a repair command's time went, part by part: reading the program, the parts of the
 /// run ([`TimeSplit`]), then printing; the parts sum to the total.
@@ -46,9 +47,10 @@ impl Times {
 /// Empty without a candidate.
 pub fn changes(report: &Report) -> Vec<String> {
     let space = &report.space;
+    let names = Namer { program: &report.original, space };
     let moves = report.candidate.as_ref().map(|c| c.moves(space)).unwrap_or_default();
     let sections = report.transformations.iter().filter(|t| matches!(t, Transformation::Atomic { .. }));
-    moves.iter().map(|m| m.display(space).to_string()).chain(sections.map(|t| t.display(space).to_string())).collect()
+    moves.iter().map(|m| names.change(m)).chain(sections.map(|t| names.transformation(t))).collect()
 }
 
 /// The transformations from the original to the repair in words (`swap A <-> B`,
@@ -85,7 +87,8 @@ pub fn iteration_line(
 ) -> String {
     let more: Vec<String> = it.more.iter().map(|p| p.shown(program).to_string()).collect();
     let more = if more.is_empty() { String::new() } else { format!(", and {}", more.join(", ")) };
-    let proposal: Vec<String> = it.proposal.iter().map(|t| t.display(space).to_string()).collect();
+    let names = Namer { program, space };
+    let proposal: Vec<String> = it.proposal.iter().map(|t| names.transformation(t)).collect();
     format!(
         "iteration {number}: {} trace: {} ({}){more}; {}; next: {}",
         it.kind(),
@@ -177,7 +180,15 @@ pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> Str
         s.push_str(&format!("  cost {}: {verdict} ({})\n", c.cost(&report.space), o.why()));
     }
     s.push_str(&time_line(report, times));
-    let diff = if verbose { diff(report) } else { String::new() };
+    if verbose {
+        s.push_str(&diff_lines(&diff(report)));
+    }
+    s
+}
+
+/// The summary's diff section (`  diff:` and the diff's lines indented): empty for no diff.
+pub fn diff_lines(diff: &str) -> String {
+    let mut s = String::new();
     if !diff.is_empty() {
         s.push_str("  diff:\n");
         for line in diff.lines() {
@@ -185,6 +196,15 @@ pub fn summary(name: &str, report: &Report, times: &Times, verbose: bool) -> Str
         }
     }
     s
+}
+
+/// A line diff of `source`, the input's own text, and `printed`, the repaired program written
+/// in it (empty unless repaired): what the user's `diff` of the two files shows.
+pub fn source_diff(report: &Report, source: &str, printed: &str) -> String {
+    if report.stop != paces::StopReason::Repaired {
+        return String::new();
+    }
+    crate::line_diff(source, printed)
 }
 
 /// The summary's line on what was learned.

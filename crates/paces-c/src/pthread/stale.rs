@@ -8,7 +8,8 @@ use paces_cwhile::Program;
 /// The assertions of `repaired` that test a value read before a thread that changes it has
 /// started, where the same assertion of `original` (the `n`th assertion that keeps its place,
 /// counting through the threads, then the procedures, in order) does so fewer times: each a
-/// sentence naming the assertion by its label in `repaired` and the thread.
+/// sentence naming the assertion by its line (its label where `repaired` has no source
+/// steps) and the thread by the name traces show it by.
 ///
 /// A value an assertion tests is a shared variable read by an item of the assertion's block
 /// before it that sets a local the assertion reads (`int condJ = j >= 144;` before `if (condI ||
@@ -26,9 +27,10 @@ pub fn stale_checks(original: &Program, repaired: &Program) -> Vec<String> {
     for (k, (label, threads)) in after.iter().enumerate() {
         let was = before.get(k).map_or(0, |(_, t)| t.len());
         if threads.len() > was {
+            let place = repaired.place_name(label).unwrap_or_else(|| label.clone());
+            let thread = threads.first().map_or("", |t| repaired.shown_thread(t));
             out.push(format!(
-                "the check at {label} tests a value read before thread `{}` starts, in every schedule",
-                threads.first().map_or("", String::as_str)
+                "the check at {place} tests a value read before thread `{thread}` starts, in every schedule"
             ));
         }
     }

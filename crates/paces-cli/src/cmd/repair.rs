@@ -355,7 +355,13 @@ fn emit(
                 let _ = std::io::stderr().lock().write_all(format!("paces: {}:\n{NOT_IN_C}", input.name).as_bytes());
             }
             if !args.quiet {
-                let mut text = text::summary(&input.name, report, times, args.verbose);
+                // The diff is of the input's own text where the layout is kept (C stays C).
+                let source = String::from_utf8_lossy(&input.bytes);
+                let own = printed.filter(|_| !layout.lost && !layout.not_c);
+                let mut text = text::summary(&input.name, report, times, args.verbose && own.is_none());
+                if let (true, Some(printed)) = (args.verbose, own) {
+                    text.push_str(&text::diff_lines(&text::source_diff(report, &source, printed)));
+                }
                 if layout.not_c {
                     text.push_str(NOT_IN_C);
                 } else if layout.lost {
