@@ -28,6 +28,7 @@ mod members;
 mod options;
 mod pointers;
 mod pre;
+mod spelling;
 mod stale;
 mod stmt;
 mod structs;
@@ -159,7 +160,7 @@ pub fn looks_like_pthread(source: &str) -> bool {
 /// offsets of the text's `__thread` keywords (GCC's spelling of `_Thread_local`, which the
 /// parser does not know), each given to the parser as `static` and two spaces.
 fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<(lang_c::ast::TranslationUnit, Vec<usize>), Diagnostic> {
-    let text = without_dollars(&prepared.text).map_err(|(at, name)| {
+    let text = spelling::without_dollars(&prepared.text).map_err(|(at, name)| {
         let at = prepared.original(at, source);
         error(
             "C0410",
@@ -168,57 +169,6 @@ fn parse_c(prepared: &pre::Prepared, source: &str) -> Result<(lang_c::ast::Trans
             "not read",
         )
     })?;
-    let (text, thread_locals) = without_thread_keyword(text);
+    let (text, thread_locals) = spelling::without_thread_keyword(text);
     crate::parse_prepared(text, |offset| prepared.original(offset, source)).map(|unit| (unit, thread_locals))
-}
-
-/// `text` with each `__thread` keyword written `static  ` (the same length), and where each was.
-fn without_thread_keyword(mut text: String) -> (String, Vec<usize>) {
-    const WORD: &str = "__thread";
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut at = Vec::new();
-    let mut from = 0;
-    while let Some(k) = text[from..].find(WORD).map(|k| k + from) {
-        let end = k + WORD.len();
-        let bytes = text.as_bytes();
-        let alone = (k == 0 || !word(bytes[k - 1])) && bytes.get(end).is_none_or(|b| !word(*b));
-        if alone {
-            text.replace_range(k..end, "static  ");
-            at.push(k);
-        }
-        from = end;
-    }
-    (text, at)
-}
-
-/// `text` with each `$` in an identifier (a GCC extension SV-COMP's generated tasks use, as in
-/// `main$tmp_guard0`) written `_`, which keeps every offset; the offset and spelling of an
-/// identifier whose new spelling is already another identifier of the text.
-fn without_dollars(text: &str) -> Result<String, (usize, String)> {
-    if !text.contains('$') {
-        return Ok(text.to_owned());
-    }
-    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    let mut names = std::collections::BTreeSet::new();
-    let mut dollars = Vec::new();
-    let mut at = 0;
-    for piece in text.split(|c: char| !word(c)) {
-        if !piece.is_empty() && !piece.starts_with(|c: char| c.is_ascii_digit()) {
-            if piece.contains('$') {
-                dollars.push((at, piece));
-            } else {
-                names.insert(piece);
-            }
-        }
-        at += piece.len() + text[at + piece.len()..].chars().next().map_or(0, char::len_utf8);
-    }
-    let mut spelled: std::collections::BTreeMap<String, &str> = std::collections::BTreeMap::new();
-    for &(at, name) in &dollars {
-        let new = name.replace('$', "_");
-        let other = spelled.insert(new.clone(), name).is_some_and(|o| o != name);
-        if other || names.contains(new.as_str()) {
-            return Err((at, name.to_owned()));
-        }
-    }
-    Ok(text.replace('$', "_"))
 }
