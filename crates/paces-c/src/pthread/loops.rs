@@ -55,6 +55,13 @@ impl<'a> Lower<'a> {
             Some(r) => format!("({r} == 0 && {cond})"),
             None => cond,
         };
+        // A `goto` out of the loop ends it too (`goto_out.rs`).
+        let outs = self.out_guards(body);
+        let cond = match outs.is_empty() {
+            false if cond == "*" => return Err(unsupported("a `goto` out of a loop on a nondet value", span)),
+            false => format!("({} && {cond})", outs.join(" && ")),
+            true => cond,
+        };
         self.frame.loops += 1;
         self.frame.jumps.push(jump.clone());
         let inner = self.block(body);
@@ -69,6 +76,7 @@ impl<'a> Lower<'a> {
             let nodes = self.expr_stmt_nodes(st, span)?;
             let mut guards: Vec<String> = jump.iter().map(|j| format!("{j} != 1")).collect();
             guards.extend(returned.iter().map(|r| format!("{r} == 0")));
+            guards.extend(outs.iter().cloned());
             if guards.is_empty() {
                 inner.extend(nodes);
             } else {
@@ -145,6 +153,9 @@ impl<'a> Lower<'a> {
         if has_jump(body) || has_return(body) {
             return Err(unsupported("`break`, `continue` or `return` in a loop that creates threads", span));
         }
+        if self.jumps_out(body) {
+            return Err(unsupported("a `goto` out of a loop that creates threads", span));
+        }
         self.rounds_cut = true;
         let last = done == self.options.thread_rounds;
         let this = |l: &mut Self| -> Result<Vec<N>, Diagnostic> {
@@ -205,7 +216,7 @@ impl<'a> Lower<'a> {
         f: &'a Node<lang_c::ast::ForStatement>,
         span: Span,
     ) -> Result<Option<Vec<N>>, Diagnostic> {
-        if has_jump(&f.node.statement) || has_return(&f.node.statement) {
+        if has_jump(&f.node.statement) || has_return(&f.node.statement) || self.jumps_out(&f.node.statement) {
             return Ok(None);
         }
         let mut scan = Scan::default();

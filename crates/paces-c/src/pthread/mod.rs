@@ -22,6 +22,7 @@ mod decl;
 mod diag;
 mod expr;
 mod goto;
+mod goto_out;
 mod loops;
 mod lower;
 mod members;

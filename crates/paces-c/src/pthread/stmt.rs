@@ -126,6 +126,9 @@ impl<'a> Lower<'a> {
         if let Some(jump) = self.forward_goto(items) {
             return self.forward_items(items, jump, out, stack, top);
         }
+        if let Some(jump) = self.goto_out(items) {
+            return self.out_items(items, jump, out, stack, top);
+        }
         for (k, item) in items.iter().enumerate() {
             let last = top && k + 1 == items.len();
             let lowered = self.block_item(item, last)?;
@@ -138,6 +141,7 @@ impl<'a> Lower<'a> {
                 if let (true, Some(flag)) = (has_return(s), &self.frame.returned) {
                     guards.push(format!("{flag} == 0"));
                 }
+                guards.extend(self.out_guards(s));
             }
             if let (false, Some(next)) = (guards.is_empty(), items.get(k + 1)) {
                 let span = self.span(next);
