@@ -24,7 +24,12 @@ impl<'a> Lower<'a> {
         };
         let label = self.label(span);
         if let Some(c) = c {
-            if empty && step.is_none() && !self.is_nondet_call(c) && self.reads(c) <= 1 {
+            if empty
+                && step.is_none()
+                && !self.is_nondet_call(c)
+                && self.reads(c) <= 1
+                && !super::value_calls::has_call(c)
+            {
                 // A busy wait on at most one shared read: waits until the condition is false.
                 let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
                 let t = self.expr(c, &mut cx)?;

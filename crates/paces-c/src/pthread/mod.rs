@@ -26,6 +26,7 @@ mod goto_out;
 mod loops;
 mod lower;
 mod members;
+mod mutexattr;
 mod options;
 mod pointers;
 mod pre;
@@ -36,6 +37,7 @@ mod switch;
 mod thread;
 mod tls;
 mod types;
+mod value_calls;
 
 pub use options::Options;
 pub use pre::Preprocessor;
