@@ -240,12 +240,6 @@ impl<'a> Lower<'a> {
         if id.node.name != var {
             return Ok(None);
         }
-        let Some(to) = self.const_eval(&b.node.rhs) else { return Ok(None) };
-        let to = match b.node.operator.node {
-            B::Less | B::NotEquals => to,
-            B::LessOrEqual => to + 1,
-            _ => return Ok(None),
-        };
         let step_ok = match f.node.step.as_deref().map(|s| &s.node) {
             Some(E::UnaryOperator(u)) => {
                 matches!(u.node.operator.node, U::PostIncrement | U::PreIncrement)
@@ -254,6 +248,18 @@ impl<'a> Lower<'a> {
             _ => false,
         };
         let assigned = scan.assigned.contains(&var);
+        let Some(to) = self.const_eval(&b.node.rhs) else {
+            if step_ok && !assigned && scan.threads && matches!(b.node.operator.node, B::Less | B::LessOrEqual) {
+                // `i < n`, `n` not a constant: rounds with `i` a constant in each (`indexed_rounds.rs`).
+                return self.indexed_rounds(c, &f.node.statement, (&var, &v.cw), from, span, 0).map(Some);
+            }
+            return Ok(None);
+        };
+        let to = match b.node.operator.node {
+            B::Less | B::NotEquals => to,
+            B::LessOrEqual => to + 1,
+            _ => return Ok(None),
+        };
         if step_ok && !assigned && to - from > MAX_UNROLL {
             if let Some(creates) = thread_calls_only(&f.node.statement) {
                 return self.prefix(f, &var, from, to, creates, span).map(Some);

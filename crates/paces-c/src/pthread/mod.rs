@@ -16,6 +16,7 @@
 
 mod args;
 mod assign;
+mod atomic_exit;
 mod call;
 mod common;
 mod decl;
@@ -23,6 +24,7 @@ mod diag;
 mod expr;
 mod goto;
 mod goto_out;
+mod indexed_rounds;
 mod loops;
 mod lower;
 mod members;
