@@ -119,7 +119,13 @@ fn what_cannot_be_read_is_an_error_at_its_place() {
             3,
             "not called exactly once by `main`",
         ),
-        ("int main() {\n  x = 1;\n  goto end;\nend:\n  return 0;\n}\n", "C0410", 5, 3, "goto"),
+        (
+            "int main() {\n  x = 1;\nagain:\n  x = x + 1;\n  if (x < 3) goto again;\n  x = 0;\n  return 0;\n}\n",
+            "C0410",
+            7,
+            14,
+            "goto",
+        ),
         ("int main() {\n  pthread_cond_t c;\n  x = x & 1;\n  return 0;\n}\n", "C0410", 5, 7, "operator"),
     ];
     for (body, code, line, col, what) in cases {

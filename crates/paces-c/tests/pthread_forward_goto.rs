@@ -36,15 +36,6 @@ fn a_jump_skips_the_statements_up_to_its_label() {
     assert!(fails(&program(0, "cleaned == 0")));
 }
 
-#[test]
-fn a_jump_out_of_a_loop_is_refused_by_name() {
-    let source = "#include <pthread.h>\nint x;\nint main(void) {\n  while (1) {\n    if (x) goto out;\n  }\nout:\n  return 0;\n}\n";
-    let d = parse(source, &Options::default()).expect_err("refused");
-    let first = d.iter().next().expect("one");
-    assert_eq!(first.code, "C0410");
-    assert!(first.message.contains("goto"), "{}", first.message);
-}
-
 /// The driver shape: `init` creates the thread when it succeeds, `main` jumps over `exit_`
 /// (which joins it) when `init` fails; `exit_` is called after `init`, so its join finds the
 /// create (functions are read in the order of their first call, not by name).

@@ -167,13 +167,16 @@ impl<'a> Lower<'a> {
     }
 
     /// A call of a `pthread_` function named `name`.
-    fn pthread_item(
+    pub(super) fn pthread_item(
         &mut self,
         name: &str,
         args: &'a [Node<lang_c::ast::Expression>],
         span: Span,
         last: bool,
     ) -> Result<Item, Diagnostic> {
+        if let Some(item) = self.mutex_item(name, args, span)? {
+            return Ok(item);
+        }
         match name {
             "pthread_create" => {
                 arity(name, args, 4, span)?;

@@ -250,6 +250,10 @@ pub(super) struct Lower<'a> {
     pub(super) bindings: BTreeMap<String, Vec<(usize, String)>>,
     /// For each function, the thread-local globals it holds a copy of.
     pub(super) thread_local_uses: BTreeMap<String, BTreeSet<String>>,
+    /// The mutexes that know their owner, by Cwhile name: whether recursive (else
+    /// error-checking), the key of their thread-local count in `thread_locals`, and their C
+    /// name (`mutexattr.rs`).
+    pub(super) mutex_types: BTreeMap<String, (bool, String, String)>,
 }
 
 pub(super) fn unsupported(what: &str, span: Span) -> Diagnostic {

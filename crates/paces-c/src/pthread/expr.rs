@@ -65,6 +65,7 @@ impl<'a> Lower<'a> {
                 cx.pre.extend(nodes);
                 Ok(t)
             }
+            E::Call(c) if self.frame.logic == 0 && Self::is_pthread_value(&c.node) => self.pthread_value(c, cx),
             E::Call(c) => Err(call_error(c, span)),
             E::StringLiteral(_) => Err(unsupported("a string", span)),
             E::Member(_) => Err(unsupported("a struct member", span)),

@@ -25,7 +25,7 @@ impl<'a> Lower<'a> {
         };
         if !super::stmt::only_reaches_error(labelled) {
             return Err(unsupported(
-                "a `goto` other than to a label of the error or back to the start of its block at the block's end",
+                "a `goto` other than to a label of the error, back to the start of its block at the block's end, or forward to a later label of an enclosing block",
                 span,
             ));
         }
@@ -139,9 +139,9 @@ impl<'a> Lower<'a> {
     pub(super) fn goto_loop(&mut self, items: &'a [Node<BlockItem>], span: Span) -> Result<Vec<N>, Diagnostic> {
         for i in items {
             if let BlockItem::Statement(s) = &i.node {
-                if has_jump(s) || has_return(s) {
+                if has_jump(s) || has_return(s) || self.jumps_out(s) {
                     return Err(unsupported(
-                        "a `break`, `continue` or `return` in a loop closed by a `goto`",
+                        "a `break`, `continue`, `return` or `goto` out of a loop closed by a `goto`",
                         self.span(i),
                     ));
                 }
@@ -189,7 +189,7 @@ fn count_any_goto(s: &Node<Statement>) -> usize {
 }
 
 /// The name of a statement's `goto` label, if it has one.
-fn label_of(s: &Node<Statement>) -> Option<&str> {
+pub(super) fn label_of(s: &Node<Statement>) -> Option<&str> {
     match &s.node {
         Statement::Labeled(l) => match &l.node.label.node {
             Label::Identifier(id) => Some(id.node.name.as_str()),
@@ -213,14 +213,14 @@ fn find_label<'s>(s: &'s Node<Statement>, name: &str) -> Option<&'s Node<Stateme
 }
 
 /// The `goto name` statements inside `s`.
-fn count_gotos(s: &Node<Statement>, name: &str) -> usize {
+pub(super) fn count_gotos(s: &Node<Statement>, name: &str) -> usize {
     let mut n = 0;
     each_statement(s, |st| n += usize::from(matches!(st, Statement::Goto(id) if id.node.name == name)));
     n
 }
 
 /// Calls `f` on `s` and every statement inside it.
-fn each_statement<'s>(s: &'s Node<Statement>, f: impl FnMut(&'s Statement)) {
+pub(super) fn each_statement<'s>(s: &'s Node<Statement>, f: impl FnMut(&'s Statement)) {
     struct Each<F>(F);
     impl<'s, F: FnMut(&'s Statement)> lang_c::visit::Visit<'s> for Each<F> {
         fn visit_statement(&mut self, s: &'s Statement, span: &'s lang_c::span::Span) {

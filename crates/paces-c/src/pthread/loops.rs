@@ -24,7 +24,12 @@ impl<'a> Lower<'a> {
         };
         let label = self.label(span);
         if let Some(c) = c {
-            if empty && step.is_none() && !self.is_nondet_call(c) && self.reads(c) <= 1 {
+            if empty
+                && step.is_none()
+                && !self.is_nondet_call(c)
+                && self.reads(c) <= 1
+                && !super::value_calls::has_call(c)
+            {
                 // A busy wait on at most one shared read: waits until the condition is false.
                 let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
                 let t = self.expr(c, &mut cx)?;
@@ -55,6 +60,13 @@ impl<'a> Lower<'a> {
             Some(r) => format!("({r} == 0 && {cond})"),
             None => cond,
         };
+        // A `goto` out of the loop ends it too (`goto_out.rs`).
+        let outs = self.out_guards(body);
+        let cond = match outs.is_empty() {
+            false if cond == "*" => return Err(unsupported("a `goto` out of a loop on a nondet value", span)),
+            false => format!("({} && {cond})", outs.join(" && ")),
+            true => cond,
+        };
         self.frame.loops += 1;
         self.frame.jumps.push(jump.clone());
         let inner = self.block(body);
@@ -69,6 +81,7 @@ impl<'a> Lower<'a> {
             let nodes = self.expr_stmt_nodes(st, span)?;
             let mut guards: Vec<String> = jump.iter().map(|j| format!("{j} != 1")).collect();
             guards.extend(returned.iter().map(|r| format!("{r} == 0")));
+            guards.extend(outs.iter().cloned());
             if guards.is_empty() {
                 inner.extend(nodes);
             } else {
@@ -145,6 +158,9 @@ impl<'a> Lower<'a> {
         if has_jump(body) || has_return(body) {
             return Err(unsupported("`break`, `continue` or `return` in a loop that creates threads", span));
         }
+        if self.jumps_out(body) {
+            return Err(unsupported("a `goto` out of a loop that creates threads", span));
+        }
         self.rounds_cut = true;
         let last = done == self.options.thread_rounds;
         let this = |l: &mut Self| -> Result<Vec<N>, Diagnostic> {
@@ -205,7 +221,7 @@ impl<'a> Lower<'a> {
         f: &'a Node<lang_c::ast::ForStatement>,
         span: Span,
     ) -> Result<Option<Vec<N>>, Diagnostic> {
-        if has_jump(&f.node.statement) || has_return(&f.node.statement) {
+        if has_jump(&f.node.statement) || has_return(&f.node.statement) || self.jumps_out(&f.node.statement) {
             return Ok(None);
         }
         let mut scan = Scan::default();
@@ -224,12 +240,6 @@ impl<'a> Lower<'a> {
         if id.node.name != var {
             return Ok(None);
         }
-        let Some(to) = self.const_eval(&b.node.rhs) else { return Ok(None) };
-        let to = match b.node.operator.node {
-            B::Less | B::NotEquals => to,
-            B::LessOrEqual => to + 1,
-            _ => return Ok(None),
-        };
         let step_ok = match f.node.step.as_deref().map(|s| &s.node) {
             Some(E::UnaryOperator(u)) => {
                 matches!(u.node.operator.node, U::PostIncrement | U::PreIncrement)
@@ -238,6 +248,18 @@ impl<'a> Lower<'a> {
             _ => false,
         };
         let assigned = scan.assigned.contains(&var);
+        let Some(to) = self.const_eval(&b.node.rhs) else {
+            if step_ok && !assigned && scan.threads && matches!(b.node.operator.node, B::Less | B::LessOrEqual) {
+                // `i < n`, `n` not a constant: rounds with `i` a constant in each (`indexed_rounds.rs`).
+                return self.indexed_rounds(c, &f.node.statement, (&var, &v.cw), from, span, 0).map(Some);
+            }
+            return Ok(None);
+        };
+        let to = match b.node.operator.node {
+            B::Less | B::NotEquals => to,
+            B::LessOrEqual => to + 1,
+            _ => return Ok(None),
+        };
         if step_ok && !assigned && to - from > MAX_UNROLL {
             if let Some(creates) = thread_calls_only(&f.node.statement) {
                 return self.prefix(f, &var, from, to, creates, span).map(Some);

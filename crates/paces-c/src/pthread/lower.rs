@@ -68,6 +68,7 @@ pub(super) fn lower(
         struct_typedefs: BTreeMap::new(),
         thread_local_at,
         thread_local_uses: BTreeMap::new(),
+        mutex_types: BTreeMap::new(),
     };
     l.program(unit)
 }
@@ -165,6 +166,7 @@ impl<'a> Lower<'a> {
                 ExternalDeclaration::StaticAssert(s) => return Err(unsupported("`_Static_assert`", self.span(s))),
             }
         }
+        self.mutex_types(unit)?;
         self.thread_local_users();
         let main = *self.functions.get("main").ok_or_else(|| {
             error("C0411", "the program has no `main`", Span::default(), "`main` is the first thread")

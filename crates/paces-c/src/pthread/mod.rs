@@ -16,15 +16,19 @@
 
 mod args;
 mod assign;
+mod atomic_exit;
 mod call;
 mod common;
 mod decl;
 mod diag;
 mod expr;
 mod goto;
+mod goto_out;
+mod indexed_rounds;
 mod loops;
 mod lower;
 mod members;
+mod mutexattr;
 mod options;
 mod pointers;
 mod pre;
@@ -36,6 +40,7 @@ mod switch;
 mod thread;
 mod tls;
 mod types;
+mod value_calls;
 
 pub use options::Options;
 pub use pre::Preprocessor;

@@ -126,7 +126,14 @@ impl<'a> Lower<'a> {
         if let Some(jump) = self.forward_goto(items) {
             return self.forward_items(items, jump, out, stack, top);
         }
+        if let Some(jump) = self.goto_out(items) {
+            return self.out_items(items, jump, out, stack, top);
+        }
         for (k, item) in items.iter().enumerate() {
+            if self.end_before_return(items, k, !stack.is_empty()) {
+                // Its section closes at the enclosing block's end (`atomic_exit.rs`).
+                continue;
+            }
             let last = top && k + 1 == items.len();
             let lowered = self.block_item(item, last)?;
             self.push_item(lowered, out, stack)?;
@@ -138,8 +145,12 @@ impl<'a> Lower<'a> {
                 if let (true, Some(flag)) = (has_return(s), &self.frame.returned) {
                     guards.push(format!("{flag} == 0"));
                 }
+                guards.extend(self.out_guards(s));
             }
             if let (false, Some(next)) = (guards.is_empty(), items.get(k + 1)) {
+                if self.guarded_past_end(&items[k + 1..], &guards.join(" && "), out, stack, top)? {
+                    return Ok(());
+                }
                 let span = self.span(next);
                 let mut rest = Vec::new();
                 let mut inner = Vec::new();

@@ -45,6 +45,12 @@ impl Lower<'_> {
             lang_c::visit::Visit::visit_statement(&mut names, &body.node, &body.span);
             named.insert(f.clone(), names.0);
         }
+        // A function that names a mutex knowing its owner holds its count (`mutexattr.rs`).
+        for (key, name) in self.mutex_types.values().map(|(_, key, name)| (key, name)) {
+            for names in named.values_mut().filter(|n| n.contains(name)) {
+                names.insert(key.clone());
+            }
+        }
         let mut uses: BTreeMap<String, BTreeSet<String>> = named
             .iter()
             .map(|(f, n)| (f.clone(), n.iter().filter(|x| self.thread_locals.contains_key(*x)).cloned().collect()))
