@@ -44,6 +44,7 @@ pub struct Repair {
     pub(super) optimise: bool,
     pub(super) keep_deadlocks: bool,
     pub(super) twins: bool,
+    pub(super) races: bool,
     pub(super) refuse: Option<Refusal>,
     pub(super) observer: Option<Observer>,
 }
@@ -66,6 +67,7 @@ impl Default for Repair {
             optimise: true,
             keep_deadlocks: false,
             twins: true,
+            races: true,
             refuse: None,
             observer: None,
         }
@@ -273,6 +275,17 @@ impl Repair {
     /// "Twins"). Default: on.
     pub fn twins(mut self, on: bool) -> Self {
         self.twins = on;
+        self
+    }
+
+    /// Whether a proposed candidate's atomic sections are offered to every other place of the
+    /// program that makes the same accesses to shared variables in the same order (the same
+    /// race through other threads, whatever their private work: docs/loop.md, "Races
+    /// spread"): the candidate with those sections, when it satisfies everything learned, is
+    /// judged in place of the proposed one. A guess, checked like any candidate; sections no
+    /// run needs are taken out again by the optimisation phase. Default: on.
+    pub fn races(mut self, on: bool) -> Self {
+        self.races = on;
         self
     }
 

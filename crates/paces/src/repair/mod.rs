@@ -26,6 +26,7 @@ mod judgement;
 mod learning;
 mod mode;
 mod optimise;
+mod races;
 mod removal;
 mod report;
 mod run;

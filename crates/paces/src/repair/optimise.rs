@@ -47,14 +47,18 @@ pub(super) fn optimise(
     } else {
         let searched = match listable {
             Some(n) => by_listing(ctx, judge, cost, n),
-            None => match drop_sections(ctx, judge) {
-                Ok(Some(unproved)) => Ok(Optimality::CheapestFound(unproved)),
-                Ok(None) => {
-                    let cost = ctx.accepted_candidate().map_or(cost, |c| c.cost(ctx.space()));
-                    by_learning(ctx, judge, learning, cost, twins, alike)
+            None => {
+                match drop_sections(ctx, judge)
+                    .and_then(|u| if u.is_some() { Ok(u) } else { restore_orders(ctx, judge) })
+                {
+                    Ok(Some(unproved)) => Ok(Optimality::CheapestFound(unproved)),
+                    Ok(None) => {
+                        let cost = ctx.accepted_candidate().map_or(cost, |c| c.cost(ctx.space()));
+                        by_learning(ctx, judge, learning, cost, twins, alike)
+                    }
+                    Err(e) => Err(e),
                 }
-                Err(e) => Err(e),
-            },
+            }
         };
         match searched {
             Err(e) if *e.kind() == ErrorKind::Deadline => Optimality::CheapestFound(Unproved::TimeLimit),
@@ -187,20 +191,88 @@ fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unpr
             continue;
         };
         judged += 1;
-        let original = ctx.program();
-        let program = ctx.timed(apply_time, || original.apply(&candidate))?;
-        match judge.judge(ctx, &program, &candidate)? {
-            Judgement::Accepted(passed, None) => {
+        let origin = Origin::SectionsDropped { dropped: dropped + 1 };
+        match simpler(ctx, judge, &candidate, origin, judged)? {
+            Simpler::Accepted => {
                 dropped += 1;
-                let transformations = candidate.transformations(space);
-                let origin = Origin::SectionsDropped { dropped };
-                ctx.accept(passed.accepted(program, candidate.clone(), transformations, origin));
                 current = candidate;
             }
-            Judgement::Stop(stop) => {
-                return Ok(Some(Unproved::CheckerStopped { stop: stop.name(), checked: judged }));
+            Simpler::Passed => at += 1,
+            Simpler::Stopped(why) => return Ok(Some(why)),
+        }
+    }
+    Ok(None)
+}
+
+/// What judging a simpler repair gave.
+enum Simpler {
+    /// It passed every check and is now the repair.
+    Accepted,
+    /// It did not: the repair in hand stays.
+    Passed,
+    /// The time limit or a checker's bound ended the judging.
+    Stopped(Unproved),
+}
+
+/// Judges `candidate`, a simplification of the repair in hand (the `judged`th of its step):
+/// accepted, it becomes the repair, found by `origin`.
+fn simpler(
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
+    candidate: &Candidate,
+    origin: Origin,
+    judged: usize,
+) -> Result<Simpler, Error> {
+    let original = ctx.program();
+    let program = ctx.timed(apply_time, || original.apply(candidate))?;
+    Ok(match judge.judge(ctx, &program, candidate)? {
+        Judgement::Accepted(passed, None) => {
+            let transformations = candidate.transformations(ctx.space());
+            ctx.accept(passed.accepted(program, candidate.clone(), transformations, origin));
+            Simpler::Accepted
+        }
+        Judgement::Stop(stop) => Simpler::Stopped(Unproved::CheckerStopped { stop: stop.name(), checked: judged }),
+        Judgement::Accepted(..) | Judgement::Rejected(_) => Simpler::Passed,
+    })
+}
+
+/// Puts the repair's reordered blocks back in their original order one at a time, in block
+/// order, keeping each that is cheaper and passes every check (its sections kept), with at most
+/// [`OPTIMISE_CHECKS`] judged: a move the loop proposed for a trace that a section now
+/// removes is no longer needed. `Some` when the time limit or a checker's bound ended it.
+fn restore_orders(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unproved>, Error> {
+    let Some(mut current) = ctx.accepted_candidate().cloned() else { return Ok(None) };
+    let (mut restored, mut judged) = (0, 0);
+    let blocks: Vec<_> = ctx.space().blocks().collect();
+    for block in blocks {
+        if judged >= OPTIMISE_CHECKS {
+            break;
+        }
+        if ctx.out_of_time() {
+            return Ok(Some(Unproved::TimeLimitLearning));
+        }
+        let space = ctx.space();
+        if current.order(block) == space.items(block) {
+            continue;
+        }
+        let mut orders = current.orders().to_vec();
+        orders[block.index()] = space.items(block).to_vec();
+        let sections: Vec<_> = current.sections().iter().map(|s| (s.first, s.last)).collect();
+        // The original order may hold more items between a section's ends: only a cheaper
+        // repair is judged.
+        let Ok(candidate) = Candidate::new(space, orders, &sections) else { continue };
+        if candidate.cost(space) >= current.cost(space) {
+            continue;
+        }
+        judged += 1;
+        let origin = Origin::OrdersRestored { restored: restored + 1 };
+        match simpler(ctx, judge, &candidate, origin, judged)? {
+            Simpler::Accepted => {
+                restored += 1;
+                current = candidate;
             }
-            Judgement::Accepted(..) | Judgement::Rejected(_) => at += 1,
+            Simpler::Passed => {}
+            Simpler::Stopped(why) => return Ok(Some(why)),
         }
     }
     Ok(None)

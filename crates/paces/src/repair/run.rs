@@ -21,6 +21,7 @@ use super::judgement::{Judgement, Rejected, Rejection};
 use super::learning::{Learning, Proposed};
 use super::mode::Mode;
 use super::optimise::{optimise, OPTIMISE_LIST_LIMIT};
+use super::races::Races;
 use super::removal::remove_deadlocks;
 use super::report::{apply_time, good_time, list_time, Accepted, Exhaustive, Iteration, IterationKind, NoRepair};
 use super::report::{Optimality, Origin, Problem, Proof, Report, StopReason};
@@ -67,7 +68,8 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     };
     let learning = Learning::new(&ctx)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
-    let mut run = Run { ctx, judge, learning, reserve: None, listable: None, twins, alike: None, spread: false };
+    let races = cfg.races.then(|| Races::new(program, ctx.space()));
+    let mut run = Run { ctx, judge, learning, reserve: None, listable: None, twins, alike: None, spread: false, races };
     let stop = run.go(first)?;
     let Run { ctx, judge, mut learning, .. } = run;
     Ok(finish(ctx, &judge, stop, Some(&mut learning.learner)))
@@ -157,6 +159,8 @@ struct Run<'a> {
     alike: Option<paces_constraint::NodeId>,
     /// Whether the last proposal was replaced by one whose twins change alike.
     spread: bool,
+    /// The places that race alike, when the run offers sections to them.
+    races: Option<Races>,
 }
 
 impl Run<'_> {
@@ -255,6 +259,19 @@ impl Run<'_> {
     /// recorded as the iteration's proposal. The proposed candidate itself when its twins
     /// change alike already (none changed, say) or no twin gets a change.
     fn spread(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
+        let proposed = self.spread_twins(proposed, record)?;
+        let Some(races) = &self.races else { return Ok(proposed) };
+        let Some(candidate) = races.spread(self.ctx.space(), &self.learning.learner, &proposed.0) else {
+            return Ok(proposed);
+        };
+        let transformations = candidate.transformations(self.ctx.space());
+        record.proposal = transformations.clone();
+        self.spread = true;
+        Ok((candidate, transformations))
+    }
+
+    /// [`Run::spread`] to twins.
+    fn spread_twins(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
         self.spread = false;
         let Some(alike) = self.alike() else { return Ok(proposed) };
         if self.learning.learner.arena().eval(alike, &proposed.0) {

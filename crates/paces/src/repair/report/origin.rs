@@ -52,6 +52,13 @@ pub enum Origin {
         /// How many of the repair's sections were taken out.
         dropped: usize,
     },
+    /// The optimisation phase putting reordered blocks of the repair back in their original
+    /// order one at a time: the repair with `restored` of its blocks in their original order,
+    /// which passes every check.
+    OrdersRestored {
+        /// How many of the repair's reordered blocks were put back.
+        restored: usize,
+    },
     /// Judging the candidates of the space in cost order (the exhaustive search, or the loop
     /// walking a small space): the first one accepted, after `checked` were judged.
     InCostOrder {
@@ -62,7 +69,8 @@ pub enum Origin {
 
 impl Origin {
     /// The step's name, as JSON gives it: `original`, `loop`, `reserve`, `removal`,
-    /// `cheaper-listed`, `cheaper-learned`, `sections-dropped` or `in-cost-order`.
+    /// `cheaper-listed`, `cheaper-learned`, `sections-dropped`, `orders-restored` or
+    /// `in-cost-order`.
     pub fn name(&self) -> &'static str {
         match self {
             Origin::Original => "original",
@@ -72,6 +80,7 @@ impl Origin {
             Origin::CheaperListed { .. } => "cheaper-listed",
             Origin::CheaperLearned { .. } => "cheaper-learned",
             Origin::SectionsDropped { .. } => "sections-dropped",
+            Origin::OrdersRestored { .. } => "orders-restored",
             Origin::InCostOrder { .. } => "in-cost-order",
         }
     }
@@ -112,6 +121,11 @@ impl fmt::Display for Origin {
                 f,
                 "the loop's repair with {dropped} of its atomic sections taken out by the optimisation phase, \
                  which passes every check"
+            ),
+            Origin::OrdersRestored { restored } => write!(
+                f,
+                "the loop's repair with {restored} of its reordered blocks put back in their original order by \
+                 the optimisation phase, which passes every check"
             ),
             Origin::InCostOrder { checked } => write!(
                 f,
