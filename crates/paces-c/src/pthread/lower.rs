@@ -68,6 +68,8 @@ pub(super) fn lower(
         struct_typedefs: BTreeMap::new(),
         thread_local_at,
         thread_local_uses: BTreeMap::new(),
+        flow: super::ptrflow::Flow::default(),
+        escaped_vars: BTreeMap::new(),
     };
     l.program(unit)
 }
@@ -158,6 +160,7 @@ impl<'a> Lower<'a> {
             }
         }
         self.collect_structs(unit);
+        self.flow = super::ptrflow::Flow::of(unit);
         for ext in &unit.0 {
             match &ext.node {
                 ExternalDeclaration::Declaration(d) => self.global_decl(d)?,

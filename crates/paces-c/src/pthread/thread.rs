@@ -45,7 +45,8 @@ impl<'a> Lower<'a> {
         let fdef = self.functions[&function];
         let params = self.parameters(fdef, true, &[])?;
         let arg = match params.first() {
-            Some((param, _, _)) => match self.const_eval(strip_casts(&args[3])) {
+            // An address (`&local`) is the number that names it (`pointsto.rs`).
+            Some((param, _, _)) => match self.const_eval(strip_casts(&args[3])).or_else(|| self.address_id(&args[3])) {
                 Some(v) => Some(v),
                 // A function that never names its argument may be passed anything (`&queue`).
                 None if !names(fdef, param) => None,
