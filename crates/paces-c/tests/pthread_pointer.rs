@@ -149,3 +149,11 @@ fn a_local_of_a_function_other_than_main_passed_to_a_thread_is_refused() {
         int main(void) {\n  spawn();\n  return 0;\n}\n";
     refused_at(source, 10, 7, "a local whose address another function holds");
 }
+
+#[test]
+fn an_address_and_an_integer_passed_to_one_thread_function_are_refused() {
+    // The parameter would hold both an address's number and the integer 1.
+    let source = "#include <pthread.h>\nint x, seen;\nvoid *f(void *arg) {\n  seen = (int) arg;\n  return 0;\n}\n\
+        int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, f, (void *) 1);\n  pthread_create(&b, 0, f, &x);\n  return 0;\n}\n";
+    refused_at(source, 10, 28, "a thread argument that is not a constant");
+}

@@ -107,6 +107,14 @@ impl<'a> Lower<'a> {
         Ok(Some((name, var, nodes)))
     }
 
+    /// The number of the address `arg` a `pthread_create` passes to the parameter `param` of
+    /// the thread function `function`, when every value that parameter takes is an address or
+    /// NULL (else its other values, integers, would share numbers with the addresses).
+    pub(super) fn thread_address(&self, function: &str, param: &str, arg: &Node<E>) -> Option<i64> {
+        let info = self.flow.pointers.get(&(Some(function.to_owned()), param.to_owned()))?;
+        info.unknown.is_none().then(|| self.address_id(arg)).flatten().filter(|v| *v != 0)
+    }
+
     /// Whether the local `name` of the function being lowered escapes (its address is held by
     /// a pointer of another function): then it is a shared variable, `main`'s only (a local of
     /// a function that runs more than once would be one variable per run).
