@@ -58,10 +58,11 @@ fn an_exact_model_is_correct_and_an_unread_construct_is_exit_2() {
     let (code, stdout, _) = paces(&["check", &program("mutex.c")]);
     assert_eq!(code, 0, "{stdout}");
     let bad = temp("pointer.c");
-    std::fs::write(&bad, "#include <pthread.h>\nint x;\nint *p;\nint main() { p = 0; return 0; }\n").expect("write");
+    std::fs::write(&bad, "#include <pthread.h>\nint x;\nint *p;\nint main() { p = (int *)x; return 0; }\n")
+        .expect("write");
     let (code, _, stderr) = paces(&["check", bad.to_str().expect("utf-8")]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("pointer.c:3:5"), "{stderr}");
+    assert!(stderr.contains("pointer.c:4:18"), "{stderr}");
 }
 
 #[test]

@@ -28,16 +28,13 @@ impl<'a> Lower<'a> {
         span: Span,
         last: bool,
     ) -> Result<Item, Diagnostic> {
+        if let Some(nodes) = self.pointer_statement(e, span)? {
+            return Ok(Item::Nodes(nodes));
+        }
         match &e.node {
             E::BinaryOperator(b) => {
-                let op = match b.node.operator.node {
-                    B::Assign => None,
-                    B::AssignPlus => Some("+"),
-                    B::AssignMinus => Some("-"),
-                    B::AssignMultiply => Some("*"),
-                    B::AssignDivide => Some("/"),
-                    B::AssignModulo => Some("%"),
-                    _ => return Err(unsupported("this expression as a statement", self.span(e))),
+                let Some(op) = super::pointsto::assignment_op(&b.node.operator.node) else {
+                    return Err(unsupported("this expression as a statement", self.span(e)));
                 };
                 let target = self.target(&b.node.lhs)?;
                 if op.is_none() {

@@ -199,6 +199,9 @@ impl<'a> Lower<'a> {
                 Ok(Item::Nodes(Vec::new()))
             }
             "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_init" | "pthread_mutex_destroy" => {
+                if let Some(nodes) = self.pointer_mutex(name, args.first(), span)? {
+                    return Ok(Item::Nodes(nodes));
+                }
                 let m = self.mutex(args.first(), span)?;
                 match name {
                     "pthread_mutex_lock" => self.simple_item(span, format!("lock({m})")),

@@ -85,6 +85,9 @@ pub(super) enum Kind {
     Struct(Vec<(String, Var)>),
     /// A pointer set to the address of the struct variable named here (`p->f` is its field).
     Points(String),
+    /// A pointer whose target changes (`pointsto.rs`): the variable holds its target's number
+    /// (0: NULL); the pointee's type (an integer's) and the targets.
+    Ptr(Option<Ty>, Vec<Addr>),
 }
 
 #[derive(Clone, Debug)]
@@ -254,6 +257,20 @@ pub(super) struct Lower<'a> {
     /// error-checking), the key of their thread-local count in `thread_locals`, and their C
     /// name (`mutexattr.rs`).
     pub(super) mutex_types: BTreeMap<String, (bool, String, String)>,
+    /// Where each pointer may point (`ptrflow.rs`).
+    pub(super) flow: super::ptrflow::Flow,
+    /// The variables of the locals whose address another function holds (`pointsto.rs`), by
+    /// function and name.
+    pub(super) escaped_vars: BTreeMap<(Option<String>, String), Var>,
+}
+
+/// One variable a modelled pointer may point to (`Kind::Ptr`): its number, the function it
+/// is a local of (`None`: a global), and its C name.
+#[derive(Clone, Debug)]
+pub(super) struct Addr {
+    pub(super) id: i64,
+    pub(super) owner: Option<String>,
+    pub(super) name: String,
 }
 
 pub(super) fn unsupported(what: &str, span: Span) -> Diagnostic {

@@ -125,7 +125,7 @@ impl<'a> Lower<'a> {
         Ok(shape)
     }
 
-    pub(super) fn global_decl(&mut self, decl: &Node<Declaration>) -> Result<(), Diagnostic> {
+    pub(super) fn global_decl(&mut self, decl: &'a Node<Declaration>) -> Result<(), Diagnostic> {
         if decl.node.declarators.is_empty() {
             return Ok(()); // a struct's definition (`collect_structs` read it) or a forward declaration
         }
@@ -147,6 +147,10 @@ impl<'a> Lower<'a> {
             let pointer = d.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
             if pointer && !typedef && !self.used.contains(&name) {
                 continue; // a pointer no function names (generated tasks declare some): no state
+            }
+            if let Some((name, var, _)) = self.pointer_decl(base, d, init.node.initializer.as_ref(), true)? {
+                self.globals.insert(name, var);
+                continue;
             }
             if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
                 self.register(&name, var, true);
@@ -339,6 +343,11 @@ impl<'a> Lower<'a> {
                 // here: no state. Any other use names an undeclared variable (`C0416`).
                 continue;
             }
+            if let Some((name, var, nodes)) = self.pointer_decl(base, d, init.node.initializer.as_ref(), false)? {
+                self.frame.scopes.last_mut().expect("a scope").insert(name, var);
+                out.extend(nodes);
+                continue;
+            }
             if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
                 self.register(&name, var, false);
                 continue;
@@ -348,18 +357,28 @@ impl<'a> Lower<'a> {
                 continue;
             }
             let Some(base) = base else { return Err(unsupported("a `void` variable", nspan)) };
+            // A local whose address another function holds is a global (`pointsto.rs`).
+            let escapes = self.escapes(&name, nspan)?;
+            let shared_name = format!("{}_{name}", super::pointers::base_function(&self.frame.name));
             if let (Base::Struct(k), Shape::Scalar) = (base, &shape) {
-                let cw = self.fresh_here(&name);
-                let var = self.struct_var(&cw, k, nspan, false, init.node.initializer.as_ref())?;
+                let cw = if escapes { self.fresh(&shared_name) } else { self.fresh_here(&name) };
+                let var = self.struct_var(&cw, k, nspan, escapes, init.node.initializer.as_ref())?;
+                if escapes {
+                    self.escaped_var(&name, &var);
+                }
                 self.register(&name, var, false);
                 continue;
             }
-            let var = self.new_var(&name, base, shape.clone(), nspan, false, &[])?;
+            let var =
+                self.new_var(if escapes { &shared_name } else { &name }, base, shape.clone(), nspan, escapes, &[])?;
+            if escapes {
+                self.escaped_var(&name, &var);
+            }
             if let Some(i) = &init.node.initializer {
                 match (&i.node, &var.kind) {
                     (Initializer::Expression(e), Kind::Scalar(ty)) => {
                         let span = self.span(decl);
-                        let target = Target { cw: var.cw.clone(), ty: *ty, shared: false, computed: None };
+                        let target = Target { cw: var.cw.clone(), ty: *ty, shared: var.shared, computed: None };
                         self.frame.scopes.last_mut().expect("a scope").insert(name.clone(), var.clone());
                         out.extend(self.assign(&target, None, Some(e), span)?);
                         continue;

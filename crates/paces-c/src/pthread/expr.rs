@@ -16,6 +16,9 @@ impl<'a> Lower<'a> {
 
     /// How many shared reads an expression makes.
     pub(super) fn reads(&self, e: &Node<lang_c::ast::Expression>) -> usize {
+        if let Some(n) = self.place_reads(e) {
+            return n;
+        }
         match &e.node {
             E::Identifier(id) => usize::from(
                 !self.frame.consts.contains_key(&id.node.name) && self.lookup(&id.node.name).is_some_and(|v| v.shared),
@@ -37,7 +40,11 @@ impl<'a> Lower<'a> {
 
     pub(super) fn expr(&mut self, e: &'a Node<lang_c::ast::Expression>, cx: &mut Cx) -> Result<String, Diagnostic> {
         let span = self.span(e);
+        if let Some(v) = self.place_read(e, cx)? {
+            return Ok(v);
+        }
         match &e.node {
+            E::UnaryOperator(u) if u.node.operator.node == U::Address => self.pointer_value(e, cx),
             E::Identifier(id) => self.identifier(&id.node.name, span, cx),
             E::Constant(c) => self.constant(c).map(lit),
             E::UnaryOperator(u) => self.unary(u, span, cx),
@@ -113,7 +120,7 @@ impl<'a> Lower<'a> {
             _ => {}
         }
         match self.lookup(n).cloned() {
-            Some(Var { cw, kind: Kind::Scalar(_), shared }) => Ok(self.read_var(&cw, shared, cx)),
+            Some(Var { cw, kind: Kind::Scalar(_) | Kind::Ptr(..), shared }) => Ok(self.read_var(&cw, shared, cx)),
             Some(Var { kind: Kind::Struct(_) | Kind::Points(_), .. }) => {
                 Err(unsupported(&format!("`{n}`, a whole struct or a pointer to one, as a value,"), span))
             }
@@ -211,6 +218,11 @@ impl<'a> Lower<'a> {
         if matches!(op, "*" | "/" | "%" | "+" | "-") {
             cx.arith = true;
         }
+        if !matches!(op, "==" | "!=" | "&&" | "||")
+            && (self.pointer_valued(&b.node.lhs) || self.pointer_valued(&b.node.rhs))
+        {
+            return Err(unsupported("arithmetic or an ordering on a pointer", span));
+        }
         let logic = usize::from(matches!(op, "&&" | "||"));
         // C's usual arithmetic conversions (`types.rs`): in an `unsigned` operation a signed
         // operand is converted modulo 2^32 first and `+`, `-`, `*` wrap modulo 2^32.
@@ -269,6 +281,9 @@ impl<'a> Lower<'a> {
     /// Whether an expression calls a function of the program or holds a `?:`: its value
     /// takes steps before the statement.
     fn needs_steps(&self, e: &Node<lang_c::ast::Expression>) -> bool {
+        if self.place_reads(e).is_some() {
+            return true; // a choice among a pointer's targets (`pointsto.rs`)
+        }
         match &e.node {
             E::Call(c) => {
                 let user = matches!(&c.node.callee.node, E::Identifier(id)

@@ -69,6 +69,8 @@ pub(super) fn lower(
         thread_local_at,
         thread_local_uses: BTreeMap::new(),
         mutex_types: BTreeMap::new(),
+        flow: super::ptrflow::Flow::default(),
+        escaped_vars: BTreeMap::new(),
     };
     l.program(unit)
 }
@@ -159,6 +161,7 @@ impl<'a> Lower<'a> {
             }
         }
         self.collect_structs(unit);
+        self.flow = super::ptrflow::Flow::of(unit);
         for ext in &unit.0 {
             match &ext.node {
                 ExternalDeclaration::Declaration(d) => self.global_decl(d)?,

@@ -45,17 +45,21 @@ impl<'a> Lower<'a> {
         let fdef = self.functions[&function];
         let params = self.parameters(fdef, true, &[])?;
         let arg = match params.first() {
-            Some((param, _, _)) => match self.const_eval(strip_casts(&args[3])) {
-                Some(v) => Some(v),
-                // A function that never names its argument may be passed anything (`&queue`).
-                None if !names(fdef, param) => None,
-                None => {
-                    return Err(unsupported(
-                        "a thread argument that is not a constant (or the variable of an unrolled `for` loop)",
-                        self.span(&args[3]),
-                    ))
+            // An address (`&local`) is the number that names it (`pointsto.rs`).
+            Some((param, _, _)) => {
+                match self.const_eval(strip_casts(&args[3])).or_else(|| self.thread_address(&function, param, &args[3]))
+                {
+                    Some(v) => Some(v),
+                    // A function that never names its argument may be passed anything (`&queue`).
+                    None if !names(fdef, param) => None,
+                    None => {
+                        return Err(unsupported(
+                            "a thread argument that is not a constant (or the variable of an unrolled `for` loop)",
+                            self.span(&args[3]),
+                        ))
+                    }
                 }
-            },
+            }
             None => None,
         };
         let k = self.instances.len();

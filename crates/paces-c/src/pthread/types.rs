@@ -47,7 +47,7 @@ impl Lower<'_> {
                     return Some(INT);
                 }
                 match self.lookup(&id.node.name).map(|v| &v.kind) {
-                    Some(Kind::Scalar(t) | Kind::Ref(t)) => Some(*t),
+                    Some(Kind::Scalar(t) | Kind::Ref(t) | Kind::Ptr(Some(t), _)) => Some(*t),
                     Some(Kind::Points(target)) => {
                         match self.pointee(target, true).or_else(|| self.lookup(target)).map(|v| &v.kind) {
                             Some(Kind::Scalar(t)) => Some(*t),
