@@ -117,8 +117,8 @@ fn span_of(parts: &Parts, stmt: &Stmt) -> Option<Span> {
 fn shown(source: &str, span: Span) -> Option<(usize, usize, String)> {
     let (from, to) = (span.start as usize, span.end as usize);
     let text = source.get(from..to)?;
-    let start = from + (text.len() - text.trim_start().len());
-    let text = source.get(start..to)?.trim_end();
+    let start = statement_start(source, from + (text.len() - text.trim_start().len()));
+    let text = source.get(start..to.max(start))?.trim_end();
     if text.is_empty() {
         return None;
     }
@@ -152,6 +152,27 @@ fn shown(source: &str, span: Span) -> Option<(usize, usize, String)> {
     let first = line[..end].trim_end();
     let shown = squeeze(first);
     Some((start, start + first.len(), if more { format!("{shown} ...") } else { shown }))
+}
+
+/// Where the statement whose step starts at `at` starts in the source: `at` itself when a
+/// statement may begin there (after a line's indentation, a `;`, a brace, the `)` of a
+/// condition, a label's `:`, a `,`, `else` or `do`); else the step is one of a macro's
+/// expansion, placed inside the macro's call, and the statement is the line's, from its
+/// first non-blank character (`access(global);`).
+fn statement_start(source: &str, at: usize) -> usize {
+    let before = source.get(..at).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let prefix = before[line_start..].trim_end_matches([' ', '\t']);
+    let boundary = prefix.is_empty()
+        || prefix.ends_with([';', '{', '}', ')', ':', ',', '?'])
+        || ["else", "do"].iter().any(|w| {
+            prefix.strip_suffix(w).is_some_and(|p| !p.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        });
+    if boundary {
+        return at;
+    }
+    let line = &source[line_start..];
+    line_start + (line.len() - line.trim_start_matches([' ', '\t']).len())
 }
 
 /// The header that starts at `start`: a keyword and its parenthesised part.
@@ -206,5 +227,18 @@ mod tests {
         assert_eq!(shown(source, Span { start, end: start + 9 }).map(|s| s.2).as_deref(), Some("ready = READY"));
         let start = source.find("void").unwrap() as u32;
         assert_eq!(shown(source, Span { start, end: start + 17 }).map(|s| s.2).as_deref(), Some("void *f(void *a)"));
+    }
+
+    /// A step a macro's expansion places inside the macro's call shows the call's line; a
+    /// step where a statement may begin stays where it is.
+    #[test]
+    fn steps_inside_a_macro_call_start_at_the_line() {
+        let source = "void f() {\n  access(global);\n  x = 1; y = 2;\n  if (c) z = 3; else w = 4;\n}\n";
+        let at = |s: &str| source.find(s).unwrap();
+        assert_eq!(statement_start(source, at("bal)")), at("access"));
+        assert_eq!(statement_start(source, at("(global")), at("access"));
+        for own in ["x = 1", "y = 2", "z = 3", "w = 4", "access"] {
+            assert_eq!(statement_start(source, at(own)), at(own), "{own}");
+        }
     }
 }

@@ -98,3 +98,21 @@ fn what_stays_unread_is_refused_by_name_at_its_place() {
         assert!(d.message.contains(what), "{}", d.message);
     }
 }
+
+/// A mutex pointer whose target changes may lock a plain mutex; an error-checking one reached
+/// through it is refused by name, at the call (its owner's steps are not a pointer's choice).
+#[test]
+fn a_mutex_that_knows_its_owner_is_not_reached_through_a_pointer() {
+    let through = "  pthread_mutex_t *p;\n  p = &m;\n  pthread_mutex_lock(p);\n  if (x != 0) reach_error();\n  pthread_mutex_unlock(p);";
+    let plain = program("PTHREAD_MUTEX_NORMAL", GUARDED, through);
+    let read_plain = |s: &str| parse(s, &Options::default()).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(!fails(&read_plain(&plain)), "the lock through `p` holds the worker out: {plain}");
+    let unguarded = plain.replace("  pthread_mutex_lock(p);\n", "");
+    assert!(fails(&read_plain(&unguarded)), "{unguarded}");
+    let owned = program("PTHREAD_MUTEX_ERRORCHECK", GUARDED, through);
+    let Err(d) = parse(&owned, &Options::default()) else { panic!("read: {owned}") };
+    let d = d.iter().next().expect("one");
+    assert!(d.message.contains("error-checking mutex reached through a pointer"), "{}", d.message);
+    let line = owned.lines().position(|l| l.contains("pthread_mutex_lock(p)")).unwrap() + 1;
+    assert_eq!(d.line_col(&owned).0, line);
+}

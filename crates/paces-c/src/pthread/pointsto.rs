@@ -333,7 +333,13 @@ impl<'a> Lower<'a> {
         let Some(p) = self.place(&deref)? else { return Ok(None) };
         let mut cx = Cx { split: true, pre: Vec::new(), span, arith: false };
         let sel = self.selector(&p, &mut cx);
+        // A mutex that knows its owner (`mutexattr.rs`) is locked by its own steps, which a
+        // pointer's choice does not take.
+        let owned = self.mutex_types.clone();
         let step = |v: &Var| match (&v.kind, op) {
+            (Kind::Mutex, _) if owned.contains_key(&v.cw) => {
+                Err(unsupported("a recursive or error-checking mutex reached through a pointer", span))
+            }
             (Kind::Mutex, "pthread_mutex_lock") => Ok(format!("lock({})", v.cw)),
             (Kind::Mutex, "pthread_mutex_unlock") => Ok(format!("unlock({})", v.cw)),
             (Kind::Mutex, "pthread_mutex_init") => Ok(format!("{} := 0", v.cw)),
