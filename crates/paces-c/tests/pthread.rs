@@ -117,7 +117,7 @@ fn what_cannot_be_read_is_an_error_at_its_place() {
             "C0410",
             6,
             3,
-            "not called exactly once by `main`",
+            "not called exactly once outside loops by a function that runs once",
         ),
         (
             "int main() {\n  x = 1;\nagain:\n  x = x + 1;\n  if (x < 3) goto again;\n  x = 0;\n  return 0;\n}\n",

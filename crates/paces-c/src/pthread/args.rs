@@ -1,8 +1,8 @@
 //! `main`'s parameters: `int main(int argc, char **argv)` (or `char *argv[]`). `argc` is a
 //! local of `main` set, when `main` starts, to a value of the nondet range that is not
 //! negative (C's `argc` never is): a bound, as for `__VERIFIER_nondet_int()`. `argv` holds
-//! strings, which the model has none of: `main` may declare it, and a use of it is refused by
-//! name.
+//! strings, which the model has none of: `main` may declare it, read numbers out of it
+//! (`argv.rs`), and any other use of it is refused by name.
 
 use lang_c::ast::{DerivedDeclarator, FunctionDefinition};
 use lang_c::span::Node;
@@ -43,7 +43,10 @@ impl<'a> Lower<'a> {
                     let choice = self.choice(&cw, lo, hi.max(lo), span);
                     out.extend(self.unit(choice, span));
                 }
-                (1, Some(Base::Int(_)), 2) if char_type => self.refuse_argv(main, &name)?,
+                (1, Some(Base::Int(_)), 2) if char_type => {
+                    self.refuse_argv(main, &name)?;
+                    self.argv = Some(name);
+                }
                 _ => {
                     return Err(unsupported(
                         "a parameter of `main` other than `int argc` and `char **argv`",
@@ -55,7 +58,8 @@ impl<'a> Lower<'a> {
         Ok(out)
     }
 
-    /// Refuses the first use of `argv` (named `name`) in `main`'s body.
+    /// Refuses the first use of `argv` (named `name`) in `main`'s body other than as the string
+    /// a number is read out of (`argv.rs`).
     fn refuse_argv(&self, main: &Node<FunctionDefinition>, name: &str) -> Result<(), Diagnostic> {
         let mut finder = First { name, at: None };
         lang_c::visit::Visit::visit_statement(&mut finder, &main.node.statement.node, &main.node.statement.span);
@@ -76,6 +80,16 @@ struct First<'n> {
 }
 
 impl<'ast> lang_c::visit::Visit<'ast> for First<'_> {
+    fn visit_call_expression(&mut self, c: &'ast lang_c::ast::CallExpression, span: &'ast lang_c::span::Span) {
+        if super::argv::reads_argv(c, self.name) {
+            for a in c.arguments.iter().skip(1) {
+                self.visit_expression(&a.node, &a.span);
+            }
+            return;
+        }
+        lang_c::visit::visit_call_expression(self, c, span);
+    }
+
     fn visit_identifier(&mut self, i: &'ast lang_c::ast::Identifier, span: &'ast lang_c::span::Span) {
         if self.at.is_none() && i.name == self.name {
             self.at = Some(*span);

@@ -55,6 +55,9 @@ impl<'a> Lower<'a> {
             self.c_params.entry(name.to_owned()).or_default().push(p);
         }
         self.params.insert(name.to_owned(), (named, result));
+        if !thread {
+            self.lower_creator_now(name)?;
+        }
         Ok(cw)
     }
 
@@ -106,6 +109,9 @@ impl<'a> Lower<'a> {
         span: Span,
         last: bool,
     ) -> Result<Item, Diagnostic> {
+        if self.called_pointer(c).is_some() {
+            return self.call(c, span, None, last).map(Item::Nodes);
+        }
         let E::Identifier(id) = &c.node.callee.node else {
             return Err(unsupported("a call through a pointer", self.span(&c.node.callee)));
         };
@@ -138,6 +144,7 @@ impl<'a> Lower<'a> {
             }
             _ if name.starts_with("__VERIFIER_nondet_") => return Ok(Item::Nodes(Vec::new())),
             _ if name.starts_with("pthread_") => return self.pthread_item(name, args, span, last),
+            _ if self.is_argv_number(&c.node) => return self.argv_statement(c, span),
             _ => {}
         }
         self.call(c, span, None, last).map(Item::Nodes)
@@ -267,13 +274,27 @@ impl<'a> Lower<'a> {
         result: Option<Target<'a>>,
         _last: bool,
     ) -> Result<Vec<N>, Diagnostic> {
+        if let Some(pointer) = self.called_pointer(c) {
+            return self.call_through(pointer, &c.node.arguments, span, result);
+        }
         let E::Identifier(id) = &c.node.callee.node else {
             return Err(unsupported("a call through a pointer", self.span(&c.node.callee)));
         };
+        self.call_to(&id.node.name, &c.node.arguments, span, result)
+    }
+
+    /// A call of the user function `name` with `args` (see [`Lower::call`]).
+    pub(super) fn call_to(
+        &mut self,
+        name: &str,
+        args: &'a [Node<E>],
+        span: Span,
+        result: Option<Target<'a>>,
+    ) -> Result<Vec<N>, Diagnostic> {
         // A call that runs as one atomic step may take a global's address: its copy in and
         // out then belong to that step (`Lower::shared_reference`).
-        let atomic_call = id.node.name.starts_with("__VERIFIER_atomic_") || self.frame.atomic > 0;
-        let (name, args) = self.callee(&id.node.name, &c.node.arguments, atomic_call, span)?;
+        let atomic_call = name.starts_with("__VERIFIER_atomic_") || self.frame.atomic > 0;
+        let (name, args) = self.callee(name, args, atomic_call, span)?;
         let cw = self.procs[&name].clone();
         let (params, ret) = self.params[&name].clone();
         let label = self.label(span);
@@ -444,7 +465,7 @@ impl<'a> Lower<'a> {
 
     /// Every identifier the function `f` and the functions it calls (transitively) name
     /// (a parameter's name, which shadows a global of that name, not counted in its function).
-    fn names_reached(&self, f: &str) -> BTreeSet<String> {
+    pub(super) fn names_reached(&self, f: &str) -> BTreeSet<String> {
         let mut names = BTreeSet::new();
         let mut work = vec![f.to_owned()];
         let mut seen = BTreeSet::new();

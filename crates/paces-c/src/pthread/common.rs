@@ -202,8 +202,12 @@ pub(super) struct Lower<'a> {
     pub(super) copies: BTreeMap<String, String>,
     pub(super) instances: Vec<Instance>,
     pub(super) handles: BTreeMap<(String, String, Option<i64>), usize>,
-    /// The functions other than `main` that create threads.
-    pub(super) creators: BTreeSet<String>,
+    /// The functions other than `main` that create threads, each with its first create.
+    pub(super) creators: BTreeMap<String, Span>,
+    /// The functions whose address the program takes (`fn_pointers.rs`).
+    pub(super) fn_targets: BTreeSet<String>,
+    /// The name of `main`'s `argv`, when it has one (`argv.rs`).
+    pub(super) argv: Option<String>,
     pub(super) joined: BTreeSet<usize>,
     /// The labels of the steps that make the threads' structure (a `pthread_create`'s start
     /// flag, a `pthread_join`'s wait), and of the items a statement's steps were grouped in

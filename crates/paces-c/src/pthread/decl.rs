@@ -135,6 +135,11 @@ impl<'a> Lower<'a> {
             if matches!(&d.node.kind.node, DeclaratorKind::Abstract) {
                 continue;
             }
+            if let Some(name) = Self::fn_pointer(d) {
+                let span = self.span(d);
+                self.fn_pointer_global(name, span, init.node.initializer.as_ref())?;
+                continue;
+            }
             let is_fn = d
                 .node
                 .derived
@@ -309,6 +314,9 @@ impl<'a> Lower<'a> {
     pub(super) fn parameter(&self, p: &Node<ParameterDeclaration>, thread: bool) -> Result<Option<Param>, Diagnostic> {
         let (base, _, _) = self.base_type(&p.node.specifiers)?;
         let Some(d) = &p.node.declarator else { return Ok(None) }; // `(void)`
+        if let Some(name) = Self::fn_pointer(d) {
+            return Ok(Some((name.to_owned(), INT, false))); // a function's number (`fn_pointers.rs`)
+        }
         let (name, span) = self.declarator_name(d)?;
         let pointers = d.node.derived.iter().filter(|x| matches!(x.node, DerivedDeclarator::Pointer(_))).count();
         let one = pointers == 1 && d.node.derived.len() == 1;
@@ -335,6 +343,11 @@ impl<'a> Lower<'a> {
         let mut out = Vec::new();
         for init in &decl.node.declarators {
             let d = &init.node.declarator;
+            if let Some(name) = Self::fn_pointer(d) {
+                let (span, whole) = (self.span(d), self.span(decl));
+                out.extend(self.fn_pointer_local(name, span, init.node.initializer.as_ref(), whole)?);
+                continue;
+            }
             let (name, nspan) = self.declarator_name(d)?;
             let void_pointer = base.is_none()
                 && matches!(d.node.derived.as_slice(), [x] if matches!(x.node, DerivedDeclarator::Pointer(_)));
@@ -350,6 +363,10 @@ impl<'a> Lower<'a> {
             }
             if let Some(var) = self.struct_pointer(base, d, init.node.initializer.as_ref())? {
                 self.register(&name, var, false);
+                continue;
+            }
+            if let Some(var) = self.handle_pool(base, d) {
+                self.frame.scopes.last_mut().expect("a scope").insert(name, var);
                 continue;
             }
             let shape = self.shape(d)?;

@@ -47,6 +47,9 @@ impl<'a> Lower<'a> {
             E::UnaryOperator(u) if u.node.operator.node == U::Address => self.pointer_value(e, cx),
             E::Identifier(id) => self.identifier(&id.node.name, span, cx),
             E::Constant(c) => self.constant(c).map(lit),
+            E::UnaryOperator(_) if self.function_address(e).is_some() => {
+                Ok(self.function_address(e).map(lit).unwrap_or_default())
+            }
             E::UnaryOperator(u) => self.unary(u, span, cx),
             E::Cast(c) => {
                 let ty = self.cast_type(&c.node.type_name)?;
@@ -57,12 +60,16 @@ impl<'a> Lower<'a> {
                     _ => v,
                 })
             }
+            E::BinaryOperator(b) if self.frame.logic == 0 && Self::is_assigned_pthread_value(b) => {
+                self.assigned_pthread_value(b, cx)
+            }
             E::BinaryOperator(b) => self.binary(b, span, cx),
             E::Call(c) if self.is_nondet_call(e) => Ok(self.nondet(c, cx)),
             E::Call(c)
                 if self.frame.logic == 0
-                    && matches!(&c.node.callee.node, E::Identifier(id)
-                        if self.functions.contains_key(&id.node.name) && !BUILTINS.contains(&id.node.name.as_str())) =>
+                    && (matches!(&c.node.callee.node, E::Identifier(id)
+                        if self.functions.contains_key(&id.node.name) && !BUILTINS.contains(&id.node.name.as_str()))
+                        || self.called_pointer(c).is_some()) =>
             {
                 // A user function's call inside an expression runs before the statement, its
                 // result in a temporary (never under `&&` or `||`, which may skip it).
@@ -73,6 +80,7 @@ impl<'a> Lower<'a> {
                 Ok(t)
             }
             E::Call(c) if self.frame.logic == 0 && Self::is_pthread_value(&c.node) => self.pthread_value(c, cx),
+            E::Call(c) if self.is_argv_number(&c.node) => self.argv_value(c, span, cx),
             E::Call(c) => Err(call_error(c, span)),
             E::StringLiteral(_) => Err(unsupported("a string", span)),
             E::Member(_) => Err(unsupported("a struct member", span)),
@@ -125,7 +133,10 @@ impl<'a> Lower<'a> {
                 Err(unsupported(&format!("`{n}`, a whole struct or a pointer to one, as a value,"), span))
             }
             Some(_) => Err(unsupported("this variable in an expression", span)),
-            None => Err(self.undeclared(n, span)),
+            None => match self.functions.keys().position(|f| f == n) {
+                Some(k) => Ok(lit(k as i64 + 1)), // a function's number (`fn_pointers.rs`)
+                None => Err(self.undeclared(n, span)),
+            },
         }
     }
 

@@ -41,7 +41,9 @@ pub(super) fn lower(
         copies: BTreeMap::new(),
         instances: Vec::new(),
         handles: BTreeMap::new(),
-        creators: BTreeSet::new(),
+        creators: BTreeMap::new(),
+        fn_targets: BTreeSet::new(),
+        argv: None,
         joined: BTreeSet::new(),
         thread_steps: BTreeSet::new(),
         procs: BTreeMap::new(),
@@ -162,6 +164,7 @@ impl<'a> Lower<'a> {
         }
         self.collect_structs(unit);
         self.flow = super::ptrflow::Flow::of(unit);
+        self.addressed_functions(unit);
         for ext in &unit.0 {
             match &ext.node {
                 ExternalDeclaration::Declaration(d) => self.global_decl(d)?,
@@ -187,21 +190,11 @@ impl<'a> Lower<'a> {
         // In the order they are first called (`main`'s calls first): a function that creates
         // a thread is read before a later-called one that joins it.
         while !self.pending.is_empty() {
-            let f = self.pending.remove(0);
+            let f = self.next_pending();
             self.procedure(&f)?;
         }
         self.recursion()?;
-        for f in &self.creators {
-            let sites: Vec<_> = self.calls.iter().filter(|c| &c.1 == f).collect();
-            let once = matches!(sites.as_slice(), [(caller, _, _, false)] if caller == "main");
-            if !once {
-                let span = sites.first().map_or(Span::default(), |c| c.2);
-                return Err(unsupported(
-                    &format!("`pthread_create` in `{f}`, which is not called exactly once by `main` outside loops"),
-                    span,
-                ));
-            }
-        }
+        self.check_creators()?;
         let text = self.emit(&main_frame, &body);
         let text = text.replace(GUARD, &self.aborted.as_ref().map(|f| format!("{f} == 1 || ")).unwrap_or_default());
         let program = paces_cwhile::parse(&text).map_err(|d| {

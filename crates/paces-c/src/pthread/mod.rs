@@ -15,6 +15,7 @@
 //! ```
 
 mod args;
+mod argv;
 mod assign;
 mod atomic_exit;
 mod call;
@@ -22,6 +23,7 @@ mod common;
 mod decl;
 mod diag;
 mod expr;
+mod fn_pointers;
 mod goto;
 mod goto_out;
 mod indexed_rounds;
@@ -29,6 +31,7 @@ mod loops;
 mod lower;
 mod members;
 mod mutexattr;
+mod nested_creates;
 mod options;
 mod pointers;
 mod pointsto;

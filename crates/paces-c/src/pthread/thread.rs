@@ -16,13 +16,7 @@ impl<'a> Lower<'a> {
         args: &'a [Node<lang_c::ast::Expression>],
         span: Span,
     ) -> Result<Vec<N>, Diagnostic> {
-        if self.frame.is_thread && !self.frame.is_main {
-            return Err(unsupported("`pthread_create` in a thread other than `main`", span));
-        }
-        if !self.frame.is_main {
-            // Checked when every call is known: the function runs once, called by `main`.
-            self.creators.insert(self.frame.name.clone());
-        }
+        self.note_creator(span);
         if self.frame.loops > 0 {
             return Err(unsupported("`pthread_create` in a loop that is not unrolled (no constant bound)", span));
         }
