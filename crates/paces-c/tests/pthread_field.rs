@@ -75,6 +75,11 @@ fn argc_is_a_nondet_value_within_the_range() {
         &ARGC.replace("char **argv", "char *argv[]"),
         &Options { nondet: (0, 2), ..Options::default() }
     )));
+    // An `argc` that `main` never reads bounds nothing: the answer is exact.
+    let unused = ARGC.replace("  if (argc > 1) {", "  if (1) {");
+    let exact = read(&unused, &Options::default());
+    assert!(exact.bounds.is_empty(), "{:?}", exact.bounds);
+    assert!(fails(&exact));
 }
 
 #[test]

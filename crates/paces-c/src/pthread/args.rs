@@ -36,7 +36,13 @@ impl<'a> Lower<'a> {
                     let cw = self.fresh_here(&name);
                     self.frame.locals.push(cw.clone());
                     let var = Var { cw: cw.clone(), kind: Kind::Scalar(ty), shared: false };
-                    self.frame.scopes.last_mut().expect("a scope").insert(name, var);
+                    self.frame.scopes.last_mut().expect("a scope").insert(name.clone(), var);
+                    // An `argc` that `main`'s body (macros expanded) never names makes no choice
+                    // and bounds nothing.
+                    let body = &main.node.statement.span;
+                    if !names(self.prep.text.get(body.start..body.end).unwrap_or_default(), &name) {
+                        continue;
+                    }
                     let (lo, hi) = self.options.nondet;
                     let lo = lo.max(0);
                     self.nondet_used = true;
@@ -95,4 +101,10 @@ impl<'ast> lang_c::visit::Visit<'ast> for First<'_> {
             self.at = Some(*span);
         }
     }
+}
+
+/// Whether `text` holds `name` as an identifier (not inside a longer one).
+fn names(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word))
 }

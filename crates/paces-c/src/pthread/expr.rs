@@ -44,7 +44,10 @@ impl<'a> Lower<'a> {
             return Ok(v);
         }
         match &e.node {
-            E::UnaryOperator(u) if u.node.operator.node == U::Address => self.pointer_value(e, cx),
+            // A function's address is a function pointer's value (the arm below).
+            E::UnaryOperator(u) if u.node.operator.node == U::Address && self.function_address(e).is_none() => {
+                self.pointer_value(e, cx)
+            }
             E::Identifier(id) => self.identifier(&id.node.name, span, cx),
             E::Constant(c) => self.constant(c).map(lit),
             E::UnaryOperator(_) if self.function_address(e).is_some() => {

@@ -203,7 +203,8 @@ impl<'a> Lower<'a> {
                     .is_some_and(|i| !i.addrs.is_empty()),
                 _ => false,
             },
-            E::UnaryOperator(u) => u.node.operator.node == U::Address,
+            // A function's address is a function pointer's value (`fn_pointers.rs`).
+            E::UnaryOperator(u) => u.node.operator.node == U::Address && self.function_address(e).is_none(),
             _ => false,
         }
     }
