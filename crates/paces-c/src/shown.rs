@@ -168,7 +168,8 @@ fn statement_start(source: &str, at: usize) -> usize {
         || ["else", "do"].iter().any(|w| {
             prefix.strip_suffix(w).is_some_and(|p| !p.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
         });
-    if boundary {
+    // A step placed at a `;` is one of the statement before it (a macro's expansion ends there).
+    if boundary && !source[at..].starts_with(';') {
         return at;
     }
     let line = &source[line_start..];
@@ -237,6 +238,7 @@ mod tests {
         let at = |s: &str| source.find(s).unwrap();
         assert_eq!(statement_start(source, at("bal)")), at("access"));
         assert_eq!(statement_start(source, at("(global")), at("access"));
+        assert_eq!(statement_start(source, at(");") + 1), at("access"));
         for own in ["x = 1", "y = 2", "z = 3", "w = 4", "access"] {
             assert_eq!(statement_start(source, at(own)), at(own), "{own}");
         }
