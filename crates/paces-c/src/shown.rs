@@ -169,7 +169,7 @@ fn statement_start(source: &str, at: usize) -> usize {
             prefix.strip_suffix(w).is_some_and(|p| !p.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
         });
     // A step placed at a `;` is one of the statement before it (a macro's expansion ends there).
-    if boundary && !source[at..].starts_with(';') {
+    if boundary && !source.get(at..).is_some_and(|rest| rest.starts_with(';')) {
         return at;
     }
     let line = &source[line_start..];

@@ -18,30 +18,26 @@ pub(crate) struct Namer<'a> {
 
 impl Namer<'_> {
     /// The item at `loc`: its label, or for a C program its statement's line and text (a
-    /// compound statement's header: `` line 8 `if (x > 0)` ``); an item of several statements
+    /// compound statement's header: `` line 8 `if (x > 0)` ``, an `if` or a loop); an item of several statements
     /// that is none of them (a region the frontend holds together) by its first statement and
     /// its lines (`` lines 12-14 `x = 1` ... ``).
     pub(crate) fn item(&self, loc: Loc) -> String {
         let label = self.space.name(loc);
-        let steps = self.program.loc(label).map(|l| self.program.source_steps_in(l)).unwrap_or_default();
-        let Some(first) = steps.first() else { return label.to_owned() };
+        let at = self.program.loc(label);
+        let steps = at.map(|l| self.program.source_steps_in(l)).unwrap_or_default();
+        let (Some(at), Some(first)) = (at, steps.first()) else { return label.to_owned() };
         let copy = first.copy.as_ref().map(|c| format!(" [{c}]")).unwrap_or_default();
-        let own = self.program.loc(label).and_then(|l| self.program.source_step(l)).is_some();
-        let header = self.is_compound(label);
+        let compound = self.program.stmt_at(at).is_some_and(|s| {
+            matches!(self.program.stmts[s.index()].kind, StmtKind::If { .. } | StmtKind::While { .. })
+        });
         let last = steps.iter().map(|s| s.line).max().unwrap_or(first.line);
-        if own || header || steps.iter().all(|s| s.start == first.start) {
+        if self.program.source_step(at).is_some() || compound || steps.iter().all(|s| s.start == first.start) {
             format!("line {} `{}`{copy}", first.line, first.text)
         } else if last == first.line {
             format!("line {} `{}` ...{copy}", first.line, first.text)
         } else {
             format!("lines {}-{last} `{}` ...{copy}", first.line, first.text)
         }
-    }
-
-    /// Whether the statement labelled `label` is an `if` or a loop: named by its header.
-    fn is_compound(&self, label: &str) -> bool {
-        let stmt = self.program.loc(label).and_then(|l| self.program.stmt_at(l));
-        stmt.is_some_and(|s| matches!(self.program.stmts[s.index()].kind, StmtKind::If { .. } | StmtKind::While { .. }))
     }
 
     /// `move A below B`, `move A above B` (to the top of its block), `move A to the top`.

@@ -39,8 +39,7 @@ impl<'a> Lower<'a> {
                     self.frame.scopes.last_mut().expect("a scope").insert(name.clone(), var);
                     // An `argc` that `main`'s body (macros expanded) never names makes no choice
                     // and bounds nothing.
-                    let body = &main.node.statement.span;
-                    if !names(self.prep.text.get(body.start..body.end).unwrap_or_default(), &name) {
+                    if !super::thread::names(main, &name) {
                         continue;
                     }
                     let (lo, hi) = self.options.nondet;
@@ -101,10 +100,4 @@ impl<'ast> lang_c::visit::Visit<'ast> for First<'_> {
             self.at = Some(*span);
         }
     }
-}
-
-/// Whether `text` holds `name` as an identifier (not inside a longer one).
-fn names(text: &str, name: &str) -> bool {
-    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(at, _)| !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word))
 }

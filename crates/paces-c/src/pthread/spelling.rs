@@ -47,21 +47,16 @@ pub(super) fn without_dollars(text: &str) -> Result<String, (usize, String)> {
         at += piece.len() + text[at + piece.len()..].chars().next().map_or(0, char::len_utf8);
     }
     let mut spelled: BTreeMap<String, &str> = BTreeMap::new();
-    let mut out = text.as_bytes().to_vec();
+    let mut out = text.to_owned();
     for &(at, name) in &dollars {
         let new = name.replace('$', "_");
         let other = spelled.insert(new.clone(), name).is_some_and(|o| o != name);
         if other || names.contains(new.as_str()) {
             return Err((at, name.to_owned()));
         }
-        for (k, b) in name.bytes().enumerate() {
-            if b == b'$' {
-                out[at + k] = b'_';
-            }
-        }
+        out.replace_range(at..at + name.len(), &new);
     }
-    // Only ASCII `$` bytes were replaced by ASCII `_`: the text is still UTF-8.
-    Ok(String::from_utf8(out).unwrap_or_else(|_| text.to_owned()))
+    Ok(out)
 }
 
 /// For each byte of `text`, whether it is code: outside string and character literals (with

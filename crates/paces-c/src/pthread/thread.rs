@@ -198,8 +198,8 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// Whether the body of `f` names `name`.
-fn names(f: &Node<lang_c::ast::FunctionDefinition>, name: &str) -> bool {
+/// Whether the body of `f` (macros expanded) names `name`.
+pub(super) fn names(f: &Node<lang_c::ast::FunctionDefinition>, name: &str) -> bool {
     let mut names = Names::default();
     let body = &f.node.statement;
     lang_c::visit::Visit::visit_statement(&mut names, &body.node, &body.span);

@@ -20,6 +20,8 @@ type Access = (Vec<VarIdx>, Vec<VarIdx>);
 /// Every block's items with their accesses, in the original order.
 pub(super) struct Races {
     blocks: Vec<Vec<(Loc, Access)>>,
+    /// Each location's accesses, by its index.
+    access: Vec<Access>,
 }
 
 impl Races {
@@ -32,8 +34,9 @@ impl Races {
             let writes = program.writes(id).iter().copied().filter(global).collect();
             (reads, writes)
         };
-        let blocks = space.blocks().map(|b| space.items(b).iter().map(|&l| (l, access(l))).collect()).collect();
-        Races { blocks }
+        let access: Vec<Access> = space.locs().map(access).collect();
+        let blocks = space.blocks().map(|b| space.items(b).iter().map(|&l| (l, access[l.index()].clone())).collect());
+        Races { blocks: blocks.collect(), access }
     }
 
     /// `candidate` with each of its sections offered to every place that makes the same
@@ -42,6 +45,7 @@ impl Races {
     pub(super) fn spread(&self, space: &Space, learner: &Learner, candidate: &Candidate) -> Option<Candidate> {
         let mut steps = candidate.transformations(space);
         let before = steps.len();
+        let taken = |l: Loc| candidate.section_of(l).is_some();
         for section in candidate.sections() {
             let shape = self.shape(candidate.section_items(section));
             if shape.is_empty() {
@@ -49,7 +53,6 @@ impl Races {
             }
             for items in &self.blocks {
                 for (first, last) in places(items, &shape) {
-                    let taken = |l: Loc| candidate.section_of(l).is_some();
                     let step = Transformation::Atomic { first, last };
                     if !taken(first) && !taken(last) && !steps.contains(&step) {
                         steps.push(step);
@@ -66,8 +69,12 @@ impl Races {
 
     /// The accesses of `items` (a section's), skipping the items that access nothing shared.
     fn shape(&self, items: &[Loc]) -> Vec<Access> {
-        let of = |l: Loc| self.blocks.iter().flatten().find(|(x, _)| *x == l).map(|(_, a)| a.clone());
-        items.iter().filter_map(|&l| of(l)).filter(|(r, w)| !r.is_empty() || !w.is_empty()).collect()
+        items
+            .iter()
+            .filter_map(|&l| self.access.get(l.index()))
+            .filter(|(r, w)| !r.is_empty() || !w.is_empty())
+            .cloned()
+            .collect()
     }
 }
 
