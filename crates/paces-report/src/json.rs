@@ -53,6 +53,7 @@ pub struct RepairDocument<'a> {
     bug_remains: bool,
     constraint: ConstraintJson,
     states_explored: usize,
+    states_split: StatesSplitJson,
     original_states: usize,
     unwind_reached: bool,
     time_ms: std::collections::BTreeMap<&'static str, f64>,
@@ -100,6 +101,15 @@ struct AcceptanceJson {
     outcomes: Option<usize>,
     deadlocks: Vec<AdmittedJson>,
     livelocks: Vec<String>,
+    states: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct StatesSplitJson {
+    original: usize,
+    original_outcomes: usize,
+    candidates: usize,
+    candidate_outcomes: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -221,6 +231,7 @@ impl<'a> RepairDocument<'a> {
                     .map(|d| AdmittedJson { deadlock: d.deadlock.shown(program), rule: d.rule.name() })
                     .collect(),
                 livelocks: a.livelocks.iter().map(|l| l.shown(program)).collect(),
+                states: a.states,
             }),
             original_deadlocks: report.original_deadlocks.iter().flatten().map(|d| d.shown(program)).collect(),
             keep_deadlocks: report.keep_deadlocks,
@@ -232,6 +243,12 @@ impl<'a> RepairDocument<'a> {
                 depth: report.constraint.depth,
             },
             states_explored: report.states_explored,
+            states_split: StatesSplitJson {
+                original: report.states_split.original,
+                original_outcomes: report.states_split.original_outcomes,
+                candidates: report.states_split.candidates,
+                candidate_outcomes: report.states_split.candidate_outcomes,
+            },
             original_states: report.original_states,
             unwind_reached: report.unwind_reached,
             time_ms,

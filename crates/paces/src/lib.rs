@@ -47,5 +47,5 @@ pub use paces_learn::{Learner, LearnerConfig, Lesson, Proposal};
 pub use repair::{
     candidate_count, Acceptance, AdmittedDeadlock, BoundHit, DeadlockFate, DeadlockRule, Exhaustive, FailureKind, Fate,
     Iteration, IterationKind, KeptBecause, LearnedTrace, Mode, NoRepair, Optimality, Origin, Problem, Proof, Refusal,
-    Repair, RepairEvent, Report, StopReason, TimeSplit, Unproved,
+    Repair, RepairEvent, Report, StatesSplit, StopReason, TimeSplit, Unproved,
 };

@@ -34,6 +34,14 @@ fn common_figures(report: &Report, original: &paces::cwhile::Program) {
     assert_eq!(report.iterations, report.history.len(), "one history entry per iteration");
     assert!(report.original_states > 0, "the original is always checked first");
     assert!(report.states_explored >= report.original_states);
+    let split = &report.states_split;
+    assert_eq!(split.total(), report.states_explored, "the split counts every state once: {split:?}");
+    assert!(split.original >= report.original_states, "{split:?}");
+    if let Some(acceptance) = &report.acceptance {
+        // The accepted program's own checks are among the candidates' (the original's
+        // verdict when it was already correct has no acceptance).
+        assert!(acceptance.states > 0 && acceptance.states <= split.candidates + split.candidate_outcomes);
+    }
     let t = &report.time;
     assert!(t.total >= t.explore + t.learn + t.solve, "{t:?}");
     assert_eq!(words(report).len(), report.transformations.len());
@@ -68,6 +76,10 @@ fn repaired() {
     assert!(acceptance.accepted());
     assert!(acceptance.deadlocks.is_empty() && acceptance.livelocks.is_empty());
     assert_eq!(acceptance.sequential_final_states, 1);
+    // A repair by reorders has its outcomes explored; the original's sequential runs end
+    // in each of them, so the original is never searched for one.
+    assert!(report.states_split.candidate_outcomes > 0);
+    assert_eq!(report.states_split.original_outcomes, 0);
     // The repair has no deadlock: the original's were never needed.
     assert_eq!(report.original_deadlocks, None);
 }

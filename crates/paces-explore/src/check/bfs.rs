@@ -12,7 +12,7 @@ use crate::engine::Engine;
 use crate::engine::{Expansion, Found, Stand};
 use crate::error::Error;
 use crate::progress::{Progress, Ticker};
-use crate::replay::transitions_to_steps;
+use crate::replay::{to_schedule, transitions_to_steps};
 use crate::store::{encode, hash_bytes};
 
 use super::distinct::{distinct_failures, MORE_LOOKED_AT};
@@ -156,6 +156,8 @@ struct Finds {
     asserts: BTreeSet<(u16, u32)>,
     /// The outcomes (the globals' values) seen.
     outcomes: BTreeSet<Vec<i64>>,
+    /// With `Config::outcome_runs`: the first state of each outcome seen.
+    outcome_states: BTreeMap<Vec<i64>, u32>,
 }
 
 /// A breadth-first search under way: the states stored, what it found and what it did.
@@ -273,6 +275,10 @@ impl Bfs<'_, '_> {
         self.finds.asserts.extend(piece.asserts.iter().copied());
         for &i in &piece.outcomes {
             let globals = self.search.globals(i);
+            let runs = &mut self.finds.outcome_states;
+            if self.config.outcome_runs && runs.len() < Config::MAX_OUTCOME_RUNS && !runs.contains_key(&globals) {
+                runs.insert(globals.clone(), i);
+            }
             self.finds.outcomes.insert(globals);
         }
         if piece.bound && self.effort.bound.is_none() {
@@ -378,6 +384,9 @@ impl Bfs<'_, '_> {
         if self.effort.bound.is_some() {
             return true;
         }
+        if config.wanted_outcomes.as_ref().is_some_and(|w| w.iter().all(|o| self.finds.outcomes.contains(o))) {
+            return true;
+        }
         let bound = if self.search.store.len() > config.max_states.max(1) {
             Bound::States
         } else if self.memory() > config.max_memory {
@@ -420,6 +429,10 @@ impl Bfs<'_, '_> {
         }
         found.passed_assertions = passed_labels(search.e.c, &finds.asserts).collect();
         found.outcomes = finds.outcomes;
+        for (outcome, i) in finds.outcome_states {
+            let xs = transitions_to_steps(&search.e, &search.path_to(i));
+            found.outcome_runs.insert(outcome, to_schedule(search.e.c, &xs));
+        }
         let bad = match &finds.first_bad {
             Some((i, last)) => Some(search.witness(*i, Some(last.clone()), None)?),
             None => None,

@@ -30,6 +30,8 @@ pub struct Config {
     pub(crate) stop_at_deadlocks: bool,
     pub(crate) wanted_deadlocks: Option<Arc<BTreeSet<DeadlockId>>>,
     pub(crate) outcomes: bool,
+    pub(crate) outcome_runs: bool,
+    pub(crate) wanted_outcomes: Option<Arc<BTreeSet<Vec<i64>>>>,
     pub(crate) on_progress: Option<ProgressCallback>,
     pub(crate) progress_every: Duration,
 }
@@ -57,6 +59,8 @@ impl Default for Config {
             stop_at_deadlocks: true,
             wanted_deadlocks: None,
             outcomes: false,
+            outcome_runs: false,
+            wanted_outcomes: None,
             on_progress: None,
             progress_every: Self::DEFAULT_PROGRESS_EVERY,
         }
@@ -64,6 +68,10 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The most outcomes [`Config::outcome_runs`] gives a run to: each run is kept until the
+    /// search ends.
+    pub const MAX_OUTCOME_RUNS: usize = 10_000;
+
     /// The default of [`Config::max_states`].
     pub const DEFAULT_MAX_STATES: usize = 100_000_000;
 
@@ -241,6 +249,24 @@ impl Config {
     /// the whole space. Default: `false`.
     pub fn outcomes(mut self, on: bool) -> Self {
         self.outcomes = on;
+        self
+    }
+
+    /// With [`Config::outcomes`]: also a shortest run to each outcome (to the first
+    /// [`Config::MAX_OUTCOME_RUNS`] outcomes found), in
+    /// [`CheckResult::outcome_runs`](crate::CheckResult::outcome_runs). Default: `false`.
+    pub fn outcome_runs(mut self, on: bool) -> Self {
+        self.outcome_runs = on;
+        self
+    }
+
+    /// With [`Config::outcomes`]: the outcomes the check looks for. It stops once it has
+    /// found every one of them (no bound is then reported, and
+    /// [`CheckResult::outcomes`](crate::CheckResult::outcomes) holds those found so far); when
+    /// it ends without finding them all and with no bound, it went through the whole space.
+    /// Default: none (the search goes on to its end).
+    pub fn wanted_outcomes(mut self, wanted: Option<Arc<BTreeSet<Vec<i64>>>>) -> Self {
+        self.wanted_outcomes = wanted;
         self
     }
 

@@ -259,6 +259,11 @@ pub struct CheckResult {
     /// whole space (no [`CheckResult::bound`], and nothing found that stopped it); every one
     /// listed is reachable. Empty otherwise.
     pub outcomes: BTreeSet<Vec<i64>>,
+    /// With [`Config::outcome_runs`](crate::Config::outcome_runs): per outcome of
+    /// [`CheckResult::outcomes`] (up to [`Config::MAX_OUTCOME_RUNS`](crate::Config::MAX_OUTCOME_RUNS)),
+    /// a schedule of a run that ends in it (replayable with [`replay`](crate::replay)). Empty
+    /// otherwise.
+    pub outcome_runs: BTreeMap<Vec<i64>, Schedule>,
 }
 
 /// The verdict in words: `correct`, `bad: 3 fails`, `bad: division by zero at q1`, `bad:
@@ -350,6 +355,7 @@ pub(super) struct Findings {
     pub deadlocks_after_failure: BTreeMap<DeadlockId, Counterexample>,
     pub passed_assertions: BTreeSet<String>,
     pub outcomes: BTreeSet<Vec<i64>>,
+    pub outcome_runs: BTreeMap<Vec<i64>, Schedule>,
 }
 
 impl Findings {
@@ -377,6 +383,9 @@ impl Findings {
         merge(&mut self.deadlocks_after_failure, from.deadlocks_after_failure, take);
         self.passed_assertions.extend(from.passed_assertions);
         self.outcomes.extend(from.outcomes);
+        for (outcome, run) in from.outcome_runs {
+            self.outcome_runs.entry(outcome).or_insert(run);
+        }
     }
 }
 
@@ -420,6 +429,7 @@ impl Answer {
             deadlocks_after_failure: found.deadlocks_after_failure,
             passed_assertions: found.passed_assertions,
             outcomes: found.outcomes,
+            outcome_runs: found.outcome_runs,
         }
     }
 }

@@ -16,7 +16,8 @@ use super::config::Repair;
 use super::event::RepairEvent;
 use super::judgement::{OriginalJudgement, OriginalVerdict, Rejection};
 use super::report::{
-    Accepted, Exhaustive, Iteration, KeptBecause, Optimality, Origin, Recorder, Report, StopReason, TimeSplit,
+    Accepted, Exhaustive, Iteration, KeptBecause, Optimality, Origin, Recorder, Report, StatesSplit, StopReason,
+    TimeSplit,
 };
 
 /// What every part of a run shares: what it was given, and the recorder of what it did.
@@ -56,14 +57,14 @@ impl<'a> Context<'a> {
         self.recorder.timed(slot, f)
     }
 
-    /// Adds the states a check stored to the report's count.
-    pub(super) fn add_states(&mut self, states: usize) {
-        self.recorder.states += states;
+    /// Adds the states a check stored to `slot` of the report's count.
+    pub(super) fn add_states(&mut self, slot: fn(&mut StatesSplit) -> &mut usize, states: usize) {
+        *slot(&mut self.recorder.states) += states;
     }
 
     /// The states stored so far, summed over every check.
     pub(super) fn states(&self) -> usize {
-        self.recorder.states
+        self.recorder.states.total()
     }
 
     /// What is left of the run's time limit, if it has one.

@@ -38,6 +38,6 @@ pub use exhaustive::candidate_count;
 pub use mode::Mode;
 pub use report::{
     Acceptance, AdmittedDeadlock, BoundHit, DeadlockFate, DeadlockRule, Exhaustive, FailureKind, Fate, Iteration,
-    IterationKind, KeptBecause, LearnedTrace, NoRepair, Optimality, Origin, Problem, Proof, Report, StopReason,
-    TimeSplit, Unproved,
+    IterationKind, KeptBecause, LearnedTrace, NoRepair, Optimality, Origin, Problem, Proof, Report, StatesSplit,
+    StopReason, TimeSplit, Unproved,
 };

@@ -9,7 +9,7 @@
 
 mod original;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,15 +18,18 @@ use paces_constraint::{BlockId, Candidate};
 use paces_cwhile::ir::{Program, StmtKind, VarScope};
 use paces_explore::{
     check, sequential_deadlock, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds,
-    SequentialDeadlock, Verdict,
+    Schedule, SequentialDeadlock, Verdict,
 };
 
 use super::context::Context;
 use super::judgement::{Judgement, OriginalJudgement, OriginalVerdict, Passed, Rejected, Rejection};
-use super::report::StopReason;
 use super::report::{explore_time, Acceptance, AdmittedDeadlock, BoundHit, DeadlockRule, FailureKind, Problem};
+use super::report::{StatesSplit, StopReason};
 use crate::Error;
 use original::Original;
+
+/// A program's outcomes, and a run to some of them.
+type Outcomes = (BTreeSet<Vec<i64>>, BTreeMap<Vec<i64>, Schedule>);
 
 /// The most states the search for a deadlock that every candidate keeps may visit
 /// ([`Judge::deadlock_alone`]): the sequential runs of a program with an unbounded counter
@@ -59,6 +62,8 @@ pub(super) struct Judge {
     original: Original,
     /// The states the last check of [`Judge::check`] stored (both stages).
     last_states: usize,
+    /// The states the checks of the candidate being judged stored so far.
+    judged_states: usize,
     /// Which deadlocks of the original a candidate may have.
     deadlocks: Deadlocks,
     /// A bound on the states each check may store, beside the run's own (the removal
@@ -69,7 +74,13 @@ pub(super) struct Judge {
 impl Judge {
     /// A judge that knows nothing of the original yet and admits its deadlocks.
     pub(super) fn new() -> Self {
-        Judge { original: Original::default(), last_states: 0, deadlocks: Deadlocks::KeepAll, max_states: None }
+        Judge {
+            original: Original::default(),
+            last_states: 0,
+            judged_states: 0,
+            deadlocks: Deadlocks::KeepAll,
+            max_states: None,
+        }
     }
 
     /// Which deadlocks of the original a candidate may have.
@@ -172,6 +183,7 @@ impl Judge {
         // Only a reorder can add an outcome: an atomic section only takes runs away (each run
         // of a program with sections is a run of it without them, to the same final state).
         let reorders = candidate.cost(ctx.space()).inversions > 0;
+        self.judged_states = 0;
         let result = self.check(ctx, program)?;
         if let Verdict::BoundReached { what, .. } = &result.verdict {
             return Ok(Judgement::Stop(bound_stop(ctx, *what)));
@@ -221,6 +233,7 @@ impl Judge {
             no_new_outcome: false,
             outcomes: None,
             unwind_reached: result.unwind_reached,
+            states: 0,
         };
         if let Some(cex) = failure {
             let problem = failure_problem(&cex);
@@ -247,6 +260,7 @@ impl Judge {
             return Ok(judgement);
         }
         debug_assert!(acceptance.accepted());
+        acceptance.states = self.judged_states;
         Ok(Judgement::Accepted(Passed { acceptance, deadlocks: result.deadlocks }, after_failure))
     }
 
@@ -267,18 +281,40 @@ impl Judge {
         }
         // The check that accepted the candidate forgets the globals no thread reads again; its
         // outcomes come from a check that keeps them.
-        let mine = match self.outcomes_of(ctx, program)? {
+        let (mine, runs) = match self.outcomes_of(ctx, program, true, None)? {
             ControlFlow::Continue(mine) => mine,
             ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
         };
         acceptance.outcomes = Some(mine.len());
-        // The original's outcomes are explored (once) only when its sequential runs do not
-        // already end in each of the candidate's.
-        if self.original.outcomes.is_none() && mine.iter().any(|o| self.original.outcome_is_new(o)) {
+        // Each outcome the original is not known to reach is asked of one run of the
+        // original first: the candidate's run to it, carried over to the original's order.
+        for (outcome, run) in &runs {
+            if !self.original.outcome_is_new(outcome) {
+                continue;
+            }
             let original = ctx.program();
-            match self.outcomes_of(ctx, original)? {
-                ControlFlow::Continue(theirs) => self.original.outcomes = Some(theirs),
+            let rerun = ctx.timed(explore_time, || paces_explore::rerun(original, program, run));
+            debug_assert!(rerun.is_ok(), "a candidate's run is not one: {rerun:?}");
+            if let Ok(Some(reached)) = rerun {
+                self.original.reached_outcome(reached);
+            }
+        }
+        // The rest are looked for in the original's space: the first time by a search that
+        // stops once it met them all, after that (or when it does not meet them all) by one
+        // exploration to its end, once per run.
+        let wanted: BTreeSet<Vec<i64>> = mine.iter().filter(|o| self.original.outcome_is_new(o)).cloned().collect();
+        if self.original.outcomes.is_none() && !wanted.is_empty() {
+            let (original, first) = (ctx.program(), !self.original.searched_outcomes);
+            self.original.searched_outcomes = true;
+            let ask = first.then(|| wanted.clone());
+            let (theirs, _) = match self.outcomes_of(ctx, original, false, ask)? {
+                ControlFlow::Continue(theirs) => theirs,
                 ControlFlow::Break(stop) => return Ok(Some(Judgement::Stop(stop))),
+            };
+            if first && wanted.is_subset(&theirs) {
+                theirs.into_iter().for_each(|o| self.original.reached_outcome(o));
+            } else {
+                self.original.outcomes = Some(theirs);
             }
         }
         let new = mine.iter().find(|o| self.original.outcome_is_new(o));
@@ -289,20 +325,24 @@ impl Judge {
         Ok(Some(Judgement::Rejected(Rejection::Outcome(values))))
     }
 
-    /// Every outcome of `program` (the original or a candidate applied), from one
-    /// exploration that looks for nothing else and keeps every global; the stop when a bound
-    /// cut it short.
+    /// The outcomes of `program` (the original or a candidate applied), from one
+    /// exploration that looks for nothing else and keeps every global: every one (with a run
+    /// to each when `runs` asks), or, when `wanted` names some, those found until it found
+    /// them all; the stop when a bound cut it short.
     fn outcomes_of(
-        &self,
+        &mut self,
         ctx: &mut Context<'_>,
         program: &Program,
-    ) -> Result<ControlFlow<StopReason, BTreeSet<Vec<i64>>>, Error> {
+        runs: bool,
+        wanted: Option<BTreeSet<Vec<i64>>>,
+    ) -> Result<ControlFlow<StopReason, Outcomes>, Error> {
         let config = self.check_config(ctx).stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
+        let config = config.outcome_runs(runs).wanted_outcomes(wanted.map(Arc::new));
         let full = ctx.timed(explore_time, || check(program, &config))?;
-        ctx.add_states(full.states);
+        self.count(ctx, program, true, full.states);
         Ok(match full.bound {
             Some(bound) => ControlFlow::Break(bound_stop(ctx, bound)),
-            None => ControlFlow::Continue(full.outcomes),
+            None => ControlFlow::Continue((full.outcomes, full.outcome_runs)),
         })
     }
 
@@ -354,6 +394,16 @@ impl Judge {
         c
     }
 
+    /// Counts the `states` a check of `program` stored (one for outcomes when `outcomes`
+    /// says so) in the report's split, and for a candidate in its judgement's.
+    fn count(&mut self, ctx: &mut Context<'_>, program: &Program, outcomes: bool, states: usize) {
+        let original = std::ptr::eq(program, ctx.program());
+        ctx.add_states(StatesSplit::slot(original, outcomes), states);
+        if !original {
+            self.judged_states += states;
+        }
+    }
+
     fn check_with(
         &mut self,
         ctx: &mut Context<'_>,
@@ -371,7 +421,7 @@ impl Judge {
             .hunt_states(ctx.cfg().hunt_states)
             .stop_at_deadlocks(!pass_deadlocks);
         let result = ctx.timed(explore_time, || check(program, &config))?;
-        ctx.add_states(result.states);
+        self.count(ctx, program, false, result.states);
         // What a check of the original (the very program the run was given) saw pass.
         if original {
             self.original.saw(&result);
@@ -449,7 +499,7 @@ impl Judge {
             config.hunt_states(0).max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)))
         };
         let result = ctx.timed(explore_time, || check(program, &config))?;
-        ctx.add_states(result.states);
+        self.count(ctx, program, false, result.states);
         if original {
             self.original.saw(&result);
         }
@@ -521,7 +571,7 @@ impl Judge {
             .wanted_deadlocks(Some(Arc::new(wanted)));
         let program = ctx.program();
         let result = ctx.timed(explore_time, || check(program, &config))?;
-        ctx.add_states(result.states);
+        self.count(ctx, program, false, result.states);
         let all: BTreeSet<DeadlockId> = result.deadlocks.keys().cloned().collect();
         if matches!(result.verdict, Verdict::Correct) {
             self.original.saw_all_deadlocks(all);
@@ -539,7 +589,7 @@ impl Judge {
             let config = self.check_config(ctx).stop_at_first_failure(false).deadlocks_after_failure(true);
             let program = ctx.program();
             let full = ctx.timed(explore_time, || check(program, &config))?;
-            ctx.add_states(full.states);
+            self.count(ctx, program, false, full.states);
             self.original.saw(&full);
             let sets = full.deadlocks_after_failure.keys().map(blocked_threads).collect();
             self.original.after_failure = Some(sets);

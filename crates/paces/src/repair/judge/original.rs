@@ -24,6 +24,10 @@ pub(super) struct Original {
     pub(super) sequential: Option<BTreeSet<Vec<i64>>>,
     /// Every outcome of the original (from one full exploration).
     pub(super) outcomes: Option<BTreeSet<Vec<i64>>>,
+    /// Outcomes of the original seen at the end of single runs of it, or met by a search.
+    reached_outcomes: BTreeSet<Vec<i64>>,
+    /// Whether a search of the original for outcomes was made.
+    pub(super) searched_outcomes: bool,
     /// The assertions some check of the original saw pass, and those it saw fail, and
     /// whether that is all of them (a check went through the whole space).
     passed: BTreeSet<String>,
@@ -88,9 +92,16 @@ impl Original {
 
     /// Whether `outcome` is one the original is not known to reach: not the final state of
     /// one of its sequential runs (each a run of it to every thread's end, so an outcome),
-    /// nor one of its outcomes (when they are known).
+    /// nor the end of another run of it seen, nor one of its outcomes (when they are known).
     pub(super) fn outcome_is_new(&self, outcome: &[i64]) -> bool {
         let sequential = self.sequential.as_ref().is_some_and(|finals| finals.contains(outcome));
-        !sequential && !self.outcomes.as_ref().is_some_and(|known| known.contains(outcome))
+        let reached = self.reached_outcomes.contains(outcome);
+        !sequential && !reached && !self.outcomes.as_ref().is_some_and(|known| known.contains(outcome))
+    }
+
+    /// Notes `outcome`, the globals' values at the end of a run of the original to every
+    /// thread's end.
+    pub(super) fn reached_outcome(&mut self, outcome: Vec<i64>) {
+        self.reached_outcomes.insert(outcome);
     }
 }

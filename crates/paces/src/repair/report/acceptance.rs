@@ -40,6 +40,9 @@ pub struct Acceptance {
     /// The check of the accepted program cut some path at the checker's loop bound
     /// (`Config::unwind`): the checks hold only within that bound.
     pub unwind_reached: bool,
+    /// The states the checks of the program stored (its check and, with reorders, its
+    /// outcomes), when it was accepted: the floor of what a run that ends with it costs.
+    pub states: usize,
 }
 
 /// A deadlock of an accepted program and why it is no regression.

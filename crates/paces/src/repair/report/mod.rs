@@ -4,6 +4,7 @@
 mod acceptance;
 mod iteration;
 mod origin;
+mod states;
 mod stop;
 mod time;
 
@@ -21,6 +22,7 @@ use super::mode::Mode;
 pub use acceptance::{Acceptance, AdmittedDeadlock, DeadlockFate, DeadlockRule, Fate, KeptBecause};
 pub use iteration::{FailureKind, Iteration, IterationKind, LearnedTrace, Problem};
 pub use origin::Origin;
+pub use states::StatesSplit;
 pub use stop::{BoundHit, NoRepair, Optimality, Proof, StopReason, Unproved};
 pub use time::TimeSplit;
 pub(super) use time::{apply_time, complete_time, explore_time, good_time, learn_time, list_time, solve_time};
@@ -81,6 +83,8 @@ pub struct Report {
     pub constraint: Stats,
     /// States the checker stored, summed over every check.
     pub states_explored: usize,
+    /// The same states by what each check was for.
+    pub states_split: StatesSplit,
     /// States of the check that decided the original program's verdict (the first check of
     /// every run).
     pub original_states: usize,
@@ -143,7 +147,7 @@ pub(super) struct Recorder {
     space: Space,
     original: Program,
     pub(super) time: TimeSplit,
-    pub(super) states: usize,
+    pub(super) states: StatesSplit,
     pub(super) original_states: usize,
     pub(super) original_unwind_reached: bool,
     pub(super) original_deadlocks: Option<Vec<DeadlockId>>,
@@ -210,7 +214,7 @@ impl Recorder {
             space,
             original: program.clone(),
             time: TimeSplit::default(),
-            states: 0,
+            states: StatesSplit::default(),
             original_states: 0,
             original_unwind_reached: false,
             original_deadlocks: None,
@@ -321,7 +325,8 @@ impl Recorder {
             dropped_constraints,
             bad_traces,
             constraint,
-            states_explored: self.states,
+            states_explored: self.states.total(),
+            states_split: self.states,
             original_states: self.original_states,
             unwind_reached,
             time: self.time,

@@ -1,0 +1,139 @@
+//! Runs to outcomes ([`Config::outcome_runs`]), the search that stops at the outcomes it
+//! wants ([`Config::wanted_outcomes`]), and carrying a run over to another order ([`rerun`]),
+//! against the full exploration of the program the run is carried to.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use paces_constraint::Candidate;
+use paces_explore::{check, replay, rerun, CheckResult, Config};
+
+fn full() -> Config {
+    Config::new().stop_at_first_failure(false).max_states(200_000).outcomes(true)
+}
+
+fn explore(program: &paces_cwhile::Program, config: &Config) -> CheckResult {
+    let r = check(program, config).unwrap();
+    assert!(r.bound.is_none(), "the search went through the whole space");
+    r
+}
+
+#[test]
+fn a_run_to_each_outcome_replays_to_it() {
+    let src = "var total = 0; thread a { local t; t := total; total := t + 1; } \
+               thread b { local t; t := total; total := t + 1; }";
+    let program = paces_cwhile::parse(src).unwrap();
+    let r = explore(&program, &full().outcome_runs(true));
+    assert_eq!(r.outcomes, BTreeSet::from([vec![1], vec![2]]));
+    assert_eq!(r.outcome_runs.keys().cloned().collect::<BTreeSet<_>>(), r.outcomes);
+    for (outcome, run) in &r.outcome_runs {
+        let trace = replay(&program, run).unwrap();
+        let last = trace.events().iter().rev().find(|e| !e.writes.is_empty()).unwrap();
+        assert_eq!(last.writes[0].value, outcome[0], "the run's last write of total is its outcome");
+        assert_eq!(rerun(&program, &program, run).unwrap(), Some(outcome.clone()));
+    }
+    // Without the setting no run is kept.
+    assert!(explore(&program, &full()).outcome_runs.is_empty());
+}
+
+#[test]
+fn a_run_carried_to_the_original_order_ends_alike_unless_its_reads_cannot_be_kept() {
+    // The candidate writes `y` before `x`. A run of it where b reads both after a's writes
+    // carries over; one where b reads y written and x not cannot keep those reads in the
+    // original's order, though the original reaches the same values another way (b reading
+    // x written and y not).
+    let original =
+        paces_cwhile::parse("var x = 0, y = 0, s = 0; thread a { X: x := 1; Y: y := 1; } thread b { S: s := x + y; }")
+            .unwrap();
+    let swapped =
+        paces_cwhile::parse("var x = 0, y = 0, s = 0; thread a { Y: y := 1; X: x := 1; } thread b { S: s := x + y; }")
+            .unwrap();
+    let runs = explore(&swapped, &full().outcome_runs(true)).outcome_runs;
+    let theirs = explore(&original, &full()).outcomes;
+    assert_eq!(runs.keys().cloned().collect::<BTreeSet<_>>(), theirs);
+    for (outcome, run) in &runs {
+        let carried = rerun(&original, &swapped, run).unwrap();
+        let labels: Vec<&str> = run.steps.iter().map(|s| s.label.as_str()).collect();
+        if labels == ["Y", "S", "X"] {
+            assert_eq!(carried, None, "b's reads and a's order form a cycle");
+        } else {
+            assert_eq!(carried.as_ref(), Some(outcome), "{labels:?}");
+        }
+    }
+}
+
+#[test]
+fn a_search_for_wanted_outcomes_stops_once_it_found_them() {
+    // Each thread ends at once or after a long way: the outcome of both ending at once is
+    // met early, so a search for it alone stores fewer states than the whole space.
+    let program = paces_cwhile::parse(
+        "var n = 0, m = 0; thread a { if (*) { n := 1; } else { n := n + 2; m := n; n := n + 4; m := m + n; } } \
+         thread b { if (*) { m := 1; } else { m := m + 2; n := m; m := m + 4; n := n + m; } }",
+    )
+    .unwrap();
+    // Without the reduction, which would merge each thread's private way into one step.
+    let full = || full().por(false);
+    let all = explore(&program, &full());
+    let wanted = Arc::new(BTreeSet::from([vec![1, 1]]));
+    let some = explore(&program, &full().wanted_outcomes(Some(wanted)));
+    assert!(some.outcomes.contains(&vec![1, 1]));
+    assert!(some.states < all.states, "{} < {}", some.states, all.states);
+    // An outcome the program never reaches makes the search go through the whole space.
+    let never = Arc::new(BTreeSet::from([vec![1, 100]]));
+    let whole = explore(&program, &full().wanted_outcomes(Some(never)));
+    assert_eq!(whole.outcomes, all.outcomes);
+}
+
+mod random {
+    use paces_constraint::Space;
+    use paces_testkit::gen;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The candidates that swap one pair of adjacent items the space lets move.
+    fn swaps(space: &Space) -> Vec<Candidate> {
+        let orders: Vec<Vec<_>> = space.blocks().map(|b| space.items(b).to_vec()).collect();
+        let mut out = Vec::new();
+        for (b, items) in orders.iter().enumerate() {
+            for i in 1..items.len() {
+                if space.is_fixed(items[i - 1], items[i]) {
+                    continue;
+                }
+                let mut swapped = orders.clone();
+                swapped[b].swap(i - 1, i);
+                out.extend(Candidate::new(space, swapped, &[]));
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever a carried run ends in is an outcome of the program it was carried to
+        /// (checked against that program's full exploration), for every reordering the space
+        /// offers; a run carried to its own program ends where it did.
+        #[test]
+        fn a_carried_run_ends_in_an_outcome_of_its_target(prog in gen::prog()) {
+            let text = prog.text();
+            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+            let Ok(theirs) = check(&program, &full()) else { return Ok(()) };
+            prop_assume!(theirs.bound.is_none());
+            for candidate in swaps(&program.space()) {
+                let applied = program.apply(&candidate).unwrap();
+                let mine = check(&applied, &full().outcome_runs(true)).unwrap();
+                prop_assume!(mine.bound.is_none());
+                for (outcome, run) in &mine.outcome_runs {
+                    let carried = rerun(&program, &applied, run).unwrap();
+                    if let Some(c) = &carried {
+                        prop_assert!(theirs.outcomes.contains(c), "{:?} is no outcome of\n{}", c, text);
+                    }
+                    let own = rerun(&applied, &applied, run).unwrap();
+                    let failed = replay(&applied, run).unwrap().is_bad();
+                    prop_assert!(own.as_ref() == Some(outcome) || failed && own.is_none(), "{:?}: {:?}\n{}", outcome, own, text);
+                }
+            }
+        }
+    }
+}
