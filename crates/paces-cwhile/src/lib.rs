@@ -58,6 +58,7 @@ pub mod ir;
 mod lexer;
 mod lower;
 mod print;
+mod private;
 mod program;
 mod promela;
 mod snippet;

@@ -53,7 +53,7 @@ pub fn rerun(program: &Program, other: &Program, schedule: &Schedule) -> Result<
     let e = Engine::new(&c, Settings::default());
     let mut conf = Conf { state: e.initial().to_vec(), holder: None };
     while steps.iter().any(|s| !s.taken) {
-        match next_step(&e, &conf, &steps) {
+        match next_step(&e, &conf, &steps, false).or_else(|| next_step(&e, &conf, &steps, true)) {
             Some((k, next)) => {
                 steps[k].taken = true;
                 for j in std::mem::take(&mut steps[k].then) {
@@ -106,8 +106,10 @@ fn name_of(c: &Compiled, x: XStep) -> (String, Vec<String>) {
 
 /// The step to take next from `conf` and the configuration after it: of the threads in the
 /// order of their first step not taken, the first whose next step in `e`'s program matches
-/// its first such step of that name, waits for nothing and can be taken without failing.
-fn next_step(e: &Engine<'_>, conf: &Conf, steps: &[Step]) -> Option<(usize, Conf)> {
+/// its first step not taken (or, with `skip`, its first such step of that name), waits for
+/// nothing and can be taken without failing. Steps in the run's own order come first: on the
+/// run's own program they always make the run again.
+fn next_step(e: &Engine<'_>, conf: &Conf, steps: &[Step], skip: bool) -> Option<(usize, Conf)> {
     let mut threads: Vec<usize> = Vec::new();
     for s in steps.iter().filter(|s| !s.taken) {
         if !threads.contains(&s.thread) {
@@ -117,7 +119,12 @@ fn next_step(e: &Engine<'_>, conf: &Conf, steps: &[Step]) -> Option<(usize, Conf
     for t in threads {
         for x in options(e, conf, t) {
             let name = name_of(e.c, x);
-            let Some(k) = steps.iter().position(|s| !s.taken && s.thread == t && s.name == name) else { continue };
+            let Some(k) = steps.iter().position(|s| !s.taken && s.thread == t && (s.name == name || !skip)) else {
+                continue;
+            };
+            if steps[k].name != name {
+                continue;
+            }
             if steps[k].waits > 0 {
                 continue;
             }

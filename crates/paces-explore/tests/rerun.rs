@@ -84,6 +84,33 @@ fn a_search_for_wanted_outcomes_stops_once_it_found_them() {
     assert_eq!(whole.outcomes, all.outcomes);
 }
 
+#[test]
+fn a_reorder_of_private_statements_adds_no_outcome() {
+    // `u` and `z` are a's alone, `y` is read by b and `x` written by b: B is private, A and C
+    // are not.
+    let original = paces_cwhile::parse(
+        "var x = 0, y = 0, z = 0, u = 0, w = 0; thread a { A: y := 1; B: u := 2; C: z := x; } \
+         thread b { D: x := 1; E: w := y; }",
+    )
+    .unwrap();
+    let space = original.space();
+    let order = |names: &[&str]| names.iter().map(|n| space.loc(n).unwrap()).collect::<Vec<_>>();
+    let orders = |names: &[&str]| -> Vec<Vec<_>> {
+        space.blocks().map(|b| if b.index() == 0 { order(names) } else { space.items(b).to_vec() }).collect()
+    };
+    let private = Candidate::new(&space, orders(&["B", "A", "C"]), &[]).unwrap();
+    assert!(original.reorders_are_private(&private));
+    let shared = Candidate::new(&space, orders(&["C", "A", "B"]), &[]).unwrap();
+    assert!(!original.reorders_are_private(&shared), "A and C both share a variable with b");
+    // And indeed: C reading x = 0 before A writes y lets b read y = 1 with z = 0, which no
+    // run of the original ends in.
+    let theirs = explore(&original, &full()).outcomes;
+    let mine = explore(&original.apply(&shared).unwrap(), &full()).outcomes;
+    assert!(!mine.is_subset(&theirs));
+    let private_outcomes = explore(&original.apply(&private).unwrap(), &full()).outcomes;
+    assert!(private_outcomes.is_subset(&theirs));
+}
+
 mod random {
     use paces_constraint::Space;
     use paces_testkit::gen;
@@ -124,6 +151,11 @@ mod random {
                 let applied = program.apply(&candidate).unwrap();
                 let mine = check(&applied, &full().outcome_runs(true)).unwrap();
                 prop_assume!(mine.bound.is_none());
+                // A reorder the static rule calls private adds no outcome.
+                if program.reorders_are_private(&candidate) {
+                    let new: Vec<&Vec<i64>> = mine.outcomes.difference(&theirs.outcomes).collect();
+                    prop_assert!(new.is_empty(), "{:?} added by a private reorder of\n{}", new, text);
+                }
                 for (outcome, run) in &mine.outcome_runs {
                     let carried = rerun(&program, &applied, run).unwrap();
                     if let Some(c) = &carried {
@@ -131,7 +163,7 @@ mod random {
                     }
                     let own = rerun(&applied, &applied, run).unwrap();
                     let failed = replay(&applied, run).unwrap().is_bad();
-                    prop_assert!(own.as_ref() == Some(outcome) || failed && own.is_none(), "{:?}: {:?}\n{}", outcome, own, text);
+                    prop_assert!(own.as_ref() == Some(outcome) || failed && own.is_none(), "{:?}: {:?}\n{}\nAPPLIED\n{}\nRUN {:?}", outcome, own, text, paces_cwhile::Printer::new(&applied).print(), run.steps.iter().map(|s| format!("{}:{}", s.thread, s.label)).collect::<Vec<_>>());
                 }
             }
         }

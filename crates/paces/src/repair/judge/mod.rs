@@ -181,8 +181,10 @@ impl Judge {
             }
         }
         // Only a reorder can add an outcome: an atomic section only takes runs away (each run
-        // of a program with sections is a run of it without them, to the same final state).
-        let reorders = candidate.cost(ctx.space()).inversions > 0;
+        // of a program with sections is a run of it without them, to the same final state),
+        // and neither does a reorder of statements private to their thread
+        // (`Program::reorders_are_private`).
+        let reorders = candidate.cost(ctx.space()).inversions > 0 && !ctx.program().reorders_are_private(candidate);
         self.judged_states = 0;
         let result = self.check(ctx, program)?;
         if let Verdict::BoundReached { what, .. } = &result.verdict {
@@ -266,8 +268,9 @@ impl Judge {
 
     /// The outcome check of [`Judge::judge`], last: every outcome of the candidate (checked
     /// whole with no failure, so each is an outcome of a run on which no assertion failed)
-    /// is one of the original's. A candidate without reorders has only outcomes of the
-    /// original, and is not asked. `None` when it holds.
+    /// is one of the original's. A candidate without reorders, or whose reorders each move a
+    /// statement private to its thread past another, has only outcomes of the original, and
+    /// is not asked (`reorders` false). `None` when it holds.
     fn judge_outcomes(
         &mut self,
         ctx: &mut Context<'_>,

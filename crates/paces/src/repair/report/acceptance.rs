@@ -35,7 +35,8 @@ pub struct Acceptance {
     pub no_new_outcome: bool,
     /// How many distinct outcomes the program has, when they were compared with the
     /// original's; `None` for a program without reorders (an atomic section only takes runs
-    /// away, so it adds no outcome, and none is compared).
+    /// away, so it adds no outcome, and none is compared) or whose reorders are private to
+    /// their threads (`Program::reorders_are_private`).
     pub outcomes: Option<usize>,
     /// The check of the accepted program cut some path at the checker's loop bound
     /// (`Config::unwind`): the checks hold only within that bound.
