@@ -72,6 +72,30 @@ fn a_local_pointer_to_an_element_is_its_index() {
     assert!(fails(&read(&other, &options)), "`q` holds the other element, not the one locked");
 }
 
+/// Two threads, each given an account (`&accts[k]`) as its argument, deposit into it under
+/// the account's lock.
+const DEPOSIT: &str = "#include <pthread.h>\n\
+struct acct {\n  int bal;\n  pthread_mutex_t m;\n} accts[2];\n\
+void *deposit(void *arg) {\n  struct acct *a = arg;\n  pthread_mutex_lock(&a->m);\n  a->bal = a->bal + 1;\n  \
+pthread_mutex_unlock(&a->m);\n  return 0;\n}\n\
+int main() {\n  pthread_t t1, t2;\n  pthread_create(&t1, 0, deposit, &accts[1]);\n  \
+pthread_create(&t2, 0, deposit, &accts[SECOND]);\n  pthread_join(t1, 0);\n  pthread_join(t2, 0);\n  \
+__VERIFIER_assert(accts[1].bal == 2);\n  return 0;\n}\n";
+
+#[test]
+fn a_thread_given_an_element_holds_its_index() {
+    let both = read(&DEPOSIT.replace("SECOND", "1"), &Options::default());
+    assert!(both.bounds.is_empty(), "{:?}", both.bounds);
+    assert!(!fails(&both), "the deposits are under the account's lock");
+    let unlocked =
+        DEPOSIT.replace("  pthread_mutex_lock(&a->m);\n", "").replace("  pthread_mutex_unlock(&a->m);\n", "");
+    assert!(fails(&read(&unlocked.replace("SECOND", "1"), &Options::default())), "a deposit lost");
+    let apart = DEPOSIT.replace("SECOND", "0");
+    assert!(fails(&read(&apart, &Options::default())), "the second deposit goes to account 0");
+    let apart = apart.replace("accts[1].bal == 2", "accts[0].bal == 1 && accts[1].bal == 1");
+    assert!(!fails(&read(&apart, &Options::default())));
+}
+
 /// Nested structs and an array of structs inside a struct: every path of fields is an array.
 #[test]
 fn nested_fields_are_arrays_of_their_own() {
@@ -159,13 +183,14 @@ fn what_stays_outside_is_refused_by_name() {
             3,
             "a member of something other than a struct",
         ),
-        // An element passed to a thread.
+        // An element passed to a thread at an index that is not a constant.
         (
             "void *f(void *arg) {\n  struct s *p = arg;\n  p->v = 1;\n  return 0;\n}\n\
-             int main() {\n  pthread_t t;\n  pthread_create(&t, 0, f, &a[1]);\n  return 0;\n}\n",
-            12,
+             int main() {\n  pthread_t t;\n  int k = __VERIFIER_nondet_int();\n  pthread_create(&t, 0, f, &a[k]);\n  \
+             return 0;\n}\n",
+            13,
             28,
-            "a thread argument",
+            "other than at a constant index",
         ),
     ];
     for (body, line, col, what) in cases {

@@ -6,13 +6,14 @@
 //!
 //! A pointer to an element, `&a[i]`, is an integer holding the index: a local declared with
 //! it (`struct S *p = &a[i];`, or another such pointer's value) and assigned such values
-//! later, or a `struct S *` parameter a call passes one (each array its own copy of the
-//! function, as `pointers.rs` binds a pointer to a global; the argument the index). `p->f` is
+//! later, a `struct S *` parameter a call passes one, or a thread's parameter its
+//! `pthread_create` passes one at a constant index (each array its own copy of the function,
+//! as `pointers.rs` binds a pointer to a global; the argument the index). `p->f` is
 //! `a.f[p]`: the pointer read once, a choice among the elements, and an index out of the
 //! array's bounds (a pointer past its end) fails as an assertion: C leaves the dereference
 //! undefined, and the checker reports it as the error it is. A pointer given elements of two
-//! arrays, arithmetic on one, a comparison of one, one passed to a thread and an element of a
-//! local array passed to a function are refused by name.
+//! arrays, arithmetic on one, a comparison of one, one passed to a thread at an index that is
+//! not a constant and an element of a local array passed to a function are refused by name.
 
 use lang_c::ast::{
     BinaryOperator as B, Declarator, DerivedDeclarator, Expression as E, Initializer, UnaryOperator as U,
@@ -244,6 +245,24 @@ impl<'a> Lower<'a> {
             return Err(unsupported(what, self.span(a)));
         }
         Ok(Some(format!("{name}[]")))
+    }
+
+    /// A thread started with a pointer to an element of a global array of structs, `&a[k]`
+    /// (`k` a constant, or an unrolled loop's variable): the copy of the thread function whose
+    /// first parameter holds the index, and the index. `None` for any other argument.
+    pub(super) fn element_thread(
+        &mut self,
+        function: &str,
+        arg: &Node<E>,
+    ) -> Result<Option<(String, i64)>, Diagnostic> {
+        let Some(binding) = self.element_binding_of(arg)? else { return Ok(None) };
+        let index = match self.element_of(arg) {
+            Some(Element::Address(_, _, index)) => self.const_eval(index),
+            _ => None,
+        };
+        let what = "a thread argument that points to an element other than at a constant index";
+        let index = index.ok_or_else(|| unsupported(what, self.span(arg)))?;
+        Ok(Some((self.specialise(function, &[(0, binding)]), index)))
     }
 
     /// The steps a call of the function copy `key` (procedure `proc`) takes to pass `a` to
