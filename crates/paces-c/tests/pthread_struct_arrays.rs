@@ -96,6 +96,20 @@ fn a_thread_given_an_element_holds_its_index() {
     assert!(!fails(&read(&apart, &Options::default())));
 }
 
+/// `&p->m` for a pointer whose target changes (`pointsto.rs`) locks the mutex of the struct
+/// it points to, as `p->m` of an element pointer does.
+#[test]
+fn a_mutex_field_through_a_changing_pointer_is_locked() {
+    let source = "#include <pthread.h>\n\
+struct box {\n  int v;\n  pthread_mutex_t m;\n} b1, b2;\n\
+void *worker(void *arg) {\n  struct box *p = &b1;\n  if (__VERIFIER_nondet_int())\n    p = &b2;\n  \
+pthread_mutex_lock(&p->m);\n  p->v = p->v + 1;\n  p->v = p->v - 1;\n  pthread_mutex_unlock(&p->m);\n  return 0;\n}\n\
+int main() {\n  pthread_t t;\n  pthread_create(&t, 0, worker, 0);\n  pthread_mutex_lock(&LOCKED.m);\n  \
+__VERIFIER_assert(b2.v == 0);\n  pthread_mutex_unlock(&LOCKED.m);\n  return 0;\n}\n";
+    assert!(!fails(&read(&source.replace("LOCKED", "b2"), &Options::default())));
+    assert!(fails(&read(&source.replace("LOCKED", "b1"), &Options::default())));
+}
+
 /// Nested structs and an array of structs inside a struct: every path of fields is an array.
 #[test]
 fn nested_fields_are_arrays_of_their_own() {
