@@ -4,32 +4,13 @@
 //! Each construct is read and checked (the error that is there is found, none that is not),
 //! and what stays outside the model is refused by name at its line and column.
 
+mod reading;
 mod verdict;
 
-use paces_c::pthread::{parse, Options, Preprocessor, Reading};
+use paces_c::pthread::Options;
 
+use reading::{error_of, read};
 use verdict::fails;
-
-/// The program read by both preprocessors, which must agree.
-fn read(source: &str, options: &Options) -> Reading {
-    let own = parse(source, &Options { preprocessor: Preprocessor::Own, ..options.clone() })
-        .unwrap_or_else(|d| panic!("{}", paces_cwhile::render(&d, "t.c", source, false)));
-    let auto = parse(source, options).unwrap_or_else(|d| panic!("{}", paces_cwhile::render(&d, "t.c", source, false)));
-    assert_eq!(
-        paces_cwhile::Printer::new(&own.program).print(),
-        paces_cwhile::Printer::new(&auto.program).print(),
-        "the two preprocessors read different programs"
-    );
-    auto
-}
-
-/// The first error reading `source`: its code, line, column and message.
-fn error_of(source: &str) -> (String, usize, usize, String) {
-    let Err(d) = parse(source, &Options::default()) else { panic!("read: {source}") };
-    let d = d.iter().next().expect("one");
-    let (line, col) = d.line_col(source);
-    (d.code.to_owned(), line, col, d.message.clone())
-}
 
 const FLAGS: &str = "#include <pthread.h>\n#include <stdbool.h>\nbool ready = false;\nint data;\n\
     void *writer(void *arg) {\n  data = 1;\n  ready = true;\n  return 0;\n}\n\
@@ -163,7 +144,7 @@ fn what_structs_cannot_say_is_refused_by_name() {
     let head = "#include <pthread.h>\nstruct pair {\n  int a;\n  int b;\n};\n";
     for (body, line, col, word) in [
         ("union u {\n  int a;\n} v;\nint main() {\n  return 0;\n}\n", 6, 1, "union"),
-        ("struct pair many[2];\nint main() {\n  return 0;\n}\n", 6, 13, "array of structs"),
+        ("struct pair many[2] = {1, 2};\nint main() {\n  return 0;\n}\n", 6, 13, "initialiser of an array of structs"),
         ("struct pair p, q;\nint main() {\n  p = q;\n  return 0;\n}\n", 8, 3, "whole struct"),
         (
             "void *t(void *arg) {\n  struct pair *p = arg;\n  return 0;\n}\nint main() {\n  pthread_t h;\n  pthread_create(&h, 0, t, (void *) 1);\n  return 0;\n}\n",

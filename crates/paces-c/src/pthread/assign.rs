@@ -28,6 +28,9 @@ impl<'a> Lower<'a> {
         span: Span,
         last: bool,
     ) -> Result<Item, Diagnostic> {
+        if let Some(nodes) = self.element_statement(e, span)? {
+            return Ok(Item::Nodes(nodes));
+        }
         if let Some(nodes) = self.pointer_statement(e, span)? {
             return Ok(Item::Nodes(nodes));
         }
@@ -132,6 +135,9 @@ impl<'a> Lower<'a> {
     ) -> Result<(String, Kind, bool), Diagnostic> {
         let E::Identifier(id) = &b.node.lhs.node else { return Err(unsupported("this array access", span)) };
         let var = self.lookup(&id.node.name).ok_or_else(|| self.undeclared(&id.node.name, span))?;
+        if let Kind::Structs(_) = var.kind {
+            return Err(unsupported("a whole element of an array of structs (not one of its fields)", span));
+        }
         let index = self.const_eval(&b.node.rhs).ok_or_else(|| {
             unsupported(
                 "an array index that is not a constant (or the variable of an unrolled `for` loop)",
@@ -164,14 +170,19 @@ impl<'a> Lower<'a> {
         let split = total > 1;
         let mut cx = Cx { split, pre: Vec::new(), span, arith: op.is_some() };
         if let Some((index, elems)) = &target.computed {
-            if op.is_some() {
-                return Err(unsupported("a compound assignment to an element at a computed index", span));
-            }
             let idx = self.expr(index, &mut cx)?;
-            let value = match rhs {
+            let mut value = match rhs {
                 Some(r) => self.expr(r, &mut cx)?,
                 None => "1".to_owned(),
             };
+            if let Some(op) = op {
+                // `a[i] += v`: the element read (its own step), then written.
+                let old = self.temp();
+                let reads: Vec<String> = elems.iter().map(|e| format!("{old} := {e}")).collect();
+                let chain = self.pick(&idx, reads, span);
+                cx.pre.extend(chain);
+                value = format!("({old} {op} {value})");
+            }
             let from_unsigned = rhs.and_then(|r| self.ty_of(r)).is_some_and(|t| !promote(t).signed);
             let value =
                 if target.ty.bits < 32 || (cx.arith && target.ty.bits < 64) || !target.ty.signed || from_unsigned {

@@ -11,6 +11,7 @@ use super::common::{
     locals, print_node, unsupported, Cx, Frame, Item, Kind, Lower, Target, Ty, Var, GUARD, KEYWORDS, N,
 };
 use super::diag::error;
+use super::pointers::element_binding;
 
 impl<'a> Lower<'a> {
     /// A user function called (or started) from `caller`: queued for lowering as a procedure.
@@ -69,6 +70,7 @@ impl<'a> Lower<'a> {
         // The function's copies of thread-local globals; its parameters hide them.
         let mut scope = self.thread_local_frame(name);
         scope.extend(self.bound_scope(name));
+        let elements = self.element_params(name);
         let (params, result) = self.params[name].clone();
         let c_names = self.c_params.get(name).cloned().unwrap_or_default();
         for ((cw, ty), c) in params.iter().zip(c_names) {
@@ -78,7 +80,11 @@ impl<'a> Lower<'a> {
                 scope.insert(c, array.clone());
                 continue;
             }
-            let kind = if self.by_ref.contains(&key) { Kind::Ref(*ty) } else { Kind::Scalar(*ty) };
+            let kind = match elements.iter().find(|(p, _, _)| *p == c) {
+                Some((_, array, var)) => Kind::Element(array.clone(), Box::new(var.clone())),
+                None if self.by_ref.contains(&key) => Kind::Ref(*ty),
+                None => Kind::Scalar(*ty),
+            };
             scope.insert(c, Var { cw: cw.clone(), kind, shared: false });
         }
         if let Some(r) = &result {
@@ -209,6 +215,9 @@ impl<'a> Lower<'a> {
                 if let Some(nodes) = self.pointer_mutex(name, args.first(), span)? {
                     return Ok(Item::Nodes(nodes));
                 }
+                if let Some(nodes) = self.indexed_mutex(name, args.first(), span)? {
+                    return Ok(Item::Nodes(nodes));
+                }
                 let m = self.mutex(args.first(), span)?;
                 match name {
                     "pthread_mutex_lock" => self.simple_item(span, format!("lock({m})")),
@@ -257,11 +266,13 @@ impl<'a> Lower<'a> {
         let bound = self.pointer_bindings(name, args, atomic)?;
         let key = self.specialise(name, &bound);
         self.use_function(&key, span, false)?;
+        // A parameter bound to an array's elements stays, holding the index (`struct_arrays.rs`).
+        let bound: Vec<usize> = bound.iter().filter(|(_, g)| element_binding(g).is_none()).map(|(k, _)| *k).collect();
         let n = self.params[&key].0.len() + bound.len();
         if n != args.len() {
             return Err(error("C0418", format!("`{name}` takes {n} argument(s)"), span, "here"));
         }
-        let rest = args.iter().enumerate().filter(|(k, _)| !bound.iter().any(|(b, _)| b == k)).map(|(_, a)| a);
+        let rest = args.iter().enumerate().filter(|(k, _)| !bound.contains(k)).map(|(_, a)| a);
         Ok((key, rest.collect()))
     }
 
@@ -301,7 +312,12 @@ impl<'a> Lower<'a> {
         let mut steps = Vec::new();
         let mut copy_out = Vec::new();
         let mut copy_in = Vec::new();
-        for ((p, ty), a) in params.iter().zip(args) {
+        let c_names = self.c_params.get(&name).cloned().unwrap_or_default();
+        for (k, ((p, ty), a)) in params.iter().zip(args).enumerate() {
+            if let Some(nodes) = self.element_argument(&name, c_names.get(k), (&cw, p), a, span)? {
+                steps.extend(nodes);
+                continue;
+            }
             if self.by_ref.contains(&(name.clone(), p.clone())) {
                 if self.array_alias(&name, p, a)? {
                     continue;

@@ -88,6 +88,12 @@ pub(super) enum Kind {
     /// A pointer whose target changes (`pointsto.rs`): the variable holds its target's number
     /// (0: NULL); the pointee's type (an integer's) and the targets.
     Ptr(Option<Ty>, Vec<Addr>),
+    /// An array of structs (`struct_arrays.rs`): one array per field (a nested struct's fields
+    /// are arrays of their own), each also visible as `name.field`.
+    Structs(Vec<(String, Var)>),
+    /// A pointer to an element of an array of structs (`struct_arrays.rs`): the variable
+    /// holds the element's index; the array's C name and variable.
+    Element(String, Box<Var>),
 }
 
 #[derive(Clone, Debug)]

@@ -11,6 +11,7 @@ use paces_cwhile::{Diagnostic, Span};
 
 use super::common::{unsupported, Base, Kind, Lower, Param, Shape, Target, Ty, Var, BOOL, INT, MAX_ELEMENTS, N};
 use super::diag::error;
+use super::pointers::element_binding;
 
 impl<'a> Lower<'a> {
     pub(super) fn declarator_name(&self, d: &Node<Declarator>) -> Result<(String, Span), Diagnostic> {
@@ -194,7 +195,7 @@ impl<'a> Lower<'a> {
                 }
             }
             let var = self.new_var(&name, base, shape, nspan, true, &inits)?;
-            self.globals.insert(name, var);
+            self.register(&name, var, true);
         }
         Ok(())
     }
@@ -276,7 +277,11 @@ impl<'a> Lower<'a> {
             (Base::Handle, Shape::Scalar) => Kind::Handle,
             (Base::Handle, Shape::Array(n)) => Kind::Handles(n),
             (_, Shape::Function) => return Err(unsupported("this declaration", span)),
-            (Base::Struct(_), _) => return Err(unsupported("an array of structs", span)),
+            (Base::Struct(_), _) if !inits.is_empty() => {
+                return Err(unsupported("an initialiser of an array of structs", span))
+            }
+            (Base::Struct(k), Shape::Array(n)) => return self.struct_array_var(name, k, n, shared),
+            (Base::Struct(_), Shape::Scalar) => return Err(unsupported("a struct variable here", span)),
         };
         Ok(Var { cw: String::new(), kind, shared })
     }
@@ -295,8 +300,16 @@ impl<'a> Lower<'a> {
             match &x.node {
                 DerivedDeclarator::Function(fd) => {
                     for (k, p) in fd.node.parameters.iter().enumerate() {
-                        if bound.iter().any(|(b, _)| *b == k) {
-                            continue; // a pointer bound to a global (`pointers.rs`)
+                        match bound.iter().find(|(b, _)| *b == k) {
+                            // A pointer to an element of an array of structs: its index.
+                            Some((_, g)) if element_binding(g).is_some() => {
+                                if let Some(d) = &p.node.declarator {
+                                    out.push((self.declarator_name(d)?.0, INT, false));
+                                }
+                                continue;
+                            }
+                            Some(_) => continue, // a pointer bound to a global (`pointers.rs`)
+                            None => {}
                         }
                         if let Some(param) = self.parameter(p, thread)? {
                             out.push(param);
@@ -356,7 +369,12 @@ impl<'a> Lower<'a> {
                 // here: no state. Any other use names an undeclared variable (`C0416`).
                 continue;
             }
-            if let Some((name, var, nodes)) = self.pointer_decl(base, d, init.node.initializer.as_ref(), false)? {
+            let element = self.element_pointer_decl(base, d, init.node.initializer.as_ref())?;
+            let pointer = match element {
+                Some(e) => Some(e),
+                None => self.pointer_decl(base, d, init.node.initializer.as_ref(), false)?,
+            };
+            if let Some((name, var, nodes)) = pointer {
                 self.frame.scopes.last_mut().expect("a scope").insert(name, var);
                 out.extend(nodes);
                 continue;
@@ -403,7 +421,7 @@ impl<'a> Lower<'a> {
                     _ => return Err(unsupported("this local initialiser", self.span(i))),
                 }
             }
-            self.frame.scopes.last_mut().expect("a scope").insert(name, var);
+            self.register(&name, var, false);
         }
         let span = self.span(decl);
         Ok(self.unit(out, span))

@@ -2,12 +2,14 @@
 //! `p->f` and `(*p).f` the identifier `p->f` (nested: `s.in.f`), each with the span of the
 //! access. A struct variable's fields are variables of their own under those names
 //! (`structs.rs`), so every construct that reads, writes, indexes or locks a variable reads a
-//! field the same way. A member of anything else (`a[i].f`, `f().x`) stays a member access,
-//! which the lowering refuses by name.
+//! field the same way. A member of an element of a named array, `a[i].f` (`a[i].in.f`,
+//! `s.a[i].f`), becomes the element `a.f[i]` of the field's own array (`struct_arrays.rs`).
+//! A member of anything else (`f().x`) stays a member access, which the lowering refuses by
+//! name.
 
 use lang_c::ast::{
-    BlockItem, Declaration, Expression as E, ExternalDeclaration, ForInitializer, Identifier, Initializer,
-    MemberOperator, Statement, TranslationUnit, UnaryOperator as U,
+    BinaryOperator as B, BlockItem, Declaration, Expression as E, ExternalDeclaration, ForInitializer, Identifier,
+    Initializer, MemberExpression, MemberOperator, Statement, TranslationUnit, UnaryOperator as U,
 };
 use lang_c::span::Node;
 
@@ -90,6 +92,10 @@ fn expression(e: &mut Node<E>) {
     match &mut e.node {
         E::Member(m) => {
             expression(&mut m.node.expression);
+            if let Some(indexed) = element_member(&mut m.node) {
+                e.node = indexed;
+                return;
+            }
             let field = &m.node.identifier.node.name;
             let name = match (&m.node.operator.node, &m.node.expression.node) {
                 (MemberOperator::Direct, E::Identifier(id)) => Some(format!("{}.{field}", id.node.name)),
@@ -120,4 +126,20 @@ fn expression(e: &mut Node<E>) {
         }
         _ => {}
     }
+}
+
+/// `a[i].f` as `a.f[i]`: the index expression of the member access `m` with its array named
+/// for the field, when `m` is a member of an element of a named array.
+fn element_member(m: &mut MemberExpression) -> Option<E> {
+    if m.operator.node != MemberOperator::Direct {
+        return None;
+    }
+    let E::BinaryOperator(b) = &mut m.expression.node else { return None };
+    if b.node.operator.node != B::Index {
+        return None;
+    }
+    let E::Identifier(id) = &mut b.node.lhs.node else { return None };
+    id.node.name = format!("{}.{}", id.node.name, m.identifier.node.name);
+    let hole = E::Identifier(Box::new(Node::new(Identifier { name: String::new() }, m.expression.span)));
+    Some(std::mem::replace(&mut m.expression.node, hole))
 }

@@ -40,6 +40,7 @@ mod ptrflow;
 mod spelling;
 mod stale;
 mod stmt;
+mod struct_arrays;
 mod structs;
 mod switch;
 mod thread;

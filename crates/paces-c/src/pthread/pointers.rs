@@ -41,6 +41,10 @@ impl<'a> Lower<'a> {
                     (Some(Base::Int(_)), Some((g, Kind::Scalar(_), true))) if !atomic => out.push((k, g)),
                     (Some(Base::Mutex), Some((g, Kind::Mutex, true)))
                     | (Some(Base::Struct(_)), Some((g, Kind::Struct(_), true))) => out.push((k, g)),
+                    // An element of a global array of structs (`struct_arrays.rs`).
+                    (Some(Base::Struct(_)), _) if self.element_binding_of(a)?.is_some() => {
+                        out.extend(self.element_binding_of(a)?.map(|g| (k, g)));
+                    }
                     (Some(Base::Mutex), _) => {
                         return Err(unsupported(
                             "a `pthread_mutex_t *` argument other than a global mutex's address",
@@ -49,7 +53,7 @@ impl<'a> Lower<'a> {
                     }
                     (Some(Base::Struct(_)), _) => {
                         return Err(unsupported(
-                            "a struct pointer argument other than a global struct's address",
+                            "a struct pointer argument other than a global struct's address or an element of a global array of structs",
                             self.span(a),
                         ))
                     }
@@ -99,7 +103,7 @@ impl<'a> Lower<'a> {
     pub(super) fn bound_name(&mut self, key: &str) -> Option<String> {
         let bound = self.bindings.get(key)?;
         let base = key.split('#').next().unwrap_or(key);
-        let targets: Vec<String> = bound.iter().map(|(_, g)| g.replace('.', "_")).collect();
+        let targets: Vec<String> = bound.iter().map(|(_, g)| g.replace('.', "_").replace("[]", "")).collect();
         Some(self.fresh(&format!("{base}_{}", targets.join("_"))))
     }
 
@@ -111,6 +115,9 @@ impl<'a> Lower<'a> {
         for x in &f.node.declarator.node.derived {
             let DerivedDeclarator::Function(fd) = &x.node else { continue };
             for (k, g) in bound {
+                if element_binding(g).is_some() {
+                    continue; // a parameter holding an element's index (`struct_arrays.rs`)
+                }
                 let Some(d) = fd.node.parameters.get(*k).and_then(|p| p.node.declarator.as_ref()) else { continue };
                 let Ok((name, _)) = self.declarator_name(d) else { continue };
                 out.push((name, Var { cw: String::new(), kind: Kind::Points(g.clone()), shared: true }));
@@ -123,4 +130,10 @@ impl<'a> Lower<'a> {
 /// The C function a lowered function key names (a bound copy's key is `f#...`).
 pub(super) fn base_function(key: &str) -> &str {
     key.split('#').next().unwrap_or(key)
+}
+
+/// The marker a binding of a pointer parameter to an element of the global array `a` carries
+/// (`a[]`, `struct_arrays.rs`): the parameter stays, holding the index.
+pub(super) fn element_binding(target: &str) -> Option<&str> {
+    target.strip_suffix("[]")
 }

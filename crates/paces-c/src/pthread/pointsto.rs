@@ -33,11 +33,11 @@ pub(super) fn assignment_op(op: &B) -> Option<Option<&'static str>> {
 
 /// What a dereference names: the pointer's integer and, for each target's number, the
 /// variable there.
-struct Place {
-    sel: String,
-    shared: bool,
-    null: bool,
-    options: Vec<(i64, Var)>,
+pub(super) struct Place {
+    pub(super) sel: String,
+    pub(super) shared: bool,
+    pub(super) null: bool,
+    pub(super) options: Vec<(i64, Var)>,
 }
 
 impl<'a> Lower<'a> {
@@ -222,8 +222,11 @@ impl<'a> Lower<'a> {
             },
             _ => return Ok(None),
         };
-        let Some(Var { cw, kind: Kind::Ptr(_, addrs), shared }) = self.lookup(pointer) else { return Ok(None) };
         let span = self.span(e);
+        if let Some(p) = self.element_place(pointer, rest, span)? {
+            return Ok(Some(p)); // a pointer to an element of an array of structs
+        }
+        let Some(Var { cw, kind: Kind::Ptr(_, addrs), shared }) = self.lookup(pointer) else { return Ok(None) };
         let mut options = Vec::new();
         for a in addrs {
             let name = match rest {
@@ -320,6 +323,19 @@ impl<'a> Lower<'a> {
         span: Span,
     ) -> Result<Option<Vec<N>>, Diagnostic> {
         let Some(a) = arg else { return Ok(None) };
+        let deref = match &strip_casts(a).node {
+            // `&p->m`: the member names the place itself.
+            E::UnaryOperator(u) if u.node.operator.node == U::Address => match &u.node.operand.node {
+                E::Identifier(id) if id.node.name.contains("->") => (*u.node.operand).clone(),
+                _ => return Ok(None),
+            },
+            _ => return self.pointer_mutex_deref(op, a, span),
+        };
+        self.mutex_choice(op, &deref, span)
+    }
+
+    /// `pthread_mutex_lock(m)` (see [`Lower::pointer_mutex`]) for the argument `a`, `m` itself.
+    fn pointer_mutex_deref(&mut self, op: &str, a: &Node<E>, span: Span) -> Result<Option<Vec<N>>, Diagnostic> {
         let E::Identifier(id) = &strip_casts(a).node else { return Ok(None) };
         let deref = Node::new(
             E::UnaryOperator(Box::new(Node::new(
@@ -331,7 +347,12 @@ impl<'a> Lower<'a> {
             ))),
             a.span,
         );
-        let Some(p) = self.place(&deref)? else { return Ok(None) };
+        self.mutex_choice(op, &deref, span)
+    }
+
+    /// The lock (or unlock, init) of the mutex the place `deref` (`*m`, `p->m`) names.
+    fn mutex_choice(&mut self, op: &str, deref: &Node<E>, span: Span) -> Result<Option<Vec<N>>, Diagnostic> {
+        let Some(p) = self.place(deref)? else { return Ok(None) };
         let mut cx = Cx { split: true, pre: Vec::new(), span, arith: false };
         let sel = self.selector(&p, &mut cx);
         // A mutex that knows its owner (`mutexattr.rs`) is locked by its own steps, which a
@@ -354,7 +375,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A statement's steps as one item ([`Lower::unit`]); a single step shows the statement's text.
-    fn item(&mut self, nodes: Vec<N>, span: Span) -> Vec<N> {
+    pub(super) fn item(&mut self, nodes: Vec<N>, span: Span) -> Vec<N> {
         let out = self.unit(nodes, span);
         if let [N::Simple(l, _)] = out.as_slice() {
             self.texts.insert(l.clone(), self.c_text(span));

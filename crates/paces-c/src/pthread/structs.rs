@@ -1,8 +1,9 @@
 //! Structs of scalars, arrays, mutexes and structs, flattened: a struct variable `s` is one
 //! variable per field, named `s.f` in the lowering's scopes (`members.rs` writes `s.f` as that
 //! name) and `s_f` in Cwhile. A pointer `p` initialised to a struct variable's address
-//! (`struct S *p = &g;`) holds no state: `p->f` is `g.f`. Unions, bit-fields, arrays of
-//! structs, a whole struct as a value and any other pointer to a struct are refused by name.
+//! (`struct S *p = &g;`) holds no state: `p->f` is `g.f`. Arrays of structs are one array per
+//! field (`struct_arrays.rs`). Unions, bit-fields, a whole struct as a value and any other
+//! pointer to a struct are refused by name.
 
 use lang_c::ast::{
     DeclarationSpecifier, Declarator, DerivedDeclarator, Expression as E, ExternalDeclaration, Initializer,
@@ -13,6 +14,9 @@ use paces_cwhile::{Diagnostic, Span};
 
 use super::common::{unsupported, Base, Kind, Lower, Shape, Var};
 use super::diag::error;
+
+/// A field of a struct type: its type specifiers and its declarator.
+pub(super) type Field<'a> = (Vec<Node<DeclarationSpecifier>>, &'a Node<Declarator>);
 
 impl<'a> Lower<'a> {
     /// Registers the struct types the file's declarations define (nested ones too), by tag and
@@ -84,8 +88,26 @@ impl<'a> Lower<'a> {
                 return Err(unsupported("an initialiser of a local struct (or one that is not a list)", at));
             }
         };
-        let st = self.struct_defs[k];
         let mut fields = Vec::new();
+        for (specs, d) in self.struct_fields(k)? {
+            let item = items.get(fields.len());
+            if let Some(it) = item.filter(|it| !it.node.designation.is_empty()) {
+                return Err(unsupported("a designated initialiser", self.span(it)));
+            }
+            let field = self.field(cw, d, &specs, shared, item.map(|it| &*it.node.initializer))?;
+            fields.push(field);
+        }
+        if items.len() > fields.len() {
+            return Err(error("C0413", "more initial values than the struct has fields", self.span(&items[0]), ""));
+        }
+        Ok(Var { cw: String::new(), kind: Kind::Struct(fields), shared })
+    }
+
+    /// The fields of the struct type `k`, in order: each one's type specifiers and declarator
+    /// (a bit-field is refused).
+    pub(super) fn struct_fields(&self, k: usize) -> Result<Vec<Field<'a>>, Diagnostic> {
+        let st = self.struct_defs[k];
+        let mut out = Vec::new();
         for f in st.node.declarations.iter().flatten() {
             let StructDeclaration::Field(f) = &f.node else { continue };
             let specs: Vec<Node<DeclarationSpecifier>> = f
@@ -103,19 +125,12 @@ impl<'a> Lower<'a> {
                 if d.node.bit_width.is_some() {
                     return Err(unsupported("a bit-field", self.span(d)));
                 }
-                let Some(d) = &d.node.declarator else { continue };
-                let item = items.get(fields.len());
-                if let Some(it) = item.filter(|it| !it.node.designation.is_empty()) {
-                    return Err(unsupported("a designated initialiser", self.span(it)));
+                if let Some(d) = &d.node.declarator {
+                    out.push((specs.clone(), d));
                 }
-                let field = self.field(cw, d, &specs, shared, item.map(|it| &*it.node.initializer))?;
-                fields.push(field);
             }
         }
-        if items.len() > fields.len() {
-            return Err(error("C0413", "more initial values than the struct has fields", self.span(&items[0]), ""));
-        }
-        Ok(Var { cw: String::new(), kind: Kind::Struct(fields), shared })
+        Ok(out)
     }
 
     /// One field of a struct variable whose fields' Cwhile names start with `cw`.
@@ -134,7 +149,6 @@ impl<'a> Lower<'a> {
         let field_cw = format!("{cw}_{name}");
         let var = match (base, &shape) {
             (Base::Struct(k), Shape::Scalar) => self.struct_var(&field_cw, k, span, shared, init)?,
-            (Base::Struct(_), _) => return Err(unsupported("an array of structs", span)),
             _ => {
                 let inits = self.initial(init, &shape)?;
                 self.new_var(&field_cw, base, shape, span, shared, &inits)?
@@ -146,7 +160,7 @@ impl<'a> Lower<'a> {
     /// Makes a variable visible under its C name (in the globals, or the innermost scope of the
     /// function), a struct's fields under `name.field`.
     pub(super) fn register(&mut self, name: &str, var: Var, global: bool) {
-        if let Kind::Struct(fields) = &var.kind {
+        if let Kind::Struct(fields) | Kind::Structs(fields) = &var.kind {
             for (f, v) in fields.clone() {
                 self.register(&format!("{name}.{f}"), v, global);
             }
@@ -232,6 +246,11 @@ impl<'a> Lower<'a> {
                 &format!("`{name}`, a member through a pointer other than one set to a struct variable's address,"),
                 span,
             );
+        }
+        let base = name.split('.').next().unwrap_or(name);
+        if base.len() < name.len() && self.lookup(base).is_some() {
+            // `x.f` or `x[i].f` of an `x` that is no struct (a pointer's element, `p[i].f`).
+            return unsupported(&format!("`{name}`, a member of something other than a struct,"), span);
         }
         error("C0416", format!("`{name}` is not declared"), span, "unknown name")
     }

@@ -37,10 +37,15 @@ impl<'a> Lower<'a> {
             return Err(unsupported("thread attributes other than 0 or NULL", self.span(&args[1])));
         }
         let fdef = self.functions[&function];
-        let params = self.parameters(fdef, true, &[])?;
-        let arg = match params.first() {
+        // A pointer to an element of an array of structs: a copy of the function whose
+        // parameter holds the index (`struct_arrays.rs`).
+        let element = self.element_thread(&function, &args[3])?;
+        let params = if element.is_some() { Vec::new() } else { self.parameters(fdef, true, &[])? };
+        let arg = match (&element, params.first()) {
+            (Some((_, index)), _) => Some(*index),
+            (None, None) => None,
             // An address (`&local`) is the number that names it (`pointsto.rs`).
-            Some((param, _, _)) => {
+            (None, Some((param, _, _))) => {
                 match self.const_eval(strip_casts(&args[3])).or_else(|| self.thread_address(&function, param, &args[3]))
                 {
                     Some(v) => Some(v),
@@ -54,7 +59,6 @@ impl<'a> Lower<'a> {
                     }
                 }
             }
-            None => None,
         };
         let k = self.instances.len();
         // A thread is named by its function and handle (`worker_t`, `worker_t_2` for `t[2]`),
@@ -71,6 +75,7 @@ impl<'a> Lower<'a> {
         };
         let start = self.fresh(&format!("started_{name}"));
         let done = self.fresh(&format!("done_{name}"));
+        let function = element.map_or(function, |(key, _)| key);
         self.instances.push(Instance {
             name,
             shown,

@@ -54,7 +54,8 @@ impl Lower<'_> {
                             _ => None,
                         }
                     }
-                    _ => None,
+                    Some(_) => None,
+                    None => self.element_ty(&id.node.name),
                 }
             }
             E::Constant(c) => match &c.node {
