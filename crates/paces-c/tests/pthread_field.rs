@@ -4,10 +4,12 @@
 //! Each construct is read and checked (the error that is there is found, none that is not),
 //! and what stays outside the model is refused by name at its line and column.
 
+mod reading;
 mod verdict;
 
 use paces_c::pthread::{parse, Options, Preprocessor, Reading};
 
+use reading::error_of;
 use verdict::fails;
 
 /// The program read by both preprocessors, which must agree.
@@ -21,14 +23,6 @@ fn read(source: &str, options: &Options) -> Reading {
         "the two preprocessors read different programs"
     );
     auto
-}
-
-/// The first error reading `source`: its code, line, column and message.
-fn error_of(source: &str) -> (String, usize, usize, String) {
-    let Err(d) = parse(source, &Options::default()) else { panic!("read: {source}") };
-    let d = d.iter().next().expect("one");
-    let (line, col) = d.line_col(source);
-    (d.code.to_owned(), line, col, d.message.clone())
 }
 
 const FLAGS: &str = "#include <pthread.h>\n#include <stdbool.h>\nbool ready = false;\nint data;\n\

@@ -70,9 +70,10 @@ impl<'a> Lower<'a> {
                 at,
             ));
         }
+        // `&p->f` is one variable's address only when `p` is bound to one (`fields.rs`).
         let to_address = init.is_some_and(|i| {
             matches!(&i.node, Initializer::Expression(e) if matches!(&strip_casts(e).node,
-                E::UnaryOperator(u) if u.node.operator.node == U::Address))
+                E::UnaryOperator(u) if u.node.operator.node == U::Address && self.bound_operand(&u.node.operand)))
         });
         if !info.reassigned && !info.null && info.addrs.len() == 1 && to_address {
             return Ok(None); // `Kind::Points`
@@ -149,6 +150,9 @@ impl<'a> Lower<'a> {
         if matches!(&e.node, E::Identifier(id) if id.node.name == "NULL") || self.const_eval(e) == Some(0) {
             return Some(0);
         }
+        if let Some(v) = self.known_address(e) {
+            return Some(v); // `&p->f`, `container_of(p, ...)` or a bound `p` (`fields.rs`)
+        }
         let E::UnaryOperator(u) = &e.node else { return None };
         let E::Identifier(id) = &u.node.operand.node else { return None };
         if u.node.operator.node != U::Address {
@@ -163,6 +167,12 @@ impl<'a> Lower<'a> {
     pub(super) fn pointer_value(&mut self, e: &'a Node<E>, cx: &mut Cx) -> Result<String, Diagnostic> {
         if let Some(v) = self.address_id(e) {
             return Ok(lit(v));
+        }
+        if let Some(v) = self.derived_value(e, cx)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.alloc_value(e)? {
+            return Ok(v);
         }
         if let E::Identifier(id) = &strip_casts(e).node {
             match self.lookup(&id.node.name).cloned() {
@@ -320,7 +330,15 @@ impl<'a> Lower<'a> {
         span: Span,
     ) -> Result<Option<Vec<N>>, Diagnostic> {
         let Some(a) = arg else { return Ok(None) };
-        let E::Identifier(id) = &strip_casts(a).node else { return Ok(None) };
+        let through = match &strip_casts(a).node {
+            // `&p->m`: the field `m` of the struct `p` names.
+            E::UnaryOperator(u) if u.node.operator.node == U::Address => match &u.node.operand.node {
+                E::Identifier(id) if id.node.name.contains("->") => Some(&*u.node.operand),
+                _ => return Ok(None),
+            },
+            _ => None,
+        };
+        let E::Identifier(id) = &strip_casts(through.unwrap_or(a)).node else { return Ok(None) };
         let deref = Node::new(
             E::UnaryOperator(Box::new(Node::new(
                 lang_c::ast::UnaryOperatorExpression {
@@ -331,7 +349,11 @@ impl<'a> Lower<'a> {
             ))),
             a.span,
         );
-        let Some(p) = self.place(&deref)? else { return Ok(None) };
+        let place = match through {
+            Some(member) => self.place(member)?,
+            None => self.place(&deref)?,
+        };
+        let Some(p) = place else { return Ok(None) };
         let mut cx = Cx { split: true, pre: Vec::new(), span, arith: false };
         let sel = self.selector(&p, &mut cx);
         // A mutex that knows its owner (`mutexattr.rs`) is locked by its own steps, which a
