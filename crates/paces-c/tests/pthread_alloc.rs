@@ -49,6 +49,10 @@ fn a_malloc_d_integer_is_shared_with_the_thread_it_is_passed_to() {
         .replace("  *count = *count + 1;\n  pthread_join(t, 0);\n", "  pthread_join(t, 0);\n  *count = *count + 1;\n");
     assert_ne!(safe, COUNTER);
     assert!(!fails(&read(&safe)), "the increments are ordered by the join");
+    // The repair orders `main`'s increment before the thread starts; written into the file.
+    let text = repaired(COUNTER);
+    let (inc, create) = (text.find("*count = *count + 1;"), text.find("pthread_create"));
+    assert!(inc.is_some() && inc < create, "{text}");
 }
 
 /// A count outside the `malloc`'d account, updated without its lock.

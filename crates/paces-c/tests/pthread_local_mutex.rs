@@ -28,6 +28,8 @@ fn a_struct_local_of_main_holding_a_mutex_is_one_global_object() {
     let racy =
         LOCAL.replace("  pthread_mutex_lock(&c->lock);\n", "").replace("  pthread_mutex_unlock(&c->lock);\n", "");
     assert!(fails(&read(&racy)), "without the lock an update is lost");
+    let fixed = repaired(&racy);
+    assert!(fixed.contains("__VERIFIER_atomic_begin();\nc->hits = c->hits + 1;\n__VERIFIER_atomic_end();"), "{fixed}");
 }
 
 /// A mutex local to `main`, locked by `main` and by a helper that takes its address.

@@ -100,6 +100,8 @@ impl<'a> Lower<'a> {
         let var = Var { cw: cw.clone(), kind, shared: false };
         let mut nodes = Vec::new();
         if let Some(Initializer::Expression(e)) = init.map(|i| &i.node) {
+            // The step is the declarator with its value (`*p = &x`), which a repair moves whole.
+            let span = Span { start: self.span(d).start, end: self.span(e).end };
             let mut cx = Cx { split: true, pre: Vec::new(), span, arith: false };
             let v = self.pointer_value(e, &mut cx)?;
             let label = self.label(span);
