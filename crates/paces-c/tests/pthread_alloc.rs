@@ -79,6 +79,12 @@ fn other_allocations_are_refused_by_name() {
         "  while (!acc) acc = (struct account *)malloc(sizeof(struct account));\n",
     );
     refused(&looped, 15, 40, "in a loop or in a function other than `main`");
+    // A site in a loop the reader unrolls (its body creates threads): one object per round.
+    let unrolled = "#include <pthread.h>\n#include <stdlib.h>\nint *box;\n\
+        void *worker(void *arg) {\n  *box = 1;\n  return 0;\n}\n\
+        int main() {\n  pthread_t t[2];\n  for (int i = 0; i < 2; i++) {\n    box = malloc(sizeof(int));\n\
+        pthread_create(&t[i], 0, worker, 0);\n  }\n  return 0;\n}\n";
+    refused(unrolled, 11, 11, "in a loop or in a function other than `main`");
     // A site in a thread's function: one object per thread.
     let threaded = COUNTER.replace("  int *c = (int *)arg;\n", "  int *c = (int *)malloc(sizeof(int));\n");
     refused(&threaded, 5, 19, "in a loop or in a function other than `main`");

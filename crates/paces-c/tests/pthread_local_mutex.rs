@@ -129,6 +129,15 @@ fn what_stays_outside_is_refused_by_name() {
         "  pthread_mutex_t own;\n  pthread_mutex_lock(&own);\n  total = total + d;",
     );
     refused(&inner, 4, 19, "a mutex that is not a global");
+    // A struct holding a mutex declared in a loop the reader unrolls: one object per round.
+    let unrolled = LOCAL
+        .replace(
+            "int main() {\n  struct counter shared;\n  pthread_t a, b;\n",
+            "int main() {\n  pthread_t a, b;\n  for (int i = 0; i < 2; i++) {\n  struct counter shared;\n",
+        )
+        .replace("  pthread_join(a, 0);\n", "  }\n  pthread_join(a, 0);\n");
+    assert_ne!(unrolled, LOCAL);
+    refused(&unrolled, 16, 18, "declared twice or in a loop");
     // `container_of` naming a member the pointer does not point to.
     let wrong =
         CONTAINER.replace("0)->hook) *__mptr", "0)->value) *__mptr").replace("0)->hook)); })", "0)->value)); })");

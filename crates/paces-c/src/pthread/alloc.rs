@@ -33,7 +33,14 @@ impl<'a> Lower<'a> {
         let Some(id) = self.flow.ids.get(&key).copied() else {
             return Err(unsupported("a `malloc`'d object no pointer of the program holds", span));
         };
-        if !self.globals.contains_key(&key.1) {
+        if self.globals.contains_key(&key.1) {
+            // Read again: a copy of an unrolled loop's body, or a loop's next round.
+            return Err(unsupported(
+                "`malloc` or `calloc` in a loop or in a function other than `main` (an object per run)",
+                span,
+            ));
+        }
+        {
             let E::Call(c) = &call.node else { return Ok(None) };
             let size = match c.node.arguments.as_slice() {
                 [size] => Some(size),

@@ -381,7 +381,7 @@ impl<'a> Lower<'a> {
                 let cw = if escapes { self.fresh(&shared_name) } else { self.fresh_here(&name) };
                 let var = self.struct_var(&cw, k, nspan, escapes, init.node.initializer.as_ref())?;
                 if escapes {
-                    self.promote(&name, &var);
+                    self.promote(&name, &var, nspan)?;
                 }
                 self.register(&name, var, false);
                 continue;
@@ -389,7 +389,7 @@ impl<'a> Lower<'a> {
             let var =
                 self.new_var(if escapes { &shared_name } else { &name }, base, shape.clone(), nspan, escapes, &[])?;
             if escapes {
-                self.promote(&name, &var);
+                self.promote(&name, &var, nspan)?;
             }
             if let Some(i) = &init.node.initializer {
                 match (&i.node, &var.kind) {

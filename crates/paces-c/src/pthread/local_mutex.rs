@@ -5,7 +5,9 @@
 //! it (`pointers.rs`) and pointers set to its address (`structs.rs`) use. A mutex local of any
 //! other function, or of `main` inside a loop, is still refused by name.
 
-use super::common::{type_specifiers, Base, Kind, Lower, Shape, Var};
+use paces_cwhile::{Diagnostic, Span};
+
+use super::common::{type_specifiers, unsupported, Base, Lower, Shape, Var};
 use super::pointers::base_function;
 
 impl Lower<'_> {
@@ -40,12 +42,19 @@ impl Lower<'_> {
     }
 
     /// Records a local modelled as a global (an escaped one, `pointsto.rs`, or a mutex of
-    /// `main`): among the escaped variables, and among the globals as `f::name`.
-    pub(super) fn promote(&mut self, name: &str, var: &Var) {
-        self.escaped_var(name, var);
+    /// `main`): among the escaped variables, and among the globals as `f::name`. A local read
+    /// twice (declared again in `main`, or in a loop whose body the reader copies per round)
+    /// would be one object per declaration: refused.
+    pub(super) fn promote(&mut self, name: &str, var: &Var, span: Span) -> Result<(), Diagnostic> {
         let key = format!("{}::{name}", base_function(&self.frame.name));
-        if matches!(var.kind, Kind::Struct(_) | Kind::Mutex | Kind::Scalar(_)) {
-            self.register(&key, var.clone(), true);
+        if self.globals.contains_key(&key) {
+            return Err(unsupported(
+                "a local of `main` modelled as a global (a mutex, or one whose address another function holds) declared twice or in a loop,",
+                span,
+            ));
         }
+        self.escaped_var(name, var);
+        self.register(&key, var.clone(), true);
+        Ok(())
     }
 }
