@@ -426,12 +426,13 @@ impl<'a> Splice<'a> {
     }
 
     /// Where a unit of a rewritten block whose text is `start..end` stands, when it has lines
-    /// of its own: only blanks or a declaration's type words before it on its first line,
+    /// of its own: only blanks or a declaration's type words (and `*`s) before it on its first line,
     /// only blanks, a `;` and comments after it on its last, its first line after `floor`
     /// (the end of the unit before it in its block), and no comment cut at either end.
     fn lines(&self, start: usize, end: usize, floor: Option<usize>) -> Option<Lines> {
         let own = self.line_start(start);
-        let words = |w: &str| w != "else" && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        // A pointer's declaration (`int *p = ...`, `struct S *p`) has its `*` there too.
+        let words = |w: &str| w != "else" && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'*');
         if !self.code.get(own..start)?.split_whitespace().all(words) {
             return None;
         }

@@ -9,7 +9,7 @@ mod verdict;
 
 use paces_c::pthread::Options;
 
-use reading::{error_of, read};
+use reading::{error_of, read_with as read};
 use verdict::fails;
 
 const FLAGS: &str = "#include <pthread.h>\n#include <stdbool.h>\nbool ready = false;\nint data;\n\

@@ -3,26 +3,13 @@
 //! program is read and checked (the error that is there is found, none that is not), and what
 //! stays outside the model is refused by name at its line and column.
 
+mod reading;
 mod verdict;
 
-use paces_c::pthread::{parse, Options, Preprocessor, Reading};
+use paces_c::pthread::{parse, Options};
 
+use reading::read;
 use verdict::fails;
-
-/// The program read by both preprocessors, which must agree.
-fn read(source: &str) -> Reading {
-    let options = Options::default();
-    let own = parse(source, &Options { preprocessor: Preprocessor::Own, ..options.clone() })
-        .unwrap_or_else(|d| panic!("{}", paces_cwhile::render(&d, "t.c", source, false)));
-    let auto = parse(source, &options).unwrap_or_else(|d| panic!("{}", paces_cwhile::render(&d, "t.c", source, false)));
-    assert_eq!(
-        paces_cwhile::Printer::new(&own.program).print(),
-        paces_cwhile::Printer::new(&auto.program).print(),
-        "the two preprocessors read different programs"
-    );
-    assert!(auto.bounds.is_empty(), "{:?}", auto.bounds);
-    auto
-}
 
 /// A global pointer copied into another after the thread starts; the thread and `main` both
 /// update the value through a pointer under one mutex.

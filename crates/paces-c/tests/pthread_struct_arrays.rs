@@ -11,7 +11,7 @@ use paces::Repair;
 use paces_c::pthread::{parse, Options, Printer};
 use paces_explore::{check, Config, FailureKinds, Verdict};
 
-use reading::{error_of, read};
+use reading::{error_of, read_with as read};
 use verdict::fails;
 
 /// A cache of entries, each with its own lock, that a worker and `main` both visit through

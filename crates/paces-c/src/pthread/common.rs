@@ -461,3 +461,18 @@ impl<'ast> lang_c::visit::Visit<'ast> for Names {
         self.0.insert(i.name.clone());
     }
 }
+
+/// A struct field's or a type name's type specifiers, as a declaration's (for `base_type`).
+pub(super) fn type_specifiers(
+    specs: &[Node<lang_c::ast::SpecifierQualifier>],
+) -> Vec<Node<lang_c::ast::DeclarationSpecifier>> {
+    specs
+        .iter()
+        .filter_map(|s| match &s.node {
+            lang_c::ast::SpecifierQualifier::TypeSpecifier(t) => {
+                Some(Node::new(lang_c::ast::DeclarationSpecifier::TypeSpecifier(t.clone()), s.span))
+            }
+            _ => None,
+        })
+        .collect()
+}

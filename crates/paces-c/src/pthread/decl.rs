@@ -393,13 +393,13 @@ impl<'a> Lower<'a> {
             }
             let Some(base) = base else { return Err(unsupported("a `void` variable", nspan)) };
             // A local whose address another function holds is a global (`pointsto.rs`).
-            let escapes = self.escapes(&name, nspan)?;
+            let escapes = self.escapes(&name, nspan)? || self.main_mutex(base, &shape);
             let shared_name = format!("{}_{name}", super::pointers::base_function(&self.frame.name));
             if let (Base::Struct(k), Shape::Scalar) = (base, &shape) {
                 let cw = if escapes { self.fresh(&shared_name) } else { self.fresh_here(&name) };
                 let var = self.struct_var(&cw, k, nspan, escapes, init.node.initializer.as_ref())?;
                 if escapes {
-                    self.escaped_var(&name, &var);
+                    self.promote(&name, &var, nspan)?;
                 }
                 self.register(&name, var, false);
                 continue;
@@ -407,7 +407,7 @@ impl<'a> Lower<'a> {
             let var =
                 self.new_var(if escapes { &shared_name } else { &name }, base, shape.clone(), nspan, escapes, &[])?;
             if escapes {
-                self.escaped_var(&name, &var);
+                self.promote(&name, &var, nspan)?;
             }
             if let Some(i) = &init.node.initializer {
                 match (&i.node, &var.kind) {
@@ -438,17 +438,7 @@ impl<'a> Lower<'a> {
     }
 
     pub(super) fn cast_type(&self, t: &Node<TypeName>) -> Result<Option<Ty>, Diagnostic> {
-        let specs: Vec<Node<DeclarationSpecifier>> = t
-            .node
-            .specifiers
-            .iter()
-            .filter_map(|s| match &s.node {
-                lang_c::ast::SpecifierQualifier::TypeSpecifier(ts) => {
-                    Some(Node::new(DeclarationSpecifier::TypeSpecifier(ts.clone()), s.span))
-                }
-                _ => None,
-            })
-            .collect();
+        let specs = super::common::type_specifiers(&t.node.specifiers);
         let pointer = t.node.declarator.as_ref().is_some_and(|d| !d.node.derived.is_empty());
         if pointer {
             return Ok(None); // `(void *)`: the value passes unchanged (thread arguments)

@@ -14,19 +14,23 @@
 //! # Ok::<(), paces_cwhile::Diagnostics>(())
 //! ```
 
+mod alloc;
 mod args;
 mod argv;
 mod assign;
 mod atomic_exit;
 mod call;
 mod common;
+mod container;
 mod decl;
 mod diag;
 mod expr;
+mod fields;
 mod fn_pointers;
 mod goto;
 mod goto_out;
 mod indexed_rounds;
+mod local_mutex;
 mod loops;
 mod lower;
 mod members;
@@ -37,6 +41,7 @@ mod pointers;
 mod pointsto;
 mod pre;
 mod ptrflow;
+mod shapes;
 mod spelling;
 mod stale;
 mod stmt;

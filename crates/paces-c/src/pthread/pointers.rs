@@ -67,21 +67,27 @@ impl<'a> Lower<'a> {
     /// The variable an argument points to: `&g`, or a pointer bound to `g`: its C name, kind,
     /// and whether it is a global.
     fn pointed(&self, a: &Node<E>) -> Option<(String, Kind, bool)> {
-        let name = match &strip_casts(a).node {
+        let key = match &strip_casts(a).node {
+            // A global, not hidden by a local of the caller, or a local modelled as a global
+            // (`local_mutex.rs`); `&p->f` with `p` bound, the field of `p`'s variable.
             E::UnaryOperator(u) if u.node.operator.node == U::Address => match &u.node.operand.node {
-                E::Identifier(id) => id.node.name.clone(),
+                E::Identifier(id) => match id.node.name.split_once("->") {
+                    Some((p, rest)) => match self.lookup(p) {
+                        Some(Var { kind: Kind::Points(t), .. }) => format!("{t}.{rest}"),
+                        _ => return None,
+                    },
+                    None => self.global_key(&id.node.name)?,
+                },
                 _ => return None,
             },
             E::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Var { kind: Kind::Points(t), .. }) => t.clone(),
+                Some(Var { kind: Kind::Points(t), shared: true, .. }) => t.clone(),
                 _ => return None,
             },
             _ => return None,
         };
-        // A global, not hidden by a local of the caller.
-        let local = self.frame.scopes.iter().any(|s| s.contains_key(&name));
-        let var = self.globals.get(&name).filter(|_| !local)?;
-        Some((name, var.kind.clone(), var.shared))
+        let var = self.globals.get(&key)?;
+        Some((key, var.kind.clone(), var.shared))
     }
 
     /// The function `name` with the bindings `bound`: itself when there are none, else a copy
@@ -103,7 +109,8 @@ impl<'a> Lower<'a> {
     pub(super) fn bound_name(&mut self, key: &str) -> Option<String> {
         let bound = self.bindings.get(key)?;
         let base = key.split('#').next().unwrap_or(key);
-        let targets: Vec<String> = bound.iter().map(|(_, g)| g.replace('.', "_").replace("[]", "")).collect();
+        let targets: Vec<String> =
+            bound.iter().map(|(_, g)| g.replace("::", "_").replace('.', "_").replace("[]", "")).collect();
         Some(self.fresh(&format!("{base}_{}", targets.join("_"))))
     }
 

@@ -70,9 +70,10 @@ impl<'a> Lower<'a> {
                 at,
             ));
         }
+        // `&p->f` is one variable's address only when `p` is bound to one (`fields.rs`).
         let to_address = init.is_some_and(|i| {
             matches!(&i.node, Initializer::Expression(e) if matches!(&strip_casts(e).node,
-                E::UnaryOperator(u) if u.node.operator.node == U::Address))
+                E::UnaryOperator(u) if u.node.operator.node == U::Address && self.bound_operand(&u.node.operand)))
         });
         if !info.reassigned && !info.null && info.addrs.len() == 1 && to_address {
             return Ok(None); // `Kind::Points`
@@ -99,6 +100,8 @@ impl<'a> Lower<'a> {
         let var = Var { cw: cw.clone(), kind, shared: false };
         let mut nodes = Vec::new();
         if let Some(Initializer::Expression(e)) = init.map(|i| &i.node) {
+            // The step is the declarator with its value (`*p = &x`), which a repair moves whole.
+            let span = Span { start: self.span(d).start, end: self.span(e).end };
             let mut cx = Cx { split: true, pre: Vec::new(), span, arith: false };
             let v = self.pointer_value(e, &mut cx)?;
             let label = self.label(span);
@@ -149,6 +152,9 @@ impl<'a> Lower<'a> {
         if matches!(&e.node, E::Identifier(id) if id.node.name == "NULL") || self.const_eval(e) == Some(0) {
             return Some(0);
         }
+        if let Some(v) = self.known_address(e) {
+            return Some(v); // `&p->f`, `container_of(p, ...)` or a bound `p` (`fields.rs`)
+        }
         let E::UnaryOperator(u) = &e.node else { return None };
         let E::Identifier(id) = &u.node.operand.node else { return None };
         if u.node.operator.node != U::Address {
@@ -163,6 +169,12 @@ impl<'a> Lower<'a> {
     pub(super) fn pointer_value(&mut self, e: &'a Node<E>, cx: &mut Cx) -> Result<String, Diagnostic> {
         if let Some(v) = self.address_id(e) {
             return Ok(lit(v));
+        }
+        if let Some(v) = self.derived_value(e, cx)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.alloc_value(e)? {
+            return Ok(v);
         }
         if let E::Identifier(id) = &strip_casts(e).node {
             match self.lookup(&id.node.name).cloned() {

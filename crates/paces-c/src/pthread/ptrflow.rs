@@ -10,14 +10,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use lang_c::ast::{
-    BinaryOperator as B, BlockItem, Declaration, DerivedDeclarator, Expression as E, ExternalDeclaration,
-    ForInitializer, FunctionDefinition, Initializer, Statement, TranslationUnit, UnaryOperator as U,
+    BinaryOperator as B, BlockItem, Declaration, DeclarationSpecifier, DerivedDeclarator, Expression as E,
+    ExternalDeclaration, ForInitializer, FunctionDefinition, Initializer, Statement, StorageClassSpecifier,
+    TranslationUnit, TypeSpecifier, UnaryOperator as U,
 };
 use lang_c::span::{Node, Span};
 
-/// A variable: the function it is a local of (`None`: a global) and its C name (`s.f` for a
-/// struct's field).
-pub(super) type Key = (Option<String>, String);
+pub(super) use super::shapes::Key;
+use super::shapes::{container_of, heap_key, uncast, ContainerOf};
 
 /// What the pass found about one pointer variable.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +32,10 @@ pub(super) struct Info {
     pub(super) reassigned: bool,
     /// The pointers whose values it takes.
     copies: BTreeSet<Key>,
+    /// The pointers `p` whose field's address it takes (`&p->f`), with the field (`f`, `in.f`).
+    fields: BTreeSet<(Key, String)>,
+    /// The pointers `p` whose container it takes (`container_of(p, T, m)`), with the member.
+    containers: BTreeSet<(Key, String)>,
 }
 
 /// The pass's result: each pointer's [`Info`], and each variable whose address some pointer
@@ -75,15 +79,19 @@ impl Flow {
             lang_c::visit::Visit::visit_statement(&mut finder, &f.node.statement.node, &f.node.statement.span);
             creates.extend(finder.0.into_iter().map(|(t, a)| (name.clone(), t, a)));
         }
+        // Each is set after the statements are read, so that a pointer a caller declares is
+        // known when it is an argument; the parameter itself is known before.
+        let mut sets: Vec<(Key, String, &Node<E>)> = Vec::new();
         for (creator, thread, arg) in creates {
             let Some(def) = functions.iter().find(|f| function_name(f).as_deref() == Some(thread.as_str())) else {
                 continue;
             };
             let Some(param) = first_pointer_param(def) else { continue };
-            let key = (Some(thread), param);
-            let mut info = flow.pointers.remove(&key).unwrap_or_default();
-            flow.sources(Some(&creator), arg, &mut info);
-            flow.pointers.insert(key, info);
+            sets.push(((Some(thread), param), creator, arg));
+        }
+        sets.extend(bound_params(&functions, &struct_typedefs(unit)));
+        for (key, _, _) in &sets {
+            flow.pointers.entry(key.clone()).or_default();
         }
         for f in &functions {
             let Some(name) = function_name(f) else { continue };
@@ -96,6 +104,11 @@ impl Flow {
                 }
             }
             flow.statement(&name, &f.node.statement);
+        }
+        for (key, caller, arg) in sets {
+            let mut info = flow.pointers.remove(&key).unwrap_or_default();
+            flow.sources(Some(&caller), arg, &mut info);
+            flow.pointers.insert(key, info);
         }
         flow.close();
         flow
@@ -120,6 +133,7 @@ impl Flow {
                     }
                     changed |= before != (info.addrs.len(), info.null, info.unknown.is_some());
                 }
+                changed |= self.derived(k);
             }
             if !changed {
                 break;
@@ -160,8 +174,12 @@ impl Flow {
         }
     }
 
-    /// The variable `name` names in `function` (a local when the function declares it).
+    /// The variable `name` names in `function` (a local when the function declares it); a
+    /// local of another function as the lowering names it, `f::x` (`escaped_var`), is that.
     pub(super) fn resolve(&self, function: Option<&str>, name: &str) -> Key {
+        if let Some((f, x)) = name.split_once("::") {
+            return (Some(f.to_owned()), x.to_owned());
+        }
         let base = name.split(['.', '-']).next().unwrap_or(name);
         match function {
             Some(f) if self.locals.get(f).is_some_and(|l| l.contains_key(base)) => {
@@ -169,6 +187,50 @@ impl Flow {
             }
             _ => (None, name.to_owned()),
         }
+    }
+
+    /// The addresses a pointer takes through `&p->f` and `container_of(p, T, m)`, from what
+    /// the pass knows of `p` so far; whether that added anything.
+    fn derived(&mut self, k: &Key) -> bool {
+        let info = &self.pointers[k];
+        let (mut addrs, mut null, mut unknown) = (BTreeSet::new(), false, None);
+        for (p, f) in &info.fields {
+            let Some(from) = self.pointers.get(p) else { continue };
+            addrs.extend(from.addrs.iter().map(|(o, n)| (o.clone(), format!("{n}.{f}"))));
+            null |= from.null;
+            unknown = unknown.or(from.unknown);
+        }
+        for (p, m) in &info.containers {
+            let Some(from) = self.pointers.get(p) else { continue };
+            for (o, n) in &from.addrs {
+                // The container of a variable that is no such member: the lowering refuses it.
+                let outer = n.strip_suffix(&format!(".{m}")).unwrap_or(n);
+                addrs.insert((o.clone(), outer.to_owned()));
+            }
+            null |= from.null;
+            unknown = unknown.or(from.unknown);
+        }
+        let info = self.pointers.get_mut(k).expect("a pointer");
+        let before = (info.addrs.len(), info.null, info.unknown.is_some());
+        info.addrs.extend(addrs);
+        info.null |= null;
+        if info.unknown.is_none() {
+            info.unknown = unknown;
+        }
+        before != (info.addrs.len(), info.null, info.unknown.is_some())
+    }
+
+    /// `&p->f` (`name` is `p->f`) with `p` a pointer the pass follows: `p` and the field.
+    fn field_source(&self, function: Option<&str>, name: &str) -> Option<(Key, String)> {
+        let (p, rest) = name.split_once("->")?;
+        (!rest.contains("->")).then_some(())?;
+        Some((self.pointer(function, p)?, rest.to_owned()))
+    }
+
+    /// `container_of(p, T, m)` with `p` a pointer the pass follows: `p` and the member.
+    fn container_source(&self, function: Option<&str>, c: &ContainerOf<'_>) -> Option<(Key, String)> {
+        let E::Identifier(id) = &uncast(c.ptr).node else { return None };
+        Some((self.pointer(function, &id.node.name)?, c.member.clone()))
     }
 
     /// The pointer `name` names in `function`, if it is one the pass follows.
@@ -228,10 +290,27 @@ impl Flow {
                     info.unknown.get_or_insert(e.span);
                 }
             },
+            E::Call(_) if heap_key(e).is_some() => {
+                info.addrs.extend(heap_key(e));
+            }
+            E::Statement(_) => match container_of(e).and_then(|c| self.container_source(function, &c)) {
+                Some(source) => {
+                    info.containers.insert(source);
+                }
+                None => {
+                    info.unknown.get_or_insert(e.span);
+                }
+            },
             E::UnaryOperator(u) if u.node.operator.node == U::Address => match &u.node.operand.node {
-                E::Identifier(id)
-                    if !id.node.name.contains("->") && self.pointer(function, &id.node.name).is_none() =>
-                {
+                E::Identifier(id) if id.node.name.contains("->") => match self.field_source(function, &id.node.name) {
+                    Some(source) => {
+                        info.fields.insert(source);
+                    }
+                    None => {
+                        info.unknown.get_or_insert(e.span);
+                    }
+                },
+                E::Identifier(id) if self.pointer(function, &id.node.name).is_none() => {
                     info.addrs.insert(self.resolve(function, &id.node.name));
                 }
                 _ => {
@@ -356,6 +435,87 @@ impl<'ast> lang_c::visit::Visit<'ast> for Creates<'ast> {
         }
         lang_c::visit::visit_call_expression(self, call, span);
     }
+}
+
+/// Each struct or mutex pointer parameter of a function other than a thread's is a pointer set
+/// by each call, to the call's argument (`pointers.rs` binds it to its target): the parameter,
+/// the caller and the argument of each call.
+fn bound_params<'u>(
+    functions: &[&'u Node<FunctionDefinition>],
+    structs: &BTreeSet<String>,
+) -> Vec<(Key, String, &'u Node<E>)> {
+    let mut out = Vec::new();
+    for f in functions {
+        let Some(caller) = function_name(f) else { continue };
+        let mut calls = Calls(Vec::new());
+        lang_c::visit::Visit::visit_statement(&mut calls, &f.node.statement.node, &f.node.statement.span);
+        for (callee, args) in calls.0 {
+            let Some(def) = functions.iter().find(|g| function_name(g).as_deref() == Some(callee.as_str())) else {
+                continue;
+            };
+            for (k, param) in object_params(def, structs) {
+                let (Some(param), Some(arg)) = (param, args.get(k)) else { continue };
+                out.push(((Some(callee.clone()), param), caller.clone(), arg));
+            }
+        }
+    }
+    out
+}
+
+/// The calls of a function body: each one's callee (a name) and arguments.
+struct Calls<'ast>(Vec<(String, &'ast [Node<E>])>);
+
+impl<'ast> lang_c::visit::Visit<'ast> for Calls<'ast> {
+    fn visit_call_expression(&mut self, call: &'ast lang_c::ast::CallExpression, span: &'ast Span) {
+        if let E::Identifier(id) = &call.callee.node {
+            self.0.push((id.node.name.clone(), &call.arguments));
+        }
+        lang_c::visit::visit_call_expression(self, call, span);
+    }
+}
+
+/// The parameters of a function that point to a struct or a mutex (`struct S *p`, `T *p` for
+/// a struct's typedef `T`, `pthread_mutex_t *m`): each one's index and name.
+fn object_params(f: &Node<FunctionDefinition>, structs: &BTreeSet<String>) -> Vec<(usize, Option<String>)> {
+    let mut out = Vec::new();
+    for x in &f.node.declarator.node.derived {
+        let DerivedDeclarator::Function(fd) = &x.node else { continue };
+        for (k, p) in fd.node.parameters.iter().enumerate() {
+            let Some(d) = &p.node.declarator else { continue };
+            let single = matches!(d.node.derived.as_slice(), [x] if matches!(x.node, DerivedDeclarator::Pointer(_)));
+            let object = p.node.specifiers.iter().any(|s| match &s.node {
+                DeclarationSpecifier::TypeSpecifier(t) => match &t.node {
+                    TypeSpecifier::Struct(_) => true,
+                    TypeSpecifier::TypedefName(n) => n.node.name == "pthread_mutex_t" || structs.contains(&n.node.name),
+                    _ => false,
+                },
+                _ => false,
+            });
+            if single && object {
+                out.push((k, declarator_ident(d)));
+            }
+        }
+    }
+    out
+}
+
+/// The typedef names of struct types a file's global declarations define.
+fn struct_typedefs(unit: &TranslationUnit) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for ext in &unit.0 {
+        let ExternalDeclaration::Declaration(d) = &ext.node else { continue };
+        let specs = &d.node.specifiers;
+        let typedef = specs.iter().any(
+            |s| matches!(&s.node, DeclarationSpecifier::StorageClass(c) if c.node == StorageClassSpecifier::Typedef),
+        );
+        let is_struct = specs.iter().any(
+            |s| matches!(&s.node, DeclarationSpecifier::TypeSpecifier(t) if matches!(t.node, TypeSpecifier::Struct(_))),
+        );
+        if typedef && is_struct {
+            out.extend(d.node.declarators.iter().filter_map(|i| declarator_ident(&i.node.declarator)));
+        }
+    }
+    out
 }
 
 /// The name of a function's first parameter when it is a pointer (`void *arg`).

@@ -213,6 +213,10 @@ impl<'a> Lower<'a> {
                         let target = Target { cw: r, ty, shared: false, computed: None };
                         self.assign(&target, None, Some(e), span)?
                     }
+                    // `return f();` in `main` or a thread: the call runs, its value is unused.
+                    (Some(e), None) if super::value_calls::has_call(e) => {
+                        self.expr_stmt_nodes(super::common::strip_casts(e), span)?
+                    }
                     _ => Vec::new(),
                 };
                 if !last {

@@ -12,7 +12,7 @@ use lang_c::ast::{
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
-use super::common::{unsupported, Base, Kind, Lower, Shape, Var};
+use super::common::{type_specifiers, unsupported, Base, Kind, Lower, Shape, Var};
 use super::diag::error;
 
 /// A field of a struct type: its type specifiers and its declarator.
@@ -110,17 +110,7 @@ impl<'a> Lower<'a> {
         let mut out = Vec::new();
         for f in st.node.declarations.iter().flatten() {
             let StructDeclaration::Field(f) = &f.node else { continue };
-            let specs: Vec<Node<DeclarationSpecifier>> = f
-                .node
-                .specifiers
-                .iter()
-                .filter_map(|s| match &s.node {
-                    SpecifierQualifier::TypeSpecifier(t) => {
-                        Some(Node::new(DeclarationSpecifier::TypeSpecifier(t.clone()), s.span))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let specs = type_specifiers(&f.node.specifiers);
             for d in &f.node.declarators {
                 if d.node.bit_width.is_some() {
                     return Err(unsupported("a bit-field", self.span(d)));
@@ -144,6 +134,10 @@ impl<'a> Lower<'a> {
     ) -> Result<(String, Var), Diagnostic> {
         let (name, span) = self.declarator_name(d)?;
         let (base, _, _) = self.base_type(specs)?;
+        if d.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_))) {
+            // A list or tree through it (`next`): the objects it links are not followed.
+            return Err(unsupported(&format!("`{name}`, a pointer field of a struct,"), span));
+        }
         let Some(base) = base else { return Err(unsupported("a `void` field", span)) };
         let shape = self.shape(d)?;
         let field_cw = format!("{cw}_{name}");
@@ -213,6 +207,11 @@ impl<'a> Lower<'a> {
             | (Some(Base::Mutex), Some(Kind::Mutex)) => true,
             (Some(Base::Struct(_)), _) => return Err(refused(span)),
             _ => false,
+        };
+        // A field through a bound pointer (`&p->f`) is that variable's field.
+        let target = match target.split_once("->").map(|(p, rest)| (self.lookup(p), rest)) {
+            Some((Some(Var { kind: Kind::Points(t), .. }), rest)) => format!("{t}.{rest}"),
+            _ => self.global_key(&target).unwrap_or(target),
         };
         Ok(fits.then(|| Var { cw: String::new(), kind: Kind::Points(target), shared: found.is_some_and(|v| v.shared) }))
     }
