@@ -56,7 +56,8 @@ impl Facts {
                 *slot = StmtId::new(i);
             }
         }
-        let mut facts = Facts { loc_by_name, stmt_at, stmts: vec![Summary::default(); p.stmts.len()] };
+        let stmts = vec![Summary::default(); p.stmts.len()];
+        let mut facts = Facts { loc_by_name, stmt_at, stmts, threads: Vec::with_capacity(p.threads.len()) };
         let mut proc_summary: Vec<Option<Summary>> = vec![None; p.procs.len()];
         let mut done = vec![false; p.stmts.len()];
         for owner in owner_order(p) {
@@ -65,8 +66,11 @@ impl Facts {
                 Owner::Proc(q) => p.procs[q.index()].body,
             };
             facts.summarise_body(p, body, &proc_summary, &mut done);
-            if let Owner::Proc(q) = owner {
-                proc_summary[q.index()] = Some(facts.block_summary(p, body));
+            let summary = facts.block_summary(p, body);
+            match owner {
+                Owner::Proc(q) => proc_summary[q.index()] = Some(summary),
+                // Threads come last, in order.
+                Owner::Thread(_) => facts.threads.push(summary),
             }
         }
         facts
@@ -126,6 +130,7 @@ impl Facts {
             atomic: true,
             thread: false,
             assigns_only: false,
+            loops: false,
         };
         match &stmt.kind {
             StmtKind::Assign { var, expr } => {
@@ -156,10 +161,12 @@ impl Facts {
                 }
                 let mut waits = Waits::Never;
                 let mut thread = false;
+                let mut loops = matches!(stmt.kind, StmtKind::While { .. });
                 for b in stmt.kind.blocks() {
                     let sum = self.block_summary(p, b);
                     let branch_waits = sum.waits();
                     thread |= sum.thread;
+                    loops |= sum.loops;
                     reads.extend(sum.reads);
                     writes.extend(sum.writes);
                     weight = weight.saturating_add(sum.weight);
@@ -169,7 +176,7 @@ impl Facts {
                         waits = Waits::Inside;
                     }
                 }
-                Summary { atomic: false, thread, ..simple(reads, writes, weight, waits) }
+                Summary { atomic: false, thread, loops, ..simple(reads, writes, weight, waits) }
             }
         }
     }
@@ -183,10 +190,11 @@ impl Facts {
         let mut waits: Option<Waits> = None;
         let mut steps = 0usize;
         let mut atomic = true;
-        let (mut thread, mut assigns_only) = (false, true);
+        let (mut thread, mut assigns_only, mut loops) = (false, true, false);
         for &item in &block.items {
             let Some(sum) = self.stmts.get(item.index()) else { continue };
             thread |= sum.thread;
+            loops |= sum.loops;
             assigns_only &= sum.assigns_only;
             reads.extend_from_slice(&sum.reads);
             writes.extend_from_slice(&sum.writes);
@@ -210,6 +218,7 @@ impl Facts {
             atomic: atomic && steps <= 1,
             thread,
             assigns_only,
+            loops,
         }
     }
 }

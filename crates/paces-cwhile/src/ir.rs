@@ -630,13 +630,18 @@ pub(crate) struct Summary {
     /// `noreorder` bodies; a call, branch, loop or wait is not): such an item may move across
     /// the threads' structure.
     pub(crate) assigns_only: bool,
+    /// Whether the statement is or holds (through calls) a `while` loop: a thread may stop
+    /// inside it (idle at the loop) before it ends.
+    pub(crate) loops: bool,
 }
 
 /// The facts a [`Derived`] cache holds: locations by name, the statement at each location,
-/// and every statement's [`Summary`] (computed in `facts.rs`).
+/// and the [`Summary`] of every statement and of every thread's body (computed in
+/// `facts.rs`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Facts {
     pub(crate) loc_by_name: FxHashMap<String, Loc>,
     pub(crate) stmt_at: Vec<Option<StmtId>>,
     pub(crate) stmts: Vec<Summary>,
+    pub(crate) threads: Vec<Summary>,
 }

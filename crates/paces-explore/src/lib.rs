@@ -13,7 +13,7 @@
 //!   failure ([`paces_trace::Trace::stops_short`]) rather than find no fix in it) and
 //!   generalises it (the crate's example `check_to_fixes` goes from a check to the fixes).
 //! * [`replay`] rebuilds the trace of a schedule, or says where it stops being a trace.
-//! * [`rerun`] carries a run of a program over to the same statements in another order.
+//! * [`Rerun`] carries runs of a program over to the same statements in another order.
 //! * [`translate_trace`] turns a trace of a candidate program into one of its original.
 //! * [`good_traces`] produces the good traces mixed mode learns from (which ones, and why:
 //!   `docs/explore.md`, "Good traces for learning"); [`search_good_traces`] also says
@@ -126,6 +126,6 @@ pub use free::freely_bad;
 pub use good::{good_traces, search_good_traces, GoodBound, GoodConfig, GoodTraces};
 pub use progress::Progress;
 pub use replay::{replay, Schedule, ScheduleStep};
-pub use rerun::rerun;
+pub use rerun::Rerun;
 pub use seq::{sequential_deadlock, sequential_final_states, var_id, var_name, SequentialDeadlock};
 pub use translate::translate_trace;

@@ -203,31 +203,8 @@ pub(crate) fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>,
         let mut seen: FxHashSet<Conf> = FxHashSet::default();
         let mut first_reason: Option<String> = None;
         for (conf, path) in &confs {
-            // Candidate exact steps: inside the held region, or fresh from where the thread
-            // stands (after leaving a region).
-            let mut cands: Vec<XStep> = Vec::new();
-            if conf.holder == Some(t) {
-                let pc = e.pc(&conf.state, t);
-                for o in &code.points[pc].options {
-                    cands.push(XStep { thread: t, step: o.step, fresh: false });
-                }
-                let mut s = conf.state.clone();
-                if e.leave_region(&mut s, t) {
-                    for o in &code.points[e.pc(&s, t)].options {
-                        cands.push(XStep { thread: t, step: o.step, fresh: true });
-                    }
-                }
-            } else {
-                let mut s = conf.state.clone();
-                if let Some(h) = conf.holder {
-                    let _ = e.leave_region(&mut s, h);
-                }
-                for o in &code.points[e.pc(&s, t)].options {
-                    cands.push(XStep { thread: t, step: o.step, fresh: true });
-                }
-            }
             let mut matched = false;
-            for x in cands {
+            for x in next_steps(e, conf, t) {
                 let step = &code.steps[x.step as usize];
                 if e.c.loc_names[step.loc.index()] != st.label {
                     continue;
@@ -504,23 +481,43 @@ fn with_effects<'b>(
     sb
 }
 
+/// The exact steps thread `t` may take next in `conf`: inside the atomic region it holds,
+/// or fresh from where it stands (after leaving a region, its own or another thread's; none
+/// when another thread holds a region it cannot leave here).
+pub(crate) fn next_steps(e: &Engine<'_>, conf: &Conf, t: usize) -> Vec<XStep> {
+    let Some(code) = e.c.threads.get(t) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut s = conf.state.clone();
+    if conf.holder == Some(t) {
+        let pc = e.pc(&s, t);
+        out.extend(code.points[pc].options.iter().map(|o| XStep { thread: t, step: o.step, fresh: false }));
+    }
+    if let Some(h) = conf.holder {
+        if !e.leave_region(&mut s, h) {
+            return out;
+        }
+    }
+    let pc = e.pc(&s, t);
+    out.extend(code.points[pc].options.iter().map(|o| XStep { thread: t, step: o.step, fresh: true }));
+    out
+}
+
+/// Exact step `x` of `c` as a schedule names it: thread, label and the calls it is reached
+/// through.
+pub(crate) fn schedule_step(c: &Compiled, x: XStep) -> ScheduleStep {
+    let code = &c.threads[x.thread];
+    let step = &code.steps[x.step as usize];
+    let occ = code.points[step.site as usize].occ;
+    ScheduleStep {
+        thread: ThreadIdx::from_u32(x.thread as u32),
+        label: c.loc_names[step.loc.index()].clone(),
+        calls: code.occs[occ as usize].calls.iter().map(|l| c.loc_names[l.index()].clone()).collect(),
+    }
+}
+
 /// The readable schedule of exact steps.
 pub(crate) fn to_schedule(c: &Compiled, xs: &[XStep]) -> Schedule {
-    Schedule {
-        steps: xs
-            .iter()
-            .map(|x| {
-                let code = &c.threads[x.thread];
-                let step = &code.steps[x.step as usize];
-                let occ = code.points[step.site as usize].occ;
-                ScheduleStep {
-                    thread: ThreadIdx::from_u32(x.thread as u32),
-                    label: c.loc_names[step.loc.index()].clone(),
-                    calls: code.occs[occ as usize].calls.iter().map(|l| c.loc_names[l.index()].clone()).collect(),
-                }
-            })
-            .collect(),
-    }
+    Schedule { steps: xs.iter().map(|&x| schedule_step(c, x)).collect() }
 }
 
 /// Turns transitions from the initial state into exact steps: for each `(thread, option,

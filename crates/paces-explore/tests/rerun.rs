@@ -1,12 +1,12 @@
 //! Runs to outcomes ([`Config::outcome_runs`]), the search that stops at the outcomes it
-//! wants ([`Config::wanted_outcomes`]), and carrying a run over to another order ([`rerun`]),
+//! wants ([`Config::wanted_outcomes`]), and carrying runs over to another order ([`Rerun`]),
 //! against the full exploration of the program the run is carried to.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use paces_constraint::Candidate;
-use paces_explore::{check, replay, rerun, CheckResult, Config};
+use paces_explore::{check, replay, CheckResult, Config, Rerun};
 
 fn full() -> Config {
     Config::new().stop_at_first_failure(false).max_states(200_000).outcomes(true)
@@ -30,7 +30,7 @@ fn a_run_to_each_outcome_replays_to_it() {
         let trace = replay(&program, run).unwrap();
         let last = trace.events().iter().rev().find(|e| !e.writes.is_empty()).unwrap();
         assert_eq!(last.writes[0].value, outcome[0], "the run's last write of total is its outcome");
-        assert_eq!(rerun(&program, &program, run).unwrap(), Some(outcome.clone()));
+        assert_eq!(Rerun::new(&program, &program).unwrap().run(run).unwrap(), Some(outcome.clone()));
     }
     // Without the setting no run is kept.
     assert!(explore(&program, &full()).outcome_runs.is_empty());
@@ -52,7 +52,7 @@ fn a_run_carried_to_the_original_order_ends_alike_unless_its_reads_cannot_be_kep
     let theirs = explore(&original, &full()).outcomes;
     assert_eq!(runs.keys().cloned().collect::<BTreeSet<_>>(), theirs);
     for (outcome, run) in &runs {
-        let carried = rerun(&original, &swapped, run).unwrap();
+        let carried = Rerun::new(&original, &swapped).unwrap().run(run).unwrap();
         let labels: Vec<&str> = run.steps.iter().map(|s| s.label.as_str()).collect();
         if labels == ["Y", "S", "X"] {
             assert_eq!(carried, None, "b's reads and a's order form a cycle");
@@ -156,14 +156,17 @@ mod random {
                     let new: Vec<&Vec<i64>> = mine.outcomes.difference(&theirs.outcomes).collect();
                     prop_assert!(new.is_empty(), "{:?} added by a private reorder of\n{}", new, text);
                 }
+                let (to_original, to_itself) =
+                    (Rerun::new(&program, &applied).unwrap(), Rerun::new(&applied, &applied).unwrap());
+                let shown = paces_cwhile::Printer::new(&applied).print();
                 for (outcome, run) in &mine.outcome_runs {
-                    let carried = rerun(&program, &applied, run).unwrap();
+                    let carried = to_original.run(run).unwrap();
                     if let Some(c) = &carried {
                         prop_assert!(theirs.outcomes.contains(c), "{:?} is no outcome of\n{}", c, text);
                     }
-                    let own = rerun(&applied, &applied, run).unwrap();
+                    let own = to_itself.run(run).unwrap();
                     let failed = replay(&applied, run).unwrap().is_bad();
-                    prop_assert!(own.as_ref() == Some(outcome) || failed && own.is_none(), "{:?}: {:?}\n{}\nAPPLIED\n{}\nRUN {:?}", outcome, own, text, paces_cwhile::Printer::new(&applied).print(), run.steps.iter().map(|s| format!("{}:{}", s.thread, s.label)).collect::<Vec<_>>());
+                    prop_assert!(own.as_ref() == Some(outcome) || failed && own.is_none(), "{:?}: {:?}\n{}", outcome, own, shown);
                 }
             }
         }

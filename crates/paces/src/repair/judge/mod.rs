@@ -18,7 +18,7 @@ use paces_constraint::{BlockId, Candidate};
 use paces_cwhile::ir::{Program, StmtKind, VarScope};
 use paces_explore::{
     check, sequential_deadlock, sequential_final_states, Bound, CheckResult, Counterexample, DeadlockId, FailureKinds,
-    Schedule, SequentialDeadlock, Verdict,
+    Rerun, Schedule, SequentialDeadlock, Verdict,
 };
 
 use super::context::Context;
@@ -291,16 +291,17 @@ impl Judge {
         acceptance.outcomes = Some(mine.len());
         // Each outcome the original is not known to reach is asked of one run of the
         // original first: the candidate's run to it, carried over to the original's order.
-        for (outcome, run) in &runs {
-            if !self.original.outcome_is_new(outcome) {
-                continue;
-            }
+        let new_runs: Vec<&Schedule> =
+            runs.iter().filter(|(o, _)| self.original.outcome_is_new(o)).map(|(_, run)| run).collect();
+        if !new_runs.is_empty() {
             let original = ctx.program();
-            let rerun = ctx.timed(explore_time, || paces_explore::rerun(original, program, run));
-            debug_assert!(rerun.is_ok(), "a candidate's run is not one: {rerun:?}");
-            if let Ok(Some(reached)) = rerun {
-                self.original.reached_outcome(reached);
-            }
+            let reached = ctx.timed(explore_time, || -> Result<Vec<_>, paces_explore::Error> {
+                let rerun = Rerun::new(original, program)?;
+                new_runs.into_iter().map(|run| rerun.run(run)).collect()
+            });
+            // A shortcut, not a verdict: the search below answers what it does not.
+            debug_assert!(reached.is_ok(), "a candidate's run is not one: {reached:?}");
+            reached.unwrap_or_default().into_iter().flatten().for_each(|o| self.original.reached_outcome(o));
         }
         // The rest are looked for in the original's space: the first time by a search that
         // stops once it met them all, after that (or when it does not meet them all) by one
