@@ -1,12 +1,13 @@
 //! Runs to outcomes ([`Config::outcome_runs`]), the search that stops at the outcomes it
-//! wants ([`Config::wanted_outcomes`]), and carrying runs over to another order ([`Rerun`]),
-//! against the full exploration of the program the run is carried to.
+//! wants ([`Config::wanted_outcomes`]) or the deadlocks it wants, hunting them depth first
+//! first ([`Config::hunt_states`]), and carrying runs over to another order ([`Rerun`]),
+//! against the full exploration of the program.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use paces_constraint::Candidate;
-use paces_explore::{check, replay, CheckResult, Config, Rerun};
+use paces_explore::{check, replay, CheckResult, Config, FailureKinds, Rerun, Verdict};
 
 fn full() -> Config {
     Config::new().stop_at_first_failure(false).max_states(200_000).outcomes(true)
@@ -85,6 +86,35 @@ fn a_search_for_wanted_outcomes_stops_once_it_found_them() {
 }
 
 #[test]
+fn a_hunt_meets_deep_outcomes_before_a_breadth_first_search_would() {
+    // The one outcome lies at the bottom of a space of interleaved increments: breadth first,
+    // a search for it stores the whole space; depth first, its first run ends there.
+    let program = paces_cwhile::parse(
+        "var x = 0, y = 0; thread a { x := x + 1; y := y + 1; x := x + 1; y := y + 1; } \
+         thread b { x := x + 2; y := y + 2; x := x + 2; y := y + 2; } \
+         thread c { y := y + 3; x := x + 3; y := y + 3; x := x + 3; }",
+    )
+    .unwrap();
+    let all = explore(&program, &full());
+    assert_eq!(all.outcomes, BTreeSet::from([vec![12, 12]]));
+    let wanted = Arc::new(all.outcomes.clone());
+    // Only the merged search (the small space would be covered by the ones before it).
+    let merged = || full().unmerged_states(0).unreduced_states(0).wanted_outcomes(Some(wanted.clone()));
+    let breadth = explore(&program, &merged());
+    let hunted = explore(&program, &merged().hunt_states(10_000));
+    assert!(wanted.is_subset(&hunted.outcomes) && hunted.outcomes.is_subset(&all.outcomes));
+    assert!(hunted.states < breadth.states, "{} < {}", hunted.states, breadth.states);
+    // A hunt too short to meet them leaves the rest to the breadth-first search, which then
+    // stops once it met them.
+    let short = explore(&program, &merged().hunt_states(2));
+    assert!(wanted.is_subset(&short.outcomes) && short.outcomes.is_subset(&all.outcomes));
+    // With an outcome the program never reaches, the hunt and the whole space: every one.
+    let never = Arc::new(BTreeSet::from([vec![-1, -1]]));
+    let whole = explore(&program, &full().unmerged_states(0).wanted_outcomes(Some(never)).hunt_states(50));
+    assert_eq!(whole.outcomes, all.outcomes);
+}
+
+#[test]
 fn a_reorder_of_private_statements_adds_no_outcome() {
     // `u` and `z` are a's alone, `y` is read by b and `x` written by b: B is private, A and C
     // are not.
@@ -137,6 +167,44 @@ mod random {
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// A check that hunts for wanted outcomes (each of the program's outcomes in turn,
+        /// with a hunt of a few states or of many) meets them, and every outcome it reports
+        /// is one of the program's.
+        #[test]
+        fn a_hunt_for_outcomes_meets_only_outcomes(prog in gen::prog(), budget in prop_oneof![Just(3usize), Just(5_000usize)]) {
+            let text = prog.text();
+            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+            let Ok(all) = check(&program, &full()) else { return Ok(()) };
+            prop_assume!(all.bound.is_none());
+            for outcome in all.outcomes.iter().take(4) {
+                let wanted = Arc::new(BTreeSet::from([outcome.clone()]));
+                let r = check(&program, &full().wanted_outcomes(Some(wanted)).hunt_states(budget)).unwrap();
+                prop_assert!(r.outcomes.contains(outcome), "{:?} not met in\n{}", outcome, text);
+                let foreign: Vec<&Vec<i64>> = r.outcomes.difference(&all.outcomes).collect();
+                prop_assert!(foreign.is_empty(), "{:?} are no outcomes of\n{}", foreign, text);
+            }
+        }
+
+        /// A check that asks for one of the program's deadlocks, hunting depth first first
+        /// (with room for a few states or for many), meets it, and every deadlock it reports
+        /// is one of the program's.
+        #[test]
+        fn a_hunt_for_deadlocks_meets_only_deadlocks(prog in gen::prog(), budget in prop_oneof![Just(3usize), Just(5_000usize)]) {
+            let text = prog.text();
+            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+            let whole = Config::new().stop_at_first_failure(false).max_states(200_000);
+            let Ok(all) = check(&program, &whole) else { return Ok(()) };
+            prop_assume!(all.bound.is_none());
+            for id in all.deadlocks.keys().take(4) {
+                let wanted = Arc::new(BTreeSet::from([id.clone()]));
+                let only = Config::new().find(FailureKinds::DEADLOCKS).max_states(200_000);
+                let r = check(&program, &only.hunt_states(budget).wanted_deadlocks(Some(wanted))).unwrap();
+                prop_assert!(matches!(&r.verdict, Verdict::Deadlock(v, _) if v == id), "{} not met in\n{}", id, text);
+                let foreign: Vec<_> = r.deadlocks.keys().filter(|d| !all.deadlocks.contains_key(*d)).collect();
+                prop_assert!(foreign.is_empty(), "{:?} are no deadlocks of\n{}", foreign, text);
+            }
+        }
 
         /// Whatever a carried run ends in is an outcome of the program it was carried to
         /// (checked against that program's full exploration), for every reordering the space

@@ -139,9 +139,21 @@ fn deadlocks_passed_by_and_wanted() {
     let Verdict::Deadlock(absent, _) = &other.verdict else { panic!("{}", other.verdict) };
     let mut more = ids.clone();
     more.push(absent.clone());
-    let r = run(src, Config::new().find(paces_explore::FailureKinds::DEADLOCKS).wanted_deadlocks(wanted(&more)));
-    assert!(matches!(r.verdict, Verdict::Correct), "{}", r.verdict);
-    assert_eq!(deadlocks(&r), deadlocks(&all));
+    let only = || Config::new().find(paces_explore::FailureKinds::DEADLOCKS).unmerged_states(0).unreduced_states(0);
+    // Hunted depth first first (with room for two states or for many), alike.
+    for hunt in [0, 2, 10_000] {
+        let r = run(src, only().hunt_states(hunt).wanted_deadlocks(wanted(&more)));
+        assert!(matches!(r.verdict, Verdict::Correct), "{}", r.verdict);
+        assert_eq!(deadlocks(&r), deadlocks(&all));
+        for one in [&ids[..1], &ids[1..], &ids[..]] {
+            let r = run(src, only().hunt_states(hunt).wanted_deadlocks(wanted(one)));
+            let Verdict::Deadlock(id, w) = &r.verdict else { panic!("{}", r.verdict) };
+            assert!(one.contains(id), "{id}");
+            assert!(w.trace.events().iter().all(|e| !e.failed), "a run to the deadlock");
+            assert!(one.iter().all(|id| r.deadlocks.contains_key(id)));
+            assert!(r.deadlocks.keys().all(|id| ids.contains(id)));
+        }
+    }
 }
 
 /// Two threads that end in `while (*)` loops over their private variables (one of them an

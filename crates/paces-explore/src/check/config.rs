@@ -210,8 +210,12 @@ impl Config {
     /// depends on, which is not among the shortest. Only with the reduction on, and with
     /// [`Config::stop_at_first_failure`] or [`Config::failures_per_assertion`] above 1 (then
     /// the hunt's failures end the check, see there); the hunt's states count in the
-    /// result's. `0`
-    /// (the default) hunts never; the repair loop hunts in the original and its candidates.
+    /// result's. With [`Config::wanted_outcomes`], or [`Config::wanted_deadlocks`] with
+    /// deadlocks alone looked for, the hunt looks for those outcomes or deadlocks depth first
+    /// instead, and when it meets them all the check ends there (no run to an outcome is
+    /// kept).
+    /// `0` (the default) hunts never; the repair loop hunts in the original and its
+    /// candidates, and for the outcomes it asks of the original.
     pub fn hunt_states(mut self, n: usize) -> Self {
         self.hunt_states = n;
         self
@@ -264,6 +268,7 @@ impl Config {
     /// found every one of them (no bound is then reported, and
     /// [`CheckResult::outcomes`](crate::CheckResult::outcomes) holds those found so far); when
     /// it ends without finding them all and with no bound, it went through the whole space.
+    /// With [`Config::hunt_states`], a depth-first search for them comes first.
     /// Default: none (the search goes on to its end).
     pub fn wanted_outcomes(mut self, wanted: Option<Arc<BTreeSet<Vec<i64>>>>) -> Self {
         self.wanted_outcomes = wanted;
@@ -287,8 +292,10 @@ impl Config {
     /// is collected. With [`Config::find`] set to deadlocks alone, such a check asks whether
     /// the program reaches all of `wanted`: when it does not, it went through the whole space
     /// and its verdict is correct (or a bound's), with every deadlock of the program collected
-    /// (the repair loop asks the original so about a candidate's deadlocks). Default: none
-    /// (every deadlock is looked for, as [`Config::stop_at_deadlocks`] says).
+    /// (the repair loop asks the original so about a candidate's deadlocks). With
+    /// [`Config::hunt_states`] and deadlocks alone looked for, a depth-first search for them
+    /// comes first. Default: none (every deadlock is looked for, as
+    /// [`Config::stop_at_deadlocks`] says).
     pub fn wanted_deadlocks(mut self, wanted: Option<Arc<BTreeSet<DeadlockId>>>) -> Self {
         self.wanted_deadlocks = wanted;
         self

@@ -23,23 +23,25 @@
 //! What the hunt finds is a real failure (its run is replayed step by step); what it misses
 //! the breadth-first search after it finds, so a check's verdict does not depend on the hunt.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use paces_cwhile::ir::Fault;
 use paces_trace::Trace;
 
 use super::distinct::Distinct;
-use super::stored::{fail_label, Parent, Search, FAIR_RUN};
-use super::{Config, Counterexample};
+use super::stored::{deadlock_id, fail_label, Parent, Search, FAIR_RUN};
+use super::{Config, Counterexample, FailureKinds};
 use crate::compile::Compiled;
-use crate::engine::{Engine, Expansion, Found};
+use crate::engine::{Engine, Expansion, Found, Stand};
 use crate::error::Error;
 use crate::progress::{Progress, Ticker};
 use crate::replay::{build_trace, fault_at, take, to_schedule, transitions_to_steps, Conf, XStep};
 use crate::store::encode;
+use crate::DeadlockId;
 
 /// What a hunt found and what it did.
+#[derive(Default)]
 pub(crate) struct Hunt {
     /// The failing assertions' labels with a counterexample each, the first found first;
     /// with [`Config::failures_per_assertion`] above 1, up to that many per label, distinct in
@@ -50,6 +52,11 @@ pub(crate) struct Hunt {
     /// The `assert` steps some transition passed (thread, step).
     pub asserts: BTreeSet<(u16, u32)>,
     pub unwound: bool,
+    /// The outcomes met (with [`Config::outcomes`]).
+    pub outcomes: BTreeSet<Vec<i64>>,
+    /// The deadlocks met, each with a witness (with [`Config::wanted_deadlocks`] and
+    /// deadlocks alone looked for).
+    pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
 }
 
 /// States stored between two looks at the clock.
@@ -59,15 +66,18 @@ const CLOCK_EVERY: usize = 1024;
 /// run's length; the longest go first).
 const MAX_ROUNDS_DROPPED: usize = 64;
 
-/// Searches depth first, with the reduction and merging on, for a failing assertion, storing
-/// at most `config.hunt_states` states (and stopping at `config.max_time` from `start` or
-/// when its states take `config.max_memory`); `earlier`: the states and transitions of the
-/// check's searches before it, which its progress reports add.
+/// Searches depth first, with the reduction and merging on, for a failing assertion (or the
+/// outcomes or deadlocks the check wants, [`Met`]), storing at most `config.hunt_states`
+/// states (and stopping at `config.max_time` from `start` or when its states take
+/// `config.max_memory`); `earlier`: the states and transitions of the check's searches
+/// before it, which its progress reports add.
 pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usize, u64)) -> Result<Hunt, Error> {
     // The reduction and merging are on and the failure flag off: the only checks that hunt.
     let mut search = Search::new(c, config, true, start);
     let budget = config.hunt_states.min(config.max_states).max(1);
-    let mut hunt = Hunt { found: Vec::new(), states: 1, transitions: 0, asserts: BTreeSet::new(), unwound: false };
+    let mut hunt = Hunt { states: 1, ..Hunt::default() };
+    let failures = config.find.contains(FailureKinds::BAD);
+    let mut met = Met::default();
     // States to expand, with their depth and the reduced expansions in a row on the way.
     let mut stack = vec![(0u32, 0usize, 0u16)];
     let mut ticker = Ticker::new(config.on_progress.as_ref(), config.progress_every, start);
@@ -91,7 +101,10 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
         hunt.transitions += exp.transitions;
         hunt.unwound |= exp.unwound;
         hunt.asserts.extend(exp.asserts.iter().copied());
-        let fail = exp.found.iter().find_map(|f| match f {
+        if met.note(&search.e, config, i, &state, &mut exp) {
+            break;
+        }
+        let fail = exp.found.iter().filter(|_| failures).find_map(|f| match f {
             Found::Fail { thread, opt, internal } => Some((*thread as usize, *opt, internal.clone())),
             Found::Livelock { .. } => None,
         });
@@ -150,7 +163,40 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
             });
         }
     }
+    hunt.outcomes = met.outcomes;
+    for (id, (i, stands)) in met.deadlocks {
+        hunt.deadlocks.insert(id, search.witness(i, None, Some(&stands))?);
+    }
     Ok(hunt)
+}
+
+/// The outcomes and deadlocks a hunt met: the outcomes with [`Config::outcomes`], the
+/// deadlocks (each with the state where it was met and where the threads stand) with
+/// [`Config::wanted_deadlocks`] and deadlocks alone looked for.
+#[derive(Default)]
+struct Met {
+    outcomes: BTreeSet<Vec<i64>>,
+    deadlocks: BTreeMap<DeadlockId, (u32, Vec<Stand>)>,
+}
+
+impl Met {
+    /// Notes what the expansion `exp` of stored state `i`, `state`, met; true once every
+    /// outcome or every deadlock `config` wants was met.
+    fn note(&mut self, e: &Engine<'_>, config: &Config, i: u32, state: &[i64], exp: &mut Expansion) -> bool {
+        if exp.outcome {
+            let g = e.lay.threads;
+            self.outcomes.insert(state[g..g + e.lay.globals].to_vec());
+            if config.wanted_outcomes.as_ref().is_some_and(|w| w.is_subset(&self.outcomes)) {
+                return true;
+            }
+        }
+        let wanted = config.wanted_deadlocks.as_ref().filter(|_| config.find == FailureKinds::DEADLOCKS);
+        if let Some((wanted, stands)) = wanted.zip(exp.deadlock.take()) {
+            self.deadlocks.entry(deadlock_id(e, state, &stands)).or_insert((i, stands));
+            return wanted.iter().all(|id| self.deadlocks.contains_key(id));
+        }
+        false
+    }
 }
 
 /// The bad run `xs` (its last step fails) cut down to the steps the failure depends on, then

@@ -1,6 +1,7 @@
 //! Running the checker's searches: the search without merging, the search without the
 //! reduction, the bug hunt and the merged search, and stitching their answers together.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use paces_cwhile::ir::Program;
@@ -108,19 +109,37 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
         && config.find.contains(FailureKinds::BAD)
         && !config.deadlocks_after_failure
         && !met_deadlock;
-    let hunted = if hunting { Some(hunt(c, config, start, earlier)?) } else { None };
+    // Outcomes lie where every thread has ended, at the bottom of the space: depth first, the
+    // ones a search wants are often met long before a breadth-first search gets there.
+    // So do deadlocks, which a search asks of with deadlocks alone looked for.
+    let hunting_outcomes = config.outcomes && config.wanted_outcomes.is_some();
+    let hunting_deadlocks = config.find == FailureKinds::DEADLOCKS && config.wanted_deadlocks.is_some();
+    let hunted = if hunting || config.hunt_states > 0 && (hunting_outcomes || hunting_deadlocks) {
+        Some(hunt(c, config, start, earlier)?)
+    } else {
+        None
+    };
     if let Some(h) = &hunted {
         if !h.found.is_empty() {
             return Ok(with_findings_of(hunted_answer(c, first, h), unreduced));
         }
+        if met_all(config, h) {
+            return Ok(with_findings_of(met_answer(config, first, h), unreduced));
+        }
         earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
     }
-    let mut r = search(c, config, true, start, earlier)?;
+    // The breadth-first search stops once it met what the hunt did not.
+    let rest = hunted.as_ref().map(|h| rest_wanted(config, h));
+    let mut r = search(c, rest.as_ref().unwrap_or(config), true, start, earlier)?;
     if let Some(h) = hunted {
         r.effort.states += h.states;
         r.effort.transitions += h.transitions;
         r.effort.unwind_reached |= h.unwound;
         r.found.passed_assertions.extend(passed_labels(c, &h.asserts));
+        r.found.outcomes.extend(h.outcomes);
+        for (id, w) in h.deadlocks {
+            r.found.deadlocks.entry(id).or_insert(w);
+        }
     }
     let r = match first {
         Some(first) => with_unmerged_witnesses(r, first),
@@ -133,11 +152,7 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
 /// failing assertions: the first as the verdict, each with its counterexamples, with what
 /// both searches did.
 fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt) -> Answer {
-    let mut effort = first.as_ref().map_or_else(Effort::default, |f| f.effort);
-    effort.states += h.states;
-    effort.transitions += h.transitions;
-    effort.unwind_reached |= h.unwound;
-    effort.bound = None;
+    let effort = hunted_effort(&first, h);
     let mut found = Findings::default();
     if let Some(f) = first {
         found.passed_assertions = f.found.passed_assertions;
@@ -152,6 +167,56 @@ fn hunted_answer(c: &Compiled, first: Option<Answer>, h: &Hunt) -> Answer {
     }
     let cex = &h.found[0].1;
     Answer { verdict: Verdict::Bad(Box::new(cex.clone())), found, effort }
+}
+
+/// What the search without merging `first` (if any) and the hunt `h` after it did, when the
+/// hunt's answer ends the check.
+fn hunted_effort(first: &Option<Answer>, h: &Hunt) -> Effort {
+    let mut effort = first.as_ref().map_or_else(Effort::default, |f| f.effort);
+    effort.states += h.states;
+    effort.transitions += h.transitions;
+    effort.unwind_reached |= h.unwound;
+    effort.bound = None;
+    effort
+}
+
+/// Whether the hunt `h` met every outcome or every deadlock the check wants.
+fn met_all(config: &Config, h: &Hunt) -> bool {
+    let outcomes = config.wanted_outcomes.as_ref().is_some_and(|w| w.is_subset(&h.outcomes));
+    let wanted = config.wanted_deadlocks.as_ref().filter(|_| config.find == FailureKinds::DEADLOCKS);
+    outcomes || wanted.is_some_and(|w| w.iter().all(|id| h.deadlocks.contains_key(id)))
+}
+
+/// The answer when the hunt `h`, after the search without merging `first` (if any), met
+/// every outcome or every deadlock the check wants ([`met_all`]): what it met (no run to an
+/// outcome, a witness to each deadlock, the last of those wanted the verdict), with what both
+/// searches did.
+fn met_answer(config: &Config, first: Option<Answer>, h: &Hunt) -> Answer {
+    let effort = hunted_effort(&first, h);
+    let mut found = first.map_or_else(Findings::default, |f| f.found);
+    found.outcomes.extend(h.outcomes.iter().cloned());
+    let last = config.wanted_deadlocks.as_ref().and_then(|w| w.last());
+    let mut verdict = Verdict::Correct;
+    for (id, w) in &h.deadlocks {
+        if last == Some(id) {
+            verdict = Verdict::Deadlock(id.clone(), Box::new(w.clone()));
+        }
+        found.deadlocks.entry(id.clone()).or_insert_with(|| w.clone());
+    }
+    Answer { verdict, found, effort }
+}
+
+/// `config` wanting only the outcomes and deadlocks the hunt `h` did not meet.
+fn rest_wanted(config: &Config, h: &Hunt) -> Config {
+    let mut rest = config.clone();
+    if let Some(w) = &config.wanted_outcomes {
+        rest = rest.wanted_outcomes(Some(Arc::new(w.difference(&h.outcomes).cloned().collect())));
+    }
+    if let Some(w) = config.wanted_deadlocks.as_ref().filter(|_| !h.deadlocks.is_empty()) {
+        let left = w.iter().filter(|id| !h.deadlocks.contains_key(*id)).cloned().collect();
+        rest = rest.wanted_deadlocks(Some(Arc::new(left)));
+    }
+    rest
 }
 
 /// The answer `r` with what the earlier search `other` (if any) found that `r` did not, or

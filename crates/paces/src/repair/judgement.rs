@@ -10,6 +10,7 @@ use paces_explore::{Counterexample, DeadlockId, LivelockId};
 use super::report::{Acceptance, Accepted, Iteration, Origin, Problem, StopReason};
 
 /// What a candidate (or the original) was rejected for.
+#[derive(Clone)]
 pub(super) enum Rejection {
     /// An assertion fails or a deadlock is reachable (the original's too, unless they are
     /// kept): a trace to learn from.

@@ -9,7 +9,7 @@
 
 mod original;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +35,9 @@ type Outcomes = (BTreeSet<Vec<i64>>, BTreeMap<Vec<i64>, Schedule>);
 /// ([`Judge::deadlock_alone`]): the sequential runs of a program with an unbounded counter
 /// would otherwise run up to the checker's own bound.
 const SEQUENTIAL_DEADLOCK_STATES: usize = 200_000;
+
+/// The most rejections the judge remembers (each holds its counterexample).
+const REJECTIONS_KEPT: usize = 1024;
 
 /// What the judge does with a candidate's deadlocks that the original reaches too.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +67,13 @@ pub(super) struct Judge {
     last_states: usize,
     /// The states the checks of the candidate being judged stored so far.
     judged_states: usize,
+    /// The states the last exploration for outcomes stored.
+    outcome_states: usize,
+    /// The candidates rejected so far, with the rejection, each judged with the original's
+    /// deadlocks all admitted and no bound of the judge's own: judged again, they are
+    /// rejected again, whatever the judge admits then.
+    /// At most [`REJECTIONS_KEPT`] (only looked up, never iterated).
+    rejected: HashMap<Candidate, Rejection>,
     /// Which deadlocks of the original a candidate may have.
     deadlocks: Deadlocks,
     /// A bound on the states each check may store, beside the run's own (the removal
@@ -78,6 +88,8 @@ impl Judge {
             original: Original::default(),
             last_states: 0,
             judged_states: 0,
+            outcome_states: 0,
+            rejected: HashMap::new(),
             deadlocks: Deadlocks::KeepAll,
             max_states: None,
         }
@@ -169,6 +181,32 @@ impl Judge {
     /// original's sequential final states; otherwise rejected for the first of those it fails, or a stop
     /// when a bound cut the check short.
     pub(super) fn judge(
+        &mut self,
+        ctx: &mut Context<'_>,
+        program: &Program,
+        candidate: &Candidate,
+    ) -> Result<Judgement, Error> {
+        if let Some(why) = self.rejected.get(candidate) {
+            // Nothing was checked: the search for further failures of it finds none.
+            self.last_states = 0;
+            return Ok(Judgement::Rejected(why.clone()));
+        }
+        let judgement = self.judge_anew(ctx, program, candidate)?;
+        // A rejection with every deadlock of the original admitted and no bound of the
+        // judge's own stands under any stricter rule, and what the judge learns of the
+        // original later only adds reasons (more assertions known checked; the outcomes and
+        // deadlocks of the original a rejection names come from whole explorations).
+        if let Judgement::Rejected(why) = &judgement {
+            let kept = self.rejected.len() < REJECTIONS_KEPT;
+            if kept && self.deadlocks == Deadlocks::KeepAll && self.max_states.is_none() {
+                self.rejected.insert(candidate.clone(), why.clone());
+            }
+        }
+        Ok(judgement)
+    }
+
+    /// [`Judge::judge`] for a candidate not rejected before.
+    fn judge_anew(
         &mut self,
         ctx: &mut Context<'_>,
         program: &Program,
@@ -341,9 +379,13 @@ impl Judge {
         wanted: Option<BTreeSet<Vec<i64>>>,
     ) -> Result<ControlFlow<StopReason, Outcomes>, Error> {
         let config = self.check_config(ctx).stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
-        let config = config.outcome_runs(runs).wanted_outcomes(wanted.map(Arc::new));
+        // The outcomes wanted of the original are hunted depth first, in up to as many states
+        // as the candidate's exploration that met them stored.
+        let hunt = if wanted.is_some() { ctx.cfg().hunt_states.max(self.outcome_states) } else { 0 };
+        let config = config.outcome_runs(runs).wanted_outcomes(wanted.map(Arc::new)).hunt_states(hunt);
         let full = ctx.timed(explore_time, || check(program, &config))?;
         self.count(ctx, program, true, full.states);
+        self.outcome_states = full.states;
         Ok(match full.bound {
             Some(bound) => ControlFlow::Break(bound_stop(ctx, bound)),
             None => ControlFlow::Continue((full.outcomes, full.outcome_runs)),
@@ -567,6 +609,8 @@ impl Judge {
         if wanted.is_empty() {
             return Ok(());
         }
+        // Not hunted depth first first: on the usb-serial variants the breadth-first search
+        // meets them in fewer states (docs/evaluation.md, "The checker on rtl8169").
         let config = self
             .check_config(ctx)
             .stop_at_first_failure(true)
@@ -728,3 +772,6 @@ fn further_failures(result: CheckResult, first: &Counterexample, spread: bool) -
     }
     more
 }
+
+#[cfg(test)]
+mod tests;
