@@ -165,8 +165,29 @@ mod random {
         out
     }
 
+    /// `text` parsed, and its exploration with `config`; `None` when that stopped at a bound
+    /// or could not run.
+    fn whole(text: &str, config: &Config) -> Result<Option<(paces_cwhile::Program, CheckResult)>, TestCaseError> {
+        let program = paces_cwhile::parse(text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+        Ok(check(&program, config).ok().filter(|r| r.bound.is_none()).map(|r| (program, r)))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// A check that looks for no failing assertion (its assertions run as skips) finds the
+        /// same outcomes, deadlocks and livelocks as one that looks for every failure.
+        #[test]
+        fn assertions_as_skips_keep_outcomes_deadlocks_and_livelocks(prog in gen::prog()) {
+            let text = prog.text();
+            let Some((program, all)) = whole(&text, &full())? else { return Ok(()) };
+            let quiet = check(&program, &full().find(FailureKinds::DEADLOCKS | FailureKinds::LIVELOCKS)).unwrap();
+            prop_assert!(quiet.bound.is_none());
+            prop_assert_eq!(&quiet.outcomes, &all.outcomes, "{}", text);
+            let ids = |r: &CheckResult| (r.deadlocks.keys().cloned().collect::<Vec<_>>(), r.livelocks.keys().cloned().collect::<Vec<_>>());
+            prop_assert_eq!(ids(&quiet), ids(&all), "{}", text);
+            prop_assert!(quiet.failures.is_empty() && quiet.passed_assertions.is_empty());
+        }
 
         /// A check that hunts for wanted outcomes (each of the program's outcomes in turn,
         /// with a hunt of a few states or of many) meets them, and every outcome it reports
@@ -174,9 +195,7 @@ mod random {
         #[test]
         fn a_hunt_for_outcomes_meets_only_outcomes(prog in gen::prog(), budget in prop_oneof![Just(3usize), Just(5_000usize)]) {
             let text = prog.text();
-            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
-            let Ok(all) = check(&program, &full()) else { return Ok(()) };
-            prop_assume!(all.bound.is_none());
+            let Some((program, all)) = whole(&text, &full())? else { return Ok(()) };
             for outcome in all.outcomes.iter().take(4) {
                 let wanted = Arc::new(BTreeSet::from([outcome.clone()]));
                 let r = check(&program, &full().wanted_outcomes(Some(wanted)).hunt_states(budget)).unwrap();
@@ -192,10 +211,8 @@ mod random {
         #[test]
         fn a_hunt_for_deadlocks_meets_only_deadlocks(prog in gen::prog(), budget in prop_oneof![Just(3usize), Just(5_000usize)]) {
             let text = prog.text();
-            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
-            let whole = Config::new().stop_at_first_failure(false).max_states(200_000);
-            let Ok(all) = check(&program, &whole) else { return Ok(()) };
-            prop_assume!(all.bound.is_none());
+            let every = Config::new().stop_at_first_failure(false).max_states(200_000);
+            let Some((program, all)) = whole(&text, &every)? else { return Ok(()) };
             for id in all.deadlocks.keys().take(4) {
                 let wanted = Arc::new(BTreeSet::from([id.clone()]));
                 let only = Config::new().find(FailureKinds::DEADLOCKS).max_states(200_000);
@@ -212,9 +229,7 @@ mod random {
         #[test]
         fn a_carried_run_ends_in_an_outcome_of_its_target(prog in gen::prog()) {
             let text = prog.text();
-            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
-            let Ok(theirs) = check(&program, &full()) else { return Ok(()) };
-            prop_assume!(theirs.bound.is_none());
+            let Some((program, theirs)) = whole(&text, &full())? else { return Ok(()) };
             for candidate in swaps(&program.space()) {
                 let applied = program.apply(&candidate).unwrap();
                 let mine = check(&applied, &full().outcome_runs(true)).unwrap();

@@ -175,8 +175,11 @@ impl Config {
     }
 
     /// Which kinds of failure to look for (combine [`FailureKinds`] constants with `|`).
-    /// Failures of a kind not in the set are neither reported nor stop the search. Default:
-    /// [`FailureKinds::ALL`].
+    /// Failures of a kind not in the set are neither reported nor stop the search. Without
+    /// [`FailureKinds::BAD`] (and without [`Config::deadlocks_after_failure`]) every `assert`
+    /// runs as a `skip`, which changes no deadlock, livelock or outcome and lets the reduction
+    /// keep fewer states; [`CheckResult::passed_assertions`](crate::CheckResult::passed_assertions)
+    /// is then empty. Default: [`FailureKinds::ALL`].
     pub fn find(mut self, kinds: FailureKinds) -> Self {
         self.find = kinds;
         self

@@ -22,8 +22,11 @@ const MAX_POINTS: usize = 4_000_000;
 
 /// Compiles thread `t` of the program into its control graph, with its options and futures
 /// (the dead variables are left to the liveness analysis, which needs every thread).
-pub(super) fn thread(program: &Program, layout: &VarLayout, t: usize) -> Result<TCode, Error> {
-    ThreadBuilder::new(program, layout, t).build()
+/// The code of thread `t` (each `assert` a `skip` with `asserts_as_skips`).
+pub(super) fn thread(program: &Program, layout: &VarLayout, t: usize, asserts_as_skips: bool) -> Result<TCode, Error> {
+    let mut builder = ThreadBuilder::new(program, layout, t);
+    builder.asserts_as_skips = asserts_as_skips;
+    builder.build()
 }
 
 /// Silent edges: target point and the moves along it.
@@ -42,6 +45,7 @@ struct ThreadBuilder<'p> {
     steps_at: Vec<SmallVec<[u32; 2]>>,
     regions: Vec<Region>,
     n_loops: u32,
+    asserts_as_skips: bool,
 }
 
 /// Where an item of a block occurrence stands.
@@ -75,6 +79,7 @@ impl<'p> ThreadBuilder<'p> {
             steps_at: Vec::new(),
             regions: Vec::new(),
             n_loops: 0,
+            asserts_as_skips: false,
         }
     }
 
@@ -121,8 +126,10 @@ impl<'p> ThreadBuilder<'p> {
             }
             StmtKind::Assume(e) => self.test_step(at, stmt.loc, e, StepKind::Assume)?,
             StmtKind::Await(e) => self.test_step(at, stmt.loc, e, StepKind::Await)?,
-            StmtKind::Assert(e) => self.test_step(at, stmt.loc, e, StepKind::Assert)?,
-            StmtKind::Skip => self.add_step(at.here, at.next, Vec::new(), stmt.loc, StepKind::Skip, Vec::new()),
+            StmtKind::Assert(e) if !self.asserts_as_skips => self.test_step(at, stmt.loc, e, StepKind::Assert)?,
+            StmtKind::Assert(_) | StmtKind::Skip => {
+                self.add_step(at.here, at.next, Vec::new(), stmt.loc, StepKind::Skip, Vec::new());
+            }
             StmtKind::Unlock(v) => {
                 let target = self.var(*v)?;
                 self.assign_step(at, stmt.loc, target, Code::constant(0), Vec::new());

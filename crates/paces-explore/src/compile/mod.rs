@@ -39,6 +39,14 @@ pub(crate) struct Compiled {
 
 /// Builds the compiled program.
 pub(crate) fn compile(program: &Program) -> Result<Compiled, Error> {
+    compile_with(program, false)
+}
+
+/// [`compile`], with every `assert` compiled as a `skip` (same label, same place) when
+/// `asserts_as_skips` says so: for a search that looks for no failing assertion, where an
+/// assertion changes no variable and stops nothing (docs/explore.md, "Searches that look for
+/// no failure").
+pub(crate) fn compile_with(program: &Program, asserts_as_skips: bool) -> Result<Compiled, Error> {
     if program.threads.len() >= usize::from(u16::MAX) {
         return Err(Error::new(ErrorKind::TooLarge, "more than 65,534 threads"));
     }
@@ -46,7 +54,7 @@ pub(crate) fn compile(program: &Program) -> Result<Compiled, Error> {
     let global_init = program.vars[..layout.n_globals].iter().map(|v| v.init).collect();
     let mut threads = Vec::new();
     for t in 0..program.threads.len() {
-        threads.push(build::thread(program, &layout, t)?);
+        threads.push(build::thread(program, &layout, t, asserts_as_skips)?);
     }
     liveness::analyse(&mut threads, layout.n_globals);
     Ok(Compiled { threads, global_init, loc_names: program.loc_names.clone(), layout })

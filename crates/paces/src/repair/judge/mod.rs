@@ -37,7 +37,7 @@ type Outcomes = (BTreeSet<Vec<i64>>, BTreeMap<Vec<i64>, Schedule>);
 const SEQUENTIAL_DEADLOCK_STATES: usize = 200_000;
 
 /// The most rejections the judge remembers (each holds its counterexample).
-const REJECTIONS_KEPT: usize = 1024;
+const REJECTIONS_KEPT: usize = 256;
 
 /// What the judge does with a candidate's deadlocks that the original reaches too.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -380,8 +380,9 @@ impl Judge {
     ) -> Result<ControlFlow<StopReason, Outcomes>, Error> {
         let config = self.check_config(ctx).stop_at_first_failure(false).find(FailureKinds::NONE).outcomes(true);
         // The outcomes wanted of the original are hunted depth first, in up to as many states
-        // as the candidate's exploration that met them stored.
-        let hunt = if wanted.is_some() { ctx.cfg().hunt_states.max(self.outcome_states) } else { 0 };
+        // as the candidate's check or its exploration for outcomes stored.
+        let budget = ctx.cfg().hunt_states.max(self.last_states).max(self.outcome_states);
+        let hunt = if wanted.is_some() { budget } else { 0 };
         let config = config.outcome_runs(runs).wanted_outcomes(wanted.map(Arc::new)).hunt_states(hunt);
         let full = ctx.timed(explore_time, || check(program, &config))?;
         self.count(ctx, program, true, full.states);
