@@ -195,7 +195,8 @@ impl Judge {
         // A rejection with every deadlock of the original admitted and no bound of the
         // judge's own stands under any stricter rule, and what the judge learns of the
         // original later only adds reasons (more assertions known checked; the outcomes and
-        // deadlocks of the original a rejection names come from whole explorations).
+        // deadlocks of the original a rejection names come from whole explorations, or from
+        // one a bound of the run cut short, where remembering errs towards rejecting).
         if let Judgement::Rejected(why) = &judgement {
             let kept = self.rejected.len() < REJECTIONS_KEPT;
             if kept && self.deadlocks == Deadlocks::KeepAll && self.max_states.is_none() {
