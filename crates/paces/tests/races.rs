@@ -92,3 +92,24 @@ fn a_lost_update_in_workers_that_differ_is_repaired_in_few_iterations() {
         one_by_one.iterations
     );
 }
+
+/// After two proposals in a row that move items and are rejected for the same failure, which
+/// the check also finds through other threads, the loop guesses that the race needs
+/// sections: its next proposal moves nothing.
+#[test]
+fn after_two_moves_that_miss_the_race_the_loop_guesses_sections() {
+    let program = paces::cwhile::parse(WORKERS).unwrap();
+    let report = Repair::new().run(&program).unwrap();
+    assert_eq!(report.stop, StopReason::Repaired);
+    let moves =
+        |i: &paces::Iteration| i.proposal.iter().any(|t| matches!(t, paces::constraint::Transformation::Swap { .. }));
+    let mut guessed = 0;
+    for (k, i) in report.history.iter().enumerate().skip(2) {
+        let before = &report.history[k - 2..k];
+        if i.more.contains(&i.problem) && before.iter().all(|b| b.problem == i.problem && moves(b)) {
+            assert!(!moves(i), "iteration {} still moves items: {:?}", k + 1, i.proposal);
+            guessed += 1;
+        }
+    }
+    assert!(guessed > 0, "the rule was met at least once on this program");
+}

@@ -322,11 +322,12 @@ impl Learning {
         &mut self,
         ctx: &mut Context<'_>,
         guess: NodeId,
+        name: &str,
     ) -> Result<Option<(Candidate, Cost, Vec<Transformation>)>, Error> {
         let learner = &mut self.learner;
         let proposal = ctx.timed(solve_time, || -> Result<Proposal, paces_learn::Error> {
             learner.push();
-            let asked = learner.require_guess(guess, "twins change alike").and_then(|_| learner.propose());
+            let asked = learner.require_guess(guess, name).and_then(|_| learner.propose());
             learner.pop()?;
             asked
         })?;

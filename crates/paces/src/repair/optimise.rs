@@ -128,7 +128,7 @@ fn by_learning(
             return Ok(Optimality::CheapestFound(Unproved::TimeLimitLearning));
         }
         let symmetric = match alike {
-            Some(node) => learning.cheapest_under(ctx, node)?.filter(|(_, c, _)| *c < cost),
+            Some(node) => learning.cheapest_under(ctx, node, "twins change alike")?.filter(|(_, c, _)| *c < cost),
             None => None,
         };
         let (candidate, transformations) = match symmetric {

@@ -10,7 +10,7 @@
 //! those that touch no shared variable, read and write the same shared variables item for
 //! item as the section's; the section offered there runs from its first such item to its last.
 
-use paces_constraint::{Candidate, Loc, Space, Transformation};
+use paces_constraint::{Arena, Candidate, Loc, NodeId, Space, Transformation};
 use paces_cwhile::ir::{Program, VarIdx, VarScope};
 use paces_learn::Learner;
 
@@ -65,6 +65,18 @@ impl Races {
         }
         let spread = Candidate::apply(space, &steps).ok()?;
         (spread != *candidate && learner.arena().eval(learner.constraint(), &spread)).then_some(spread)
+    }
+
+    /// The guess "no item moves": every block in its original order, so that only sections
+    /// are left to repair with (see `Run::sections_guess`).
+    pub(super) fn no_moves(arena: &mut Arena, space: &Space) -> NodeId {
+        let mut parts = Vec::new();
+        for block in space.blocks() {
+            for pair in space.items(block).windows(2) {
+                parts.push(arena.order(pair[0], pair[1]));
+            }
+        }
+        arena.and(parts)
     }
 
     /// The accesses of `items` (a section's), skipping the items that access nothing shared.

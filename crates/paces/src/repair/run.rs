@@ -39,6 +39,15 @@ const BLIND_ITERATIONS: usize = 5;
 /// only after a failure, once it holds one with them.
 const STRICT_SEARCH_ITERATIONS: usize = 10;
 
+/// How many proposals in a row that moved items and were rejected for the same failure make
+/// the loop guess that sections are needed ([`Run::sections_guess`]).
+const MOVES_TRIED: usize = 2;
+
+/// Whether `t` moves an item.
+fn is_swap(t: &paces_constraint::Transformation) -> bool {
+    matches!(t, paces_constraint::Transformation::Swap { .. })
+}
+
 impl Repair {
     /// Repairs `program`.
     ///
@@ -69,7 +78,18 @@ fn run(cfg: &Repair, program: &Program) -> Result<Report, Error> {
     let learning = Learning::new(&ctx)?;
     let twins = Some(Twins::new(program)).filter(|t| cfg.twins && t.any());
     let races = cfg.races.then(|| Races::new(program, ctx.space()));
-    let mut run = Run { ctx, judge, learning, reserve: None, listable: None, twins, alike: None, spread: false, races };
+    let mut run = Run {
+        ctx,
+        judge,
+        learning,
+        reserve: None,
+        listable: None,
+        twins,
+        alike: None,
+        spread: false,
+        races,
+        no_moves: None,
+    };
     let stop = run.go(first)?;
     let Run { ctx, judge, mut learning, .. } = run;
     Ok(finish(ctx, &judge, stop, Some(&mut learning.learner)))
@@ -161,6 +181,8 @@ struct Run<'a> {
     spread: bool,
     /// The places that race alike, when the run offers sections to them.
     races: Option<Races>,
+    /// The guess "no item moves" ([`Races::no_moves`]), built once when first asked.
+    no_moves: Option<paces_constraint::NodeId>,
 }
 
 impl Run<'_> {
@@ -260,11 +282,47 @@ impl Run<'_> {
     /// change alike already (none changed, say) or no twin gets a change.
     fn spread(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
         let proposed = self.spread_twins(proposed, record)?;
+        let proposed = self.sections_guess(proposed, record)?;
         let Some(races) = &self.races else { return Ok(proposed) };
         let Some(candidate) = races.spread(self.ctx.space(), &self.learning.learner, &proposed.0) else {
             return Ok(proposed);
         };
         let transformations = candidate.transformations(self.ctx.space());
+        record.proposal = transformations.clone();
+        self.spread = true;
+        Ok((candidate, transformations))
+    }
+
+    /// The guess that the race moves keep missing needs sections (docs/loop.md, "Races
+    /// spread"): when the check found the failure through other threads too, the proposal
+    /// moves items and the same failure rejected the last [`MOVES_TRIED`] proposals, each of
+    /// which moved items too, the cheapest candidate that moves nothing and satisfies
+    /// everything learned, with its sections offered to every place with the same accesses
+    /// ([`Races::spread`]), is judged instead, when there is one and the offer adds a section.
+    /// Like every guess it is judged with the loop's acceptance, and a rejection teaches only
+    /// what any rejection teaches.
+    fn sections_guess(&mut self, proposed: Proposed, record: &mut Iteration) -> Result<Proposed, Error> {
+        let space = self.ctx.space();
+        let Some(races) = &self.races else { return Ok(proposed) };
+        if proposed.0.cost(space).inversions == 0 {
+            return Ok(proposed);
+        }
+        // A race through several pairs of threads: the check found the same failure through
+        // other threads too.
+        if !record.more.contains(&record.problem) {
+            return Ok(proposed);
+        }
+        let history = self.ctx.history();
+        let moved = |i: &Iteration| i.problem == record.problem && i.proposal.iter().any(is_swap);
+        if history.len() < MOVES_TRIED || !history[history.len() - MOVES_TRIED..].iter().all(moved) {
+            return Ok(proposed);
+        }
+        let still = *self.no_moves.get_or_insert_with(|| Races::no_moves(self.learning.learner.arena_mut(), space));
+        let asked = self.learning.cheapest_under(&mut self.ctx, still, "no item moves")?;
+        let Some((still, ..)) = asked else { return Ok(proposed) };
+        // Only a race that other places make too: a section needed once is the learner's to find.
+        let Some(candidate) = races.spread(space, &self.learning.learner, &still) else { return Ok(proposed) };
+        let transformations = candidate.transformations(space);
         record.proposal = transformations.clone();
         self.spread = true;
         Ok((candidate, transformations))
@@ -279,7 +337,7 @@ impl Run<'_> {
             return Ok(proposed);
         }
         let space = self.ctx.space();
-        let candidate = match self.learning.cheapest_under(&mut self.ctx, alike)? {
+        let candidate = match self.learning.cheapest_under(&mut self.ctx, alike, "twins change alike")? {
             Some((candidate, _, _)) => Some(candidate).filter(|c| *c != proposed.0),
             None => self.twins.as_ref().and_then(|t| t.spread(space, &self.learning.learner, &proposed.0)),
         };
