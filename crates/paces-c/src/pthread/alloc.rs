@@ -24,7 +24,8 @@ impl<'a> Lower<'a> {
         let Some(key) = heap_key(e) else { return Ok(None) };
         let call = strip_casts(e);
         let span = self.span(call);
-        if !self.frame.is_main || self.frame.loops > 0 {
+        // A site read again is a copy of an unrolled loop's body, or a loop's next round.
+        if !self.frame.is_main || self.frame.loops > 0 || self.globals.contains_key(&key.1) {
             return Err(unsupported(
                 "`malloc` or `calloc` in a loop or in a function other than `main` (an object per run)",
                 span,
@@ -33,36 +34,27 @@ impl<'a> Lower<'a> {
         let Some(id) = self.flow.ids.get(&key).copied() else {
             return Err(unsupported("a `malloc`'d object no pointer of the program holds", span));
         };
-        if self.globals.contains_key(&key.1) {
-            // Read again: a copy of an unrolled loop's body, or a loop's next round.
-            return Err(unsupported(
-                "`malloc` or `calloc` in a loop or in a function other than `main` (an object per run)",
-                span,
-            ));
-        }
-        {
-            let E::Call(c) = &call.node else { return Ok(None) };
-            let size = match c.node.arguments.as_slice() {
-                [size] => Some(size),
-                [n, size] if self.const_eval(n) == Some(1) => Some(size),
-                _ => None,
-            };
-            let ty = size.and_then(|s| match &s.node {
-                E::SizeOfTy(t) => Some(&t.node.0),
-                _ => None,
-            });
-            let refused = || unsupported("a `malloc` or `calloc` of a size other than `sizeof(T)` (one object)", span);
-            let Some(ty) = ty else { return Err(refused()) };
-            let base = self.object_type(ty)?.ok_or_else(refused)?;
-            // Named in the order the sites are read (not by line: a repair that adds lines
-            // must read back as the same program).
-            let cw = self.fresh("heap");
-            let var = match base {
-                Base::Struct(k) => self.struct_var(&cw, k, span, true, None)?,
-                base => self.new_var(&cw, base, Shape::Scalar, span, true, &[])?,
-            };
-            self.register(&key.1, var, true);
-        }
+        let E::Call(c) = &call.node else { return Ok(None) };
+        let size = match c.node.arguments.as_slice() {
+            [size] => Some(size),
+            [n, size] if self.const_eval(n) == Some(1) => Some(size),
+            _ => None,
+        };
+        let ty = size.and_then(|s| match &s.node {
+            E::SizeOfTy(t) => Some(&t.node.0),
+            _ => None,
+        });
+        let refused = || unsupported("a `malloc` or `calloc` of a size other than `sizeof(T)` (one object)", span);
+        let Some(ty) = ty else { return Err(refused()) };
+        let base = self.object_type(ty)?.ok_or_else(refused)?;
+        // Named in the order the sites are read (not by line: a repair that adds lines must
+        // read back as the same program).
+        let cw = self.fresh("heap");
+        let var = match base {
+            Base::Struct(k) => self.struct_var(&cw, k, span, true, None)?,
+            base => self.new_var(&cw, base, Shape::Scalar, span, true, &[])?,
+        };
+        self.register(&key.1, var, true);
         Ok(Some(lit(id)))
     }
 

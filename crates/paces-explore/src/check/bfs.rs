@@ -384,7 +384,7 @@ impl Bfs<'_, '_> {
         if self.effort.bound.is_some() {
             return true;
         }
-        if config.wanted_outcomes.as_ref().is_some_and(|w| w.iter().all(|o| self.finds.outcomes.contains(o))) {
+        if config.wanted_outcomes.as_ref().is_some_and(|w| w.is_subset(&self.finds.outcomes)) {
             return true;
         }
         let bound = if self.search.store.len() > config.max_states.max(1) {

@@ -304,6 +304,12 @@ impl Config {
         self
     }
 
+    /// The deadlocks the check wants when it looks for deadlocks alone: what a hunt looks for
+    /// in place of failing assertions ([`Config::hunt_states`]).
+    pub(crate) fn wanted_deadlocks_alone(&self) -> Option<&BTreeSet<DeadlockId>> {
+        self.wanted_deadlocks.as_deref().filter(|_| self.find == FailureKinds::DEADLOCKS)
+    }
+
     /// Whether the deadlock `id`, just found when those `found` before it were, ends a check
     /// that stops at its first failure.
     pub(crate) fn deadlock_ends(&self, id: &DeadlockId, found: impl Fn(&DeadlockId) -> bool) -> bool {

@@ -57,6 +57,9 @@ pub(crate) struct Hunt {
     /// The deadlocks met, each with a witness (with [`Config::wanted_deadlocks`] and
     /// deadlocks alone looked for).
     pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
+    /// Whether the hunt met every outcome or every deadlock the check wants (and stopped
+    /// there).
+    pub met_wanted: bool,
 }
 
 /// States stored between two looks at the clock.
@@ -102,6 +105,7 @@ pub(crate) fn hunt(c: &Compiled, config: &Config, start: Instant, earlier: (usiz
         hunt.unwound |= exp.unwound;
         hunt.asserts.extend(exp.asserts.iter().copied());
         if met.note(&search.e, config, i, &state, &mut exp) {
+            hunt.met_wanted = true;
             break;
         }
         let fail = exp.found.iter().filter(|_| failures).find_map(|f| match f {
@@ -190,8 +194,7 @@ impl Met {
                 return true;
             }
         }
-        let wanted = config.wanted_deadlocks.as_ref().filter(|_| config.find == FailureKinds::DEADLOCKS);
-        if let Some((wanted, stands)) = wanted.zip(exp.deadlock.take()) {
+        if let Some((wanted, stands)) = config.wanted_deadlocks_alone().zip(exp.deadlock.take()) {
             self.deadlocks.entry(deadlock_id(e, state, &stands)).or_insert((i, stands));
             return wanted.iter().all(|id| self.deadlocks.contains_key(id));
         }

@@ -117,7 +117,7 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
     // ones a search wants are often met long before a breadth-first search gets there.
     // So do deadlocks, which a search asks of with deadlocks alone looked for.
     let hunting_outcomes = config.outcomes && config.wanted_outcomes.is_some();
-    let hunting_deadlocks = config.find == FailureKinds::DEADLOCKS && config.wanted_deadlocks.is_some();
+    let hunting_deadlocks = config.wanted_deadlocks_alone().is_some();
     let hunted = if hunting || config.hunt_states > 0 && (hunting_outcomes || hunting_deadlocks) {
         Some(hunt(c, config, start, earlier)?)
     } else {
@@ -127,7 +127,7 @@ fn answer(c: &Compiled, config: &Config, start: Instant) -> Result<Answer, Error
         if !h.found.is_empty() {
             return Ok(with_findings_of(hunted_answer(c, first, h), unreduced));
         }
-        if met_all(config, h) {
+        if h.met_wanted {
             return Ok(with_findings_of(met_answer(config, first, h), unreduced));
         }
         earlier = (earlier.0 + h.states, earlier.1 + h.transitions);
@@ -184,22 +184,15 @@ fn hunted_effort(first: &Option<Answer>, h: &Hunt) -> Effort {
     effort
 }
 
-/// Whether the hunt `h` met every outcome or every deadlock the check wants.
-fn met_all(config: &Config, h: &Hunt) -> bool {
-    let outcomes = config.wanted_outcomes.as_ref().is_some_and(|w| w.is_subset(&h.outcomes));
-    let wanted = config.wanted_deadlocks.as_ref().filter(|_| config.find == FailureKinds::DEADLOCKS);
-    outcomes || wanted.is_some_and(|w| w.iter().all(|id| h.deadlocks.contains_key(id)))
-}
-
 /// The answer when the hunt `h`, after the search without merging `first` (if any), met
-/// every outcome or every deadlock the check wants ([`met_all`]): what it met (no run to an
+/// every outcome or every deadlock the check wants (`Hunt::met_wanted`): what it met (no run to an
 /// outcome, a witness to each deadlock, the last of those wanted the verdict), with what both
 /// searches did.
 fn met_answer(config: &Config, first: Option<Answer>, h: &Hunt) -> Answer {
     let effort = hunted_effort(&first, h);
     let mut found = first.map_or_else(Findings::default, |f| f.found);
     found.outcomes.extend(h.outcomes.iter().cloned());
-    let last = config.wanted_deadlocks.as_ref().and_then(|w| w.last());
+    let last = config.wanted_deadlocks_alone().and_then(|w| w.last());
     let mut verdict = Verdict::Correct;
     for (id, w) in &h.deadlocks {
         if last == Some(id) {
