@@ -390,7 +390,7 @@ fn member_json(m: &Member) -> Value {
 }
 
 /// Colours of the families in the plot, in the order of [`Family::ALL`].
-const COLOURS: [&str; 4] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
+const COLOURS: [&str; 5] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
 
 /// Panel geometry of the plot: width and height of each plotting area, its top edge, and the
 /// left edges of the two panels.

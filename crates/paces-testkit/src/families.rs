@@ -24,11 +24,19 @@
 //!   racing pair one block deeper in some; every seventh worker does not add, every fifth
 //!   does not take); a `check` thread waits for every worker and asserts `total` and `taken
 //!   <= slots`. A section around each racing pair, in every worker, repairs it.
+//! * [`Family::Bank`]: `n` workers of two roles in different numbers (one withdrawer in
+//!   three), each laid out differently: depositors lose updates of `balance`, withdrawers
+//!   race on a check-then-act (one block deeper from the fifth worker on) and assert the
+//!   balance themselves; beside them a `publisher` sets a flag before its data and a `reader`
+//!   asserts the data once the flag is set, and a `check` thread waits for every worker. A
+//!   section around each worker's deposit or withdrawal and the publisher's data moved above
+//!   its flag repair it.
 //!
 //! The text depends only on the family and `n`: the same arguments give the same program.
 
 use std::fmt::Write as _;
 
+mod bank;
 mod uneven;
 
 /// A family of generated programs (module docs: what each is and why it is buggy).
@@ -43,11 +51,15 @@ pub enum Family {
     /// Workers that differ (private work, shared updates, races placed differently) on
     /// shared counters, with a check thread.
     Uneven,
+    /// Depositors and withdrawers that differ, in different numbers, on one balance, with a
+    /// publisher and a reader.
+    Bank,
 }
 
 impl Family {
     /// Every family, in the order of the growth table.
-    pub const ALL: [Family; 4] = [Family::Counters, Family::ReadersWriters, Family::TokenRing, Family::Uneven];
+    pub const ALL: [Family; 5] =
+        [Family::Counters, Family::ReadersWriters, Family::TokenRing, Family::Uneven, Family::Bank];
 
     /// The fewest threads a member has (`n` of [`Family::program`]).
     pub const MIN_THREADS: usize = 2;
@@ -59,6 +71,7 @@ impl Family {
             Family::ReadersWriters => "readers-writers",
             Family::TokenRing => "token-ring",
             Family::Uneven => "uneven",
+            Family::Bank => "bank",
         }
     }
 
@@ -69,7 +82,7 @@ impl Family {
 
     /// The member with `n` racing threads (at least [`Family::MIN_THREADS`]; a smaller `n` is
     /// taken as that). [`Family::Counters`], [`Family::TokenRing`] and [`Family::Uneven`] add
-    /// a `check` thread.
+    /// a `check` thread, [`Family::Bank`] a `publisher`, a `reader` and a `check` thread.
     pub fn program(self, n: usize) -> String {
         self.text(n, false)
     }
@@ -89,6 +102,7 @@ impl Family {
             Family::ReadersWriters => readers_writers(n, repaired),
             Family::TokenRing => token_ring(n, repaired),
             Family::Uneven => uneven::program(n, repaired),
+            Family::Bank => bank::program(n, repaired),
         }
     }
 }
@@ -194,6 +208,7 @@ mod tests {
             assert_eq!(threads(Family::ReadersWriters), n);
             assert_eq!(threads(Family::TokenRing), n + 1);
             assert_eq!(threads(Family::Uneven), n + 1);
+            assert_eq!(threads(Family::Bank), n + 3);
             let rw = Family::ReadersWriters.program(n);
             assert_eq!(rw.matches("assert(x == y)").count(), n / 2);
             assert_eq!(rw.matches(" := a;").count(), n / 2);
@@ -236,6 +251,7 @@ mod tests {
                 run(n, &labels("c".into(), &["1", "2"]));
             }
             Family::Uneven => return uneven::bad_schedule(n),
+            Family::Bank => return bank::bad_schedule(n),
         }
         steps
     }
@@ -328,6 +344,7 @@ mod tests {
             Family::ReadersWriters => n,
             Family::TokenRing => 0,
             Family::Uneven => uneven::sections(n),
+            Family::Bank => bank::sections(n),
         }
     }
 }

@@ -2,7 +2,10 @@
 //! [`optimise`]). The brute-force reference over a whole space is the exhaustive search, in
 //! `exhaustive`.
 
-use paces_constraint::{Candidate, Cost, NodeId, Transformation};
+use std::collections::BTreeSet;
+
+use paces_constraint::{BlockId, Candidate, Cost, NodeId, Transformation};
+use paces_cwhile::ir::Program;
 use paces_learn::Proposal;
 
 use super::context::Context;
@@ -179,6 +182,30 @@ fn by_learning(
 fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unproved>, Error> {
     let Some(mut current) = ctx.accepted_candidate().cloned() else { return Ok(None) };
     let (mut at, mut dropped, mut judged) = (0, 0, 0);
+    // A section inside a statement another added section holds changes nothing: the outer
+    // one already runs it all or nothing. Every such section goes first, in one judgement.
+    let nested = nested_sections(ctx.program(), &current);
+    if !nested.is_empty() {
+        let rest: Vec<_> = current
+            .sections()
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !nested.contains(k))
+            .map(|(_, s)| (s.first, s.last))
+            .collect();
+        if let Ok(candidate) = Candidate::new(ctx.space(), current.orders().to_vec(), &rest) {
+            judged += 1;
+            let origin = Origin::SectionsDropped { dropped: nested.len() };
+            match simpler(ctx, judge, &candidate, origin, judged)? {
+                Simpler::Accepted => {
+                    dropped += nested.len();
+                    current = candidate;
+                }
+                Simpler::Passed => {}
+                Simpler::Stopped(why) => return Ok(Some(why)),
+            }
+        }
+    }
     while at < current.sections().len() && judged < OPTIMISE_CHECKS {
         if ctx.out_of_time() {
             return Ok(Some(Unproved::TimeLimitLearning));
@@ -202,6 +229,23 @@ fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unpr
         }
     }
     Ok(None)
+}
+
+/// The positions (in [`Candidate::sections`]) of `candidate`'s added sections that lie inside
+/// a statement another of its added sections holds (their block is the body of a compound
+/// statement in a section, or of one inside such a statement).
+pub(super) fn nested_sections(program: &Program, candidate: &Candidate) -> BTreeSet<usize> {
+    let inside_a_section = |block: BlockId| {
+        let mut parent = program.blocks.get(block.index()).and_then(|b| b.parent);
+        while let Some(stmt) = parent.and_then(|id| program.stmts.get(id.index())) {
+            if candidate.section_of(stmt.loc).is_some() {
+                return true;
+            }
+            parent = program.blocks.get(stmt.block.index()).and_then(|b| b.parent);
+        }
+        false
+    };
+    candidate.sections().iter().enumerate().filter(|(_, s)| inside_a_section(s.block)).map(|(k, _)| k).collect()
 }
 
 /// What judging a simpler repair gave.
@@ -310,4 +354,31 @@ fn exclude_accepted(ctx: &Context<'_>, learning: &mut Learning) -> Result<(), Er
         learning.exclude(ctx.space(), best, "the accepted repair")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `w`'s `if` in a section, a section in its branch and one in that branch's `if`: the two
+    /// inside are nested; `v`'s section, beside an `if` with no section, is not.
+    #[test]
+    fn sections_inside_a_sectioned_statement_are_nested() {
+        let program = paces_cwhile::parse(
+            "var x = 0, y = 0;
+             thread w { q: if (x > 0) { r: x := 1; s: y := 1; i: if (y > 0) { a: x := 2; b: y := 2; } } }
+             thread v { g: if (x > 0) { c: x := 3; d: y := 3; } e: x := 4; f: y := 4; }",
+        )
+        .unwrap();
+        let space = program.space();
+        let at = |name: &str| space.loc(name).unwrap();
+        let orders = space.blocks().map(|b| space.items(b).to_vec()).collect();
+        let sections = [("q", "q"), ("r", "s"), ("a", "b"), ("c", "d"), ("e", "f")].map(|(x, y)| (at(x), at(y)));
+        let candidate = Candidate::new(&space, orders, &sections).unwrap();
+        let names: Vec<&str> = nested_sections(&program, &candidate)
+            .into_iter()
+            .map(|k| space.name(candidate.sections()[k].first))
+            .collect();
+        assert_eq!(names, ["r", "a"]);
+    }
 }
