@@ -41,3 +41,63 @@ fn one_per_assertion_by_default() {
     // The check thread and at least one worker.
     assert!(first.len() >= 2, "{first:?}");
 }
+
+/// A check that met its failure breadth first says how many states it walked without one
+/// (`CheckResult::clean_states`): a search for further failures bounded below that meets
+/// none, bounded at the check's states it meets the check's failure.
+mod clean {
+    use paces_explore::{check, Config, FailureKinds, Verdict};
+    use paces_testkit::gen;
+    use proptest::prelude::*;
+
+    /// A candidate's check in the repair loop: to the first failure, past deadlocks, with
+    /// small bounds on the searches before the merged one.
+    fn first_failure() -> Config {
+        Config::new().unmerged_states(3).unreduced_states(2).stop_at_deadlocks(false).max_states(100_000)
+    }
+
+    /// The loop's search for further failures, breadth first only, at most `states` states.
+    fn further(states: usize) -> Config {
+        Config::new()
+            .stop_at_first_failure(false)
+            .find(FailureKinds::BAD)
+            .unmerged_states(3)
+            .unreduced_states(0)
+            .failures_per_assertion(3)
+            .max_states(states)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        #[test]
+        fn no_failure_within_the_clean_states(prog in gen::prog()) {
+            let text = prog.text();
+            let program = paces_cwhile::parse(&text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+            let result = check(&program, &first_failure()).unwrap();
+            let Verdict::Bad(cex) = &result.verdict else { return Ok(()) };
+            if result.clean_states == 0 {
+                return Ok(());
+            }
+            prop_assert!(result.clean_states <= result.states, "{}", text);
+            let below = check(&program, &further(result.clean_states - 1)).unwrap();
+            prop_assert!(below.failures.is_empty(), "{:?} within {} states\n{}", below.failures.keys(), result.clean_states - 1, text);
+            let label = cex.failing_label().unwrap();
+            let at = check(&program, &further(result.states)).unwrap();
+            prop_assert!(at.failures.contains_key(label), "{} not met within {} states\n{}", label, result.states, text);
+        }
+    }
+}
+
+#[test]
+fn a_failure_met_by_the_first_searches_leaves_no_clean_states() {
+    let program = paces_cwhile::parse(WORKERS).unwrap();
+    // Within the search without merging (10,000 states by default): nothing to say.
+    let early = check(&program, &Config::new()).unwrap();
+    assert!(early.failures.contains_key("k2"));
+    assert_eq!(early.clean_states, 0);
+    // Without it, the merged search meets the failure below the first level.
+    let merged = check(&program, &Config::new().unmerged_states(0).unreduced_states(0)).unwrap();
+    assert!(merged.failures.contains_key("k2"));
+    assert!(merged.clean_states > 1 && merged.clean_states <= merged.states, "{}", merged.clean_states);
+}

@@ -168,6 +168,10 @@ struct Bfs<'c, 'a> {
     config: &'a Config,
     finds: Finds,
     effort: Effort,
+    /// Whether the search merges the steps a thread would take alone.
+    merging: bool,
+    /// The states stored when the level under expansion began.
+    level_start: usize,
 }
 
 /// One breadth-first search (see [`check`](crate::check())); `merge_independent` as in
@@ -182,7 +186,15 @@ pub(super) fn search(
 ) -> Result<Answer, Error> {
     let search = Search::new(c, config, merge_independent, start);
     let runs = vec![Run { origin: 0, len: 0, widened: false }];
-    let mut bfs = Bfs { search, runs, config, finds: Finds::default(), effort: Effort::default() };
+    let mut bfs = Bfs {
+        search,
+        runs,
+        config,
+        finds: Finds::default(),
+        effort: Effort::default(),
+        merging: merge_independent,
+        level_start: 1,
+    };
     bfs.run(start, earlier);
     bfs.finish()
 }
@@ -203,6 +215,7 @@ impl Bfs<'_, '_> {
                 self.effort.bound = Some(Bound::Depth);
                 return;
             }
+            self.level_start = hi;
             let mut a = lo;
             while a < hi {
                 let b = (a + CHUNK).min(hi);
@@ -334,6 +347,9 @@ impl Bfs<'_, '_> {
                     if finds.first_bad.is_none() {
                         finds.first_bad = Some((i, last.clone()));
                         finds.first.get_or_insert(Kind::Bad);
+                        if self.merging && finds.first == Some(Kind::Bad) {
+                            self.effort.clean = self.level_start;
+                        }
                     }
                     let more = MORE_LOOKED_AT * (self.config.failures_per_assertion - 1);
                     match finds.failures.entry(label) {

@@ -229,6 +229,15 @@ pub struct CheckResult {
     /// The bound that ended the search early, if any (also when a failure was found before
     /// it, with [`Config::stop_at_first_failure`](crate::Config::stop_at_first_failure) off: the lists below may then be partial).
     pub bound: Option<Bound>,
+    /// When the breadth-first search with merging met the failing assertion the verdict
+    /// names: the states it had stored when it began to expand the level where it met it
+    /// (every state of the levels above, and their successors); 0 otherwise. That search
+    /// expands states in the same order whatever it looks for beyond failing assertions and
+    /// wherever it stops, so a search breadth first with merging of the same program, bounded
+    /// by [`Config::max_states`](crate::Config::max_states) below this, meets no failing
+    /// assertion, and nor does one without merging that the check ran before it (it met
+    /// none within its bound, [`Config::unmerged_states`](crate::Config::unmerged_states)).
+    pub clean_states: usize,
     /// Every reachable deadlock with one shortest witness (all of them only when
     /// [`Config::stop_at_first_failure`](crate::Config::stop_at_first_failure) is off).
     pub deadlocks: BTreeMap<DeadlockId, Counterexample>,
@@ -398,6 +407,8 @@ pub(super) struct Effort {
     pub reduced_states: usize,
     pub unwind_reached: bool,
     pub bound: Option<Bound>,
+    /// [`CheckResult::clean_states`].
+    pub clean: usize,
 }
 
 /// What one search, or the searches of a check together, answer: a [`CheckResult`] but for
@@ -422,6 +433,7 @@ impl Answer {
             unwind,
             unwind_reached: effort.unwind_reached,
             bound: effort.bound,
+            clean_states: effort.clean,
             deadlocks: found.deadlocks,
             livelocks: found.livelocks,
             failures: found.failures,

@@ -65,6 +65,9 @@ pub(super) struct Judge {
     original: Original,
     /// The states the last check of [`Judge::check`] stored (both stages).
     last_states: usize,
+    /// The last check's [`CheckResult::clean_states`] (0 when it met no failing assertion
+    /// breadth first with merging).
+    last_clean: usize,
     /// The states the checks of the candidate being judged stored so far.
     judged_states: usize,
     /// The states the last exploration for outcomes stored.
@@ -87,6 +90,7 @@ impl Judge {
         Judge {
             original: Original::default(),
             last_states: 0,
+            last_clean: 0,
             judged_states: 0,
             outcome_states: 0,
             rejected: HashMap::new(),
@@ -188,7 +192,7 @@ impl Judge {
     ) -> Result<Judgement, Error> {
         if let Some(why) = self.rejected.get(candidate) {
             // Nothing was checked: the search for further failures of it finds none.
-            self.last_states = 0;
+            (self.last_states, self.last_clean) = (0, 0);
             return Ok(Judgement::Rejected(why.clone()));
         }
         let judgement = self.judge_anew(ctx, program, candidate)?;
@@ -488,11 +492,12 @@ impl Judge {
     /// found every deadlock, which [`Judge::judge`] asks of the original.
     fn check(&mut self, ctx: &mut Context<'_>, program: &Program) -> Result<CheckResult, Error> {
         let quick = self.check_with(ctx, program, true)?;
-        self.last_states = quick.states;
+        (self.last_states, self.last_clean) = (quick.states, quick.clean_states);
         match quick.verdict {
             Verdict::Deadlock(..) | Verdict::Livelock(..) => {
                 let full = self.check_with(ctx, program, false)?;
                 self.last_states += full.states;
+                self.last_clean = 0;
                 Ok(full)
             }
             _ => Ok(quick),
@@ -515,7 +520,10 @@ impl Judge {
     /// [`Repair::hunt_states`](super::Repair::hunt_states) states), then at most
     /// [`Repair::counterexample_states`](super::Repair::counterexample_states) breadth first,
     /// for up to [`Repair::counterexamples`](super::Repair::counterexamples) traces per failing
-    /// assertion, in programs with one assertion too; see [`further_failures`].
+    /// assertion, in programs with one assertion too; see [`further_failures`]. For a
+    /// candidate whose check met its failure breadth first after storing more states than
+    /// that search's breadth-first part may ([`CheckResult::clean_states`]), the hunt alone:
+    /// breadth first it would meet no failure.
     pub(super) fn more_failures(
         &mut self,
         ctx: &mut Context<'_>,
@@ -539,10 +547,17 @@ impl Judge {
         // failures the reduction starves (the check that found the first one had it).
         let config = self.check_config(ctx).find(FailureKinds::BAD).unreduced_states(0);
         let config = if spread {
-            config
+            let further = config
                 .hunt_states(ctx.cfg().hunt_states)
                 .max_states(ctx.cfg().counterexample_states)
-                .failures_per_assertion(ctx.cfg().counterexamples)
+                .failures_per_assertion(ctx.cfg().counterexamples);
+            // Breadth first it would walk states the candidate's check walked without meeting
+            // a failure (`CheckResult::clean_states`): the hunt alone.
+            if !original && self.last_clean > ctx.cfg().counterexample_states {
+                further.unmerged_states(0).max_depth(Some(0))
+            } else {
+                further
+            }
         } else {
             config.hunt_states(0).max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)))
         };
