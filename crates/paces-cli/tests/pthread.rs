@@ -192,3 +192,41 @@ fn a_program_with_bool_argc_and_a_thread_local_is_repaired_in_its_own_c() {
     assert_eq!(code, 3, "{stdout}\n{repaired}");
     assert!(stdout.contains("nondeterministic values in 0..1"), "{stdout}");
 }
+
+/// A read and a write of `x`, each in its own `__VERIFIER_atomic_begin()`/`end()` block, in
+/// two threads: the repair joins each thread's two blocks, and the change names each block
+/// by its lines and the statement inside, not by the call that opens it.
+const SPLIT_UPDATE: &str = "#include <pthread.h>
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+extern void reach_error(void);
+int x = 0;
+void *bump(void *arg) {
+  __VERIFIER_atomic_begin();
+  int t = x;
+  __VERIFIER_atomic_end();
+  __VERIFIER_atomic_begin();
+  x = t + 1;
+  __VERIFIER_atomic_end();
+  return 0;
+}
+int main() {
+  pthread_t a, b;
+  pthread_create(&a, 0, bump, 0);
+  pthread_create(&b, 0, bump, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  if (x != 2) { reach_error(); }
+  return 0;
+}
+";
+
+#[test]
+fn a_block_written_atomic_is_named_by_what_it_holds() {
+    let input = temp("split_update.c");
+    std::fs::write(&input, SPLIT_UPDATE).expect("written");
+    let (code, _, summary) = paces(&["repair", input.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 0, "{summary}");
+    assert!(summary.contains("atomic [lines 7-8 `int t = x` ...; lines 10-11 `x = t + 1` ...]"), "{summary}");
+    assert!(!summary.contains("`__VERIFIER_atomic_begin()`"), "{summary}");
+}

@@ -20,17 +20,26 @@ impl Namer<'_> {
     /// The item at `loc`: its label, or for a C program its statement's line and text (a
     /// compound statement's header: `` line 8 `if (x > 0)` ``, an `if` or a loop); an item of several statements
     /// that is none of them (a region the frontend holds together) by its first statement and
-    /// its lines (`` lines 12-14 `x = 1` ... ``).
+    /// its lines (`` lines 12-14 `x = 1` ... ``), and a block the source writes atomic by its
+    /// lines and the first statement inside (`` lines 47-48 `int lb = data->shared.b` ... ``).
     pub(crate) fn item(&self, loc: Loc) -> String {
         let label = self.space.name(loc);
         let at = self.program.loc(label);
         let steps = at.map(|l| self.program.source_steps_in(l)).unwrap_or_default();
-        let (Some(at), Some(first)) = (at, steps.first()) else { return label.to_owned() };
-        let copy = first.copy.as_ref().map(|c| format!(" [{c}]")).unwrap_or_default();
-        let compound = self.program.stmt_at(at).is_some_and(|s| {
-            matches!(self.program.stmts[s.index()].kind, StmtKind::If { .. } | StmtKind::While { .. })
-        });
+        let (Some(at), Some(&first)) = (at, steps.first()) else { return label.to_owned() };
+        let kind = self.program.stmt_at(at).map(|s| &self.program.stmts[s.index()].kind);
+        let compound = matches!(kind, Some(StmtKind::If { .. } | StmtKind::While { .. }));
         let last = steps.iter().map(|s| s.line).max().unwrap_or(first.line);
+        // A block the source writes atomic (`__VERIFIER_atomic_begin(); ... end();`) by its
+        // lines and its first statement, not by the call that opens it.
+        let opened = steps
+            .get(1)
+            .filter(|_| matches!(kind, Some(StmtKind::Atomic(_))) && self.program.source_step(at).is_some());
+        if let Some(inner) = opened {
+            let copy = inner.copy.as_ref().map(|c| format!(" [{c}]")).unwrap_or_default();
+            return format!("lines {}-{last} `{}` ...{copy}", first.line, inner.text);
+        }
+        let copy = first.copy.as_ref().map(|c| format!(" [{c}]")).unwrap_or_default();
         if self.program.source_step(at).is_some() || compound || steps.iter().all(|s| s.start == first.start) {
             format!("line {} `{}`{copy}", first.line, first.text)
         } else if last == first.line {
