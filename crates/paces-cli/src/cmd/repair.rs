@@ -114,7 +114,8 @@ pub struct Args {
     pub exhaustive_limit: usize,
     /// States the depth-first bug hunt may store in each check (of the original or a candidate)
     /// whose failure the first breadth-first search misses; its bad trace is then cut to the failure's causes, not a
-    /// shortest one. 0: no hunt (every bad trace a shortest one).
+    /// shortest one; the optimisation phase's checks hunt for at least as many states as the repair's own checks
+    /// stored. 0: no hunt (every bad trace a shortest one).
     #[arg(long, default_value_t = Repair::DEFAULT_HUNT_STATES)]
     pub hunt_states: usize,
     /// The most bad traces one check gives the loop to learn from before it proposes again: a

@@ -178,8 +178,9 @@ impl Repair {
     /// ([`paces_explore::Config::hunt_states`]; docs/explore.md, "The bug hunt"). A failure it
     /// finds rejects the program with a bad trace cut down to the steps the failure depends
     /// on (not a shortest one: the learner generalises any bad trace); `0` turns the hunt off,
-    /// so every bad trace is a shortest one. Default: [`Repair::DEFAULT_HUNT_STATES`]
-    /// (50,000).
+    /// so every bad trace is a shortest one. The optimisation phase's checks hunt for at
+    /// least as many states as the repair's own checks stored (docs/loop.md, step 5).
+    /// Default: [`Repair::DEFAULT_HUNT_STATES`] (50,000).
     pub fn hunt_states(mut self, n: usize) -> Self {
         self.hunt_states = n;
         self

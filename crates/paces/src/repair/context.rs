@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use paces_constraint::{Candidate, Space};
+use paces_constraint::{Candidate, Space, Transformation};
 use paces_cwhile::ir::Program;
 use paces_explore::{Counterexample, DeadlockId, GoodBound};
 use paces_learn::Learner;
@@ -144,6 +144,23 @@ impl<'a> Context<'a> {
     /// The candidate accepted so far, if any.
     pub(super) fn accepted_candidate(&self) -> Option<&Candidate> {
         self.recorder.accepted_candidate()
+    }
+
+    /// The states the accepted program's own checks stored (0 when none is).
+    pub(super) fn accepted_states(&self) -> usize {
+        self.recorder.accepted_states()
+    }
+
+    /// Puts a program with the same runs as the accepted one in its place, keeping its
+    /// acceptance.
+    pub(super) fn same_runs_accepted(
+        &mut self,
+        program: Program,
+        candidate: Candidate,
+        transformations: Vec<Transformation>,
+        origin: Origin,
+    ) {
+        self.recorder.same_runs_accepted(program, candidate, transformations, origin);
     }
 
     /// Records what the search for good traces hit.

@@ -45,6 +45,11 @@ pub(super) fn optimise(
     let Some(cost) = ctx.accepted_candidate().map(|c| c.cost(ctx.space())) else {
         return Ok(());
     };
+    // A cheaper candidate has fewer sections or moves, so its runs are the repair's and more:
+    // its failure, if any, often lies deep, where a breadth-first search gets only after most
+    // of the space. Depth first first, for as many states as the repair's own checks stored.
+    // (An error ends the run, the judge with it: only the phase's end sets the hunt back.)
+    judge.hunt_at_least(ctx.accepted_states());
     let optimality = if cost == (Cost { atomic_weight: 0, inversions: 1 }) {
         Optimality::Proved(Proof::SingleSwap)
     } else {
@@ -68,6 +73,7 @@ pub(super) fn optimise(
             r => r?,
         }
     };
+    judge.hunt_at_least(0);
     ctx.record_optimality(Some(optimality));
     Ok(())
 }
@@ -183,7 +189,8 @@ fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unpr
     let Some(mut current) = ctx.accepted_candidate().cloned() else { return Ok(None) };
     let (mut at, mut dropped, mut judged) = (0, 0, 0);
     // A section inside a statement another added section holds changes nothing: the outer
-    // one already runs it all or nothing. Every such section goes first, in one judgement.
+    // one already runs it all or nothing, so the program without it has the same runs
+    // through the same states, and the repair's acceptance stands for it unchecked.
     let nested = nested_sections(ctx.program(), &current);
     if !nested.is_empty() {
         let rest: Vec<_> = current
@@ -194,16 +201,13 @@ fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unpr
             .map(|(_, s)| (s.first, s.last))
             .collect();
         if let Ok(candidate) = Candidate::new(ctx.space(), current.orders().to_vec(), &rest) {
-            judged += 1;
-            let origin = Origin::SectionsDropped { dropped: nested.len() };
-            match simpler(ctx, judge, &candidate, origin, judged)? {
-                Simpler::Accepted => {
-                    dropped += nested.len();
-                    current = candidate;
-                }
-                Simpler::Passed => {}
-                Simpler::Stopped(why) => return Ok(Some(why)),
-            }
+            let original = ctx.program();
+            let program = ctx.timed(apply_time, || original.apply(&candidate))?;
+            let transformations = candidate.transformations(ctx.space());
+            dropped += nested.len();
+            let origin = Origin::SectionsDropped { dropped };
+            ctx.same_runs_accepted(program, candidate.clone(), transformations, origin);
+            current = candidate;
         }
     }
     while at < current.sections().len() && judged < OPTIMISE_CHECKS {

@@ -7,6 +7,7 @@
 //! through it, lending it the run's context; it returns judgements and never writes the
 //! report, but adds what each check cost and stored through the context.
 
+mod further;
 mod original;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -22,7 +23,7 @@ use paces_explore::{
 };
 
 use super::context::Context;
-use super::judgement::{Judgement, OriginalJudgement, OriginalVerdict, Passed, Rejected, Rejection};
+use super::judgement::{Judgement, OriginalJudgement, OriginalVerdict, Passed, Rejection};
 use super::report::{explore_time, Acceptance, AdmittedDeadlock, BoundHit, DeadlockRule, FailureKind, Problem};
 use super::report::{StatesSplit, StopReason};
 use crate::Error;
@@ -68,6 +69,9 @@ pub(super) struct Judge {
     /// The last check's [`CheckResult::clean_states`] (0 when it met no failing assertion
     /// breadth first with merging).
     last_clean: usize,
+    /// The fewest states a check's bug hunt may store, when the run hunts at all
+    /// ([`Judge::hunt_at_least`]).
+    hunt_floor: usize,
     /// The states the checks of the candidate being judged stored so far.
     judged_states: usize,
     /// The states the last exploration for outcomes stored.
@@ -91,6 +95,7 @@ impl Judge {
             original: Original::default(),
             last_states: 0,
             last_clean: 0,
+            hunt_floor: 0,
             judged_states: 0,
             outcome_states: 0,
             rejected: HashMap::new(),
@@ -429,6 +434,13 @@ impl Judge {
         Ok(None)
     }
 
+    /// Lets each check's bug hunt store at least `states` states from now on (when the run
+    /// hunts at all, [`Repair::hunt_states`](super::Repair::hunt_states)); 0 goes back to the
+    /// run's setting.
+    pub(super) fn hunt_at_least(&mut self, states: usize) {
+        self.hunt_floor = states;
+    }
+
     /// The checker's configuration, with the judge's bound on states, what is left of the
     /// run's time limit and its progress going to the observer.
     fn check_config(&self, ctx: &Context<'_>) -> paces_explore::Config {
@@ -467,10 +479,14 @@ impl Judge {
         // which the candidate may share with the original: they are asked of the original
         // when the check ends (`Judge::judge`).
         let pass_deadlocks = stop_at_first && !original;
+        let hunt = match ctx.cfg().hunt_states {
+            0 => 0,
+            n => n.max(self.hunt_floor),
+        };
         let config = self
             .check_config(ctx)
             .stop_at_first_failure(stop_at_first)
-            .hunt_states(ctx.cfg().hunt_states)
+            .hunt_states(hunt)
             .stop_at_deadlocks(!pass_deadlocks);
         let result = ctx.timed(explore_time, || check(program, &config))?;
         self.count(ctx, program, false, result.states);
@@ -502,76 +518,6 @@ impl Judge {
             }
             _ => Ok(quick),
         }
-    }
-
-    /// The further counterexamples of the `rejected` program (the original or a candidate
-    /// applied), whose check failed with `first`, asked for by the learner (not by a
-    /// judgement, so the optimisation phase and the exhaustive search never search for them):
-    /// a shortest bad trace of each other failing assertion (or division) a search finds that
-    /// stores at most [`Repair::counterexample_states`](super::Repair::counterexample_states)
-    /// states and at most as many as the check that found `first` (the last check made: the
-    /// learner asks right after the judgement), so that it at most doubles a check's cost, in
-    /// label order, up to [`Repair::counterexamples`](super::Repair::counterexamples) in all
-    /// with `first`. Two counterexamples are distinct when their failing steps' labels differ.
-    /// None when the program has fewer than two assertions (there is nothing else to fail but
-    /// a division), or the setting is 1; for a candidate, also none when the original's search
-    /// found none. With [`Repair::other_threads`](super::Repair::other_threads) the search
-    /// goes on past the first failure, the bug hunt first (at most
-    /// [`Repair::hunt_states`](super::Repair::hunt_states) states), then at most
-    /// [`Repair::counterexample_states`](super::Repair::counterexample_states) breadth first,
-    /// for up to [`Repair::counterexamples`](super::Repair::counterexamples) traces per failing
-    /// assertion, in programs with one assertion too; see [`further_failures`]. For a
-    /// candidate whose check met its failure breadth first after storing more states than
-    /// that search's breadth-first part may ([`CheckResult::clean_states`]), the hunt alone:
-    /// breadth first it would meet no failure.
-    pub(super) fn more_failures(
-        &mut self,
-        ctx: &mut Context<'_>,
-        rejected: &Rejected,
-        first: &Counterexample,
-    ) -> Result<Vec<(Problem, Counterexample)>, Error> {
-        let (program, original) = (&rejected.program, rejected.candidate.is_none());
-        let wanted = ctx.cfg().counterexamples.saturating_sub(1);
-        // A candidate is searched only when the original's search found another failing
-        // assertion: a program that fails one assertion at a time pays one search, not one per
-        // candidate.
-        if wanted == 0 || (!original && !self.original.several) {
-            return Ok(Vec::new());
-        }
-        let spread = ctx.cfg().other_threads;
-        let asserts = program.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Assert(_))).count();
-        if asserts < 2 && !spread {
-            return Ok(Vec::new());
-        }
-        // Further traces to learn from, not a verdict: no search without the reduction for
-        // failures the reduction starves (the check that found the first one had it).
-        let config = self.check_config(ctx).find(FailureKinds::BAD).unreduced_states(0);
-        let config = if spread {
-            let further = config
-                .hunt_states(ctx.cfg().hunt_states)
-                .max_states(ctx.cfg().counterexample_states)
-                .failures_per_assertion(ctx.cfg().counterexamples);
-            // Breadth first it would walk states the candidate's check walked without meeting
-            // a failure (`CheckResult::clean_states`): the hunt alone.
-            if !original && self.last_clean > ctx.cfg().counterexample_states {
-                further.unmerged_states(0).max_depth(Some(0))
-            } else {
-                further
-            }
-        } else {
-            config.hunt_states(0).max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)))
-        };
-        let result = ctx.timed(explore_time, || check(program, &config))?;
-        self.count(ctx, program, false, result.states);
-        if original {
-            self.original.saw(&result);
-        }
-        let mut more = further_failures(result, first, spread);
-        more.truncate(wanted);
-        if original {
-            self.original.several = !more.is_empty();
-        }
-        Ok(more)
     }
 
     /// The final states of the complete sequential runs, or the stop when a bound of the
@@ -763,31 +709,6 @@ fn failure_problem(cex: &Counterexample) -> Problem {
 /// The names of the threads a deadlock blocks (those not done).
 fn blocked_threads(id: &DeadlockId) -> BTreeSet<String> {
     id.blocked_threads().into_iter().map(str::to_owned).collect()
-}
-
-/// The further counterexamples of a search for them, none of `first`'s assertion: each other
-/// failing assertion's, in label order, then, when `spread`, `first`'s assertion failing
-/// through other threads (`Counterexample::flow_threads` differ from `first`'s and from each
-/// other's), in the order the search met them.
-fn further_failures(result: CheckResult, first: &Counterexample, spread: bool) -> Vec<(Problem, Counterexample)> {
-    let first_label = first.failing_label();
-    let mut flows = BTreeSet::from([first.flow_threads()]);
-    let (mut more, mut same) = (Vec::new(), Vec::new());
-    let mut further = result.more_failures;
-    for (label, cex) in result.failures {
-        let others = further.remove(&label).unwrap_or_default();
-        if Some(label.as_str()) != first_label {
-            more.push((failure_problem(&cex), cex));
-        } else if spread {
-            same.extend(std::iter::once(cex).chain(others));
-        }
-    }
-    for cex in same {
-        if flows.insert(cex.flow_threads()) {
-            more.push((failure_problem(&cex), cex));
-        }
-    }
-    more
 }
 
 #[cfg(test)]

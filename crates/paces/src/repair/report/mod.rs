@@ -268,6 +268,26 @@ impl Recorder {
         self.accepted.as_ref().map(|a| &a.candidate)
     }
 
+    /// The states the accepted program's own checks stored (0 when none is, or it was not
+    /// judged).
+    pub(super) fn accepted_states(&self) -> usize {
+        self.accepted.as_ref().and_then(|a| a.acceptance.as_ref()).map_or(0, |a| a.states)
+    }
+
+    /// Puts `program`, `candidate` made by `transformations` and found by `origin`, in place
+    /// of the accepted program, whose acceptance it keeps: it has the same runs.
+    pub(super) fn same_runs_accepted(
+        &mut self,
+        program: Program,
+        candidate: Candidate,
+        transformations: Vec<Transformation>,
+        origin: Origin,
+    ) {
+        if let Some(a) = &mut self.accepted {
+            (a.program, a.candidate, a.transformations, a.origin) = (program, candidate, transformations, origin);
+        }
+    }
+
     /// Settles what became of each deadlock of the original known to the run (`reached`), for
     /// the program the run ends with (the report's [`DeadlockFate`]s): each of its deadlocks is
     /// kept, with the reason recorded ([`Recorder::kept_because`]; with
