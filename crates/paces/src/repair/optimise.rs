@@ -2,7 +2,8 @@
 //! [`optimise`]). The brute-force reference over a whole space is the exhaustive search, in
 //! `exhaustive`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 
 use paces_constraint::{BlockId, Candidate, Cost, NodeId, Transformation};
 use paces_cwhile::ir::Program;
@@ -188,68 +189,106 @@ fn by_learning(
 fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unproved>, Error> {
     let Some(mut current) = ctx.accepted_candidate().cloned() else { return Ok(None) };
     let (mut at, mut dropped, mut judged) = (0, 0, 0);
+    // A section around others goes first: without it the sections inside may be enough, and
+    // they hold less.
+    let mut tried = BTreeSet::new();
+    while judged < OPTIMISE_CHECKS {
+        let nested = nested_sections(ctx.program(), &current);
+        let bounds = |k: usize| current.sections().get(k).map(|s| (s.first, s.last));
+        let outer = nested.values().copied().find(|o| !nested.contains_key(o) && tried.insert(bounds(*o)));
+        let Some(outer) = outer else { break };
+        if ctx.out_of_time() {
+            return Ok(Some(Unproved::TimeLimitLearning));
+        }
+        let Ok(candidate) = without(ctx, &current, |k| k == outer) else { continue };
+        judged += 1;
+        let origin = Origin::SectionsDropped { dropped: dropped + 1 };
+        if let ControlFlow::Break(why) = take(ctx, judge, candidate, origin, judged, &mut current, &mut dropped)? {
+            return Ok(Some(why));
+        }
+    }
     // A section inside a statement another added section holds changes nothing: the outer
     // one already runs it all or nothing, so the program without it has the same runs
     // through the same states, and the repair's acceptance stands for it unchecked.
     let nested = nested_sections(ctx.program(), &current);
-    if !nested.is_empty() {
-        let rest: Vec<_> = current
-            .sections()
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| !nested.contains(k))
-            .map(|(_, s)| (s.first, s.last))
-            .collect();
-        if let Ok(candidate) = Candidate::new(ctx.space(), current.orders().to_vec(), &rest) {
-            let original = ctx.program();
-            let program = ctx.timed(apply_time, || original.apply(&candidate))?;
-            let transformations = candidate.transformations(ctx.space());
-            dropped += nested.len();
-            let origin = Origin::SectionsDropped { dropped };
-            ctx.same_runs_accepted(program, candidate.clone(), transformations, origin);
-            current = candidate;
-        }
+    if let Some(candidate) = without(ctx, &current, |k| nested.contains_key(&k)).ok().filter(|_| !nested.is_empty()) {
+        let original = ctx.program();
+        let program = ctx.timed(apply_time, || original.apply(&candidate))?;
+        let transformations = candidate.transformations(ctx.space());
+        dropped += nested.len();
+        let origin = Origin::SectionsDropped { dropped };
+        ctx.same_runs_accepted(program, candidate.clone(), transformations, origin);
+        current = candidate;
     }
     while at < current.sections().len() && judged < OPTIMISE_CHECKS {
         if ctx.out_of_time() {
             return Ok(Some(Unproved::TimeLimitLearning));
         }
-        let space = ctx.space();
-        let rest: Vec<_> =
-            current.sections().iter().enumerate().filter(|&(k, _)| k != at).map(|(_, s)| (s.first, s.last)).collect();
-        let Ok(candidate) = Candidate::new(space, current.orders().to_vec(), &rest) else {
+        let Ok(candidate) = without(ctx, &current, |k| k == at) else {
             at += 1;
             continue;
         };
         judged += 1;
         let origin = Origin::SectionsDropped { dropped: dropped + 1 };
-        match simpler(ctx, judge, &candidate, origin, judged)? {
-            Simpler::Accepted => {
-                dropped += 1;
-                current = candidate;
-            }
-            Simpler::Passed => at += 1,
-            Simpler::Stopped(why) => return Ok(Some(why)),
+        match take(ctx, judge, candidate, origin, judged, &mut current, &mut dropped)? {
+            ControlFlow::Break(why) => return Ok(Some(why)),
+            ControlFlow::Continue(taken) => at += usize::from(!taken),
         }
     }
     Ok(None)
 }
 
-/// The positions (in [`Candidate::sections`]) of `candidate`'s added sections that lie inside
-/// a statement another of its added sections holds (their block is the body of a compound
-/// statement in a section, or of one inside such a statement).
-pub(super) fn nested_sections(program: &Program, candidate: &Candidate) -> BTreeSet<usize> {
-    let inside_a_section = |block: BlockId| {
+/// `current` without the added sections at the positions `drop` names, its orders kept.
+fn without(
+    ctx: &Context<'_>,
+    current: &Candidate,
+    drop: impl Fn(usize) -> bool,
+) -> Result<Candidate, paces_constraint::Error> {
+    let rest: Vec<_> =
+        current.sections().iter().enumerate().filter(|&(k, _)| !drop(k)).map(|(_, s)| (s.first, s.last)).collect();
+    Candidate::new(ctx.space(), current.orders().to_vec(), &rest)
+}
+
+/// The added sections of `candidate` that lie inside a statement another of its added
+/// sections holds (their block is the body of a compound statement in a section, or of one
+/// inside such a statement), each with the nearest such section: positions in
+/// [`Candidate::sections`].
+pub(super) fn nested_sections(program: &Program, candidate: &Candidate) -> BTreeMap<usize, usize> {
+    let sections = candidate.sections();
+    let around = |block: BlockId| {
         let mut parent = program.blocks.get(block.index()).and_then(|b| b.parent);
         while let Some(stmt) = parent.and_then(|id| program.stmts.get(id.index())) {
-            if candidate.section_of(stmt.loc).is_some() {
-                return true;
+            if let Some(outer) = candidate.section_of(stmt.loc) {
+                return sections.iter().position(|s| std::ptr::eq(s, outer));
             }
             parent = program.blocks.get(stmt.block.index()).and_then(|b| b.parent);
         }
-        false
+        None
     };
-    candidate.sections().iter().enumerate().filter(|(_, s)| inside_a_section(s.block)).map(|(k, _)| k).collect()
+    sections.iter().enumerate().filter_map(|(k, s)| around(s.block).map(|o| (k, o))).collect()
+}
+
+/// Judges `candidate`, a simplification of the repair in hand `current` (the `judged`th of its
+/// step): accepted, it becomes `current` and the repair, found by `origin`, and `taken` counts
+/// it. Whether it was taken, or the stop that ended the judging.
+fn take(
+    ctx: &mut Context<'_>,
+    judge: &mut Judge,
+    candidate: Candidate,
+    origin: Origin,
+    judged: usize,
+    current: &mut Candidate,
+    taken: &mut usize,
+) -> Result<ControlFlow<Unproved, bool>, Error> {
+    Ok(match simpler(ctx, judge, &candidate, origin, judged)? {
+        Simpler::Accepted => {
+            *taken += 1;
+            *current = candidate;
+            ControlFlow::Continue(true)
+        }
+        Simpler::Passed => ControlFlow::Continue(false),
+        Simpler::Stopped(why) => ControlFlow::Break(why),
+    })
 }
 
 /// What judging a simpler repair gave.
@@ -314,13 +353,8 @@ fn restore_orders(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unp
         }
         judged += 1;
         let origin = Origin::OrdersRestored { restored: restored + 1 };
-        match simpler(ctx, judge, &candidate, origin, judged)? {
-            Simpler::Accepted => {
-                restored += 1;
-                current = candidate;
-            }
-            Simpler::Passed => {}
-            Simpler::Stopped(why) => return Ok(Some(why)),
+        if let ControlFlow::Break(why) = take(ctx, judge, candidate, origin, judged, &mut current, &mut restored)? {
+            return Ok(Some(why));
         }
     }
     Ok(None)
@@ -365,7 +399,8 @@ mod tests {
     use super::*;
 
     /// `w`'s `if` in a section, a section in its branch and one in that branch's `if`: the two
-    /// inside are nested; `v`'s section, beside an `if` with no section, is not.
+    /// inside are nested, both in the `if`'s section; `v`'s section, beside an `if` with no
+    /// section, is not.
     #[test]
     fn sections_inside_a_sectioned_statement_are_nested() {
         let program = paces_cwhile::parse(
@@ -379,10 +414,9 @@ mod tests {
         let orders = space.blocks().map(|b| space.items(b).to_vec()).collect();
         let sections = [("q", "q"), ("r", "s"), ("a", "b"), ("c", "d"), ("e", "f")].map(|(x, y)| (at(x), at(y)));
         let candidate = Candidate::new(&space, orders, &sections).unwrap();
-        let names: Vec<&str> = nested_sections(&program, &candidate)
-            .into_iter()
-            .map(|k| space.name(candidate.sections()[k].first))
-            .collect();
-        assert_eq!(names, ["r", "a"]);
+        let name = |k: usize| space.name(candidate.sections()[k].first);
+        let pairs: Vec<(&str, &str)> =
+            nested_sections(&program, &candidate).into_iter().map(|(k, o)| (name(k), name(o))).collect();
+        assert_eq!(pairs, [("r", "q"), ("a", "q")]);
     }
 }
