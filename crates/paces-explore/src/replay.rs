@@ -185,7 +185,11 @@ pub fn replay(program: &Program, schedule: &Schedule) -> Result<Trace, Error> {
 pub(crate) fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>, Error> {
     const MAX_CONFS: usize = 256;
     let init = Conf { state: e.initial().to_vec(), holder: None };
-    let mut confs: Vec<(Conf, Vec<XStep>)> = vec![(init, Vec::new())];
+    // The paths to the configurations share their prefixes: each step taken is a node of
+    // `taken` linked to the one before it, so a step costs the same however long the path.
+    const START: u32 = u32::MAX;
+    let mut taken: Vec<(u32, XStep)> = Vec::new();
+    let mut confs: Vec<(Conf, u32)> = vec![(init, START)];
     for (index, st) in schedule.steps.iter().enumerate() {
         let t = st.thread.index();
         let stop = |reason: String| {
@@ -199,10 +203,10 @@ pub(crate) fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>,
         let Some(code) = e.c.threads.get(t) else {
             return Err(stop("there is no such thread".into()));
         };
-        let mut next: Vec<(Conf, Vec<XStep>)> = Vec::new();
+        let mut next: Vec<(Conf, u32)> = Vec::new();
         let mut seen: FxHashSet<Conf> = FxHashSet::default();
         let mut first_reason: Option<String> = None;
-        for (conf, path) in &confs {
+        for &(ref conf, path) in &confs {
             let mut matched = false;
             for x in next_steps(e, conf, t) {
                 let step = &code.steps[x.step as usize];
@@ -222,9 +226,12 @@ pub(crate) fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>,
                 match take(e, conf, x) {
                     Ok((c2, _)) => {
                         if next.len() < MAX_CONFS && seen.insert(c2.clone()) {
-                            let mut p = path.clone();
-                            p.push(x);
-                            next.push((c2, p));
+                            let node = u32::try_from(taken.len())
+                                .ok()
+                                .filter(|&n| n != START)
+                                .ok_or_else(|| stop("the schedule is too long".into()))?;
+                            taken.push((path, x));
+                            next.push((c2, node));
                         }
                     }
                     Err(r) => {
@@ -254,7 +261,14 @@ pub(crate) fn resolve(e: &Engine<'_>, schedule: &Schedule) -> Result<Vec<XStep>,
         }
         confs = next;
     }
-    Ok(confs.into_iter().next().map(|(_, p)| p).unwrap_or_default())
+    let mut path = Vec::new();
+    let mut node = confs.first().map_or(START, |&(_, n)| n);
+    while let Some(&(before, x)) = taken.get(node as usize) {
+        path.push(x);
+        node = before;
+    }
+    path.reverse();
+    Ok(path)
 }
 
 /// Per-thread scope stacks for building events.

@@ -332,7 +332,9 @@ impl Encoder {
             }
             let member = self.new_lit();
             b.member[i] = Some(member);
-            for j in (0..n).filter(|&j| j != i) {
+            // A lazy block has no `sec` yet: each gets its clauses when it is made (`sec_var`).
+            let others = if lazy { 0..0 } else { 0..n };
+            for j in others.filter(|&j| j != i) {
                 if let Val::Lit(s) = b.sec(i, j) {
                     self.lits_clause(&[!s, member])?;
                 }
