@@ -441,8 +441,13 @@ impl Candidate {
         for block in space.blocks() {
             let original = space.items(block);
             let target = self.order(block);
-            let rank: Vec<usize> =
-                target.iter().map(|l| original.iter().position(|o| o == l).unwrap_or(usize::MAX)).collect();
+            let rank: Vec<usize> = target
+                .iter()
+                .map(|&l| match space.item_position(l) {
+                    Some((b, k)) if b == block && original.get(k) == Some(&l) => k,
+                    _ => usize::MAX,
+                })
+                .collect();
             let stay = longest_increasing(&rank);
             let mut stays = vec![false; target.len()];
             for i in stay {

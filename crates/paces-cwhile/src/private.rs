@@ -1,6 +1,8 @@
 //! Reorders that add no outcome, known without exploring: each pair of items a candidate
 //! puts in another order has a member that shares nothing with the other threads.
 
+use std::collections::{BTreeMap, HashMap};
+
 use paces_constraint::{Candidate, Loc};
 
 use crate::ir::{Owner, Program, Summary};
@@ -61,15 +63,59 @@ fn inverted_pairs(original: &[Loc], order: &[Loc]) -> Option<Vec<(Loc, Loc)>> {
     if original.len() != order.len() {
         return None;
     }
-    let pos = |l: &Loc| order.iter().position(|x| x == l);
-    let at = original.iter().map(pos).collect::<Option<Vec<usize>>>()?;
-    let mut out = Vec::new();
-    for i in 0..original.len() {
-        for j in i + 1..original.len() {
-            if at[i] > at[j] {
-                out.push((original[i], original[j]));
+    let positions: HashMap<Loc, usize> = order.iter().enumerate().map(|(k, &l)| (l, k)).collect();
+    let at = original.iter().map(|l| positions.get(l).copied()).collect::<Option<Vec<usize>>>()?;
+    // From the last item back, the later items by their new position: those placed before
+    // item `i` are the pairs it makes (in time linear in the pairs, not in all pairs).
+    let mut later: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut per_item: Vec<Vec<usize>> = vec![Vec::new(); original.len()];
+    for i in (0..original.len()).rev() {
+        let mut before: Vec<usize> = later.range(..at[i]).map(|(_, &j)| j).collect();
+        before.sort_unstable();
+        per_item[i] = before;
+        later.insert(at[i], i);
+    }
+    let pairs = per_item.iter().enumerate().flat_map(|(i, js)| js.iter().map(move |&j| (original[i], original[j])));
+    Some(pairs.collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every order of five items, against the pairs counted one by one, in the same order.
+    #[test]
+    fn inverted_pairs_are_every_pair_the_order_turns() {
+        let original: Vec<Loc> = (0..5).map(Loc::from_u32).collect();
+        let mut order = original.clone();
+        let mut seen = 0;
+        permute(&mut order, 0, &mut |order| {
+            let at = |l: Loc| order.iter().position(|&x| x == l).unwrap();
+            let mut expected = Vec::new();
+            for (i, &a) in original.iter().enumerate() {
+                for &b in &original[i + 1..] {
+                    if at(a) > at(b) {
+                        expected.push((a, b));
+                    }
+                }
             }
+            assert_eq!(inverted_pairs(&original, order), Some(expected), "{order:?}");
+            seen += 1;
+        });
+        assert_eq!(seen, 120);
+        assert_eq!(inverted_pairs(&original, &original[1..]), None);
+    }
+
+    /// Calls `f` on every order of `items[from..]` after `items[..from]`.
+    fn permute(items: &mut Vec<Loc>, from: usize, f: &mut impl FnMut(&[Loc])) {
+        if from == items.len() {
+            f(items);
+            return;
+        }
+        for k in from..items.len() {
+            items.swap(from, k);
+            permute(items, from + 1, f);
+            items.swap(from, k);
         }
     }
-    Some(out)
 }
