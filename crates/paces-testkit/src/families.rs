@@ -107,14 +107,13 @@ impl Family {
     }
 }
 
-/// `body` inside `atomic { }` when `atomic`, as is otherwise; `body` is indented two spaces.
-fn section(body: &str, atomic: bool) -> String {
-    if atomic {
-        let inner: String = body.lines().map(|l| format!("  {l}\n")).collect();
-        format!("  atomic {{\n{inner}  }}\n")
-    } else {
-        body.to_owned()
+/// `body` (lines indented by `indent`) inside `atomic { }` when `atomic`, as is otherwise.
+fn section(body: &str, indent: &str, atomic: bool) -> String {
+    if !atomic {
+        return body.to_owned();
     }
+    let inner: String = body.lines().map(|l| format!("  {l}\n")).collect();
+    format!("{indent}atomic {{\n{inner}{indent}}}\n")
 }
 
 /// [`Family::Counters`] with `n` workers `w1` .. `wn`.
@@ -124,8 +123,9 @@ fn counters(n: usize, repaired: bool) -> String {
          var total = 0, slots = 1, done = 0;\n"
     );
     for i in 1..=n {
-        let add = section(&format!("  w{i}r: t := total;\n  w{i}w: total := t + 1;\n"), repaired);
-        let take = section(&format!("  w{i}s: if (slots > 0) {{\n    w{i}d: slots := slots - 1;\n  }}\n"), repaired);
+        let add = section(&format!("  w{i}r: t := total;\n  w{i}w: total := t + 1;\n"), "  ", repaired);
+        let take =
+            section(&format!("  w{i}s: if (slots > 0) {{\n    w{i}d: slots := slots - 1;\n  }}\n"), "  ", repaired);
         let _ = write!(
             s,
             "\nthread w{i} {{\n  local t, p;\n  w{i}p1: p := {i};\n{add}  w{i}p2: p := p * 3;\n{take}  \
@@ -147,10 +147,10 @@ fn readers_writers(n: usize, repaired: bool) -> String {
     for position in 0..n {
         let k = position / 2 + 1;
         if position % 2 == 0 {
-            let write = section(&format!("  w{k}a: a := {k};\n  w{k}b: b := {k};\n"), repaired);
+            let write = section(&format!("  w{k}a: a := {k};\n  w{k}b: b := {k};\n"), "  ", repaired);
             let _ = write!(s, "\nthread w{k} {{\n  local p;\n  w{k}p: p := {k};\n{write}  w{k}q: p := p * 3;\n}}\n");
         } else {
-            let read = section(&format!("  r{k}x: x := a;\n  r{k}y: y := b;\n"), repaired);
+            let read = section(&format!("  r{k}x: x := a;\n  r{k}y: y := b;\n"), "  ", repaired);
             let _ = write!(s, "\nthread r{k} {{\n  local x, y;\n{read}  r{k}c: assert(x == y);\n}}\n");
         }
     }

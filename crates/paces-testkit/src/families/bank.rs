@@ -24,6 +24,8 @@
 
 use std::fmt::Write as _;
 
+use super::section;
+
 /// The balance at the start.
 const START: i64 = 3;
 
@@ -75,15 +77,6 @@ fn pieces(i: usize) -> Vec<Piece> {
         out.insert(at, Piece::Private);
     }
     out
-}
-
-/// `body` (lines indented by `indent`) inside `atomic { }` when `atomic`.
-fn section(body: &str, indent: &str, atomic: bool) -> String {
-    if !atomic {
-        return body.to_owned();
-    }
-    let inner: String = body.lines().map(|l| format!("  {l}\n")).collect();
-    format!("{indent}atomic {{\n{inner}{indent}}}\n")
 }
 
 /// Worker `i`'s deposit or withdrawal, sectioned when `repaired`.

@@ -17,6 +17,8 @@
 
 use std::fmt::Write as _;
 
+use super::section;
+
 /// A piece of a worker's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Piece {
@@ -65,15 +67,6 @@ fn pieces(i: usize) -> Vec<Piece> {
 /// The slots at the start: half the takers, at least one.
 fn slots(n: usize) -> usize {
     ((1..=n).filter(|&i| takes(i)).count() / 2).max(1)
-}
-
-/// `body` (lines indented by `indent`) inside `atomic { }` when `atomic`.
-fn section(body: &str, indent: &str, atomic: bool) -> String {
-    if !atomic {
-        return body.to_owned();
-    }
-    let inner: String = body.lines().map(|l| format!("  {l}\n")).collect();
-    format!("{indent}atomic {{\n{inner}{indent}}}\n")
 }
 
 /// The member with `n` workers, or its hand repair.
