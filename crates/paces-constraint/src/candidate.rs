@@ -439,15 +439,9 @@ impl Candidate {
     pub fn moves(&self, space: &Space) -> Vec<Move> {
         let mut out = Vec::new();
         for block in space.blocks() {
-            let original = space.items(block);
             let target = self.order(block);
-            let rank: Vec<usize> = target
-                .iter()
-                .map(|&l| match space.item_position(l) {
-                    Some((b, k)) if b == block && original.get(k) == Some(&l) => k,
-                    _ => usize::MAX,
-                })
-                .collect();
+            let rank: Vec<usize> =
+                target.iter().map(|&l| space.item_position(l).map_or(usize::MAX, |(_, k)| k)).collect();
             let stay = longest_increasing(&rank);
             let mut stays = vec![false; target.len()];
             for i in stay {

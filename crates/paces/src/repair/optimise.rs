@@ -211,7 +211,8 @@ fn drop_sections(ctx: &mut Context<'_>, judge: &mut Judge) -> Result<Option<Unpr
     // one already runs it all or nothing, so the program without it has the same runs
     // through the same states, and the repair's acceptance stands for it unchecked.
     let nested = nested_sections(ctx.program(), &current);
-    if let Some(candidate) = without(ctx, &current, |k| nested.contains_key(&k)).ok().filter(|_| !nested.is_empty()) {
+    let flat = if nested.is_empty() { None } else { without(ctx, &current, |k| nested.contains_key(&k)).ok() };
+    if let Some(candidate) = flat {
         let original = ctx.program();
         let program = ctx.timed(apply_time, || original.apply(&candidate))?;
         let transformations = candidate.transformations(ctx.space());

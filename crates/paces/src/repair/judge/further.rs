@@ -30,8 +30,9 @@ impl Judge {
     /// for up to [`Repair::counterexamples`](crate::Repair::counterexamples) traces per failing
     /// assertion, in programs with one assertion too; see [`further_failures`]. For a
     /// candidate whose check met its failure breadth first after storing more states than
-    /// that search's breadth-first part may ([`CheckResult::clean_states`]), the hunt alone:
-    /// breadth first it would meet no failure.
+    /// that search's breadth-first part may ([`CheckResult::clean_states`]), the hunt alone,
+    /// or no search without [`Repair::other_threads`](crate::Repair::other_threads): breadth
+    /// first it would meet no failure.
     pub(in crate::repair) fn more_failures(
         &mut self,
         ctx: &mut Context<'_>,
@@ -54,18 +55,23 @@ impl Judge {
         // Further traces to learn from, not a verdict: no search without the reduction for
         // failures the reduction starves (the check that found the first one had it).
         let config = self.check_config(ctx).find(FailureKinds::BAD).unreduced_states(0);
+        // Breadth first, within its bound, the search would walk only states the candidate's
+        // check walked without meeting a failure (`CheckResult::clean_states`).
+        let walked = !original && self.last_clean > ctx.cfg().counterexample_states;
         let config = if spread {
             let further = config
                 .hunt_states(ctx.cfg().hunt_states)
                 .max_states(ctx.cfg().counterexample_states)
                 .failures_per_assertion(ctx.cfg().counterexamples);
-            // Breadth first it would walk states the candidate's check walked without meeting
-            // a failure (`CheckResult::clean_states`): the hunt alone.
-            if !original && self.last_clean > ctx.cfg().counterexample_states {
+            // The hunt alone.
+            if walked {
                 further.unmerged_states(0).max_depth(Some(0))
             } else {
                 further
             }
+        } else if walked {
+            // Breadth first alone: nothing to find.
+            return Ok(Vec::new());
         } else {
             config.hunt_states(0).max_states(ctx.cfg().counterexample_states.min(self.last_states.max(1)))
         };
