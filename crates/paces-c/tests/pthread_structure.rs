@@ -151,7 +151,7 @@ fn an_initialisation_still_moves_above_the_create() {
 /// The statements that hold a create or a join wherever the frontend reads one: in a function
 /// `main` calls once (the call holds it), in the rounds of a loop without a bound (each round's
 /// `if` holds it) and in an unrolled `for` (each copy is one); the marks are exactly the
-/// create and join steps.
+/// create and join steps, and each created thread's wait for its create.
 #[test]
 fn every_create_and_join_is_marked_where_it_stands() {
     let holding = |p: &Program| -> Vec<String> {
@@ -163,8 +163,15 @@ fn every_create_and_join_is_marked_where_it_stands() {
             .map(|&s| p.stmt(s).label.clone())
             .collect()
     };
+    // The marks in `main`'s thread, after checking that every other one is a created
+    // thread's wait for its create, one per created thread.
     let marked_steps = |p: &Program| -> Vec<String> {
-        p.thread_structure.iter().filter_map(|&s| p.step_text(p.stmt(s).loc)).collect()
+        let starts: Vec<String> = p.threads.iter().skip(1).map(|t| format!("{}_start", t.name)).collect();
+        let (waits, rest): (Vec<_>, Vec<_>) =
+            p.thread_structure.iter().map(|&s| p.stmt(s)).partition(|s| starts.contains(&s.label));
+        assert_eq!(waits.len(), starts.len(), "one wait per created thread");
+        assert!(waits.iter().all(|s| matches!(s.kind, StmtKind::Await(_))));
+        rest.iter().filter_map(|s| p.step_text(s.loc)).collect()
     };
     let helper = "#include <pthread.h>\nint x;\nvoid *t(void *a) { x = 1; return 0; }\n\
         void start() {\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n  pthread_join(h, 0);\n}\n\

@@ -477,7 +477,9 @@ pub struct Parts {
     /// is a fixed point of its block's order).
     pub assertd: BTreeSet<StmtId>,
     /// The statements that make the threads' structure: a frontend's steps that start a thread
-    /// or wait for one to end (the pthread frontend's `pthread_create` and `pthread_join`).
+    /// or wait for one to end (the pthread frontend's `pthread_create` and `pthread_join`, and
+    /// a created thread's wait for its create: a thread whose entry only waits at such marks
+    /// and cannot take one was never started, and the checker lets it stop there).
     /// The repair keeps it: an item that is or holds one keeps its order with every other such
     /// item and with every item of its block other than assignments (calls, loops, branches,
     /// waits), and no added atomic section holds it ([`Program::space`]). Cwhile's own syntax

@@ -21,7 +21,10 @@ use flat::Step;
 /// they are folded into the options, so a choice is made with the first step of the branch
 /// taken, as the language's contract says, and a thread blocks only where no option can
 /// start. `await(b)` and `assume(b)` are both the guard `(b)`; a point where the thread may
-/// finish has an option to its end (`pc_end`). A state where no thread can step is a deadlock
+/// finish has an option to its end (`pc_end`), and so, when no process can move
+/// (`timeout`), has a thread's entry that only waits for its create (marked as the threads'
+/// structure, [`Parts::thread_structure`](crate::ir::Parts::thread_structure)): a thread never
+/// started. A state where no thread can step is a deadlock
 /// unless some thread is cut (every option of it is an `assume`): such a thread's point has
 /// the option `timeout -> paces_cut = 1`, after which every waiting thread may go to its end,
 /// so SPIN's invalid end states are exactly the checker's deadlocks; the `if` of a point where
@@ -83,6 +86,16 @@ fn stops(p: &Program, point: &flat::Point) -> bool {
     })
 }
 
+/// Whether every option of `point` is an `await` that a frontend marks as the threads'
+/// structure ([`Parts::thread_structure`](crate::ir::Parts::thread_structure)): at a thread's
+/// entry, its wait for the create that starts it.
+fn start_gate(p: &Program, point: &flat::Point) -> bool {
+    let marked_await = |id: StmtId| {
+        p.thread_structure.contains(&id) && matches!(p.stmts.get(id.index()).map(|s| &s.kind), Some(StmtKind::Await(_)))
+    };
+    !point.options.is_empty() && point.options.iter().all(|o| matches!(o.step, Step::Stmt(id) if marked_await(id)))
+}
+
 /// The points of a thread (see [`to_promela`]), then its end; with `cuts`, the options of a
 /// cut thread and of the threads that may end after it.
 fn thread_body(p: &Program, points: &[flat::Point], cuts: bool, out: &mut String) {
@@ -118,6 +131,10 @@ fn thread_body(p: &Program, points: &[flat::Point], cuts: bool, out: &mut String
         }
         if point.can_finish {
             out.push_str("  :: goto pc_end\n");
+        } else if k == 0 && start_gate(p, point) {
+            // A thread whose create never ran (no process can move, so none will run it)
+            // was never started: it ends, as the checker lets it stand at its end.
+            out.push_str("  :: timeout -> goto pc_end\n");
         } else if cuts {
             let stops = stops(p, point);
             if !waits.is_empty() || stops {

@@ -157,7 +157,7 @@ fn next_moves(e: &Engine<'_>, conf: &Conf) -> Vec<XStep> {
     // Threads that still have to reach their end first; a thread that could stop where it
     // stands (an idle worker loop) only moves when the others need it, or a loop that
     // could run on forever (an unbounded counter) would fill the search.
-    let at_end = |t: usize| c.threads[t].points[e.pc(&s, t)].can_finish;
+    let at_end = |t: usize| e.may_stop(&s, t);
     for t in (0..n).filter(|&t| !at_end(t)).chain((0..n).filter(|&t| at_end(t))) {
         for o in &c.threads[t].points[e.pc(&s, t)].options {
             out.push(XStep { thread: t, step: o.step, fresh: true });

@@ -302,7 +302,7 @@ impl<'e, 'c> Enumerator<'e, 'c> {
     }
 
     fn complete(&self, s: &[i64]) -> bool {
-        (0..self.e.lay.threads).all(|t| self.e.c.threads[t].points[self.e.pc(s, t)].can_finish)
+        (0..self.e.lay.threads).all(|t| self.e.may_stop(s, t))
     }
 
     /// Whether a path that the policy cannot extend ends a trace: it is complete, or (with

@@ -571,5 +571,5 @@ pub(crate) fn is_complete(e: &Engine<'_>, conf: &Conf) -> bool {
             return false;
         }
     }
-    (0..e.lay.threads).all(|t| e.c.threads[t].points[e.pc(&s, t)].can_finish)
+    (0..e.lay.threads).all(|t| e.may_stop(&s, t))
 }

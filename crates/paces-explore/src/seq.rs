@@ -135,6 +135,10 @@ fn waits_or_ends(program: &Program, t: usize) -> bool {
 /// Where thread `t`, alone from `s`, waits for good: the label of the first wait found on a
 /// path, when no path reaches its end; `None` when one does.
 fn waits_alone(e: &Engine<'_>, s: &[i64], t: usize, budget: &mut Budget) -> Result<Option<String>, Error> {
+    // A thread whose create never ran is not waiting: it was never started.
+    if e.unstarted(s, t) {
+        return Ok(None);
+    }
     if !run_alone(e, s, t, budget)?.is_empty() {
         return Ok(None);
     }

@@ -273,11 +273,14 @@ impl<'a> Lower<'a> {
         parts.source_steps = crate::shown::source_steps(&parts, self.source, &self.thread_places(), &self.copies);
         let names = self.instances.iter().map(|i| (i.name.clone(), i.shown.clone()));
         parts.source_threads = crate::shown::thread_names(names);
+        // A created thread's wait for its create is marked too: the checker lets a thread
+        // whose create never ran stand as one at its end (it was never started).
+        let starts: BTreeSet<String> = self.instances.iter().map(|i| format!("{}_start", i.name)).collect();
         parts.thread_structure = parts
             .stmts
             .iter()
             .enumerate()
-            .filter(|(_, s)| self.thread_steps.contains(&s.label))
+            .filter(|(_, s)| self.thread_steps.contains(&s.label) || starts.contains(&s.label))
             .filter_map(|(i, _)| paces_cwhile::ir::StmtId::new(i))
             .collect();
         Program::new(parts)

@@ -41,7 +41,8 @@ impl Counterexample {
 /// Where a thread stands in a deadlock.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThreadStand {
-    /// At its end (or able to reach it without a step).
+    /// At its end (or able to reach it without a step), or never started (a created thread
+    /// whose create has not run: docs/explore.md).
     Done,
     /// Waiting at these awaits (labels, in program order of the choice).
     Blocked(Vec<String>),

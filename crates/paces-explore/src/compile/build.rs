@@ -295,9 +295,11 @@ impl<'p> ThreadBuilder<'p> {
     }
 
     /// The finished graph.
-    fn finish(self, top: u32) -> TCode {
+    fn finish(mut self, top: u32) -> TCode {
         let entry = self.occs[top as usize].first_point;
         let local_init = self.local_init();
+        let gate = self.is_start_gate(entry);
+        self.points[entry as usize].start_gate = gate;
         TCode {
             name: self.program.threads[self.t].name.clone(),
             points: self.points,
@@ -308,6 +310,18 @@ impl<'p> ThreadBuilder<'p> {
             n_loops: self.n_loops,
             local_init,
         }
+    }
+
+    /// Whether every option of point `p` (the entry) waits at an `await` of the threads'
+    /// structure ([`Point::start_gate`]).
+    fn is_start_gate(&self, p: u32) -> bool {
+        let options = &self.points[p as usize].options;
+        let marked = |loc| self.program.stmt_at(loc).is_some_and(|id| self.program.thread_structure.contains(&id));
+        !options.is_empty()
+            && options.iter().all(|o| {
+                let step = &self.steps[o.step as usize];
+                matches!(step.kind, StepKind::Await(_)) && step.region.is_none() && marked(step.loc)
+            })
     }
 
     fn local_init(&self) -> Vec<i64> {
@@ -344,6 +358,7 @@ impl<'p> ThreadBuilder<'p> {
             live_r: n,
             dead: Vec::new(),
             private_next: false,
+            start_gate: false,
         });
         self.silent.push(SmallVec::new());
         self.steps_at.push(SmallVec::new());

@@ -101,6 +101,11 @@ pub(crate) struct Point {
     /// Whether the point's only next step is outside atomic blocks, not an `await`, and
     /// touches only variables private to the thread (it may be merged into the step before).
     pub private_next: bool,
+    /// Whether this is the thread's entry and its every option a wait that a frontend marks
+    /// as the threads' structure (`Parts::thread_structure`: the pthread frontend's wait for a
+    /// `pthread_create`): while no option can be taken, the thread has not been created, and
+    /// it may never be, so it stands as a thread at its end does (`Engine::unstarted`).
+    pub start_gate: bool,
 }
 
 /// An outermost atomic block (a user `atomic`, or a `lock`/`down` outside one) at one

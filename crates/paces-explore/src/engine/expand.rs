@@ -28,6 +28,27 @@ impl Engine<'_> {
         }
     }
 
+    /// Whether thread `t` stands in `s` where it may stop: where it can reach its end without
+    /// a step ([`Point::can_finish`](crate::compile::graph::Point::can_finish)), or at its
+    /// start gate with no option open (it has not been created, and may never be).
+    pub(crate) fn may_stop(&self, s: &[i64], t: usize) -> bool {
+        let point = &self.c.threads[t].points[self.pc(s, t)];
+        point.can_finish || point.start_gate && self.unstarted(s, t)
+    }
+
+    /// Whether thread `t` stands in `s` at its start gate with no option open: a created
+    /// thread whose create has not run.
+    pub(crate) fn unstarted(&self, s: &[i64], t: usize) -> bool {
+        let point = &self.c.threads[t].points[self.pc(s, t)];
+        let mut next = Vec::with_capacity(s.len());
+        point.start_gate
+            && point.options.iter().all(|opt| {
+                next.clear();
+                next.extend_from_slice(s);
+                matches!(self.apply(&mut next, t, opt), Outcome::Disabled { .. })
+            })
+    }
+
     fn expand_all(&self, s: &[i64], exp: &mut Expansion) {
         exp.clear();
         exp.origin.clear();
@@ -62,6 +83,7 @@ impl Engine<'_> {
         let point = &code.points[self.pc(s, t)];
         exp.enabled.push_thread(point.options.len());
         let mut cut = false;
+        let mut stepped = false;
         let blocked_start = exp.blocked.len();
         // The atomic regions the options enter, each as one unit: its blocking options and
         // whether some option of it is cut.
@@ -83,6 +105,7 @@ impl Engine<'_> {
                     exp.unwound = true;
                 }
                 Outcome::Done { failed, passed } => {
+                    stepped = true;
                     exp.transitions += 1;
                     if self.in_region(&next, t) {
                         // No path gets through: the thread waits before the block when some
@@ -116,6 +139,11 @@ impl Engine<'_> {
         // cannot start (a loop's exit into a false `assume`) leaves the other branches' waits.
         // It is cut only when every option is.
         if point.can_finish {
+            StandAt::Done
+        } else if point.start_gate && !stepped && !cut {
+            // A thread not created yet may never be: it stands as one at its end does, and
+            // waits for nothing.
+            exp.blocked.truncate(blocked_start);
             StandAt::Done
         } else if cut && exp.blocked.len() == blocked_start {
             StandAt::Cut
