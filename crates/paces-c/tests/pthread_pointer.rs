@@ -144,3 +144,12 @@ fn an_address_and_an_integer_passed_to_one_thread_function_are_refused() {
         int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, f, (void *) 1);\n  pthread_create(&b, 0, f, &x);\n  return 0;\n}\n";
     refused_at(source, 10, 28, "a thread argument that is not a constant");
 }
+
+#[test]
+fn a_loop_that_passes_its_variable_s_address_to_its_threads_is_refused_by_that_name() {
+    // Every thread would read the one `i` the loop goes on changing, so the loop is not
+    // unrolled and `t[i]` names no handle: the refusal says why.
+    let source = "#include <pthread.h>\nint seen;\nvoid *f(void *arg) {\n  seen = *(int *) arg;\n  return 0;\n}\n\
+        int main(void) {\n  pthread_t t[2];\n  int i;\n  for (i = 0; i < 2; i++)\n    pthread_create(&t[i], 0, f, &i);\n  return 0;\n}\n";
+    refused_at(source, 11, 20, "indexed by `i`, a variable whose address a thread holds (`&i`");
+}

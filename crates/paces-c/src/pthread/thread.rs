@@ -140,10 +140,27 @@ impl<'a> Lower<'a> {
         let bad = || {
             unsupported("a thread handle that is not a `pthread_t` variable (or an element, by a constant index)", span)
         };
+        // An index that is a loop's variable whose address a thread holds (`&i` passed to the
+        // thread the loop creates): the loop is not unrolled, since every thread reads that
+        // one variable while the loop changes it.
+        let escaped = |index: &Node<lang_c::ast::Expression>| match &strip_casts(index).node {
+            E::Identifier(i) if self.lookup(&i.node.name).is_some_and(|v| v.shared) => {
+                let i = &i.node.name;
+                let what = format!(
+                    "a thread handle indexed by `{i}`, a variable whose address a thread holds (`&{i}`: the \
+                     loop over `{i}` is not unrolled),"
+                );
+                Some(unsupported(&what, span))
+            }
+            _ => None,
+        };
         let (name, index) = match &e.node {
             E::Identifier(id) => (id.node.name.clone(), None),
             E::BinaryOperator(b) if b.node.operator.node == B::Index => match &b.node.lhs.node {
-                E::Identifier(id) => (id.node.name.clone(), Some(self.const_eval(&b.node.rhs).ok_or_else(bad)?)),
+                E::Identifier(id) => {
+                    let index = self.const_eval(&b.node.rhs).ok_or_else(|| escaped(&b.node.rhs).unwrap_or_else(bad))?;
+                    (id.node.name.clone(), Some(index))
+                }
                 _ => return Err(bad()),
             },
             _ => return Err(bad()),
