@@ -1,5 +1,5 @@
 //! pthread C as SV-COMP's concurrency tasks write it beyond the core (`docs/c-frontend.md`,
-//! "pthread C"): `bool` from `stdbool.h`, `main`'s `argc` and `argv`, thread-local globals,
+//! "pthread C"): `bool` from `stdbool.h`, the integer types of `stdint.h`, `main`'s `argc` and `argv`, thread-local globals,
 //! structs.
 //! Each construct is read and checked (the error that is there is found, none that is not),
 //! and what stays outside the model is refused by name at its line and column.
@@ -34,6 +34,25 @@ fn bool_without_stdbool_is_not_a_type() {
     let source = "int main() {\n  bool b = 1;\n  __VERIFIER_assert(b);\n  return 0;\n}\n";
     let (code, line, _, _) = error_of(source);
     assert_eq!((code.as_str(), line), ("C0005", 2));
+}
+
+#[test]
+fn stdint_types_are_the_c_types_they_name() {
+    // A thread's index passed as `(void *)(intptr_t) i` and read back through `intptr_t`;
+    // `uint8_t` wraps at 256 as `unsigned char` does.
+    let source = "#include <pthread.h>\n#include <stdint.h>\nuint8_t small = 255;\nint32_t hits[2];\npthread_mutex_t m;\n\
+        void *w(void *arg) {\n  int32_t id = (int32_t) (intptr_t) arg;\n  hits[id] = hits[id] + 1;\n\
+          pthread_mutex_lock(&m);\n  small = small + 1;\n  pthread_mutex_unlock(&m);\n  return 0;\n}\n\
+        int main(void) {\n  pthread_t t[2];\n  for (int i = 0; i < 2; i++)\n    pthread_create(&t[i], 0, w, (void *) (intptr_t) i);\n\
+          for (int i = 0; i < 2; i++)\n    pthread_join(t[i], 0);\n  __VERIFIER_assert(hits[0] == 1 && hits[1] == 1);\n\
+          __VERIFIER_assert(small == 1);\n  return 0;\n}\n";
+    assert!(!fails(&read(source, &Options::default())), "each thread counts its own slot; 255 + 2 wraps to 1");
+    assert!(fails(&read(&source.replace("small == 1", "small == 257"), &Options::default())));
+    // `inttypes.h` declares them too; without either header they are no types.
+    let inttypes = source.replace("<stdint.h>", "<inttypes.h>");
+    assert!(!fails(&read(&inttypes, &Options::default())));
+    let (code, _, _, _) = error_of(&source.replace("#include <stdint.h>\n", ""));
+    assert_eq!(code, "C0005");
 }
 
 const ARGC: &str = "#include <pthread.h>\nint x;\nvoid *t(void *arg) {\n  x = 1;\n  return 0;\n}\n\

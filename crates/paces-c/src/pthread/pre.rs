@@ -42,14 +42,35 @@ pub(crate) struct Prepared {
 const PRELUDE: &str = "typedef int pthread_t; typedef int pthread_mutex_t; typedef int pthread_cond_t; \
 typedef int pthread_attr_t; typedef int pthread_mutexattr_t; typedef int pthread_condattr_t; typedef int size_t;\n";
 
+/// The exact-width and pointer-sized integer types of `stdint.h` (and `inttypes.h`), as the
+/// C types they name on a 64-bit target; the reader then treats each as that type (so
+/// `uint64_t` arithmetic is refused as 64-bit `unsigned` arithmetic is).
+const STDINT: &str = "typedef signed char int8_t; typedef short int16_t; typedef int int32_t; \
+typedef long int64_t; typedef unsigned char uint8_t; typedef unsigned short uint16_t; \
+typedef unsigned int uint32_t; typedef unsigned long uint64_t; typedef long intptr_t; \
+typedef unsigned long uintptr_t; typedef long intmax_t; typedef unsigned long uintmax_t;";
+
+/// The standard headers a program includes whose types the prelude declares.
+#[derive(Clone, Copy, Default)]
+struct Headers {
+    /// `<stdbool.h>`: `bool` is `_Bool`.
+    stdbool: bool,
+    /// `<stdint.h>` or `<inttypes.h>`: [`STDINT`].
+    stdint: bool,
+}
+
 impl Prepared {
-    fn new(body: String, source: &str, lines: &[usize], stdbool: bool) -> Self {
+    fn new(body: String, source: &str, lines: &[usize], headers: Headers) -> Self {
+        let mut prelude = PRELUDE.trim_end().to_owned();
         // `stdbool.h`'s `bool` (its `true` and `false` are the lowering's constants).
-        let text = if stdbool {
-            format!("{}typedef _Bool bool;\n{body}", PRELUDE.trim_end())
-        } else {
-            format!("{PRELUDE}{body}")
-        };
+        if headers.stdbool {
+            prelude.push_str(" typedef _Bool bool;");
+        }
+        if headers.stdint {
+            prelude.push(' ');
+            prelude.push_str(STDINT);
+        }
+        let text = format!("{prelude}\n{body}");
         let src_starts = line_starts(source);
         let starts = line_starts(&text);
         let origin = (0..starts.len())
@@ -163,8 +184,8 @@ struct Blanked {
     lines: Vec<usize>,
     /// The files included, for the depth and size limits.
     files: usize,
-    /// Whether some line includes `<stdbool.h>`: `bool` is then `_Bool`.
-    stdbool: bool,
+    /// The standard headers some line includes whose types the prelude declares.
+    headers: Headers,
 }
 
 impl Blanked {
@@ -206,12 +227,12 @@ fn blank_includes(
             let name = name.trim();
             if !name.starts_with('<') {
                 include(name, source, dir, (here, span), out)?;
-            } else if name
-                .strip_prefix('<')
-                .and_then(|n| n.split_once('>'))
-                .is_some_and(|(n, _)| n.trim() == "stdbool.h")
-            {
-                out.stdbool = true;
+            } else if let Some((header, _)) = name.strip_prefix('<').and_then(|n| n.split_once('>')) {
+                match header.trim() {
+                    "stdbool.h" => out.headers.stdbool = true,
+                    "stdint.h" | "inttypes.h" => out.headers.stdint = true,
+                    _ => {}
+                }
             }
             out.text.push('\n');
             out.lines.push(here);
@@ -301,7 +322,7 @@ fn system(blanked: &Blanked, source: &str) -> Option<Prepared> {
         lines.push(if ours { blanked.line(line.wrapping_sub(1)) } else { 1 });
         line += 1;
     }
-    Some(Prepared::new(out, source, &lines, blanked.stdbool))
+    Some(Prepared::new(out, source, &lines, blanked.headers))
 }
 
 /// A macro: its parameters (`None`: object-like) and its body.
@@ -395,7 +416,7 @@ fn own(blanked: &Blanked, source: &str) -> Result<Prepared, Diagnostic> {
     if !keep.is_empty() {
         return Err(error("C0404", "an `#if` without its `#endif`", Span::default(), ""));
     }
-    Ok(Prepared::new(out, source, &lines, blanked.stdbool))
+    Ok(Prepared::new(out, source, &lines, blanked.headers))
 }
 
 /// Reads a `#define`'s name, parameters and body.
