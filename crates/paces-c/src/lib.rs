@@ -193,6 +193,41 @@ fn statement_end(text: &str, offset: usize) -> Option<usize> {
     (end > 0 && before[end..].contains('\n')).then_some(end)
 }
 
+/// C's keywords that may stand before an identifier in a declaration or a statement.
+const KEYWORDS: &[&str] = &[
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float",
+    "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof",
+    "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool",
+];
+
+/// A type name the parser does not know, with its offset, where it stopped at `offset` in
+/// `text`: the identifier there when an identifier or a `*` follows it on its line (`uint8_t
+/// small;` without `stdint.h`, at the top level), or the identifier that alone comes before it
+/// on its line (`sem_t s;` in a function, where the parser reads `sem_t` as an expression).
+fn unknown_type(text: &str, offset: usize) -> Option<(&str, usize)> {
+    if let Some(name) = unknown_type_at(text, offset) {
+        return Some((name, offset));
+    }
+    let line = text.get(..offset)?.rsplit('\n').next()?;
+    let ident = line.trim_end_matches([' ', '\t']);
+    let word = ident.trim_start_matches([' ', '\t']);
+    let start = offset - line.len() + (ident.len() - word.len());
+    (ident.len() < line.len() && unknown_type_at(text, start) == Some(word)).then_some((word, start))
+}
+
+/// The identifier at `offset` in `text` when an identifier or a `*` follows it on its line,
+/// unless it is a keyword.
+fn unknown_type_at(text: &str, offset: usize) -> Option<&str> {
+    let rest = text.get(offset..)?;
+    let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let name = &rest[..len];
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) || KEYWORDS.contains(&name) {
+        return None;
+    }
+    let after = rest[len..].trim_start_matches([' ', '\t']);
+    after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '*').then_some(name)
+}
+
 /// Runs the C parser on preprocessed `text`; a syntax error is placed in the source at
 /// `original(offset in text)`. Both C frontends parse through it.
 pub(crate) fn parse_prepared(
@@ -215,6 +250,18 @@ pub(crate) fn parse_prepared(
         Ok((Err(e), text)) => {
             let mut expected: Vec<&str> = e.expected.iter().copied().collect();
             expected.sort_unstable();
+            if let Some((name, start)) = unknown_type(&text, e.offset) {
+                let at = original(start);
+                let span = Span { start: at, end: at.saturating_add(name.len() as u32) };
+                let mut d =
+                    read::error("C0005", format!("`{name}` is not a type the reader knows"), span, "not a type");
+                d.notes.push(
+                    "the reader knows C's own types, the program's typedefs and the types of pthread.h, \
+                     stdbool.h and stdint.h (when included)"
+                        .to_owned(),
+                );
+                return Err(d);
+            }
             if let Some(end) = expected.contains(&";").then(|| statement_end(&text, e.offset)).flatten() {
                 let at = original(end);
                 let mut d = read::error("C0005", "expected `;`", Span { start: at, end: at }, "`;` expected here");
@@ -237,7 +284,7 @@ pub(crate) fn parse_prepared(
 
 #[cfg(test)]
 mod tests {
-    use super::long_sign_run;
+    use super::{long_sign_run, unknown_type};
 
     #[test]
     fn a_run_of_signs_counts_outside_literals_only() {
@@ -247,5 +294,22 @@ mod tests {
         assert_eq!(long_sign_run(&format!("s = \"\\\"{run}\"; x = 1 {} 1;", "- ".repeat(40))), None);
         assert_eq!(long_sign_run(&"-".repeat(16)), None);
         assert_eq!(long_sign_run(&"+-".repeat(9)), Some(16));
+    }
+
+    #[test]
+    fn an_unknown_type_name_is_found_where_the_parser_stops() {
+        // At the top level the parser stops at the type; in a function, at what follows it.
+        let top = "int x;\nuint8_t small = 1;\n";
+        assert_eq!(unknown_type(top, 7), Some(("uint8_t", 7)));
+        let inner = "int main(void) {\n  sem_t s;\n}\n";
+        assert_eq!(unknown_type(inner, inner.find("s;").unwrap()), Some(("sem_t", 19)));
+        let pointer = "  lock_t *l;\n";
+        assert_eq!(unknown_type(pointer, 2), Some(("lock_t", 2)));
+        // Not a type: a keyword before the stop, an operator after the name, a number.
+        let ret = "  return x y;\n";
+        assert_eq!(unknown_type(ret, ret.find("y;").unwrap()), None);
+        assert_eq!(unknown_type("  x = 2;\n", 2), None);
+        assert_eq!(unknown_type("  1 x;\n", 2), None);
+        assert_eq!(unknown_type("  static int x;\n", 2), None);
     }
 }
