@@ -152,6 +152,9 @@ impl<'a> Lower<'a> {
             }
             _ if name.starts_with("__VERIFIER_nondet_") => return Ok(Item::Nodes(Vec::new())),
             _ if name.starts_with("pthread_") => return self.pthread_item(name, args, span, last),
+            "sem_init" | "sem_wait" | "sem_post" | "sem_destroy" if !self.functions.contains_key(name) => {
+                return self.semaphore_item(name, args, span)
+            }
             _ if self.is_argv_number(&c.node) => return self.argv_statement(c, span),
             _ => {}
         }
@@ -530,7 +533,7 @@ impl<'a> Lower<'a> {
 }
 
 /// An error unless the call of `name` has `n` arguments.
-fn arity<T>(name: &str, args: &[T], n: usize, span: Span) -> Result<(), Diagnostic> {
+pub(super) fn arity<T>(name: &str, args: &[T], n: usize, span: Span) -> Result<(), Diagnostic> {
     if args.len() == n {
         Ok(())
     } else {

@@ -41,6 +41,7 @@ mod pointers;
 mod pointsto;
 mod pre;
 mod ptrflow;
+mod semaphore;
 mod shapes;
 mod spelling;
 mod stale;

@@ -57,6 +57,8 @@ struct Headers {
     stdbool: bool,
     /// `<stdint.h>` or `<inttypes.h>`: [`STDINT`].
     stdint: bool,
+    /// `<semaphore.h>`: `sem_t` is an integer (`semaphore.rs`).
+    semaphore: bool,
 }
 
 impl Prepared {
@@ -65,6 +67,9 @@ impl Prepared {
         // `stdbool.h`'s `bool` (its `true` and `false` are the lowering's constants).
         if headers.stdbool {
             prelude.push_str(" typedef _Bool bool;");
+        }
+        if headers.semaphore {
+            prelude.push_str(" typedef int sem_t;");
         }
         if headers.stdint {
             prelude.push(' ');
@@ -231,6 +236,7 @@ fn blank_includes(
                 match header.trim() {
                     "stdbool.h" => out.headers.stdbool = true,
                     "stdint.h" | "inttypes.h" => out.headers.stdint = true,
+                    "semaphore.h" => out.headers.semaphore = true,
                     _ => {}
                 }
             }
