@@ -121,6 +121,11 @@ impl<'a> Lower<'a> {
         let E::Identifier(id) = &c.node.callee.node else {
             return Err(unsupported("a call through a pointer", self.span(&c.node.callee)));
         };
+        if self.is_sync_builtin(&c.node) {
+            let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
+            self.sync_builtin(c, &mut cx)?;
+            return Ok(Item::Nodes(cx.pre));
+        }
         let name = id.node.name.as_str();
         let args = &c.node.arguments;
         match name {

@@ -83,6 +83,7 @@ impl<'a> Lower<'a> {
                 Ok(t)
             }
             E::Call(c) if self.frame.logic == 0 && Self::is_pthread_value(&c.node) => self.pthread_value(c, cx),
+            E::Call(c) if self.frame.logic == 0 && self.is_sync_builtin(&c.node) => self.sync_builtin(c, cx),
             E::Call(c) if self.is_argv_number(&c.node) => self.argv_value(c, span, cx),
             E::Call(c) => Err(call_error(c, span)),
             E::StringLiteral(_) => Err(unsupported("a string", span)),

@@ -49,6 +49,7 @@ mod stmt;
 mod struct_arrays;
 mod structs;
 mod switch;
+mod sync_builtins;
 mod thread;
 mod tls;
 mod types;

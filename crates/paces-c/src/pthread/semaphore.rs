@@ -6,18 +6,19 @@
 //! `sem_post(&s)` is `up(s)`, and `sem_destroy(&s)` takes no step. The model is exact: POSIX's
 //! `sem_wait` only returns early on a signal, which the programs read here do not handle.
 
-use lang_c::ast::{BinaryOperator as B, Expression as E, UnaryOperator as U};
+use lang_c::ast::Expression as E;
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
 use super::call::arity;
-use super::common::{strip_casts, unsupported, Cx, Item, Kind, Lower, Var, N};
+use super::common::{unsupported, Cx, Item, Lower, N};
 
 impl<'a> Lower<'a> {
     /// A call of `sem_init`, `sem_wait`, `sem_post` or `sem_destroy` with `args`: its step.
     pub(super) fn semaphore_item(&mut self, name: &str, args: &'a [Node<E>], span: Span) -> Result<Item, Diagnostic> {
         arity(name, args, if name == "sem_init" { 3 } else { 1 }, span)?;
-        let s = self.semaphore(&args[0])?;
+        let what = "a semaphore argument that is not `&s` for a global `sem_t s` (or `&s[k]`, constant `k`)";
+        let (s, _) = self.global_integer(&args[0], what)?;
         match name {
             "sem_init" => {
                 let mut cx = Cx { split: false, pre: Vec::new(), span, arith: false };
@@ -40,29 +41,6 @@ impl<'a> Lower<'a> {
             "sem_wait" => self.simple_item(span, format!("down({s})")),
             "sem_post" => self.simple_item(span, format!("up({s})")),
             _ => Ok(Item::Nodes(Vec::new())),
-        }
-    }
-
-    /// The Cwhile variable of the semaphore `&s` (or `&s[k]`, `k` constant) names.
-    fn semaphore(&self, arg: &Node<E>) -> Result<String, Diagnostic> {
-        let span = self.span(arg);
-        let bad = || {
-            unsupported("a semaphore argument that is not `&s` for a global `sem_t s` (or `&s[k]`, constant `k`)", span)
-        };
-        let E::UnaryOperator(u) = &strip_casts(arg).node else { return Err(bad()) };
-        if u.node.operator.node != U::Address {
-            return Err(bad());
-        }
-        match &u.node.operand.node {
-            E::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Var { cw, kind: Kind::Scalar(_), shared: true }) => Ok(cw.clone()),
-                _ => Err(bad()),
-            },
-            E::BinaryOperator(b) if b.node.operator.node == B::Index => match self.element(b, span)? {
-                (cw, Kind::Scalar(_), true) => Ok(cw),
-                _ => Err(bad()),
-            },
-            _ => Err(bad()),
         }
     }
 }
