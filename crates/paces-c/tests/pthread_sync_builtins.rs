@@ -58,3 +58,19 @@ fn a_target_that_is_not_a_global_integer_is_refused_by_name() {
     let source = "#include <pthread.h>\nint main(void) {\n  int local = 0;\n  __sync_fetch_and_add(&local, 1);\n  return 0;\n}\n";
     refused(source, 4, 24, "an atomic builtin's target that is not `&x`");
 }
+
+#[test]
+fn the_atomic_forms_are_the_same_steps_whatever_their_order() {
+    let counter = SPIN.replace("__sync_fetch_and_add(&count, 1);", "__atomic_fetch_add(&count, 1, __ATOMIC_RELAXED);");
+    assert_ne!(counter, SPIN);
+    assert!(!fails(&read(&counter)));
+    let source = "#include <pthread.h>\nint x = 5;\nint main(void) {\n\
+        int old = __atomic_exchange_n(&x, 7, __ATOMIC_SEQ_CST);\n  __VERIFIER_assert(old == 5);\n\
+        __atomic_store_n(&x, 9, __ATOMIC_RELEASE);\n  __atomic_thread_fence(__ATOMIC_SEQ_CST);\n\
+        __VERIFIER_assert(__atomic_load_n(&x, __ATOMIC_ACQUIRE) == 9);\n\
+        __VERIFIER_assert(__atomic_sub_fetch(&x, 2, __ATOMIC_SEQ_CST) == 7);\n  return 0;\n}\n";
+    assert!(!fails(&read(source)));
+    let wrong = source.replace("__ATOMIC_ACQUIRE) == 9", "__ATOMIC_ACQUIRE) == 7");
+    assert_ne!(wrong, source);
+    assert!(fails(&read(&wrong)));
+}

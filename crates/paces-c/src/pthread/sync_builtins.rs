@@ -1,5 +1,6 @@
-//! GCC's `__sync` builtins on an integer global (or a global array's element at a constant
-//! index), as programs write atomic counters, flags and spin locks: each is one atomic step
+//! GCC's `__sync` builtins, and the `__atomic` ones that take no pointer but the target's, on
+//! an integer global (or a global array's element at a constant index), as programs write
+//! atomic counters, flags and spin locks: each is one atomic step
 //! (a Cwhile `atomic` block), its value, when an expression reads it, in a temporary. The
 //! operands are read before it, as C evaluates a call's arguments first.
 //!
@@ -12,7 +13,13 @@
 //! | `__sync_lock_test_and_set(&x, v)` | `t := x; x := v` | `t` |
 //! | `__sync_lock_release(&x)` | `x := 0` | none |
 //! | `__sync_synchronize()` | nothing (every step is sequentially consistent here) | none |
+//! | `__atomic_fetch_add(&x, v, order)` (`_sub`, `__atomic_add_fetch`, `_sub_fetch`) | as the `__sync` one | as it |
+//! | `__atomic_exchange_n(&x, v, order)` | `t := x; x := v` | `t` |
+//! | `__atomic_load_n(&x, order)`, `__atomic_store_n(&x, v, order)` | `t := x`; `x := v` | `t`; none |
+//! | `__atomic_thread_fence(order)`, `__atomic_signal_fence(order)` | nothing | none |
 //!
+//! A memory order is not read: the model is sequentially consistent, as every step of the
+//! pthread reading is, so behaviours only a weaker order allows are not explored.
 //! A stored value is brought into `x`'s type as an assignment's is.
 
 use lang_c::ast::{BinaryOperator as B, CallExpression, Expression as E, UnaryOperator as U};
@@ -22,53 +29,67 @@ use paces_cwhile::Diagnostic;
 use super::common::{strip_casts, unsupported, Cx, Kind, Lower, Ty, Var, N};
 use super::diag::error;
 
-/// The builtins read here.
-const SYNC: &[&str] = &[
-    "__sync_fetch_and_add",
-    "__sync_fetch_and_sub",
-    "__sync_add_and_fetch",
-    "__sync_sub_and_fetch",
-    "__sync_bool_compare_and_swap",
-    "__sync_val_compare_and_swap",
-    "__sync_lock_test_and_set",
-    "__sync_lock_release",
-    "__sync_synchronize",
+/// The builtins read here, each with the operation it is (a `__sync` name, or `load`,
+/// `store`, `fence`), the arguments the operation takes and the memory orders after them,
+/// which are not read (every step is sequentially consistent here).
+const SYNC: &[(&str, &str, usize, usize)] = &[
+    ("__sync_fetch_and_add", "__sync_fetch_and_add", 2, 0),
+    ("__sync_fetch_and_sub", "__sync_fetch_and_sub", 2, 0),
+    ("__sync_add_and_fetch", "__sync_add_and_fetch", 2, 0),
+    ("__sync_sub_and_fetch", "__sync_sub_and_fetch", 2, 0),
+    ("__sync_bool_compare_and_swap", "__sync_bool_compare_and_swap", 3, 0),
+    ("__sync_val_compare_and_swap", "__sync_val_compare_and_swap", 3, 0),
+    ("__sync_lock_test_and_set", "__sync_lock_test_and_set", 2, 0),
+    ("__sync_lock_release", "__sync_lock_release", 1, 0),
+    ("__sync_synchronize", "fence", 0, 0),
+    ("__atomic_fetch_add", "__sync_fetch_and_add", 2, 1),
+    ("__atomic_fetch_sub", "__sync_fetch_and_sub", 2, 1),
+    ("__atomic_add_fetch", "__sync_add_and_fetch", 2, 1),
+    ("__atomic_sub_fetch", "__sync_sub_and_fetch", 2, 1),
+    ("__atomic_exchange_n", "__sync_lock_test_and_set", 2, 1),
+    ("__atomic_load_n", "load", 1, 1),
+    ("__atomic_store_n", "store", 2, 1),
+    ("__atomic_thread_fence", "fence", 0, 1),
+    ("__atomic_signal_fence", "fence", 0, 1),
 ];
+
+/// The entry of [`SYNC`] for `name`.
+fn builtin(name: &str) -> Option<(&'static str, usize, usize)> {
+    SYNC.iter().find(|(n, ..)| *n == name).map(|&(_, op, args, orders)| (op, args, orders))
+}
 
 impl<'a> Lower<'a> {
     /// Whether `c` calls one of the builtins read here (and the program defines no function
     /// of that name).
     pub(super) fn is_sync_builtin(&self, c: &CallExpression) -> bool {
         matches!(&c.callee.node, E::Identifier(id)
-            if SYNC.contains(&id.node.name.as_str()) && !self.functions.contains_key(&id.node.name))
+            if builtin(&id.node.name).is_some() && !self.functions.contains_key(&id.node.name))
     }
 
     /// The steps of the builtin call `c` into `cx.pre`, and its value ("0" for one without).
     pub(super) fn sync_builtin(&mut self, c: &'a Node<CallExpression>, cx: &mut Cx) -> Result<String, Diagnostic> {
         let E::Identifier(id) = &c.node.callee.node else { return Ok("0".to_owned()) };
-        let (name, args, span) = (id.node.name.as_str(), &c.node.arguments, cx.span);
-        let n = match name {
-            "__sync_synchronize" => 0,
-            "__sync_lock_release" => 1,
-            "__sync_bool_compare_and_swap" | "__sync_val_compare_and_swap" => 3,
-            _ => 2,
-        };
-        if args.len() != n {
-            return Err(error("C0418", format!("`{name}` takes {n} argument(s)"), span, "here"));
+        let (written, args, span) = (id.node.name.as_str(), &c.node.arguments, cx.span);
+        let Some((name, n, orders)) = builtin(written) else { return Ok("0".to_owned()) };
+        if args.len() != n + orders {
+            return Err(error("C0418", format!("`{written}` takes {} argument(s)", n + orders), span, "here"));
         }
         if n == 0 {
             return Ok("0".to_owned());
         }
+        let args = &args[..n];
         let what = "an atomic builtin's target that is not `&x` for a global integer `x` (or `&x[k]`)";
         let (x, ty) = self.global_integer(&args[0], what)?;
         // Each shared variable an operand reads is read in a step of its own, before.
         let mut reads = Cx { split: true, pre: Vec::new(), span, arith: cx.arith };
         let operands = args[1..].iter().map(|a| self.expr(a, &mut reads)).collect::<Result<Vec<_>, _>>()?;
         cx.pre.extend(reads.pre);
-        let t = if name == "__sync_lock_release" { "0".to_owned() } else { self.temp() };
+        let t = if matches!(name, "__sync_lock_release" | "store") { "0".to_owned() } else { self.temp() };
         let l = |s: &mut Self| s.label(span);
         let body = match (name, operands.as_slice()) {
             ("__sync_lock_release", _) => vec![N::Simple(l(self), format!("{x} := 0"))],
+            ("load", _) => vec![N::Simple(l(self), format!("{t} := {x}"))],
+            ("store", [v]) => vec![N::Simple(l(self), format!("{x} := {}", Self::stored(ty, v)))],
             ("__sync_fetch_and_add" | "__sync_fetch_and_sub", [v]) => {
                 let op = if name.ends_with("add") { "+" } else { "-" };
                 vec![
