@@ -74,3 +74,15 @@ fn the_atomic_forms_are_the_same_steps_whatever_their_order() {
     assert_ne!(wrong, source);
     assert!(fails(&read(&wrong)));
 }
+
+#[test]
+fn a_struct_field_is_a_target_too() {
+    let source = "#include <pthread.h>\nstruct stats {\n  int rows;\n  int errors;\n} statis;\n\
+        void *w(void *arg) {\n  __sync_fetch_and_add(&statis.rows, 2);\n  return 0;\n}\n\
+        int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, w, 0);\n  pthread_create(&b, 0, w, 0);\n\
+          pthread_join(a, 0);\n  pthread_join(b, 0);\n  __VERIFIER_assert(statis.rows == 4);\n  return 0;\n}\n";
+    assert!(!fails(&read(source)));
+    let racy = source.replace("__sync_fetch_and_add(&statis.rows, 2);", "statis.rows = statis.rows + 2;");
+    assert_ne!(racy, source);
+    assert!(fails(&read(&racy)));
+}
