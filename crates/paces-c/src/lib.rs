@@ -193,8 +193,8 @@ fn statement_end(text: &str, offset: usize) -> Option<usize> {
     (end > 0 && before[end..].contains('\n')).then_some(end)
 }
 
-/// C's keywords that may stand before an identifier in a declaration or a statement.
-const KEYWORDS: &[&str] = &[
+/// C's keywords.
+pub(crate) const KEYWORDS: &[&str] = &[
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float",
     "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof",
     "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool",

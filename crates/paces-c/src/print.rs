@@ -101,41 +101,9 @@ impl<'a> Printer<'a> {
     }
 }
 
-const C_KEYWORDS: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
+/// The names the dialect's printer refuses beside C's keywords
+/// ([`crate::KEYWORDS`]): the dialect's built-ins.
+const BUILT_INS: &[&str] = &[
     "main",
     "nondet",
     "nondet_int",
@@ -146,7 +114,6 @@ const C_KEYWORDS: &[&str] = &[
     "atomicEnd",
     "noReorderBegin",
     "noReorderEnd",
-    "_Bool",
     "bool",
 ];
 
@@ -203,7 +170,7 @@ impl Writer<'_> {
     }
 
     fn name<'n>(&self, name: &'n str) -> Result<&'n str, Error> {
-        if C_KEYWORDS.contains(&name) {
+        if crate::KEYWORDS.contains(&name) || BUILT_INS.contains(&name) {
             return Err(rejected(format!("the name `{name}` is a C keyword or built-in; rename it first")));
         }
         Ok(name)

@@ -9,6 +9,15 @@ mod verdict;
 use reading::{read, refused};
 use verdict::fails;
 
+/// Asserts that `source` meets no failure and that it fails with `from` written `to` (`why`).
+#[track_caller]
+fn holds_until(source: &str, from: &str, to: &str, why: &str) {
+    assert!(!fails(&read(source)), "{source}");
+    let edited = source.replace(from, to);
+    assert_ne!(edited, source, "`{from}` is in the program");
+    assert!(fails(&read(&edited)), "{why}");
+}
+
 /// Two workers count with `__sync_fetch_and_add` and take a spin lock around a check.
 const SPIN: &str = "#include <pthread.h>\nint count;\nint lock;\nint inside;\n\
     void *worker(void *arg) {\n  __sync_fetch_and_add(&count, 1);\n  while (__sync_lock_test_and_set(&lock, 1)) {\n  }\n\
@@ -18,11 +27,10 @@ const SPIN: &str = "#include <pthread.h>\nint count;\nint lock;\nint inside;\n\
 
 #[test]
 fn an_atomic_counter_and_a_spin_lock_hold() {
-    assert!(!fails(&read(SPIN)));
-    let racy = SPIN.replace("__sync_fetch_and_add(&count, 1);", "count = count + 1;");
-    assert!(fails(&read(&racy)), "a plain increment loses an update");
-    let open = SPIN.replace("while (__sync_lock_test_and_set(&lock, 1)) {\n  }", "while (lock) {\n  }\n  lock = 1;");
-    assert!(fails(&read(&open)), "a test, then a set, lets both in");
+    let plain = "count = count + 1;";
+    holds_until(SPIN, "__sync_fetch_and_add(&count, 1);", plain, "a plain increment loses an update");
+    let (spin, open) = ("while (__sync_lock_test_and_set(&lock, 1)) {\n  }", "while (lock) {\n  }\n  lock = 1;");
+    holds_until(SPIN, spin, open, "a test, then a set, lets both in");
 }
 
 #[test]
@@ -47,10 +55,7 @@ fn values_are_what_the_builtins_return() {
         __VERIFIER_assert(__sync_add_and_fetch(&x, 3) == 10);\n  old = __sync_fetch_and_sub(&x, 4);\n\
         __VERIFIER_assert(old == 10 && x == 6);\n  old = __sync_lock_test_and_set(&x, 1);\n\
         __VERIFIER_assert(old == 6 && x == 1);\n  __sync_synchronize();\n  return 0;\n}\n";
-    assert!(!fails(&read(source)));
-    let wrong = source.replace("__sync_add_and_fetch(&x, 3) == 10", "__sync_add_and_fetch(&x, 3) == 11");
-    assert_ne!(wrong, source);
-    assert!(fails(&read(&wrong)));
+    holds_until(source, "(&x, 3) == 10", "(&x, 3) == 11", "add-and-fetch gives the new value");
 }
 
 #[test]
@@ -63,16 +68,18 @@ fn a_target_that_is_not_a_global_integer_is_refused_by_name() {
 fn the_atomic_forms_are_the_same_steps_whatever_their_order() {
     let counter = SPIN.replace("__sync_fetch_and_add(&count, 1);", "__atomic_fetch_add(&count, 1, __ATOMIC_RELAXED);");
     assert_ne!(counter, SPIN);
-    assert!(!fails(&read(&counter)));
+    holds_until(
+        &counter,
+        "__atomic_fetch_add(&count, 1, __ATOMIC_RELAXED);",
+        "count = count + 1;",
+        "a plain increment",
+    );
     let source = "#include <pthread.h>\nint x = 5;\nint main(void) {\n\
         int old = __atomic_exchange_n(&x, 7, __ATOMIC_SEQ_CST);\n  __VERIFIER_assert(old == 5);\n\
         __atomic_store_n(&x, 9, __ATOMIC_RELEASE);\n  __atomic_thread_fence(__ATOMIC_SEQ_CST);\n\
         __VERIFIER_assert(__atomic_load_n(&x, __ATOMIC_ACQUIRE) == 9);\n\
         __VERIFIER_assert(__atomic_sub_fetch(&x, 2, __ATOMIC_SEQ_CST) == 7);\n  return 0;\n}\n";
-    assert!(!fails(&read(source)));
-    let wrong = source.replace("__ATOMIC_ACQUIRE) == 9", "__ATOMIC_ACQUIRE) == 7");
-    assert_ne!(wrong, source);
-    assert!(fails(&read(&wrong)));
+    holds_until(source, "__ATOMIC_ACQUIRE) == 9", "__ATOMIC_ACQUIRE) == 7", "the load reads the store");
 }
 
 #[test]
@@ -81,8 +88,6 @@ fn a_struct_field_is_a_target_too() {
         void *w(void *arg) {\n  __sync_fetch_and_add(&statis.rows, 2);\n  return 0;\n}\n\
         int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, w, 0);\n  pthread_create(&b, 0, w, 0);\n\
           pthread_join(a, 0);\n  pthread_join(b, 0);\n  __VERIFIER_assert(statis.rows == 4);\n  return 0;\n}\n";
-    assert!(!fails(&read(source)));
-    let racy = source.replace("__sync_fetch_and_add(&statis.rows, 2);", "statis.rows = statis.rows + 2;");
-    assert_ne!(racy, source);
-    assert!(fails(&read(&racy)));
+    let plain = "statis.rows = statis.rows + 2;";
+    holds_until(source, "__sync_fetch_and_add(&statis.rows, 2);", plain, "a plain update loses one");
 }

@@ -5,7 +5,7 @@ use lang_c::ast::{BinaryOperator as B, Expression as E, UnaryOperator as U};
 use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
-use super::common::{is_literal, unsupported, Cx, Item, Kind, Lower, Target, Var, BUILTINS, N};
+use super::common::{is_literal, unsupported, Cx, Item, Kind, Lower, Target, Ty, Var, BUILTINS, N};
 use super::diag::error;
 use super::types::promote;
 
@@ -183,13 +183,7 @@ impl<'a> Lower<'a> {
                 cx.pre.extend(chain);
                 value = format!("({old} {op} {value})");
             }
-            let from_unsigned = rhs.and_then(|r| self.ty_of(r)).is_some_and(|t| !promote(t).signed);
-            let value =
-                if target.ty.bits < 32 || (cx.arith && target.ty.bits < 64) || !target.ty.signed || from_unsigned {
-                    target.ty.wrap(&value)
-                } else {
-                    value
-                };
+            let value = self.stored(target.ty, value, rhs, cx.arith);
             let v = self.temp();
             let l = self.label(span);
             cx.pre.push(N::Simple(l, format!("{v} := {value}")));
@@ -207,15 +201,26 @@ impl<'a> Lower<'a> {
             let old = self.read_var(&target.cw, target.shared, &mut cx);
             value = format!("({old} {op} {value})");
         }
-        // An `unsigned` value stored in a signed variable is converted (modulo 2^32).
-        let from_unsigned = rhs.and_then(|r| self.ty_of(r)).is_some_and(|t| !promote(t).signed);
-        let wrap = target.ty.bits < 32
-            || (cx.arith && target.ty.bits < 64)
-            || (!target.ty.signed && !is_literal(&value))
-            || (from_unsigned && target.ty.signed && target.ty.bits <= 32);
-        let value = if wrap { target.ty.wrap(&value) } else { value };
+        let value = self.stored(target.ty, value, rhs, cx.arith);
         let text = format!("{} := {value}", target.cw);
         Ok(self.group(label, span, cx.pre, text))
+    }
+
+    /// `value`, the value of `rhs` (an arithmetic result when `arith`), as a variable of type
+    /// `ty` stores it: brought into the type's range where the model's integers may leave it
+    /// (a type narrower than `int`, arithmetic below 64 bits, an `unsigned` target, an
+    /// `unsigned` value stored in a signed variable: modulo 2^32).
+    pub(super) fn stored(&self, ty: Ty, value: String, rhs: Option<&Node<E>>, arith: bool) -> String {
+        let from_unsigned = rhs.and_then(|r| self.ty_of(r)).is_some_and(|t| !promote(t).signed);
+        let wrap = ty.bits < 32
+            || (arith && ty.bits < 64)
+            || (!ty.signed && !is_literal(&value))
+            || (from_unsigned && ty.signed && ty.bits <= 32);
+        if wrap {
+            ty.wrap(&value)
+        } else {
+            value
+        }
     }
 
     /// A statement's steps: its own step alone, or after the steps before it in one

@@ -173,6 +173,15 @@ impl<'a> Lower<'a> {
         Ok(Item::Nodes(vec![N::Simple(lab, text)]))
     }
 
+    /// One simple step for the call at `span`, whose C text it keeps, marked as the threads'
+    /// structure (`Parts::thread_structure`: a create, a join, a semaphore's initialisation).
+    pub(super) fn structure_step(&mut self, span: Span, text: String) -> N {
+        let lab = self.label(span);
+        self.texts.insert(lab.clone(), self.c_text(span));
+        self.thread_steps.insert(lab.clone());
+        N::Simple(lab, text)
+    }
+
     /// The flag an `abort()` or `exit()` inside an atomic block sets. Inside an atomic block
     /// a path cut by `assume(0)` would not be taken at all, and an error before it on that
     /// path would be lost: the abort sets a flag instead, after which no assertion counts and
@@ -210,10 +219,7 @@ impl<'a> Lower<'a> {
                 let k = self.handle(&args[0], false)?;
                 self.joined.insert(k);
                 let done = self.instances[k].done.clone();
-                let lab = self.label(span);
-                self.texts.insert(lab.clone(), self.c_text(span));
-                self.thread_steps.insert(lab.clone());
-                Ok(Item::Nodes(vec![N::Simple(lab, format!("await({GUARD}{done} == 1)"))]))
+                Ok(Item::Nodes(vec![self.structure_step(span, format!("await({GUARD}{done} == 1)"))]))
             }
             "pthread_exit" => {
                 if !last || !self.frame.is_thread {

@@ -11,7 +11,7 @@ use lang_c::span::Node;
 use paces_cwhile::{Diagnostic, Span};
 
 use super::call::arity;
-use super::common::{unsupported, Cx, Item, Lower, N};
+use super::common::{unsupported, Cx, Item, Lower};
 
 impl<'a> Lower<'a> {
     /// A call of `sem_init`, `sem_wait`, `sem_post` or `sem_destroy` with `args`: its step.
@@ -28,15 +28,7 @@ impl<'a> Lower<'a> {
                 }
                 // The threads' structure: a repair never moves the initialisation across the
                 // creates of the threads that use the semaphore.
-                let item = self.simple_item(span, format!("{s} := {v}"))?;
-                if let Item::Nodes(nodes) = &item {
-                    for n in nodes {
-                        if let N::Simple(label, _) = n {
-                            self.thread_steps.insert(label.clone());
-                        }
-                    }
-                }
-                Ok(item)
+                Ok(Item::Nodes(vec![self.structure_step(span, format!("{s} := {v}"))]))
             }
             "sem_wait" => self.simple_item(span, format!("down({s})")),
             "sem_post" => self.simple_item(span, format!("up({s})")),

@@ -22,11 +22,11 @@
 //! pthread reading is, so behaviours only a weaker order allows are not explored.
 //! A stored value is brought into `x`'s type as an assignment's is.
 
-use lang_c::ast::{BinaryOperator as B, CallExpression, Expression as E, UnaryOperator as U};
+use lang_c::ast::{CallExpression, Expression as E};
 use lang_c::span::Node;
 use paces_cwhile::Diagnostic;
 
-use super::common::{strip_casts, unsupported, Cx, Kind, Lower, Ty, Var, N};
+use super::common::{unsupported, Cx, Kind, Lower, Ty, N};
 use super::diag::error;
 
 /// The builtins read here, each with the operation it is (a `__sync` name, or `load`,
@@ -85,42 +85,45 @@ impl<'a> Lower<'a> {
         let operands = args[1..].iter().map(|a| self.expr(a, &mut reads)).collect::<Result<Vec<_>, _>>()?;
         cx.pre.extend(reads.pre);
         let t = if matches!(name, "__sync_lock_release" | "store") { "0".to_owned() } else { self.temp() };
+        // A stored operand is stored as an assignment stores it, an update as `x op= v` does.
+        let put = |s: &Self, k: usize| s.stored(ty, operands[k - 1].clone(), Some(&args[k]), false);
+        let update = |s: &Self, op: &str| s.stored(ty, format!("{x} {op} ({})", operands[0]), None, true);
         let l = |s: &mut Self| s.label(span);
-        let body = match (name, operands.as_slice()) {
+        let body = match (name, operands.len()) {
             ("__sync_lock_release", _) => vec![N::Simple(l(self), format!("{x} := 0"))],
             ("load", _) => vec![N::Simple(l(self), format!("{t} := {x}"))],
-            ("store", [v]) => vec![N::Simple(l(self), format!("{x} := {}", Self::stored(ty, v)))],
-            ("__sync_fetch_and_add" | "__sync_fetch_and_sub", [v]) => {
+            ("store", 1) => vec![N::Simple(l(self), format!("{x} := {}", put(self, 1)))],
+            ("__sync_fetch_and_add" | "__sync_fetch_and_sub", 1) => {
                 let op = if name.ends_with("add") { "+" } else { "-" };
                 vec![
                     N::Simple(l(self), format!("{t} := {x}")),
-                    N::Simple(l(self), format!("{x} := {}", ty.wrap(&format!("{x} {op} ({v})")))),
+                    N::Simple(l(self), format!("{x} := {}", update(self, op))),
                 ]
             }
-            ("__sync_add_and_fetch" | "__sync_sub_and_fetch", [v]) => {
+            ("__sync_add_and_fetch" | "__sync_sub_and_fetch", 1) => {
                 let op = if name.starts_with("__sync_add") { "+" } else { "-" };
                 vec![
-                    N::Simple(l(self), format!("{x} := {}", ty.wrap(&format!("{x} {op} ({v})")))),
+                    N::Simple(l(self), format!("{x} := {}", update(self, op))),
                     N::Simple(l(self), format!("{t} := {x}")),
                 ]
             }
-            ("__sync_bool_compare_and_swap", [o, v]) => {
+            ("__sync_bool_compare_and_swap", 2) => {
                 let swap = vec![
-                    N::Simple(l(self), format!("{x} := {}", Self::stored(ty, v))),
+                    N::Simple(l(self), format!("{x} := {}", put(self, 2))),
                     N::Simple(l(self), format!("{t} := 1")),
                 ];
                 let keep = vec![N::Simple(l(self), format!("{t} := 0"))];
-                vec![N::If(l(self), format!("{x} == ({o})"), swap, Some(keep))]
+                vec![N::If(l(self), format!("{x} == ({})", operands[0]), swap, Some(keep))]
             }
-            ("__sync_val_compare_and_swap", [o, v]) => {
-                let swap = vec![N::Simple(l(self), format!("{x} := {}", Self::stored(ty, v)))];
-                vec![N::Simple(l(self), format!("{t} := {x}")), N::If(l(self), format!("{t} == ({o})"), swap, None)]
-            }
-            (_, [v]) => {
+            ("__sync_val_compare_and_swap", 2) => {
+                let swap = vec![N::Simple(l(self), format!("{x} := {}", put(self, 2)))];
                 vec![
                     N::Simple(l(self), format!("{t} := {x}")),
-                    N::Simple(l(self), format!("{x} := {}", Self::stored(ty, v))),
+                    N::If(l(self), format!("{t} == ({})", operands[0]), swap, None),
                 ]
+            }
+            (_, 1) => {
+                vec![N::Simple(l(self), format!("{t} := {x}")), N::Simple(l(self), format!("{x} := {}", put(self, 1)))]
             }
             _ => return Err(unsupported(&format!("`{name}` with these arguments"), span)),
         };
@@ -134,39 +137,13 @@ impl<'a> Lower<'a> {
         Ok(t)
     }
 
-    /// `v` brought into `ty`'s range, unless it is a literal inside it already.
-    fn stored(ty: Ty, v: &str) -> String {
-        let fits = |n: i64| match ty.bits {
-            b if b >= 64 => true,
-            b if ty.signed => (-(1i64 << (b - 1))..1i64 << (b - 1)).contains(&n),
-            b => (0..1i64 << b).contains(&n),
-        };
-        if v.trim().parse::<i64>().is_ok_and(fits) {
-            v.trim().to_owned()
-        } else {
-            ty.wrap(v)
-        }
-    }
-
     /// The Cwhile variable and type of the global integer `&x` (or `&x[k]`, `k` constant)
     /// names; the refusal of anything else says it is not `what`.
     pub(super) fn global_integer(&self, arg: &Node<E>, what: &str) -> Result<(String, Ty), Diagnostic> {
         let span = self.span(arg);
-        let bad = || unsupported(what, span);
-        let E::UnaryOperator(u) = &strip_casts(arg).node else { return Err(bad()) };
-        if u.node.operator.node != U::Address {
-            return Err(bad());
-        }
-        match &u.node.operand.node {
-            E::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Var { cw, kind: Kind::Scalar(ty), shared: true }) => Ok((cw.clone(), *ty)),
-                _ => Err(bad()),
-            },
-            E::BinaryOperator(b) if b.node.operator.node == B::Index => match self.element(b, span)? {
-                (cw, Kind::Scalar(ty), true) => Ok((cw, ty)),
-                _ => Err(bad()),
-            },
-            _ => Err(bad()),
+        match self.addressed(arg, span)? {
+            Some((cw, Kind::Scalar(ty), true)) => Ok((cw, ty)),
+            _ => Err(unsupported(what, span)),
         }
     }
 }

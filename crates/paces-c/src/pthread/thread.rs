@@ -88,10 +88,7 @@ impl<'a> Lower<'a> {
         let key = self.scoped(key);
         self.handles.insert(key, k);
         self.use_function(&function, span, true)?;
-        let label = self.label(span);
-        self.texts.insert(label.clone(), self.c_text(span));
-        self.thread_steps.insert(label.clone());
-        Ok(vec![N::Simple(label, format!("{start} := 1"))])
+        Ok(vec![self.structure_step(span, format!("{start} := 1"))])
     }
 
     /// Where a trace shows the steps of each created thread's start and end
@@ -202,20 +199,28 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        let E::UnaryOperator(u) = &a.node else { return Err(bad()) };
+        match self.addressed(a, span)? {
+            Some((cw, Kind::Mutex, _)) => Ok(cw),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The variable `&x` or `&x[k]` (`k` constant) names, with its kind and whether it is
+    /// shared; `None` for any other expression. An element out of its array's bounds is an
+    /// error at `span`.
+    pub(super) fn addressed(
+        &self,
+        e: &Node<lang_c::ast::Expression>,
+        span: Span,
+    ) -> Result<Option<(String, Kind, bool)>, Diagnostic> {
+        let E::UnaryOperator(u) = &strip_casts(e).node else { return Ok(None) };
         if u.node.operator.node != U::Address {
-            return Err(bad());
+            return Ok(None);
         }
         match &u.node.operand.node {
-            E::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Var { cw, kind: Kind::Mutex, .. }) => Ok(cw.clone()),
-                _ => Err(bad()),
-            },
-            E::BinaryOperator(b) if b.node.operator.node == B::Index => match self.element(b, span)? {
-                (cw, Kind::Mutex, _) => Ok(cw),
-                _ => Err(bad()),
-            },
-            _ => Err(bad()),
+            E::Identifier(id) => Ok(self.lookup(&id.node.name).map(|v| (v.cw.clone(), v.kind.clone(), v.shared))),
+            E::BinaryOperator(b) if b.node.operator.node == B::Index => self.element(b, span).map(Some),
+            _ => Ok(None),
         }
     }
 }

@@ -32,8 +32,7 @@ impl Engine<'_> {
     /// a step ([`Point::can_finish`](crate::compile::graph::Point::can_finish)), or at its
     /// start gate with no option open (it has not been created, and may never be).
     pub(crate) fn may_stop(&self, s: &[i64], t: usize) -> bool {
-        let point = &self.c.threads[t].points[self.pc(s, t)];
-        point.can_finish || point.start_gate && self.unstarted(s, t)
+        self.c.threads[t].points[self.pc(s, t)].can_finish || self.unstarted(s, t)
     }
 
     /// Whether thread `t` stands in `s` at its start gate with no option open: a created
